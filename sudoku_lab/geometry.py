@@ -1,0 +1,144 @@
+"""Index tables for an N x N Sudoku with n x n boxes (N = n*n, n = 2..5).
+
+Every kernel works on flat cell indices ``cell = r * N + c`` (0-based) and on
+digit bitmasks where digit ``d`` (1..N) is bit ``d - 1`` of a ``uint32``.
+The tables here are computed once per box size and shared, read-only, by the
+puzzle model, the exact solver, AC3 and every metaheuristic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+__all__ = [
+    "BOX_SIZES",
+    "SYMBOLS",
+    "Geometry",
+    "geometry",
+    "box_size_for_cells",
+    "cell_name",
+    "symbol",
+    "MASK_DTYPE",
+]
+
+#: Supported box sizes n (grids 4x4, 9x9, 16x16, 25x25).
+BOX_SIZES = (2, 3, 4, 5)
+
+#: Digit symbols: digit d is written ``SYMBOLS[d - 1]`` (1-9, then A-Z).
+SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+#: One mask dtype for every box size, so each kernel compiles once
+#: (25 digits need 25 bits; uint16 would only serve n <= 3).
+MASK_DTYPE = np.uint32
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Geometry:
+    """Index tables of one box size.
+
+    Attributes
+    ----------
+    n : int
+        Box size (2..5).
+    N : int
+        Side of the grid and number of digits, ``n * n``.
+    C : int
+        Number of cells, ``N * N``.
+    units : ndarray of int32, shape (3N, N)
+        Cells of every unit: rows ``0..N-1``, columns ``N..2N-1``, boxes
+        ``2N..3N-1``; boxes in reading order, cells of a box in reading order.
+    cell_units : ndarray of int32, shape (C, 3)
+        ``(row unit, column unit, box unit)`` of every cell.
+    peers : ndarray of int32, shape (C, 3N - 2n - 1)
+        The other cells of each cell's row, column and box, sorted.
+    row, col, box, box_pos : ndarray of int32, shape (C,)
+        Row, column, box index and position inside the box (reading order).
+    full_mask : int
+        Bitmask with all N digits set.
+    """
+
+    n: int
+    N: int
+    C: int
+    units: np.ndarray
+    cell_units: np.ndarray
+    peers: np.ndarray
+    row: np.ndarray
+    col: np.ndarray
+    box: np.ndarray
+    box_pos: np.ndarray
+    full_mask: int
+
+    @property
+    def n_peers(self) -> int:
+        return int(self.peers.shape[1])
+
+    def unit_name(self, u: int) -> str:
+        """Human name of unit ``u``: ``row 3``, ``column 7``, ``box 5`` (1-based)."""
+        kind, idx = divmod(int(u), self.N)
+        return f"{('row', 'column', 'box')[kind]} {idx + 1}"
+
+
+def box_size_for_cells(count: int) -> int | None:
+    """The box size whose grid has ``count`` cells, or None."""
+    for n in BOX_SIZES:
+        if n**4 == count:
+            return n
+    return None
+
+
+@lru_cache(maxsize=None)
+def geometry(n: int) -> Geometry:
+    """Return the (cached, read-only) index tables for box size ``n``."""
+    if n not in BOX_SIZES:
+        raise ValueError(f"box size must be one of {BOX_SIZES}, got {n!r}")
+    N = n * n
+    C = N * N
+    r = np.arange(C, dtype=np.int32) // N
+    c = np.arange(C, dtype=np.int32) % N
+    b = (r // n) * n + c // n
+    pos = (r % n) * n + c % n
+    units = np.empty((3 * N, N), dtype=np.int32)
+    for i in range(N):
+        units[i] = np.flatnonzero(r == i)
+        units[N + i] = np.flatnonzero(c == i)
+        units[2 * N + i] = np.flatnonzero(b == i)[np.argsort(pos[b == i], kind="stable")]
+    cell_units = np.stack([r, N + c, 2 * N + b], axis=1).astype(np.int32)
+    n_peers = 3 * N - 2 * n - 1
+    peers = np.empty((C, n_peers), dtype=np.int32)
+    for cell in range(C):
+        same = (r == r[cell]) | (c == c[cell]) | (b == b[cell])
+        same[cell] = False
+        peers[cell] = np.flatnonzero(same)
+    return Geometry(
+        n=n,
+        N=N,
+        C=C,
+        units=_frozen(units),
+        cell_units=_frozen(cell_units),
+        peers=_frozen(peers),
+        row=_frozen(r),
+        col=_frozen(c),
+        box=_frozen(b.astype(np.int32)),
+        box_pos=_frozen(pos.astype(np.int32)),
+        full_mask=(1 << N) - 1,
+    )
+
+
+def cell_name(cell: int, N: int) -> str:
+    """``r<row>c<col>`` (1-based) for flat cell index ``cell`` of an N x N grid."""
+    r, c = divmod(int(cell), N)
+    return f"r{r + 1}c{c + 1}"
+
+
+def symbol(d: int) -> str:
+    """The symbol of digit ``d`` (1..35); ``.`` for 0."""
+    return "." if d == 0 else SYMBOLS[d - 1]

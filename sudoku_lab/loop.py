@@ -1,0 +1,396 @@
+"""The one stepping loop: adaptive chunks, throttled snapshots, terminations with progress.
+
+The CLI, the experiment runner and the GUI worker all drive solvers through
+:func:`iterate`, so a run behaves the same wherever it is watched from.
+
+>>> from sudoku_lab import library, loop
+>>> from sudoku_lab.solvers import create
+>>> s = create("reseda", restart="none")
+>>> s.reset(library.puzzle("reseda_fig3_1_easy"), seed=3)
+>>> last = None
+>>> for last in loop.iterate(s, loop.MaxIterations(500)):
+...     pass
+>>> last.snapshot.done, last.reason in ("solved", "failed", "max_iterations")
+(True, True)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from .errors import ParameterError
+from .solvers.base import Snapshot, Solver, Status
+
+__all__ = [
+    "Termination",
+    "Solved",
+    "MaxIterations",
+    "MaxSeconds",
+    "MaxEvaluations",
+    "Stagnation",
+    "AnyOf",
+    "AllOf",
+    "Progress",
+    "iterate",
+    "run",
+    "parse_until",
+]
+
+
+class Termination:
+    """When to stop a run, and how far along it is.
+
+    The loop calls :meth:`start` once, then :meth:`done` after every chunk;
+    :meth:`progress` gives a fraction in [0, 1] for progress bars;
+    :meth:`cap` bounds the next chunk so a budget is never overshot.
+    A solver that finishes (solved or failed by its own rule) always stops
+    the loop, whatever the termination says.
+    """
+
+    reason = "stopped"
+
+    def start(self, solver: Solver, now: float) -> None:
+        self._t0 = now
+
+    def done(self, solver: Solver, now: float) -> bool:
+        raise NotImplementedError
+
+    def progress(self, solver: Solver, now: float) -> float:
+        return 0.0
+
+    def cap(self, solver: Solver) -> int | None:
+        """Most iterations the next chunk may take, or None for no limit."""
+        return None
+
+    def __or__(self, other: "Termination") -> "AnyOf":
+        return AnyOf(self, other)
+
+    def __and__(self, other: "Termination") -> "AllOf":
+        return AllOf(self, other)
+
+
+class Solved(Termination):
+    """Run until the solver finishes (solves the puzzle or gives up by its own rule)."""
+
+    reason = "solved"
+
+    def done(self, solver, now):
+        return solver.status in Status.DONE
+
+    def progress(self, solver, now):
+        return 1.0 if solver.status in Status.DONE else 0.0
+
+
+class MaxIterations(Termination):
+    """Stop after ``n`` more iterations (counted from :meth:`start`)."""
+
+    reason = "max_iterations"
+
+    def __init__(self, n: int):
+        if int(n) < 0:
+            raise ParameterError(f"the iteration budget must be >= 0, got {n}", name="iterations")
+        self.n = int(n)
+
+    def start(self, solver, now):
+        super().start(solver, now)
+        self._i0 = solver.iteration
+
+    def done(self, solver, now):
+        return solver.iteration - self._i0 >= self.n
+
+    def progress(self, solver, now):
+        return 1.0 if self.n == 0 else min(1.0, (solver.iteration - self._i0) / self.n)
+
+    def cap(self, solver):
+        return max(0, self.n - (solver.iteration - self._i0))
+
+
+class MaxSeconds(Termination):
+    """Stop after ``seconds`` of wall time."""
+
+    reason = "max_seconds"
+
+    def __init__(self, seconds: float):
+        if not float(seconds) > 0:
+            raise ParameterError(f"the time budget must be > 0 seconds, got {seconds}", name="seconds")
+        self.seconds = float(seconds)
+
+    def done(self, solver, now):
+        return now - self._t0 >= self.seconds
+
+    def progress(self, solver, now):
+        return min(1.0, (now - self._t0) / self.seconds)
+
+
+class MaxEvaluations(Termination):
+    """Stop after ``n`` more cost evaluations."""
+
+    reason = "max_evaluations"
+
+    def __init__(self, n: int):
+        if int(n) <= 0:
+            raise ParameterError(f"the evaluation budget must be > 0, got {n}", name="evaluations")
+        self.n = int(n)
+
+    def start(self, solver, now):
+        super().start(solver, now)
+        self._e0 = solver.evaluations
+
+    def done(self, solver, now):
+        return solver.evaluations - self._e0 >= self.n
+
+    def progress(self, solver, now):
+        return min(1.0, (solver.evaluations - self._e0) / self.n)
+
+
+class Stagnation(Termination):
+    """Stop when the best cost has not improved for ``iterations`` iterations."""
+
+    reason = "stagnation"
+
+    def __init__(self, iterations: int):
+        if int(iterations) <= 0:
+            raise ParameterError(f"the stagnation window must be > 0, got {iterations}", name="stagnation")
+        self.window = int(iterations)
+
+    def start(self, solver, now):
+        super().start(solver, now)
+        self._best = solver.best_cost
+        self._since = solver.iteration
+
+    def done(self, solver, now):
+        if solver.best_cost < self._best:
+            self._best = solver.best_cost
+            self._since = solver.iteration
+        return solver.iteration - self._since >= self.window
+
+    def progress(self, solver, now):
+        return min(1.0, (solver.iteration - self._since) / self.window)
+
+    def cap(self, solver):
+        return max(1, self.window - (solver.iteration - self._since))
+
+
+class AnyOf(Termination):
+    """Stop when any of the conditions holds; progress is the furthest along."""
+
+    def __init__(self, *conds: Termination):
+        self.conds = conds
+        self.reason = "stopped"
+
+    def start(self, solver, now):
+        for c in self.conds:
+            c.start(solver, now)
+
+    def done(self, solver, now):
+        for c in self.conds:
+            if c.done(solver, now):
+                self.reason = c.reason
+                return True
+        return False
+
+    def progress(self, solver, now):
+        return max((c.progress(solver, now) for c in self.conds), default=0.0)
+
+    def cap(self, solver):
+        caps = [c.cap(solver) for c in self.conds]
+        caps = [c for c in caps if c is not None]
+        return min(caps) if caps else None
+
+
+class AllOf(Termination):
+    """Stop when all the conditions hold; progress is the least along."""
+
+    def __init__(self, *conds: Termination):
+        self.conds = conds
+        self.reason = "+".join(c.reason for c in conds)
+
+    def start(self, solver, now):
+        for c in self.conds:
+            c.start(solver, now)
+
+    def done(self, solver, now):
+        return all([c.done(solver, now) for c in self.conds])
+
+    def progress(self, solver, now):
+        return min((c.progress(solver, now) for c in self.conds), default=0.0)
+
+    def cap(self, solver):
+        caps = [c.cap(solver) for c in self.conds]
+        return max(caps) if caps and None not in caps else None
+
+
+def parse_until(text: str | None) -> Termination:
+    """A termination from a short text: ``solved``, ``500`` / ``500it``, ``30s``, ``2m``, ``1e5evals``.
+
+    Several joined by ``,`` stop at the first that holds.
+    """
+    if text is None or not str(text).strip():
+        return Solved()
+    parts = []
+    for tok in str(text).split(","):
+        t = tok.strip().lower()
+        try:
+            if t == "solved":
+                parts.append(Solved())
+            elif t.endswith("evals"):
+                parts.append(MaxEvaluations(int(float(t[:-5]))))
+            elif t.endswith("it"):
+                parts.append(MaxIterations(int(float(t[:-2]))))
+            elif t.endswith("ms"):
+                parts.append(MaxSeconds(float(t[:-2]) / 1000))
+            elif t.endswith("s"):
+                parts.append(MaxSeconds(float(t[:-1])))
+            elif t.endswith("m"):
+                parts.append(MaxSeconds(60 * float(t[:-1])))
+            elif t.endswith("h"):
+                parts.append(MaxSeconds(3600 * float(t[:-1])))
+            else:
+                parts.append(MaxIterations(int(float(t))))
+        except ValueError:
+            raise ParameterError(f"cannot read stopping rule {tok.strip()!r}: use solved, 500 (iterations), "
+                                 "30s, 2m, 1h or 1e5evals, separated by commas", name="until") from None
+    return parts[0] if len(parts) == 1 else AnyOf(*parts)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What :func:`iterate` yields: a snapshot plus the loop's own view of the run.
+
+    Attributes
+    ----------
+    snapshot : Snapshot
+    elapsed : float
+        Wall seconds since the loop started.
+    fraction : float
+        Progress in [0, 1] by the termination (1 when finished).
+    done : bool
+        True on the last item.
+    reason : str
+        Why it stopped (``solved``, ``failed``, ``max_iterations``,
+        ``max_seconds``, ``cancelled``...), or ``""`` while running.
+    rate : float
+        Iterations per second over the last chunks.
+    chunk : int
+        The adapted chunk size; pass it as ``iterate(..., chunk=)`` to start
+        the next run of the same solver at full speed.
+    """
+
+    snapshot: Snapshot
+    elapsed: float
+    fraction: float
+    done: bool
+    reason: str
+    rate: float
+    chunk: int = 1
+
+
+def iterate(
+    solver: Solver,
+    termination: Termination | None = None,
+    *,
+    min_interval: float = 1 / 30,
+    target_chunk: float = 0.02,
+    should_stop: Callable[[], bool] | None = None,
+    before_chunk: Callable[[Solver], None] | None = None,
+    max_rate: float | Callable[[], float | None] | None = None,
+    wait: Callable[[float], object] = time.sleep,
+    clock: Callable[[], float] = time.perf_counter,
+    chunk: int = 1,
+) -> Iterator[Progress]:
+    """Step ``solver`` in adaptive chunks and yield throttled progress.
+
+    Parameters
+    ----------
+    solver : Solver
+        A solver after ``reset``.
+    termination : Termination, optional
+        When to stop besides the solver finishing; default :class:`Solved`.
+    min_interval : float
+        Least seconds between two yielded snapshots (the last is always
+        yielded). 0 yields after every chunk.
+    target_chunk : float
+        Seconds one chunk should take; the chunk size adapts to hit it, so
+        cancelling and live parameter changes take effect within about this.
+    should_stop : callable, optional
+        Polled between chunks; True ends the loop with reason ``cancelled``.
+    before_chunk : callable, optional
+        Called with the solver before each chunk, e.g. to apply parameter
+        changes queued by another thread.
+    max_rate : float or callable, optional
+        At most this many iterations per second (a teaching speed); chunks
+        become small and are separated by ``wait``. A callable is asked before
+        every chunk, so a speed slider takes effect mid-run.
+    wait : callable
+        How to pause for ``max_rate`` (a GUI worker passes an Event's wait so a
+        pause can be interrupted).
+    clock : callable
+        Time source (tests pass a fake clock).
+    chunk : int
+        First chunk size (default 1); a previous run's ``Progress.chunk``
+        skips the ramp-up, which matters for short runs.
+
+    Notes
+    -----
+    Chunk sizes never change results: every solver guarantees
+    ``step(a); step(b)`` equals ``step(a + b)``.
+    """
+    term = termination or Solved()
+    t0 = clock()
+    term.start(solver, t0)
+    chunk = max(1, int(chunk))
+    last_yield = -float("inf")
+    rate = 0.0
+    while True:
+        now = clock()
+        reason = ""
+        if solver.status in Status.DONE:
+            reason = solver.status
+        elif term.done(solver, now):
+            reason = term.reason
+        elif should_stop is not None and should_stop():
+            reason = "cancelled"
+        if reason:
+            yield Progress(solver.snapshot(), now - t0, 1.0 if reason != "cancelled" else term.progress(solver, now),
+                           True, reason, rate, chunk)
+            return
+        if now - last_yield >= min_interval:
+            last_yield = now
+            yield Progress(solver.snapshot(), now - t0, term.progress(solver, now), False, "", rate, chunk)
+        if before_chunk is not None:
+            before_chunk(solver)
+            if solver.status in Status.DONE:
+                continue
+        rate_limit = max_rate() if callable(max_rate) else max_rate
+        n = chunk
+        if rate_limit is not None:
+            n = max(1, int(rate_limit * target_chunk))
+        cap = term.cap(solver)
+        if cap is not None:
+            n = max(1, min(n, cap)) if cap > 0 else 0
+        if n == 0:
+            continue
+        t1 = clock()
+        done = solver.step(n)
+        dt = clock() - t1
+        if done > 0 and dt > 0:
+            rate = done / dt if rate == 0 else 0.7 * rate + 0.3 * done / dt
+        if rate_limit is None:
+            # Grow fast while chunks are short, shrink at once when one overshoots.
+            per = dt / max(done, 1)
+            ideal = int(target_chunk / per) if per > 0 else chunk * 4
+            chunk = max(1, min(chunk * 4, ideal, 1_000_000))
+        else:
+            pause = n / rate_limit - dt
+            if pause > 0:
+                wait(pause)
+
+
+def run(solver: Solver, termination: Termination | None = None, **kw) -> Progress:
+    """Run to the end (no throttled snapshots in between) and return the last :class:`Progress`."""
+    last = None
+    for last in iterate(solver, termination, min_interval=float("inf"), **kw):
+        pass
+    return last

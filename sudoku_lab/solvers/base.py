@@ -1,0 +1,614 @@
+"""The solver protocol every algorithm implements, its snapshots, parameters and registry.
+
+A solver is a thin Python class over numba kernels. Its state changes only in
+:meth:`Solver.step`, so a run is reproducible from ``(puzzle, params, seed)``
+and any iteration can be rebuilt from a :meth:`Solver.state_dict` keyframe.
+
+::
+
+    solver = create("reseda", alpha=0.7)
+    solver.reset(puzzle, seed=1)
+    solver.step(10)                 # ten iterations, one kernel call per run segment
+    snap = solver.snapshot()        # read-only copies, safe to hand to another thread
+    solver.set_params(alpha=0.9)    # logged as an Event at the current iteration
+    key = solver.state_dict()       # ... later: solver.load_state(key) replays exactly
+
+Parameters are declared once (:class:`Param`) and read by validation, the CLI
+and the UI forms alike. Capability flags (``has_probability_model``,
+``uses_domains``, ``has_population``, ``has_tabu_list``) and the declared
+``layers`` tell a front end which views apply, so it never branches on a
+concrete class.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, ClassVar, Mapping
+
+import numpy as np
+
+from ..errors import ParameterError, PuzzleError
+from ..puzzle import Puzzle
+
+__all__ = [
+    "Param",
+    "Event",
+    "Snapshot",
+    "Trace",
+    "Solver",
+    "Status",
+    "register",
+    "registry",
+    "get_solver_class",
+    "create",
+    "frozen_copy",
+]
+
+
+class Status:
+    """Solver status values (plain strings, so they serialise as they read)."""
+
+    READY = "ready"  #: reset() not called yet
+    RUNNING = "running"
+    SOLVED = "solved"
+    FAILED = "failed"  #: gave up by its own rule (e.g. RESEDA with restart="none" after rho > beta)
+
+    DONE = (SOLVED, FAILED)
+
+
+# ----------------------------------------------------------------- parameters
+@dataclass(frozen=True)
+class Param:
+    """Declaration of one solver parameter.
+
+    Attributes
+    ----------
+    name : str
+        Keyword used by the API, ``--name`` on the CLI (underscores become dashes).
+    kind : {"float", "int", "bool", "choice"}
+        Value type.
+    default : object
+        The paper's value (or ours, said in ``help``).
+    help : str
+        What it means, in the paper's words where possible.
+    low, high : float, optional
+        Inclusive bounds, unless ``low_open`` / ``high_open``.
+    choices : tuple of str, optional
+        Allowed values of a ``choice`` parameter.
+    label : str
+        Short label for forms.
+    paper : str
+        Where the paper defines it (e.g. "RESEDA 2.2").
+    live : bool
+        True if a change applies while running (between chunks); False if it
+        needs a reset.
+    when : str
+        When a live change takes effect ("next iteration", "next run", ...).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] | None = None
+    label: str = ""
+    paper: str = ""
+    live: bool = True
+    when: str = "next iteration"
+    step: float | None = None
+
+    def __post_init__(self):
+        if self.kind not in ("float", "int", "bool", "choice"):
+            raise TypeError(f"unknown parameter kind {self.kind!r}")
+        if not self.label:
+            object.__setattr__(self, "label", self.name.replace("_", " "))
+
+    def range_text(self) -> str:
+        """The allowed values in words: ``(0, 1]``, ``one of sort, groups``, ``integer >= 1``."""
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices or ())
+        if self.kind == "bool":
+            return "true or false"
+        if self.low is not None and self.high is not None:
+            lo = "(" if self.low_open else "["
+            hi = ")" if self.high_open else "]"
+            word = "an integer in " if self.kind == "int" else ""
+            return f"{word}{lo}{_num(self.low)}, {_num(self.high)}{hi}"
+        if self.low is not None:
+            op = ">" if self.low_open else ">="
+            return f"{'an integer' if self.kind == 'int' else 'a number'} {op} {_num(self.low)}"
+        return "an integer" if self.kind == "int" else "a number"
+
+    def validate(self, value: Any) -> Any:
+        """Coerce ``value`` (Python value or CLI string) to the parameter's type, or raise.
+
+        Raises
+        ------
+        ParameterError
+            Naming the parameter, the bad value and the allowed range.
+        """
+        v = value
+        try:
+            if self.kind == "bool":
+                if isinstance(v, str):
+                    low = v.strip().lower()
+                    if low not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+                        raise ValueError
+                    v = low in ("1", "true", "yes", "on")
+                elif isinstance(v, (bool, np.bool_)) or v in (0, 1):
+                    v = bool(v)
+                else:
+                    raise ValueError
+            elif self.kind == "choice":
+                v = str(v).strip()
+                if v not in (self.choices or ()):
+                    raise ValueError
+            elif self.kind == "int":
+                if isinstance(v, str):
+                    v = v.strip()
+                fv = float(v)
+                if not fv.is_integer():
+                    raise ValueError
+                v = int(fv)
+            else:
+                v = float(v)
+                if not math.isfinite(v):
+                    raise ValueError
+        except (TypeError, ValueError):
+            raise ParameterError(f"{self.name} must be {self.range_text()}, got {value!r}", name=self.name) from None
+        if self.kind in ("int", "float"):
+            bad = (self.low is not None and (v < self.low or (self.low_open and v == self.low))) or (
+                self.high is not None and (v > self.high or (self.high_open and v == self.high)))
+            if bad:
+                raise ParameterError(f"{self.name} must be {self.range_text()}, got {_num(v)}", name=self.name)
+        return v
+
+
+def _num(x) -> str:
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened at an iteration: a parameter change, a restart, a prefilter.
+
+    Attributes
+    ----------
+    iteration : int
+        Iteration count when it happened (the change applies from the next one).
+    kind : str
+        ``"param"``, ``"restart"``, ``"run_end"``, ``"info"``...
+    name : str
+        Parameter name, or restart kind.
+    old, new : object
+        Old and new value (parameters) or details.
+    """
+
+    iteration: int
+    kind: str
+    name: str
+    old: Any = None
+    new: Any = None
+
+    def describe(self) -> str:
+        if self.kind == "param":
+            return f"it {self.iteration}: {self.name} {self.old!r} -> {self.new!r}"
+        detail = f" {self.new}" if self.new not in (None, "") else ""
+        return f"it {self.iteration}: {self.kind} {self.name}{detail}"
+
+
+# -------------------------------------------------------------------- traces
+class Trace:
+    """Append-only per-iteration series (convergence curves) with bounded memory.
+
+    Rows are ``float64`` with named columns; column 0 is always the iteration.
+    When more than ``max_rows`` rows accumulate, every other row is dropped and
+    the recording stride doubles, so an hour-long run keeps a few hundred
+    thousand points that still span it all.
+
+    Views returned by :meth:`arrays` never change afterwards: rows below the
+    current length are never written again, and compaction writes a new
+    buffer. That is what makes them safe to hand to the GUI thread.
+    """
+
+    def __init__(self, columns: tuple[str, ...], max_rows: int = 200_000):
+        if columns[0] != "iteration":
+            raise ValueError("the first trace column must be 'iteration'")
+        self.columns = tuple(columns)
+        self.max_rows = int(max_rows)
+        self._buf = np.empty((1024, len(columns)))
+        self._len = 0
+        self.stride = 1
+        self._pending = 0  # rows seen since the last kept one
+
+    def __len__(self) -> int:
+        return self._len
+
+    def extend(self, rows: np.ndarray) -> None:
+        """Append rows (shape (k, len(columns))), keeping one in ``stride``."""
+        if rows.shape[0] == 0:
+            return
+        if self.stride > 1:
+            idx = np.arange(rows.shape[0]) + self._pending
+            keep = rows[idx % self.stride == self.stride - 1]
+            self._pending = (self._pending + rows.shape[0]) % self.stride
+            rows = keep
+        need = self._len + rows.shape[0]
+        if need > self._buf.shape[0]:
+            new = np.empty((max(need, 2 * self._buf.shape[0]), len(self.columns)))
+            new[: self._len] = self._buf[: self._len]
+            self._buf = new
+        self._buf[self._len: need] = rows
+        self._len = need
+        if self._len > self.max_rows:
+            kept = self._buf[1: self._len: 2].copy()
+            self._buf = np.empty((max(2 * kept.shape[0], 1024), len(self.columns)))
+            self._buf[: kept.shape[0]] = kept
+            self._len = kept.shape[0]
+            self._pending = 0
+            self.stride *= 2
+
+    def arrays(self) -> Mapping[str, np.ndarray]:
+        """Read-only views of each column up to the current length."""
+        out = {}
+        for j, name in enumerate(self.columns):
+            v = self._buf[: self._len, j]
+            v = v.view()
+            v.setflags(write=False)
+            out[name] = v
+        return MappingProxyType(out)
+
+    def state(self) -> dict:
+        return {"columns": self.columns, "max_rows": self.max_rows, "rows": self._buf[: self._len].copy(),
+                "stride": self.stride, "pending": self._pending}
+
+    @classmethod
+    def from_state(cls, st: dict) -> "Trace":
+        t = cls(tuple(st["columns"]), st["max_rows"])
+        rows = np.asarray(st["rows"], dtype=float)
+        t._buf = np.empty((max(1024, 2 * rows.shape[0]), len(t.columns)))
+        t._buf[: rows.shape[0]] = rows
+        t._len = rows.shape[0]
+        t.stride = int(st["stride"])
+        t._pending = int(st["pending"])
+        return t
+
+
+# ------------------------------------------------------------------ snapshots
+def frozen_copy(a) -> np.ndarray:
+    """A read-only copy of an array (what every Snapshot field holds)."""
+    out = np.array(a, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """An immutable picture of a solver at one iteration.
+
+    Every array is a read-only copy (or a view that is never written again),
+    so a snapshot can cross threads and be kept while the solver runs on.
+
+    Attributes
+    ----------
+    solver : str
+        Registry name of the algorithm.
+    puzzle : Puzzle
+        The puzzle being solved.
+    iteration : int
+        Iterations done (RESEDA: EDA steps over all runs).
+    evaluations : int
+        Cost-function evaluations (sampled or visited grids).
+    status : str
+        A :class:`Status` value.
+    grid : ndarray of int8, shape (C,)
+        The solver's current answer (RESEDA: best sample of the latest step,
+        which is a failed run's "final grid"); 0 where it has none.
+    cost : int
+        Missing-symbol cost of ``grid`` (0 iff solved).
+    best_grid : ndarray of int8, shape (C,)
+        Lowest-cost grid seen since reset.
+    best_cost : int
+        Its cost.
+    fixed : ndarray of bool, shape (C,)
+        Cells the solver currently treats as given (givens, prefilled cells,
+        a partial restart's zone).
+    params : Mapping[str, object]
+        Parameters in force.
+    layers : Mapping[str, object]
+        Algorithm-specific read-only arrays and values (see each solver's
+        ``layers`` declaration).
+    trace : Mapping[str, ndarray]
+        Per-iteration series (column ``iteration`` plus the solver's
+        ``trace_columns``).
+    events : tuple of Event
+        Parameter changes, restarts and other marks since reset.
+    """
+
+    solver: str
+    puzzle: Puzzle
+    iteration: int
+    evaluations: int
+    status: str
+    grid: np.ndarray
+    cost: int
+    best_grid: np.ndarray
+    best_cost: int
+    fixed: np.ndarray
+    params: Mapping[str, Any]
+    layers: Mapping[str, Any] = field(default_factory=dict)
+    trace: Mapping[str, np.ndarray] = field(default_factory=dict)
+    events: tuple = ()
+
+    @property
+    def solved(self) -> bool:
+        return self.status == Status.SOLVED
+
+    @property
+    def done(self) -> bool:
+        return self.status in Status.DONE
+
+
+# -------------------------------------------------------------------- solvers
+class Solver:
+    """Base class of every algorithm (see the module docstring for the protocol).
+
+    Subclasses set the class attributes, implement :meth:`_reset`,
+    :meth:`_step` (advance up to ``n`` iterations, return how many were done),
+    :meth:`_layers` and :meth:`_state` / :meth:`_load`, and keep
+    ``self.iteration``, ``self.evaluations``, ``self.status``, ``self.grid``,
+    ``self.cost``, ``self.best_grid``, ``self.best_cost`` and ``self.fixed``
+    up to date.
+    """
+
+    #: Registry name.
+    name: ClassVar[str] = ""
+    #: Human name for menus.
+    title: ClassVar[str] = ""
+    #: Paper (file in shared/seeds) and section.
+    paper: ClassVar[str] = ""
+    #: One-paragraph description for help texts and tooltips.
+    description: ClassVar[str] = ""
+    #: Parameter declarations.
+    params: ClassVar[tuple[Param, ...]] = ()
+    #: Snapshot layers this solver provides (name -> description).
+    layers: ClassVar[Mapping[str, str]] = {}
+    #: Trace columns after ``iteration``.
+    trace_columns: ClassVar[tuple[str, ...]] = ("cost", "best_cost")
+    #: What the "iteration" of this algorithm is, for labels ("EDA step", "generation", ...).
+    iteration_name: ClassVar[str] = "iteration"
+
+    # capabilities the UI reads to choose views
+    has_probability_model: ClassVar[bool] = False
+    uses_domains: ClassVar[bool] = False
+    has_population: ClassVar[bool] = False
+    has_tabu_list: ClassVar[bool] = False
+    has_restarts: ClassVar[bool] = False
+
+    def __init__(self, **params):
+        self._params = self.validate_params({**self.defaults(), **params})
+        self.puzzle: Puzzle | None = None
+        self.seed: int | None = None
+        self.rng: np.random.Generator | None = None
+        self.iteration = 0
+        self.evaluations = 0
+        self.status = Status.READY
+        self.events: list[Event] = []
+        self.trace = Trace(("iteration", *self.trace_columns))
+
+    # ----------------------------------------------------------- parameters
+    @classmethod
+    def param(cls, name: str) -> Param:
+        for p in cls.params:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in cls.params)
+        raise ParameterError(f"{cls.name} has no parameter {name!r}; its parameters are: {known}", name=name)
+
+    @classmethod
+    def defaults(cls) -> dict[str, Any]:
+        return {p.name: p.default for p in cls.params}
+
+    @classmethod
+    def validate_params(cls, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Check every value against its declaration, then the cross-parameter rules."""
+        out = {name: cls.param(name).validate(v) for name, v in values.items()}
+        cls.check_params(out)
+        return out
+
+    @classmethod
+    def check_params(cls, params: Mapping[str, Any]) -> None:
+        """Rules between parameters (e.g. RESEDA's Q1 <= Q); raise ParameterError."""
+
+    def get_params(self) -> dict[str, Any]:
+        return dict(self._params)
+
+    def set_params(self, **changes) -> list[Event]:
+        """Change parameters between steps; each change is logged as an Event.
+
+        Raises
+        ------
+        ParameterError
+            Unknown name, bad value, or a parameter that needs a reset while
+            the solver is running (``live=False``).
+        """
+        merged = self.validate_params({**self._params, **changes})
+        new_events = []
+        for name in changes:
+            old, new = self._params[name], merged[name]
+            if old == new:
+                continue
+            if not self.param(name).live and self.status != Status.READY:
+                raise ParameterError(f"{name} cannot change during a run; reset to apply it", name=name)
+            new_events.append(Event(self.iteration, "param", name, old, new))
+        self._params = merged
+        self.events.extend(new_events)
+        if new_events:
+            self._params_changed({e.name for e in new_events})
+        return new_events
+
+    def _params_changed(self, names: set[str]) -> None:
+        """Hook: react to live parameter changes (reallocate buffers...)."""
+
+    # ------------------------------------------------------------ protocol
+    def reset(self, puzzle: Puzzle, seed: int | None = 0) -> None:
+        """Start a new solve of ``puzzle`` with a fresh random stream from ``seed``.
+
+        Raises
+        ------
+        PuzzleError
+            If the puzzle's givens clash (solvers need a consistent start).
+        """
+        if not isinstance(puzzle, Puzzle):
+            raise TypeError(f"reset() needs a Puzzle, got {type(puzzle).__name__}")
+        puzzle.check_clashes()
+        self.check_puzzle(puzzle)
+        self.puzzle = puzzle
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.iteration = 0
+        self.evaluations = 0
+        self.status = Status.RUNNING
+        self.events = []
+        self.trace = Trace(("iteration", *self.trace_columns))
+        self._reset()
+
+    def check_puzzle(self, puzzle: Puzzle) -> None:
+        """Hook: reject puzzles this solver cannot take (raise PuzzleError or ParameterError)."""
+
+    def step(self, n: int = 1) -> int:
+        """Advance up to ``n`` iterations; return how many were done (fewer if it finished).
+
+        ``step(a); step(b)`` leaves exactly the state ``step(a + b)`` does.
+        """
+        if self.status == Status.READY:
+            raise RuntimeError("call reset(puzzle, seed) before step()")
+        n = int(n)
+        if n < 0:
+            raise ValueError("step(n) needs n >= 0")
+        if n == 0 or self.status in Status.DONE:
+            return 0
+        return self._step(n)
+
+    @property
+    def done(self) -> bool:
+        return self.status in Status.DONE
+
+    def snapshot(self) -> Snapshot:
+        """Read-only copies of the state for display and analysis."""
+        if self.puzzle is None:
+            raise RuntimeError("call reset(puzzle, seed) before snapshot()")
+        return Snapshot(
+            solver=self.name,
+            puzzle=self.puzzle,
+            iteration=int(self.iteration),
+            evaluations=int(self.evaluations),
+            status=self.status,
+            grid=frozen_copy(self.grid),
+            cost=int(self.cost),
+            best_grid=frozen_copy(self.best_grid),
+            best_cost=int(self.best_cost),
+            fixed=frozen_copy(self.fixed),
+            params=MappingProxyType(dict(self._params)),
+            layers=MappingProxyType(self._layers()),
+            trace=self.trace.arrays(),
+            events=tuple(self.events),
+        )
+
+    def state_dict(self) -> dict:
+        """A deep, picklable copy of everything :meth:`step` depends on (a keyframe)."""
+        if self.puzzle is None:
+            raise RuntimeError("call reset(puzzle, seed) before state_dict()")
+        return copy.deepcopy({
+            "solver": self.name,
+            "puzzle": self.puzzle,
+            "seed": self.seed,
+            "params": dict(self._params),
+            "rng": self.rng.bit_generator.state,
+            "iteration": self.iteration,
+            "evaluations": self.evaluations,
+            "status": self.status,
+            "events": list(self.events),
+            "trace": self.trace.state(),
+            "algorithm": self._state(),
+        })
+
+    def load_state(self, state: Mapping) -> None:
+        """Restore a :meth:`state_dict` keyframe; the next steps replay exactly."""
+        if state.get("solver") != self.name:
+            raise ValueError(f"state is for solver {state.get('solver')!r}, not {self.name!r}")
+        st = copy.deepcopy(dict(state))
+        self.puzzle = st["puzzle"]
+        self.seed = st["seed"]
+        self._params = self.validate_params(st["params"])
+        self.rng = np.random.default_rng()
+        self.rng.bit_generator.state = st["rng"]
+        self.iteration = st["iteration"]
+        self.evaluations = st["evaluations"]
+        self.status = st["status"]
+        self.events = list(st["events"])
+        self.trace = Trace.from_state(st["trace"])
+        self._load(st["algorithm"])
+
+    # ------------------------------------------------------- subclass hooks
+    def _reset(self) -> None:
+        raise NotImplementedError
+
+    def _step(self, n: int) -> int:
+        raise NotImplementedError
+
+    def _layers(self) -> dict[str, Any]:
+        return {}
+
+    def _state(self) -> dict:
+        raise NotImplementedError
+
+    def _load(self, state: dict) -> None:
+        raise NotImplementedError
+
+
+# ------------------------------------------------------------------ registry
+_REGISTRY: dict[str, type[Solver]] = {}
+
+
+def register(cls: type[Solver]) -> type[Solver]:
+    """Class decorator adding a solver to the registry under ``cls.name``."""
+    if not cls.name:
+        raise TypeError(f"{cls.__name__} needs a registry name")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def registry() -> Mapping[str, type[Solver]]:
+    """Registered solvers by name, in registration order (all built-in solvers are loaded)."""
+    from . import _load_builtin_solvers
+
+    _load_builtin_solvers()
+    return MappingProxyType(_REGISTRY)
+
+
+def get_solver_class(name: str) -> type[Solver]:
+    """The solver class registered as ``name``; ParameterError naming the known ones otherwise."""
+    reg = registry()
+    if name not in reg:
+        raise ParameterError(f"unknown algorithm {name!r}; choose from {', '.join(reg)}", name="algo")
+    return reg[name]
+
+
+def create(name: str, **params) -> Solver:
+    """Instantiate a registered solver with validated parameters."""
+    return get_solver_class(name)(**params)
+
+
+def require_box_sizes(puzzle: Puzzle, allowed: tuple[int, ...], solver: str) -> None:
+    """Raise PuzzleError if ``puzzle``'s box size is not one the solver supports."""
+    if puzzle.n not in allowed:
+        sizes = ", ".join(f"{k * k}x{k * k}" for k in allowed)
+        raise PuzzleError(f"{solver} solves {sizes} puzzles, not {puzzle.N}x{puzzle.N}", kind="box_size")

@@ -1,0 +1,521 @@
+"""RESEDA: the restarted estimation of distribution algorithm of Maire and Prissette.
+
+A model ``p[cell, digit]`` is sampled Q times per step, the Q1 best samples
+(missing-symbol cost) give frequencies ``r``, and ``p <- alpha*p + (1-alpha)*r``.
+A run stops on a zero-cost sample (success) or when ``rho = min_cells max_k p``
+exceeds ``beta`` (failure). After a failure, restarts follow ``restart``:
+
+``none``
+    stop (the paper's Tables 1 and 2, Figure 4.2);
+``full``
+    start again from the puzzle until success or budget;
+``partial``
+    rerun once per qualifying zone of the failed run's final grid (each zone's
+    cells added as givens, in order, stopping at the first success): one
+    "attempt" of Tables 3-5;
+``partial+full``
+    attempts repeated until success: the paper's recommended strategy with
+    ``zones="diagonal"``.
+
+Brute-force coupling (paper 5.2) fixes, attempt after attempt, each admissible
+permutation of one box in a seeded random order. The optional AC3 prefilter
+(the paper's suggested future work) fixes the cells AC3 decides and
+initialises ``p`` from the AC3 domains.
+"""
+
+from __future__ import annotations
+
+import math
+import numpy as np
+
+from .._kernels import reseda as K
+from ..ac3 import ac3, initial_domains
+from ..errors import ParameterError
+from ..geometry import cell_name, geometry
+from .base import Event, Param, Solver, Status, frozen_copy, register
+
+__all__ = ["Reseda", "ZONE_SETS", "zone_units", "admissible_box_permutations"]
+
+ZONE_SETS = ("diagonal", "boxes", "all")
+RESTARTS = ("none", "full", "partial", "partial+full")
+_CHUNK = 4096  # most steps per kernel call (bounds the trace buffer)
+MAX_PERMUTATIONS = 200_000
+
+
+def zone_units(zone_set: str, n: int) -> list[int]:
+    """Unit indices of a zone set, in the order partial restarts try them.
+
+    ``diagonal``: the n boxes on the main diagonal; ``boxes``: all N boxes;
+    ``all``: rows, then columns, then boxes (3N zones).
+    """
+    N = n * n
+    if zone_set == "diagonal":
+        return [2 * N + i * n + i for i in range(n)]
+    if zone_set == "boxes":
+        return [2 * N + b for b in range(N)]
+    if zone_set == "all":
+        return list(range(3 * N))
+    raise ParameterError(f"zones must be one of {', '.join(ZONE_SETS)}, got {zone_set!r}", name="zones")
+
+
+def admissible_box_permutations(grid: np.ndarray, n: int, box: int, limit: int = MAX_PERMUTATIONS) -> np.ndarray:
+    """Every filling of box ``box``'s blank cells that clashes with no given.
+
+    Parameters
+    ----------
+    grid : ndarray of int8, shape (C,)
+        The puzzle's givens.
+    n : int
+        Box size.
+    box : int
+        0-based box index (reading order).
+    limit : int
+        Raise ParameterError beyond this many.
+
+    Returns
+    -------
+    ndarray of int8, shape (P, F)
+        One row per permutation: the digits of the box's F blank cells in
+        reading order, rows in lexicographic order.
+
+    Notes
+    -----
+    RESEDA 5.2: "24 permutations that met the basic constraints" for AI
+    Escargot's top-left box.
+    """
+    geo = geometry(n)
+    cells = geo.units[2 * geo.N + box]
+    free = [int(c) for c in cells if grid[c] == 0]
+    missing = sorted(set(range(1, geo.N + 1)) - {int(grid[c]) for c in cells if grid[c] > 0})
+    allowed = []
+    for c in free:
+        used = {int(grid[q]) for q in geo.peers[c] if grid[q] > 0}
+        allowed.append([d for d in missing if d not in used])
+    out: list[list[int]] = []
+    chosen: list[int] = []
+    taken = set()
+
+    def extend(i):  # depth-first in lexicographic order
+        if len(out) > limit:
+            return
+        if i == len(free):
+            out.append(list(chosen))
+            return
+        for d in allowed[i]:
+            if d not in taken:
+                taken.add(d)
+                chosen.append(d)
+                extend(i + 1)
+                chosen.pop()
+                taken.discard(d)
+
+    extend(0)
+    if len(out) > limit:
+        raise ParameterError(f"box {box + 1} has more than {limit} admissible permutations; "
+                             "couple on a box with more givens", name="coupling_box")
+    return np.array(out, dtype=np.int8).reshape(len(out), len(free))
+
+
+@register
+class Reseda(Solver):
+    name = "reseda"
+    title = "RESEDA (restarted EDA)"
+    paper = "Maire & Prissette 2012 (000_59ce2e996e12e8b9.txt)"
+    description = ("Estimation of distribution algorithm with per-cell probabilities p[cell, digit], "
+                   "updated from the best of Q sampled grids, and partial restarts that fix a zone of a "
+                   "failed run's final grid.")
+    iteration_name = "EDA step"
+    has_probability_model = True
+    has_restarts = True
+    trace_columns = ("cost", "mean_cost", "rho", "entropy", "best_cost")
+    layers = {
+        "prob": "p[cell, digit], float64 (C, N): the model",
+        "entropy": "normalised entropy of p per cell, float64 (C,)",
+        "rho": "min over cells of max_k p (float)",
+        "kept": "the kept samples of the latest step, int8 (k, C)",
+        "kept_costs": "their costs, int64 (k,)",
+        "zone": "unit fixed by the current partial restart, or -1",
+        "zone_name": "its name ('box 5', 'row 2') or ''",
+        "attempt": "attempt number (0-based): first run plus its partial restarts",
+        "run": "run number since reset (0-based)",
+        "run_step": "steps of the current run",
+        "restarts": "tuple of dicts, one per finished run: start, end, attempt, kind, zone, outcome, cost",
+        "coupling": "index of the fixed box permutation and how many there are, or None",
+    }
+
+    params = (
+        Param("alpha", "float", 0.7, "Smoothing: fraction of p kept from one step to the next "
+              "(p <- alpha*p + (1-alpha)*r). Larger is slower but more robust.", low=0.0, high=1.0,
+              paper="RESEDA 2.2", step=0.05),
+        Param("beta", "float", 0.6, "A run fails when rho(n) = min over cells of max_k p exceeds beta.",
+              low=0.0, high=1.0, low_open=True, paper="RESEDA 2.3", step=0.05),
+        Param("Q", "int", 100, "Samples drawn per step.", low=1, high=1_000_000, label="Q (samples)",
+              paper="RESEDA 2.2"),
+        Param("Q1", "int", 10, "Best samples kept per step to estimate r (at most Q).", low=1, high=1_000_000,
+              label="Q1 (kept)", paper="RESEDA 2.2"),
+        Param("sampling", "choice", "blocks", "'blocks': a permutation per box, cells with the most "
+              "confident probabilities first (the paper's 'permutations'); 'independent': each cell from "
+              "its own p.", choices=("blocks", "independent"), paper="RESEDA 3.1"),
+        Param("precompute", "bool", True, "Pre-computation: p = 0 for digits a given peer uses, uniform "
+              "on the others (else 1/N everywhere).", paper="RESEDA 2.1", when="next run"),
+        Param("selection", "choice", "sort", "'sort': exactly the Q1 best (random tie-break); 'groups': "
+              "the best of each of Q1 groups of Q/Q1 samples (cheaper, may miss good samples).",
+              choices=("sort", "groups"), paper="RESEDA 2.2"),
+        Param("restart", "choice", "partial+full", "After a failed run: 'none' stops; 'full' restarts "
+              "from the puzzle; 'partial' reruns with each qualifying zone of the final grid fixed (one "
+              "attempt); 'partial+full' repeats attempts until success (the paper's recommendation with "
+              "zones=diagonal).", choices=RESTARTS, paper="RESEDA 4.2, 5.1", when="next failure"),
+        Param("zones", "choice", "diagonal", "Zones a partial restart may fix: 'diagonal' (the n diagonal "
+              "boxes), 'boxes' (all N), 'all' (rows, columns and boxes, 3N).", choices=ZONE_SETS,
+              paper="RESEDA 4.2", when="next failure"),
+        Param("zone_check", "choice", "permutation", "Which zones qualify: 'permutation' (the paper: the "
+              "zone holds every digit and is not all givens) or 'consistent' (also no clash with a given; "
+              "ours, saves hopeless reruns).", choices=("permutation", "consistent"), when="next failure"),
+        Param("run_budget", "int", 10_000, "Most steps of one run before it counts as failed (0 = no "
+              "limit).", low=0, high=10**9, when="next step"),
+        Param("prefilter", "choice", "none", "Before each run: 'ac3' fixes the cells AC3 decides and "
+              "starts p from the AC3 domains; 'ac3+hidden' adds hidden singles (stronger than AC3). The "
+              "paper's suggested future work.", choices=("none", "ac3", "ac3+hidden"), when="next run"),
+        Param("coupling", "bool", False, "Brute-force coupling: each attempt fixes one admissible "
+              "permutation of coupling_box (in a seeded random order) and attempts cycle through them.",
+              paper="RESEDA 5.2", live=False),
+        Param("coupling_box", "int", 1, "Box whose permutations coupling enumerates (1 = top-left, "
+              "reading order).", low=1, high=25, live=False),
+    )
+
+    @classmethod
+    def check_params(cls, params):
+        if "Q" in params and "Q1" in params and params["Q1"] > params["Q"]:
+            raise ParameterError(f"Q1 must be at most Q (keep at most the samples drawn), got Q1 = "
+                                 f"{params['Q1']} > Q = {params['Q']}", name="Q1")
+
+    def check_puzzle(self, puzzle):
+        if self._params["coupling"] and self._params["coupling_box"] > puzzle.N:
+            raise ParameterError(f"coupling_box must be between 1 and {puzzle.N} for a {puzzle.N}x{puzzle.N} "
+                                 f"puzzle, got {self._params['coupling_box']}", name="coupling_box")
+
+    # ---------------------------------------------------------------- reset
+    def _reset(self):
+        pz = self.puzzle
+        self.geo = geometry(pz.n)
+        N, C = pz.N, pz.C
+        self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
+        self.p = np.zeros((C, N))
+        self.base = pz.grid.copy()
+        self.grid = pz.grid.copy()
+        self.best_grid = pz.grid.copy()
+        self.counters[K.C_COST] = self.counters[K.C_BEST_COST] = K.missing_cost(self.grid, self.geo.units, N)
+        self._alloc_buffers()
+        self.attempt = -1
+        self.run_index = -1
+        self.zone = -1
+        self.zone_queue: list[int] = []
+        self.history: list[dict] = []
+        self.run_start = 0
+        self.run_kind = "first"
+        self.permutations = None
+        self.perm_order = None
+        self.perm_index = -1
+        if self._params["coupling"]:
+            box = self._params["coupling_box"] - 1
+            self.permutations = admissible_box_permutations(pz.grid, pz.n, box)
+            self.perm_order = self.rng.permutation(len(self.permutations))
+            self.events.append(Event(0, "info", "coupling", None,
+                                     f"{len(self.permutations)} admissible permutations of box {box + 1}"))
+        # Start the first run now (no random draws), so the initial model can be shown before step 1.
+        self._next_attempt_or_finish(first=True)
+        self._begin_pending_run()
+
+    def _alloc_buffers(self):
+        Q, Q1 = self._params["Q"], self._params["Q1"]
+        C, N = self.puzzle.C, self.puzzle.N
+        self.samples = np.zeros((Q, C), dtype=np.int8)
+        self.costs = np.zeros(Q, dtype=np.int64)
+        self.kept = np.zeros(Q1, dtype=np.int64)
+        self.counters[K.C_N_KEPT] = 0
+        self.used = np.zeros(N, dtype=np.bool_)
+        self.counts = np.zeros(N, dtype=np.int64)
+
+    def _params_changed(self, names):
+        if names & {"Q", "Q1"}:
+            # Samples do not carry over between steps, so new sizes apply at the next step.
+            self._alloc_buffers()
+
+    # ---------------------------------------------------------- properties
+    @property
+    def cost(self) -> int:
+        return int(self.counters[K.C_COST])
+
+    @property
+    def best_cost(self) -> int:
+        return int(self.counters[K.C_BEST_COST])
+
+    @property
+    def fixed(self) -> np.ndarray:
+        return self.base > 0
+
+    # --------------------------------------------------------------- runs
+    def _attempt_base(self) -> np.ndarray:
+        """The puzzle's givens plus, under coupling, this attempt's box permutation."""
+        g = self.puzzle.grid.copy()
+        if self.permutations is not None:
+            k = int(self.perm_order[self.attempt % len(self.permutations)])
+            self.perm_index = k
+            box = self._params["coupling_box"] - 1
+            free = [c for c in self.geo.units[2 * self.geo.N + box] if g[c] == 0]
+            g[free] = self.permutations[k]
+        return g
+
+    def _start_run(self, extra_zone: int) -> bool:
+        """Initialise p and the fixed cells for the next run; False if the start is inconsistent.
+
+        Draws no random numbers, so where a chunk ends never changes the stream.
+        """
+        N = self.puzzle.N
+        g = self._attempt_base()
+        if extra_zone >= 0:
+            cells = self.geo.units[extra_zone]
+            g[cells] = self.final_grid[cells]
+        self.zone = extra_zone
+        self.run_index += 1
+        self.run_start = self.iteration
+        self.counters[K.C_RUN_STEP] = 0
+        self.counters[K.C_N_KEPT] = 0
+        pre = self._params["prefilter"]
+        if pre != "none":
+            res = ac3(g, hidden_singles=(pre == "ac3+hidden"))
+            if not res.consistent:
+                where = "" if res.wipeout_cell is None else f" at {cell_name(res.wipeout_cell, N)}"
+                self._end_run("inconsistent", steps=0, detail=f"AC3 wipe-out{where}")
+                return False
+            g = np.asarray(res.grid, dtype=np.int8).copy()
+            domains = np.asarray(res.domains)
+        else:
+            domains = initial_domains(g, self.puzzle.n, one_pass=True)
+        self.base = g
+        self.free_cells = np.flatnonzero(g == 0).astype(np.int32)
+        self.p = _initial_p(g, domains, N, precompute=self._params["precompute"] or pre != "none")
+        self.box_free, self.box_nfree, self.box_avail = _box_tables(g, self.geo)
+        self.grid = g.copy()
+        self.counters[K.C_COST] = K.missing_cost(self.grid, self.geo.units, N)
+        if self.counters[K.C_COST] == 0:  # the prefilter or the zone completed the grid
+            self.best_grid = self.grid.copy()
+            self.counters[K.C_BEST_COST] = 0
+            self._end_run("solved", steps=0)
+            self.status = Status.SOLVED
+        return True
+
+    def _end_run(self, outcome: str, steps: int, detail: str = ""):
+        rec = {
+            "start": self.run_start, "end": self.iteration, "attempt": self.attempt, "run": self.run_index,
+            "kind": self.run_kind, "zone": self.zone,
+            "zone_name": self.geo.unit_name(self.zone) if self.zone >= 0 else "",
+            "outcome": outcome, "steps": steps, "cost": self.cost, "detail": detail,
+        }
+        if self.permutations is not None:
+            rec["permutation"] = self.perm_index
+        self.history.append(rec)
+        label = rec["zone_name"] or self.run_kind
+        self.events.append(Event(self.iteration, "run_end", outcome, None,
+                                 f"{label}, {steps} steps, cost {self.cost}" + (f" ({detail})" if detail else "")))
+
+    def _next_attempt_or_finish(self, first: bool = False):
+        """Decide what follows a failed run (no random draws); set status FAILED if nothing does.
+
+        The next run itself starts at the next step (:meth:`_begin_pending_run`), so until then the
+        state, counters included, still describe the run that just ended.
+        """
+        restart = self._params["restart"]
+        if not first and self.zone_queue:
+            self.pending = True
+            return
+        can_repeat = restart in ("full", "partial+full") or self.permutations is not None
+        if first or can_repeat:
+            self.pending = True  # an empty zone queue makes the next run open a new attempt
+            return
+        self.pending = False
+        self.status = Status.FAILED
+
+    def _queue_zones(self):
+        """After a first run fails: the zones of its final grid that qualify for partial restarts."""
+        self.final_grid = self.grid.copy()
+        self.zone_queue = []
+        if self._params["restart"] not in ("partial", "partial+full"):
+            return
+        g = self.final_grid
+        givens = self._attempt_base() > 0
+        geo = self.geo
+        consistent = self._params["zone_check"] == "consistent"
+        for u in zone_units(self._params["zones"], geo.n):
+            cells = geo.units[u]
+            if np.all(givens[cells]) or len(set(g[cells].tolist()) - {0}) != geo.N:
+                continue
+            if consistent and _clashes_with_givens(g, cells, givens, geo):
+                continue
+            self.zone_queue.append(int(u))
+
+    def _begin_pending_run(self) -> None:
+        """Start the run a failure (or reset) scheduled; skip starts that are inconsistent."""
+        guard = 0
+        while self.pending and self.status == Status.RUNNING:
+            guard += 1
+            if guard > 10_000:
+                self.status = Status.FAILED
+                self.events.append(Event(self.iteration, "info", "stopped", None, "no consistent start found"))
+                return
+            self.pending = False
+            if self.zone_queue:
+                zone = self.zone_queue.pop(0)
+                self.run_kind = "partial"
+                self.events.append(Event(self.iteration, "restart", "partial", None, self.geo.unit_name(zone)))
+                ok = self._start_run(zone)
+            else:
+                self.attempt += 1
+                self.run_kind = "first" if self.attempt == 0 else "full"
+                if self.attempt > 0:
+                    self.events.append(Event(self.iteration, "restart", "full", None, f"attempt {self.attempt + 1}"))
+                ok = self._start_run(-1)
+            if not ok:
+                if self.attempt == 0 and self.run_kind == "first" and self.permutations is None:
+                    self.status = Status.FAILED  # the puzzle itself is inconsistent
+                    return
+                self._next_attempt_or_finish()
+
+    # ---------------------------------------------------------------- step
+    def _kernel_params(self):
+        pr = self._params
+        ip = np.array([pr["Q"], pr["Q1"], K.SAMPLING_BLOCKS if pr["sampling"] == "blocks" else
+                       K.SAMPLING_INDEPENDENT, K.SELECT_GROUPS if pr["selection"] == "groups" else K.SELECT_SORT,
+                       pr["run_budget"]], dtype=np.int64)
+        fp = np.array([pr["alpha"], pr["beta"]], dtype=np.float64)
+        return ip, fp
+
+    def _step(self, n: int) -> int:
+        done = 0
+        ip, fp = self._kernel_params()
+        while done < n and self.status == Status.RUNNING:
+            if self.pending:
+                self._begin_pending_run()
+                if self.status != Status.RUNNING:
+                    break
+            k = min(n - done, _CHUNK)
+            trace = np.empty((k, K.TRACE_WIDTH))
+            steps, code = K.run_steps(
+                self.p, self.free_cells, self.base, self.box_free, self.box_nfree, self.box_avail,
+                self.geo.units, self.samples, self.costs, self.kept, self.grid, self.best_grid,
+                self.counters, trace, ip, fp, self.used, self.counts, self.rng, k)
+            steps = int(steps)
+            done += steps
+            self.iteration = int(self.counters[K.C_ITERATION])
+            self.evaluations = int(self.counters[K.C_EVALUATIONS])
+            self.trace.extend(trace[:steps])
+            if code == K.SOLVED:
+                self._end_run("solved", steps=int(self.counters[K.C_RUN_STEP]))
+                self.status = Status.SOLVED
+            elif code in (K.CONVERGED, K.BUDGET):
+                why = "rho > beta" if code == K.CONVERGED else "run budget"
+                self._end_run("failed", steps=int(self.counters[K.C_RUN_STEP]), detail=why)
+                if self.run_kind in ("first", "full"):  # an attempt's opening run
+                    self._queue_zones()
+                self._next_attempt_or_finish()
+        return done
+
+    # ------------------------------------------------------------ snapshot
+    def current_rho(self) -> float:
+        return float(K.rho(self.p, self.free_cells)) if self.run_index >= 0 else 0.0
+
+    def _layers(self):
+        k = int(self.counters[K.C_N_KEPT])
+        kept = self.kept[:k]
+        p = self.p
+        with np.errstate(divide="ignore", invalid="ignore"):
+            h = -np.sum(np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0), axis=1) / math.log(self.puzzle.N)
+        return {
+            "prob": frozen_copy(p),
+            "entropy": frozen_copy(h),
+            "rho": self.current_rho(),
+            "kept": frozen_copy(self.samples[kept]),
+            "kept_costs": frozen_copy(self.costs[kept]),
+            "zone": int(self.zone),
+            "zone_name": self.geo.unit_name(self.zone) if self.zone >= 0 else "",
+            "attempt": int(max(self.attempt, 0)),
+            "run": int(max(self.run_index, 0)),
+            "run_step": int(self.counters[K.C_RUN_STEP]),
+            "restarts": tuple(dict(r) for r in self.history),
+            "coupling": None if self.permutations is None else (int(self.perm_index), len(self.permutations)),
+        }
+
+    # --------------------------------------------------------------- state
+    _ARRAYS = ("p", "base", "grid", "best_grid", "counters", "samples", "costs", "kept", "free_cells",
+               "box_free", "box_nfree", "box_avail")
+
+    def _state(self):
+        st = {name: getattr(self, name).copy() for name in self._ARRAYS}
+        st.update(attempt=self.attempt, run_index=self.run_index, zone=self.zone, zone_queue=list(self.zone_queue),
+                  history=[dict(h) for h in self.history], run_start=self.run_start, run_kind=self.run_kind,
+                  pending=self.pending, perm_index=self.perm_index,
+                  final_grid=getattr(self, "final_grid", None),
+                  permutations=self.permutations, perm_order=self.perm_order)
+        return st
+
+    def _load(self, st):
+        self.geo = geometry(self.puzzle.n)
+        for name in self._ARRAYS:
+            setattr(self, name, np.array(st[name], copy=True))
+        self.used = np.zeros(self.puzzle.N, dtype=np.bool_)
+        self.counts = np.zeros(self.puzzle.N, dtype=np.int64)
+        for key in ("attempt", "run_index", "zone", "run_start", "run_kind", "pending", "perm_index",
+                    "permutations", "perm_order"):
+            setattr(self, key, st[key])
+        self.zone_queue = list(st["zone_queue"])
+        self.history = [dict(h) for h in st["history"]]
+        if st["final_grid"] is not None:
+            self.final_grid = st["final_grid"].copy()
+
+
+# ------------------------------------------------------------------ helpers
+def _initial_p(g: np.ndarray, domains: np.ndarray, N: int, precompute: bool) -> np.ndarray:
+    """RESEDA 2.1: p = 1 on a fixed digit; uniform on the domain (pre-computation) or on all digits.
+
+    A free cell whose domain is empty (a restart zone that clashes with the
+    givens) gets the uniform row: the run is hopeless, but must stay well defined.
+    """
+    C = g.shape[0]
+    digits = np.arange(N)
+    allowed = ((domains[:, None].astype(np.int64) >> digits[None, :]) & 1).astype(bool)
+    if not precompute:
+        allowed[g == 0] = True
+    allowed[g > 0] = False
+    allowed[np.flatnonzero(g > 0), g[g > 0].astype(np.int64) - 1] = True
+    empty = ~allowed.any(axis=1)
+    allowed[empty] = True
+    p = allowed / allowed.sum(axis=1, keepdims=True)
+    assert p.shape == (C, N)
+    return np.ascontiguousarray(p, dtype=np.float64)
+
+
+def _box_tables(g: np.ndarray, geo):
+    """Free cells per box (padded with -1), their count, and the digits no fixed cell of the box holds."""
+    N = geo.N
+    box_free = np.full((N, N), -1, dtype=np.int32)
+    box_nfree = np.zeros(N, dtype=np.int32)
+    box_avail = np.zeros(N, dtype=np.uint32)
+    for b in range(N):
+        cells = geo.units[2 * N + b]
+        free = cells[g[cells] == 0]
+        box_free[b, : len(free)] = free
+        box_nfree[b] = len(free)
+        held = 0
+        for d in g[cells][g[cells] > 0]:
+            held |= 1 << (int(d) - 1)
+        box_avail[b] = geo.full_mask & ~held
+    return box_free, box_nfree, box_avail
+
+
+def _clashes_with_givens(g, cells, givens, geo) -> bool:
+    for c in cells:
+        for q in geo.peers[c]:
+            if givens[q] and g[q] == g[c] and q not in cells:
+                return True
+    return False
+

@@ -1,0 +1,217 @@
+"""The lab window driven like a user: real buttons, shortcuts and dialogs, offscreen."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QToolBar
+
+from sudoku_lab import library
+from ui.app import create_window
+
+pytestmark = pytest.mark.gui
+
+
+def _wait(qtbot, cond, timeout=60_000, what="condition"):
+    qtbot.waitUntil(cond, timeout=timeout)
+
+
+def _button(win, action):
+    for tb in win.findChildren(QToolBar):
+        w = tb.widgetForAction(action)
+        if w is not None:
+            return w
+    raise AssertionError(f"no toolbar button for {action.text()}")
+
+
+def _iteration(win):
+    p = win.controller.latest
+    return None if p is None else p.snapshot.iteration
+
+
+@pytest.fixture
+def window(qtbot):
+    def make(puzzle_name="reseda_fig3_1_easy", algo=None):
+        win = create_window(library.puzzle(puzzle_name), algo)
+        qtbot.addWidget(win)
+        win.show()
+        _wait(qtbot, lambda: win.controller.state == "idle" and win.controller.latest is not None)
+        return win
+
+    yield make
+
+
+def test_opens_on_default_puzzle_with_reseda_ready(qtbot):
+    win = create_window()
+    qtbot.addWidget(win)
+    win.show()
+    _wait(qtbot, lambda: win.controller.latest is not None and win.controller.state == "idle")
+    assert win.controller.puzzle.name == library.DEFAULT_PUZZLE
+    assert win.controller.solver_name == "reseda"
+    assert win.solver_box.currentData() == "reseda"
+    assert _button(win, win.act_run).isEnabled()
+    assert win.view_docks["probability"].isVisible()
+    win.close()
+
+
+def test_run_until_solved_shows_the_exact_solution(window, qtbot):
+    win = window("reseda_fig3_1_easy")
+    qtbot.mouseClick(_button(win, win.act_run), Qt.LeftButton)
+    _wait(qtbot, lambda: win.controller.latest is not None and win.controller.latest.snapshot.done)
+    snap = win.controller.latest.snapshot
+    assert snap.solved
+    pz = library.puzzle("reseda_fig3_1_easy")
+    assert np.array_equal(win.board.shown_digits(), pz.check())
+    assert win.status_labels["cost"].text() == "solved"
+    assert win.status_labels["iteration"].text() == f"it {snap.iteration:,}"
+    win.close()
+
+
+def test_pause_then_step_moves_the_counter_exactly(window, qtbot):
+    win = window("ai_escargot")  # cannot be solved in a few steps, so the run is still going
+    win.speed_box.setCurrentIndex(5)  # 100 steps/s so the run is still going when we pause
+    qtbot.keyClick(win, Qt.Key_Space)  # Run
+    _wait(qtbot, lambda: win.controller.state == "running")
+    _wait(qtbot, lambda: (_iteration(win) or 0) >= 3)
+    qtbot.keyClick(win, Qt.Key_Space)  # Pause
+    _wait(qtbot, lambda: win.controller.state == "idle")
+    QApplication.processEvents()
+    time.sleep(0.1)
+    win.controller.poll()
+    before = _iteration(win)
+    qtbot.mouseClick(_button(win, win.act_step), Qt.LeftButton)
+    _wait(qtbot, lambda: _iteration(win) == before + 1)
+    win.step_n.setValue(10)
+    qtbot.mouseClick(_button(win, win.act_step_n), Qt.LeftButton)
+    _wait(qtbot, lambda: _iteration(win) == before + 11)
+    qtbot.keyClick(win, Qt.Key_Right)  # Step 1 shortcut
+    _wait(qtbot, lambda: _iteration(win) == before + 12)
+    time.sleep(0.3)
+    win.controller.poll()
+    assert _iteration(win) == before + 12  # and no further
+    win.close()
+
+
+def test_changing_alpha_while_running_is_logged_and_marked(window, qtbot):
+    win = window("ai_escargot")
+    win.speed_box.setCurrentIndex(4)  # 30 steps/s
+    qtbot.mouseClick(_button(win, win.act_run), Qt.LeftButton)
+    _wait(qtbot, lambda: win.controller.state == "running" and (_iteration(win) or 0) > 2)
+    spin = win.params_panel.spin_box("alpha")
+    spin.setValue(0.9)  # what typing + Enter does
+    _wait(qtbot, lambda: win.controller.latest.snapshot.params["alpha"] == 0.9)
+    snap = win.controller.latest.snapshot
+    events = [e for e in snap.events if e.kind == "param" and e.name == "alpha"]
+    assert events and events[-1].old == 0.7 and events[-1].new == 0.9
+    conv = win.views["convergence"]
+    _wait(qtbot, lambda: any("alpha" in t for t in conv.marker_labels()))
+    qtbot.mouseClick(_button(win, win.act_stop), Qt.LeftButton)
+    _wait(qtbot, lambda: win.controller.state == "stopped")
+    assert not _button(win, win.act_step).isEnabled()
+    qtbot.mouseClick(_button(win, win.act_reset), Qt.LeftButton)
+    _wait(qtbot, lambda: win.controller.state == "idle" and _iteration(win) == 0)
+    assert win.controller.latest.snapshot.params["alpha"] == 0.9  # the user's setting survives a reset
+    win.close()
+
+
+def test_out_of_range_and_inconsistent_parameters_are_refused(window, qtbot):
+    win = window()
+    spin = win.params_panel.spin_box("alpha")
+    assert spin.maximum() == 1.0 and spin.minimum() == 0.0  # typing 2 is impossible
+    beta = win.params_panel.spin_box("beta")
+    assert beta.minimum() > 0.0  # beta lies in (0, 1]
+    q = win.params_panel.spin_box("Q")
+    q1 = win.params_panel.spin_box("Q1")
+    q1.setValue(200)  # more than Q = 100
+    assert "Q1 must be at most Q" in win.params_panel.error_label.text()
+    assert q1.value() == 10 and win.controller.current_params()["Q1"] == 10
+    q.setValue(300)
+    assert not win.params_panel.error_label.isVisible()
+    win.close()
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("1234", "found 4 cells; a 4x4 puzzle has 16"),
+    ("..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.*",
+     "unexpected character '*'"),
+    ("5.867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.5",
+     "givens clash"),
+    ("." * 81, "several solutions"),
+])
+def test_bad_pasted_puzzles_show_the_error(window, qtbot, text, expected):
+    win = window()
+    before = win.controller.puzzle
+    QApplication.clipboard().setText(text)
+    qtbot.mouseClick(win.puzzle_panel.paste_button, Qt.LeftButton)
+    assert expected in win.puzzle_panel.error_label.text()
+    assert win.puzzle_panel.error_label.isVisible()
+    assert win.controller.puzzle is before  # the lab keeps the puzzle it had
+    if expected == "givens clash":  # the refused puzzle opens in the editor, clashing cells marked
+        assert "r9c3 and r9c9 both hold 5" in win.puzzle_panel.error_label.text()
+        assert win.board.is_editable() and win.board.highlighted_cells() == {74, 80}
+    if expected == "several solutions":
+        assert win.board.is_editable() and len(win.board.highlighted_cells()) > 0
+    win.close()
+
+
+def test_edit_mode_types_givens_and_highlights_clashes(window, qtbot):
+    win = window("reseda_fig3_1_easy")
+    qtbot.mouseClick(win.puzzle_panel.edit_button, Qt.LeftButton)
+    assert win.board.is_editable()
+    board = win.board
+    free = int(np.flatnonzero(library.puzzle("reseda_fig3_1_easy").grid == 0)[0])  # r1c1
+    qtbot.mouseClick(board, Qt.LeftButton, pos=board.cell_rect(free).center().toPoint())
+    qtbot.keyClick(board, Qt.Key_8)  # an 8 is already at r1c3 (row 1) and r5c1 (column 1)
+    assert board.highlighted_cells() == {0, 2, 36}
+    assert "givens clash: r1c1 and r1c3 both hold 8" in win.puzzle_panel.error_label.text()
+    qtbot.keyClick(board, Qt.Key_1)  # 1 is the solution's digit there
+    assert board.highlighted_cells() == frozenset()
+    qtbot.mouseClick(win.puzzle_panel.edit_button, Qt.LeftButton)  # leave edit mode: use it
+    _wait(qtbot, lambda: win.controller.puzzle.n_givens == 36)
+    assert win.controller.puzzle[0, 0] == 1
+    win.close()
+
+
+def test_views_follow_the_solver_capabilities(window, qtbot):
+    win = window()
+    assert win.view_docks["probability"].isVisible() and win.view_docks["restarts"].toggleViewAction().isEnabled()
+    win.solver_box.setCurrentIndex(win.solver_box.findData("exact"))
+    _wait(qtbot, lambda: win.controller.solver_name == "exact" and win.controller.state == "idle")
+    assert not win.view_docks["probability"].isVisible()
+    assert not win.view_docks["restarts"].toggleViewAction().isEnabled()
+    assert win.view_docks["convergence"].isVisible()
+    qtbot.mouseClick(_button(win, win.act_step), Qt.LeftButton)
+    _wait(qtbot, lambda: win.controller.latest is not None and win.controller.latest.snapshot.solved)
+    win.close()
+
+
+def test_shortcuts_dialog_lists_the_keys(window, qtbot):
+    win = window()
+    dlg = win.show_shortcuts()
+    keys = {k for k, _ in win.shortcut_rows()}
+    assert {"Space", "Right", "Ctrl+R", "Esc", "F1"} <= keys
+    assert dlg.isVisible()
+    dlg.close()
+    win.close()
+
+
+def test_closing_while_running_joins_the_worker(window, qtbot):
+    win = window("ai_escargot")
+    qtbot.mouseClick(_button(win, win.act_run), Qt.LeftButton)
+    _wait(qtbot, lambda: win.controller.state == "running")
+    thread = win.controller._thread
+    win.close()
+    assert not thread.isRunning()
+
+
+def test_export_figures_writes_files(window, qtbot, tmp_path):
+    win = window()
+    qtbot.mouseClick(_button(win, win.act_step_n), Qt.LeftButton)
+    _wait(qtbot, lambda: (_iteration(win) or 0) >= 1)
+    paths = win.export_figures(str(tmp_path))
+    assert {p.name for p in paths} == {"sudoku-lab-probability.pdf", "sudoku-lab-convergence.pdf"}
+    assert all(p.stat().st_size > 1000 for p in paths)
+    win.close()

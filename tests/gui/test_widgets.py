@@ -1,0 +1,504 @@
+"""The lab's widgets driven for real: clicks, keys, hover, images handed to pyqtgraph, AC3 replay."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QColor, QHelpEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QToolTip
+
+from sudoku_lab import library
+from sudoku_lab.ac3 import ac3
+from sudoku_lab.geometry import cell_name, geometry
+from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.solvers.base import Event
+from ui.widgets import theme
+from ui.widgets.ac3_player import AC3Player, describe_removals
+from ui.widgets.board import BoardView
+from ui.widgets.convergence import LABELLED_MARKERS, MAX_MARKERS, ConvergencePlot, event_label
+from ui.widgets.probability import ProbabilityView, model_image
+
+pytestmark = pytest.mark.gui
+
+HARD = "reseda_fig4_1_hard"
+LEWIS16 = "benchmarks/lewis_16x16_40:1"
+
+
+def centre(view: BoardView, cell: int) -> QPoint:
+    return view.cell_rect(cell).center().toPoint()
+
+
+def pixel(image, point: QPointF) -> QColor:
+    return image.pixelColor(point.toPoint())
+
+
+def close_colour(a: QColor, b: QColor, tol: int = 12) -> bool:
+    return all(abs(x - y) <= tol for x, y in zip(a.getRgb()[:3], b.getRgb()[:3]))
+
+
+@pytest.fixture
+def board(qtbot):
+    view = BoardView()
+    qtbot.addWidget(view)
+    view.resize(500, 500)
+    return view
+
+
+def random_model(rng, C: int, N: int) -> np.ndarray:
+    p = rng.random((C, N))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+# ------------------------------------------------------------------- BoardView
+@pytest.mark.parametrize("name, side", [(HARD, 500), (LEWIS16, 800)])
+def test_board_paints_givens_on_tinted_cells(qtbot, name, side):
+    puzzle = library.puzzle(name)
+    view = BoardView()
+    qtbot.addWidget(view)
+    view.resize(side, side)
+    view.set_puzzle(puzzle)
+    view.set_domains(puzzle.candidates())
+    image = view.grab().toImage()
+    given, blank = int(puzzle.given_cells[0]), int(puzzle.free_cells[0])
+    # A cell's corner holds no text: it shows the cell's background.
+    corner = lambda cell: view.cell_rect(cell).topLeft() + QPointF(3, 3)  # noqa: E731
+    assert close_colour(pixel(image, corner(given)), QColor(theme.BOARD["given_bg"]))
+    assert close_colour(pixel(image, corner(blank)), QColor(theme.BOARD["background"]))
+    # Digits are drawn: the given's cell holds dark text pixels somewhere.
+    r = view.cell_rect(given).toRect().adjusted(3, 3, -3, -3)
+    darkest = min(image.pixelColor(x, y).lightness() for x in range(r.left(), r.right(), 2)
+                  for y in range(r.top(), r.bottom(), 2))
+    assert darkest < 80
+
+
+def test_board_click_and_type_emits_edits(qtbot, board):
+    board.set_puzzle(library.puzzle(HARD))
+    board.set_editable(True)
+    with qtbot.waitExposed(board):
+        board.show()
+    with qtbot.waitSignal(board.cellClicked) as clicked:
+        qtbot.mouseClick(board, Qt.MouseButton.LeftButton, pos=centre(board, 10))
+    assert clicked.args == [10]
+    assert board.selected_cell() == 10
+    with qtbot.waitSignal(board.cellEdited) as edited:
+        qtbot.keyClick(board, Qt.Key.Key_5)
+    assert edited.args == [10, 5]
+    with qtbot.waitSignal(board.cellEdited) as cleared:
+        qtbot.keyClick(board, Qt.Key.Key_Backspace)
+    assert cleared.args == [10, 0]
+    with qtbot.assertNotEmitted(board.cellEdited):
+        qtbot.keyClick(board, "a")  # not a digit of a 9x9 puzzle
+    qtbot.keyClick(board, Qt.Key.Key_Right)
+    qtbot.keyClick(board, Qt.Key.Key_Down)
+    assert board.selected_cell() == 20
+    for _ in range(3):
+        qtbot.keyClick(board, Qt.Key.Key_Up)
+    assert board.selected_cell() == 74  # wraps from row 1 to row 9
+    board.set_editable(False)
+    with qtbot.assertNotEmitted(board.cellEdited):
+        qtbot.keyClick(board, Qt.Key.Key_7)
+
+
+def test_board_letters_are_digits_on_16x16(qtbot):
+    view = BoardView()
+    qtbot.addWidget(view)
+    view.resize(800, 800)
+    view.set_puzzle(library.puzzle(LEWIS16))
+    view.set_editable(True)
+    view.set_selected_cell(17)
+    with qtbot.waitSignal(view.cellEdited) as edited:
+        qtbot.keyClick(view, "g")
+    assert edited.args == [17, 16]
+
+
+def test_board_conflicts_of_a_hand_made_grid(board):
+    # 4x4: r1c1 = 1 is given; the solver writes 1 at r1c3 (same row), 1 at r2c2 (same box),
+    # 3 at r4c2 and r4c4 (same row) and 4 at r3c1 (no clash).
+    givens = np.zeros(16, dtype=np.int8)
+    givens[0] = 1
+    board.set_puzzle(Puzzle(givens))
+    grid = np.zeros(16, dtype=np.int8)
+    grid[[2, 5, 13, 15, 8]] = [1, 1, 3, 3, 4]
+    board.set_grid(grid)
+    assert board.conflict_cells().tolist() == [0, 2, 5, 13, 15]
+    solution = np.array([1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1], dtype=np.int8)
+    board.set_solution(solution)
+    assert board.diff_cells().tolist() == [2, 5, 8, 15]  # 13 holds the solution's 3
+    board.set_grid(None)
+    assert board.conflict_cells().tolist() == []
+
+
+def test_board_hover_signal_and_tooltip(qtbot, board):
+    puzzle = library.puzzle(HARD)
+    board.set_puzzle(puzzle)
+    board.set_domains(puzzle.candidates())
+    with qtbot.waitExposed(board):
+        board.show()
+    with qtbot.waitSignal(board.cellHovered) as hovered:
+        QTest.mouseMove(board, centre(board, 40))
+    assert hovered.args == [40]
+    digits = " ".join(str(d) for d in puzzle.candidate_digits(40))
+    assert board.tooltip_text(40) == f"r5c5: candidates {digits}"
+    assert board.tooltip_text(1) == "r1c2: given 1 candidates 1"
+    board.set_tooltip_provider(lambda cell: f"cell {cell_name(cell, 9)} says hi")
+    QApplication.sendEvent(board, QHelpEvent(QEvent.Type.ToolTip, centre(board, 40),
+                                             board.mapToGlobal(centre(board, 40))))
+    assert QToolTip.text() == "cell r5c5 says hi"
+    QToolTip.hideText()
+    with qtbot.waitSignal(board.cellHovered) as left:
+        QApplication.sendEvent(board, QEvent(QEvent.Type.Leave))
+    assert left.args == [-1]
+
+
+def test_board_pencil_marks_drop_when_cells_are_small(qtbot):
+    sizes = {HARD: 500, LEWIS16: 800, "benchmarks/lewis_25x25_40:1": 800}
+    fits = []
+    for name, side in sizes.items():
+        view = BoardView()
+        qtbot.addWidget(view)
+        view.resize(side, side)
+        view.set_puzzle(library.puzzle(name))
+        fits.append(view.pencil_marks_fit())
+        assert not view.grab().isNull()
+    assert fits == [True, True, False]
+
+
+def test_board_focus_outline_and_layers_reset(board):
+    puzzle = library.puzzle(HARD)
+    board.set_puzzle(puzzle)
+    board.set_focus_cell(40)
+    board.set_highlight([0, 1], "#00FF00")
+    image = board.grab().toImage()
+    rect = board.cell_rect(40)
+    edge = QPointF(rect.center().x(), rect.top() + 3)  # on the outline, above the digit
+    assert close_colour(pixel(image, edge), QColor(theme.BOARD["focus"]), tol=30)
+    assert board.highlighted_cells() == {0, 1}
+    board.set_shading(np.linspace(0, 1, 81))
+    board.set_puzzle(puzzle.with_cell(0, 4))  # an edit: per-run layers belong to the old puzzle
+    assert board.focus_cell() == -1 and board.highlighted_cells() == frozenset()
+    with pytest.raises(ValueError, match=r"shape \(81,\)"):
+        board.set_domains(np.zeros(80, dtype=np.uint32))
+
+
+# ------------------------------------------------------------ ProbabilityView
+def test_probability_image_maps_digits_to_tile_pixels(qtbot):
+    rng = np.random.default_rng(7)
+    p = random_model(rng, 81, 9) * 0.5  # max < 1: the colour scale must stay 0..1
+    view = ProbabilityView()
+    qtbot.addWidget(view)
+    givens = np.zeros(81, dtype=bool)
+    givens[[0, 40]] = True
+    view.set_model(p, 3, givens)
+    img = view.probability_image()
+    assert img.shape == (27, 27)
+    for cell, d in [(0, 1), (0, 9), (10, 5), (40, 3), (80, 7), (72, 9)]:
+        r, c = divmod(cell, 9)
+        assert img[3 * r + (d - 1) // 3, 3 * c + (d - 1) % 3] == p[cell, d - 1]
+    expected = np.empty((27, 27))
+    for cell in range(81):
+        for d in range(9):
+            expected[3 * (cell // 9) + d // 3, 3 * (cell % 9) + d % 3] = p[cell, d]
+    np.testing.assert_array_equal(img, expected)
+    assert tuple(view.prob_panel.image.getLevels()) == (0.0, 1.0)
+    outline_x, _ = view.prob_panel.givens.getData()
+    assert len(outline_x) == 2 * 8  # two tiles, four edges each
+
+
+def test_probability_16x16_image_and_errors(qtbot):
+    view = ProbabilityView()
+    qtbot.addWidget(view)
+    p = random_model(np.random.default_rng(1), 256, 16)
+    view.set_model(p, 4)
+    assert view.probability_image().shape == (64, 64)
+    assert view.probability_image()[4 * 1 + 2, 4 * 3 + 1] == p[1 * 16 + 3, 9]  # digit A = 10
+    np.testing.assert_array_equal(model_image(p, 4), view.probability_image())
+    with pytest.raises(ValueError, match=r"\(81, 9\)"):
+        view.set_model(p, 3)
+
+
+def test_probability_hover_reports_the_cell(qtbot):
+    p = np.zeros((81, 9))
+    p[:, 0] = 1.0
+    p[31] = [0.02, 0, 0, 0.1, 0.1, 0, 0, 0.07, 0.71]  # r4c5
+    h = np.zeros(81)
+    h[31] = 0.45
+    view = ProbabilityView()
+    qtbot.addWidget(view)
+    view.resize(600, 650)
+    view.set_model(p, 3)
+    view.set_entropy(h)
+    with qtbot.waitExposed(view):
+        view.show()
+    panel = view.prob_panel
+    # Digit 9 of r4c5 is pixel (3*3 + 2, 3*4 + 2); aim at its centre.
+    scene = panel.plot.getViewBox().mapViewToScene(QPointF(3 * 4 + 2.5, 3 * 3 + 2.5))
+    target = panel.view.mapFromScene(scene)
+    with qtbot.waitSignal(view.cellHovered) as hovered:
+        QTest.mouseMove(panel.view.viewport(), target)
+    assert hovered.args == [31]
+    assert view.describe_cell(31) == ("r4c5: 1 .02  2 .00  3 .00  4 .10  5 .10  6 .00  7 .00  8 .07  9 .71"
+                                      "   H .45")
+    assert view.readout.text().splitlines() == [
+        "r4c5   entropy .45",
+        "  1  .02   2  .00   3  .00",
+        "  4  .10   5  .10   6  .00",
+        "  7  .00   8  .07   9  .71",
+    ]
+
+
+def test_entropy_map_and_hover(qtbot):
+    h = np.linspace(0, 1, 81)
+    h[3] = -0.0
+    h[4] = 1 + 1e-12
+    view = ProbabilityView()
+    qtbot.addWidget(view)
+    view.resize(600, 650)
+    view.set_entropy(h)  # the box size comes from the length
+    np.testing.assert_array_equal(view.entropy_image(), np.clip(h, 0, 1).reshape(9, 9))
+    assert tuple(view.entropy_panel.image.getLevels()) == (0.0, 1.0)
+    view.set_mode("entropy")
+    assert view.mode() == "entropy"
+    with qtbot.waitExposed(view):
+        view.show()
+    panel = view.entropy_panel
+    scene = panel.plot.getViewBox().mapViewToScene(QPointF(7.5, 2.5))  # r3c8
+    with qtbot.waitSignal(view.cellHovered) as hovered:
+        QTest.mouseMove(panel.view.viewport(), panel.view.mapFromScene(scene))
+    assert hovered.args == [2 * 9 + 7]
+    assert view.readout.text() == "r3c8   entropy .31"  # h = 25/80
+    view.clear()
+    assert view.probability_image() is None and view.entropy_image() is None
+
+
+def test_probability_view_takes_a_reseda_snapshot(qtbot):
+    from sudoku_lab.solvers.reseda import Reseda
+
+    puzzle = library.puzzle(HARD)
+    solver = Reseda()
+    solver.reset(puzzle, 1)
+    solver.step(5)
+    snap = solver.snapshot()
+    view = ProbabilityView()
+    qtbot.addWidget(view)
+    view.set_model(snap.layers["prob"], puzzle.n, snap.fixed)
+    view.set_entropy(snap.layers["entropy"])
+    np.testing.assert_array_equal(view.probability_image(), model_image(snap.layers["prob"], 3))
+    assert view.entropy_image().min() >= 0
+
+
+# ------------------------------------------------------------ ConvergencePlot
+def big_trace(T: int = 100_000) -> dict[str, np.ndarray]:
+    x = np.arange(T, dtype=float)
+    rng = np.random.default_rng(3)
+    cost = 40 * np.exp(-x / 30_000) + rng.integers(0, 4, T)
+    return {"iteration": x, "cost": cost, "best_cost": np.minimum.accumulate(cost),
+            "mean_cost": cost + 3, "rho": np.linspace(0.1, 0.6, T), "entropy": np.linspace(0.9, 0.2, T),
+            "unknown_column": x}
+
+
+def test_convergence_curves_hold_the_trace(qtbot):
+    plot = ConvergencePlot()
+    qtbot.addWidget(plot)
+    trace = big_trace()
+    plot.set_trace(trace)
+    for name in ("cost", "best_cost", "mean_cost", "rho", "entropy"):
+        x, y = plot.curves[name].getOriginalDataset()
+        assert len(x) == len(y) == 100_000
+        np.testing.assert_array_equal(y, trace[name])
+        assert np.shares_memory(x, trace["iteration"])  # handed over, not copied
+    assert [label.text for _, label in plot.legend.items] == ["cost", "mean cost", "best cost", "rho", "entropy"]
+    assert plot.curves["cost"].opts["autoDownsample"] and plot.curves["cost"].opts["clipToView"]
+
+
+def test_convergence_accepts_cost_only_traces(qtbot):
+    plot = ConvergencePlot()
+    qtbot.addWidget(plot)
+    plot.set_trace(big_trace())
+    x = np.arange(10.0)
+    plot.set_trace({"iteration": x, "cost": x[::-1], "best_cost": x[::-1]})
+    assert len(plot.curves["cost"].getOriginalDataset()[0]) == 10
+    assert plot.curves["rho"].getOriginalDataset()[0] is None
+    assert [label.text for _, label in plot.legend.items] == ["cost", "best cost"]
+    assert not plot.plot.getAxis("right").isVisible()
+
+
+def test_convergence_events_add_only_new_markers(qtbot):
+    plot = ConvergencePlot()
+    qtbot.addWidget(plot)
+    plot.resize(800, 400)
+    plot.set_trace(big_trace())
+    with qtbot.waitExposed(plot):
+        plot.show()
+    events = [Event(1000, "run_end", "failed", None, "first, 1000 steps, cost 4"),
+              Event(1000, "restart", "partial", None, "box 5"),
+              Event(5000, "param", "alpha", 0.7, 0.9),
+              Event(9000, "restart", "full", None, "attempt 2")]
+    plot.set_events(events[:3])
+    first = plot.markers()
+    assert len(first) == 2  # a run end and its restart share one line
+    plot.set_events(events)
+    assert plot.markers()[:2] == first
+    assert [m.value() for m in plot.markers()] == [1000, 5000, 9000]
+    assert plot.marker_labels() == ["failed · partial: box 5", "alpha 0.7->0.9", "full: attempt 2"]
+    many = events + [Event(10_000 + 100 * k, "restart", "full", None, f"attempt {k + 3}") for k in range(400)]
+    plot.set_events(many)
+    assert plot.n_events == len(many)
+    values = [m.value() for m in plot.markers()]
+    assert len(values) == MAX_MARKERS
+    assert values == [10_000 + 100 * k for k in range(400 - MAX_MARKERS, 400)]
+    # Labels follow the view range, which pyqtgraph updates lazily: wait for the auto-range.
+    labelled = lambda: [m.value() for m in plot.markers() if m.label.isVisible()]  # noqa: E731
+    qtbot.waitUntil(lambda: len(labelled()) > 0)
+    spread = labelled()
+    assert len(spread) < LABELLED_MARKERS  # 200 lines over 20,000 iterations: labels would overlap
+    assert spread[-1] == values[-1]  # the newest line keeps its label
+    plot.plot.setXRange(29_000, 33_000, padding=0)  # zoomed in, lines are far apart: the newest visible get labels
+    qtbot.waitUntil(lambda: len(labelled()) == LABELLED_MARKERS)
+    assert labelled() == list(range(30_700, 33_001, 100))
+    plot.set_events(events[:1])  # a shorter list is a new run
+    assert [m.value() for m in plot.markers()] == [1000]
+    plot.clear()
+    assert plot.markers() == [] and plot.curves["cost"].getOriginalDataset()[0] is None
+
+
+def test_convergence_beta_line_and_reseda_trace(qtbot):
+    from sudoku_lab.solvers.reseda import Reseda
+
+    solver = Reseda(beta=0.35)
+    solver.reset(library.puzzle(HARD), 3)
+    solver.step(60)
+    snap = solver.snapshot()
+    plot = ConvergencePlot()
+    qtbot.addWidget(plot)
+    plot.set_trace(snap.trace)
+    plot.set_events(snap.events)
+    plot.set_beta(0.35)
+    assert plot.beta_line.isVisible() and plot.beta_line.value() == 0.35
+    assert plot.beta_line.label.toPlainText() == "beta 0.35"
+    assert plot.n_events == len(snap.events) > 0
+    np.testing.assert_array_equal(plot.curves["rho"].getOriginalDataset()[1], snap.trace["rho"])
+    plot.set_beta(None)
+    assert not plot.beta_line.isVisible()
+
+
+def test_event_labels():
+    assert event_label(Event(3, "param", "alpha", 0.7, 0.9)) == "alpha 0.7->0.9"
+    assert event_label(Event(3, "restart", "partial", None, "box 5")) == "partial: box 5"
+    assert event_label(Event(3, "run_end", "solved", None, "first, 3 steps, cost 0")) == "solved"
+    assert event_label(Event(3, "info", "coupling", None, "24 permutations")) == "info coupling"
+
+
+# ------------------------------------------------------------------- AC3Player
+@pytest.fixture
+def player(qtbot):
+    widget = AC3Player()
+    qtbot.addWidget(widget)
+    widget.resize(1000, 560)
+    widget.set_puzzle(library.puzzle(HARD))
+    return widget
+
+
+def test_ac3_fine_steps_replay_the_log(player):
+    result = ac3(library.puzzle(HARD))
+    assert player.result.log.tolist() == result.log.tolist()
+    for k in range(1, 61):
+        player.fine_step()
+        assert player.position == k
+        np.testing.assert_array_equal(player.current_domains(), result.domains_after(k))
+    row = result.log[59]
+    removed = player.last_removed()
+    np.testing.assert_array_equal(player.board.removed(), removed)  # struck through on the board
+    assert np.flatnonzero(removed).tolist() == [row["cell"]]
+    assert removed[row["cell"]] == 1 << (row["digit"] - 1)
+    assert player.board.focus_cell() == result.pops[row["pop"]]
+    assert [player.log_list.item(i).text() for i in range(player.log_list.count())] == \
+        describe_removals(result)[:60]
+
+
+def test_ac3_step_pops_one_cell(qtbot, player):
+    result = player.result
+    with qtbot.waitSignal(player.positionChanged):
+        qtbot.mouseClick(player.step_button, Qt.MouseButton.LeftButton)
+    assert player.pops == 1
+    np.testing.assert_array_equal(player.current_domains(), result.domains_after_pops(1))
+    for k in range(2, 11):
+        player.step()
+        assert player.pops == k
+        np.testing.assert_array_equal(player.current_domains(), result.domains_after_pops(k))
+    assert player.counters.text().startswith(f"pop 10 / {result.n_pops},")
+
+
+def test_ac3_run_to_end_back_and_reset(qtbot, player):
+    result = player.result
+    qtbot.mouseClick(player.run_button, Qt.MouseButton.LeftButton)
+    np.testing.assert_array_equal(player.current_domains(), result.domains)
+    assert player.at_end and player.message.text().startswith("Fixed point.")
+    assert f"fixed {result.n_fixed} cells" in player.counters.text()
+    player.back()
+    assert player.position == result.n_removed - 1
+    np.testing.assert_array_equal(player.current_domains(), result.domains_after(result.n_removed - 1))
+    assert player.log_list.count() == result.n_removed - 1
+    player.reset_replay()
+    assert (player.pops, player.position) == (0, 0)
+    np.testing.assert_array_equal(player.board.domains(), result.initial)
+    assert player.board.removed() is None
+    for _ in range(5):
+        player.fine_step()
+    qtbot.mouseClick(player.back_button, Qt.MouseButton.LeftButton)
+    np.testing.assert_array_equal(player.current_domains(), result.domains_after(4))
+    item = player.log_list.item(1)
+    player.log_list.itemClicked.emit(item)  # jump back to the second removal
+    assert player.position == 2 and player.log_list.count() == 2
+
+
+def test_ac3_wipeout_message(qtbot):
+    widget = AC3Player()
+    qtbot.addWidget(widget)
+    widget.set_puzzle(Puzzle.parse("11" + "." * 79, allow_clashes=True))
+    assert widget.result is not None and not widget.result.consistent
+    widget.run_to_end()
+    assert widget.message.text() == "contradiction: r1c2 has no candidate left"
+    assert widget.board.highlighted_cells() == {1}
+    widget.back()
+    assert "contradiction" not in widget.message.text()
+
+
+def test_ac3_hidden_singles_checkbox_recomputes(player):
+    player.set_puzzle(library.puzzle("benchmarks/17_clue:1"))
+    plain = player.result
+    player.fine_step()
+    player.hidden_singles.setChecked(True)
+    strong = player.result
+    assert strong.hidden_singles and strong.n_hidden > 0 and strong.n_open < plain.n_open
+    assert (player.pops, player.position) == (0, 0)
+    texts = describe_removals(strong)
+    log = strong.log
+    k = int(np.flatnonzero(log["because"] < 0)[0])
+    end = k
+    while end < len(log) and (log["because"][end], log["cell"][end]) == (log["because"][k], log["cell"][k]):
+        end += 1
+    cell, unit = int(log["cell"][k]), -1 - int(log["because"][k])
+    placed = int(strong.domains_after(end)[cell]).bit_length()
+    assert texts[k] == (f"{cell_name(cell, 9)} loses {log['digit'][k]} (hidden single: {placed} has one place "
+                        f"left in {geometry(3).unit_name(unit)})")
+    plain_row = plain.log[0]
+    assert describe_removals(plain)[0] == (f"{cell_name(plain_row['cell'], 9)} loses {plain_row['digit']} because "
+                                           f"{cell_name(plain_row['because'], 9)} = {plain_row['digit']}")
+    player.run_to_end()
+    np.testing.assert_array_equal(player.current_domains(), strong.domains)
+
+
+def test_ac3_keyboard_shortcuts(qtbot, player):
+    with qtbot.waitExposed(player):
+        player.show()
+    with qtbot.waitActive(player):
+        player.activateWindow()
+    player.board.setFocus()
+    qtbot.keyClick(player.board, Qt.Key.Key_Right)
+    assert player.position == 1
+    qtbot.keyClick(player.board, Qt.Key.Key_End)
+    assert player.at_end
+    qtbot.keyClick(player.board, Qt.Key.Key_Home)
+    assert (player.pops, player.position) == (0, 0)

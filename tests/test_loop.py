@@ -1,0 +1,117 @@
+"""The stepping loop and its terminations."""
+
+from __future__ import annotations
+
+import pytest
+
+from sudoku_lab import library, loop
+from sudoku_lab.errors import ParameterError
+from sudoku_lab.solvers import create
+
+
+class FakeClock:
+    """Time that moves only when told (each call can also advance by a fixed tick)."""
+
+    def __init__(self, tick=0.0):
+        self.t = 0.0
+        self.tick = tick
+
+    def __call__(self):
+        self.t += self.tick
+        return self.t
+
+
+def _solver(puzzle="ai_escargot", **params):
+    s = create("reseda", **params)
+    s.reset(library.puzzle(puzzle), seed=5)
+    return s
+
+
+def test_max_iterations_stops_exactly_and_never_overshoots():
+    s = _solver()
+    s.step(3)
+    items = list(loop.iterate(s, loop.MaxIterations(250), min_interval=0))
+    assert s.iteration == 253
+    assert items[-1].done and items[-1].reason == "max_iterations" and items[-1].fraction == 1.0
+    fractions = [p.fraction for p in items]
+    assert fractions == sorted(fractions)
+
+
+def test_chunk_sizes_do_not_change_the_result():
+    a, b = _solver(), _solver()
+    loop.run(a, loop.MaxIterations(300), target_chunk=1e-9)  # chunks of one step
+    loop.run(b, loop.MaxIterations(300), target_chunk=10.0)  # huge chunks
+    assert a.iteration == b.iteration == 300
+    assert (a.grid == b.grid).all() and a.best_cost == b.best_cost
+
+
+def test_solver_finishing_ends_the_loop():
+    s = _solver("reseda_fig3_1_easy", restart="none")
+    last = loop.run(s, loop.MaxIterations(10_000))
+    assert last.reason in ("solved", "failed") and last.snapshot.done
+
+
+def test_max_seconds():
+    s = _solver()
+    last = loop.run(s, loop.MaxSeconds(0.3))
+    assert last.reason == "max_seconds" and last.elapsed >= 0.3 and s.iteration > 0
+
+
+def test_stagnation():
+    s = _solver("ai_escargot", restart="none", alpha=0.3)
+    last = loop.run(s, loop.Stagnation(5) | loop.MaxIterations(10_000))
+    assert last.reason in ("stagnation", "failed")
+
+
+def test_any_of_reports_which_condition_fired():
+    s = _solver()
+    term = loop.AnyOf(loop.MaxEvaluations(10**9), loop.MaxIterations(7))
+    last = loop.run(s, term)
+    assert last.reason == "max_iterations" and s.iteration == 7
+    assert loop.AllOf(loop.MaxIterations(3), loop.MaxIterations(9)).reason == "max_iterations+max_iterations"
+
+
+def test_should_stop_cancels_and_before_chunk_runs():
+    s = _solver()
+    calls = []
+    n = iter(range(10**6))
+    last = loop.run(s, loop.MaxIterations(10**6), should_stop=lambda: next(n) >= 5,
+                    before_chunk=lambda solver: calls.append(solver.iteration))
+    assert last.reason == "cancelled" and 0 < s.iteration < 10**6
+    assert calls and calls == sorted(calls)
+
+
+def test_max_rate_paces_with_wait():
+    s = _solver()
+    clock = FakeClock()
+    waits = []
+
+    def wait(seconds):
+        waits.append(seconds)
+        clock.t += seconds
+
+    last = loop.run(s, loop.MaxIterations(20), max_rate=lambda: 10.0, wait=wait, clock=clock)
+    assert s.iteration == 20 and last.reason == "max_iterations"
+    assert sum(waits) == pytest.approx(20 / 10.0, rel=0.05)  # 20 steps at 10 per second
+
+
+def test_snapshots_are_throttled_and_the_last_is_always_yielded():
+    s = _solver()
+    clock = FakeClock(tick=0.001)
+    items = list(loop.iterate(s, loop.MaxIterations(400), min_interval=0.5, clock=clock, target_chunk=1e-9))
+    assert items[-1].done
+    assert len(items) < 400 / 10  # far fewer snapshots than steps
+
+
+@pytest.mark.parametrize("text,kind", [("solved", loop.Solved), ("500", loop.MaxIterations),
+                                       ("500it", loop.MaxIterations), ("30s", loop.MaxSeconds),
+                                       ("2m", loop.MaxSeconds), ("250ms", loop.MaxSeconds),
+                                       ("1e5evals", loop.MaxEvaluations), ("solved,10s", loop.AnyOf)])
+def test_parse_until(text, kind):
+    assert isinstance(loop.parse_until(text), kind)
+
+
+@pytest.mark.parametrize("text", ["soon", "10 parsecs", "-5"])
+def test_parse_until_rejects_nonsense(text):
+    with pytest.raises(ParameterError):
+        loop.parse_until(text)

@@ -1,0 +1,214 @@
+"""RESEDA as a solver: parameters, stopping, restarts, coupling, prefilter, any box size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sudoku_lab import library
+from sudoku_lab.ac3 import ac3
+from sudoku_lab.errors import ParameterError
+from sudoku_lab.generate import generate
+from sudoku_lab.solvers import Status, create
+from sudoku_lab.solvers.reseda import Reseda, admissible_box_permutations, zone_units
+
+
+@pytest.mark.parametrize("params,fragment", [
+    ({"alpha": 1.5}, "alpha must be [0, 1], got 1.5"),
+    ({"alpha": -0.1}, "alpha must be [0, 1], got -0.1"),
+    ({"beta": 0}, "beta must be (0, 1], got 0"),
+    ({"beta": 1.2}, "beta must be (0, 1], got 1.2"),
+    ({"Q": 10, "Q1": 20}, "Q1 must be at most Q"),
+    ({"Q": 0}, "Q must be an integer in [1, 1000000], got 0"),
+    ({"Q": 2.5}, "Q must be an integer"),
+    ({"zones": "diag"}, "zones must be one of diagonal, boxes, all, got 'diag'"),
+    ({"restart": "sometimes"}, "restart must be one of none, full, partial, partial+full"),
+    ({"gamma": 1}, "reseda has no parameter 'gamma'"),
+    ({"precompute": "maybe"}, "precompute must be true or false"),
+])
+def test_bad_parameters_are_refused_with_a_clear_message(params, fragment):
+    with pytest.raises(ParameterError) as info:
+        create("reseda", **params)
+    assert fragment in str(info.value)
+
+
+def test_parameters_from_strings_like_the_cli():
+    s = Reseda(alpha="0.9", Q="200", precompute="off", restart="partial")
+    assert s.get_params()["alpha"] == 0.9 and s.get_params()["Q"] == 200 and s.get_params()["precompute"] is False
+
+
+def test_coupling_box_beyond_the_grid_is_refused():
+    s = Reseda(coupling=True, coupling_box=10)
+    with pytest.raises(ParameterError, match="coupling_box must be between 1 and 9"):
+        s.reset(library.puzzle("ai_escargot"), 0)
+
+
+def _run(puzzle, seed=0, max_steps=20_000, **params):
+    s = Reseda(**params)
+    s.reset(library.puzzle(puzzle) if isinstance(puzzle, str) else puzzle, seed)
+    while not s.done and s.iteration < max_steps:
+        s.step(500)
+    return s
+
+
+def test_no_restart_fails_once_rho_exceeds_beta():
+    for seed in range(30):
+        s = _run("ai_escargot", seed, restart="none")
+        assert s.status == Status.FAILED
+        assert len(s.history) == 1 and s.history[0]["detail"] == "rho > beta"
+        assert s.current_rho() > 0.6
+        assert s.trace.arrays()["rho"][-1] > 0.6 and np.all(s.trace.arrays()["rho"][:-1] <= 0.6)
+        assert s.cost > 0
+
+
+def test_run_budget_ends_a_run():
+    s = _run("ai_escargot", 0, restart="none", alpha=0.99, run_budget=25)
+    assert s.status == Status.FAILED and s.iteration == 25 and s.history[0]["detail"] == "run budget"
+
+
+def test_partial_restarts_fix_zones_of_the_first_runs_final_grid():
+    s = Reseda(restart="partial", zones="all")
+    s.reset(library.puzzle("ai_escargot"), 3)
+    while s.run_index == 0:
+        s.step(1)
+    # The second run has started (pending) or is about to: the zone queue comes from the final grid.
+    final = s.final_grid.copy()
+    s.step(1)
+    zone = s.zone
+    assert zone >= 0
+    cells = s.geo.units[zone]
+    assert np.array_equal(s.base[cells], final[cells])
+    assert sorted(final[cells].tolist()) == list(range(1, 10))  # zones must be permutations
+    while not s.done:
+        s.step(200)
+    kinds = [h["kind"] for h in s.history]
+    assert kinds[0] == "first" and set(kinds[1:]) <= {"partial"}
+    assert s.status in (Status.SOLVED, Status.FAILED)
+    if s.status == Status.FAILED:  # one attempt only: every qualifying zone was tried once
+        assert len({h["zone"] for h in s.history[1:]}) == len(s.history) - 1
+
+
+def test_recommended_strategy_repeats_attempts_with_partial_restarts():
+    s = Reseda(restart="partial+full", zones="all", Q=40, Q1=8)
+    s.reset(library.puzzle("ai_escargot"), 1)
+    while s.attempt < 2 and not s.done:
+        s.step(200)
+    second = [h for h in s.history if h["attempt"] == 1]
+    assert second[0]["kind"] == "full"
+    assert any(h["kind"] == "partial" for h in second), "later attempts must make partial restarts too"
+    assert any(e.kind == "restart" and e.name == "full" for e in s.events)
+
+
+def test_zone_sets():
+    assert zone_units("diagonal", 3) == [18, 22, 26]
+    assert zone_units("boxes", 3) == list(range(18, 27))
+    assert zone_units("all", 3) == list(range(27))
+    assert zone_units("diagonal", 4) == [32, 37, 42, 47]
+
+
+def test_consistent_zone_check_skips_zones_that_clash_with_givens():
+    pz = library.puzzle("ai_escargot")
+    for seed in range(5):
+        s = Reseda(restart="partial", zones="all", zone_check="consistent")
+        s.reset(pz, seed)
+        while s.run_index == 0 and not s.done:
+            s.step(1)
+        if s.done:
+            continue
+        g = s.final_grid
+        for u in s.zone_queue:
+            for c in s.geo.units[u]:
+                for q in s.geo.peers[c]:
+                    if pz.grid[q] and q not in s.geo.units[u]:
+                        assert g[c] != pz.grid[q]
+
+
+def test_ai_escargot_has_24_admissible_top_left_permutations():
+    pz = library.puzzle("ai_escargot")
+    perms = admissible_box_permutations(pz.grid, 3, 0)
+    assert perms.shape == (24, 6)  # the paper's "24 permutations that met the basic constraints"
+    box = pz.geometry.units[18]
+    free = [c for c in box if pz.grid[c] == 0]
+    right = pz.solution[free]
+    assert any(np.array_equal(p, right) for p in perms)
+    assert len({tuple(p) for p in perms}) == 24
+
+
+def test_coupling_fixes_one_permutation_per_attempt():
+    pz = library.puzzle("ai_escargot")
+    s = Reseda(coupling=True, restart="none")
+    s.reset(pz, 2)
+    free = [c for c in pz.geometry.units[18] if pz.grid[c] == 0]
+    seen = []
+    for _ in range(4):
+        idx = s.perm_index
+        assert np.array_equal(s.base[free], s.permutations[idx])
+        seen.append(idx)
+        attempt = s.attempt
+        while s.attempt == attempt and not s.done:
+            s.step(1)
+    assert len(set(seen)) == 4  # each attempt a different permutation (seeded order)
+
+
+def test_ac3_prefilter_fixes_cells_and_starts_from_its_domains():
+    pz = library.puzzle("reseda_fig3_2_medium")
+    s = Reseda(prefilter="ac3")
+    s.reset(pz, 0)
+    res = ac3(pz)
+    assert np.array_equal(s.base, res.grid)
+    assert s.fixed.sum() == pz.n_givens + res.n_fixed
+    allowed = (res.domains[:, None] >> np.arange(9)) & 1
+    assert np.all(s.p[allowed == 0] == 0)
+
+
+def test_prefilter_that_solves_the_puzzle_finishes_at_reset():
+    pz = library.puzzle("kennett/very_easy:1")
+    assert ac3(pz).n_open == 0
+    s = Reseda(prefilter="ac3")
+    s.reset(pz, 0)
+    assert s.status == Status.SOLVED and s.iteration == 0 and np.array_equal(s.grid, pz.solution)
+
+
+@pytest.mark.parametrize("n,clues", [(2, 6), (3, 40)])
+def test_any_box_size_is_solved(n, clues):
+    pz = generate(n, clues, seed=11)
+    s = _run(pz, 0, max_steps=5000)
+    assert s.status == Status.SOLVED
+    assert pz.is_solved_by(s.grid) and np.array_equal(s.grid, pz.check())
+
+
+@pytest.mark.parametrize("name", ["benchmarks/lewis_16x16_50:1", "benchmarks/lewis_25x25_50:1"])
+def test_large_grids_step_and_improve(name):
+    pz = library.puzzle(name)
+    s = Reseda(restart="none", Q=30, Q1=5)
+    s.reset(pz, 0)
+    start = s.cost
+    s.step(20)
+    assert s.best_cost < start
+    assert s.snapshot().layers["prob"].shape == (pz.C, pz.N)
+
+
+def test_live_parameter_changes_are_logged_and_applied():
+    s = Reseda(restart="none")
+    s.reset(library.puzzle("ai_escargot"), 0)
+    s.step(3)
+    events = s.set_params(alpha=0.9, Q=50, Q1=5)
+    assert {(e.name, e.old, e.new, e.iteration) for e in events} == {("alpha", 0.7, 0.9, 3), ("Q", 100, 50, 3),
+                                                                     ("Q1", 10, 5, 3)}
+    before = s.evaluations
+    s.step(1)
+    assert s.evaluations - before == 50
+    assert s.snapshot().params["alpha"] == 0.9
+    with pytest.raises(ParameterError, match="coupling cannot change during a run"):
+        s.set_params(coupling=True)
+    with pytest.raises(ParameterError, match="Q1 must be at most Q"):
+        s.set_params(Q1=80)
+    assert s.get_params()["Q1"] == 5  # a refused change leaves everything as it was
+
+
+def test_trace_has_one_row_per_step():
+    s = _run("reseda_fig4_1_hard", 4, restart="full", max_steps=300)
+    t = s.snapshot().trace
+    assert len(t["iteration"]) == s.iteration
+    assert np.array_equal(t["iteration"], np.arange(1, s.iteration + 1))
+    assert np.all(np.diff(t["best_cost"]) <= 0)

@@ -1,0 +1,159 @@
+"""Contracts every registered solver must keep (DESIGN.md, Tests).
+
+New solvers are picked up from the registry automatically; each is exercised
+on puzzles that make it restart, finish, or both.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from sudoku_lab import library
+from sudoku_lab.solvers import Status, create, registry
+
+# Per solver: constructor parameters and puzzles that exercise its interesting paths (restarts...).
+SETTINGS = {
+    "reseda": [({}, "reseda_fig4_1_hard"), ({"restart": "partial+full", "zones": "all", "Q": 40, "Q1": 8},
+                                              "ai_escargot"),
+               ({"restart": "full", "sampling": "independent", "selection": "groups"}, "reseda_fig3_2_medium"),
+               ({"coupling": True, "prefilter": "ac3"}, "ai_escargot")],
+    "exact": [({}, "reseda_fig4_1_hard")],
+}
+CASES = [(name, params, puzzle) for name in registry() for params, puzzle in SETTINGS.get(name, [({}, "reseda_fig3_1_easy")])]
+IDS = [f"{n}-{p}-{i}" for i, (n, _, p) in enumerate(CASES)]
+
+
+def test_every_solver_has_contract_settings():
+    assert set(registry()) <= set(SETTINGS), "add contract settings for every new solver"
+
+
+def _state_equal(a, b, path="state"):
+    """Deep equality of state_dicts (numpy arrays by value)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        assert isinstance(a, np.ndarray) and isinstance(b, np.ndarray), path
+        assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b), path
+    elif isinstance(a, dict):
+        assert set(a) == set(b), path
+        for k in a:
+            _state_equal(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            _state_equal(x, y, f"{path}[{i}]")
+    else:
+        assert a == b, f"{path}: {a!r} != {b!r}"
+
+
+def _fresh(name, params, puzzle, seed=7):
+    s = create(name, **params)
+    s.reset(library.puzzle(puzzle), seed=seed)
+    return s
+
+
+@pytest.mark.parametrize("name,params,puzzle", CASES, ids=IDS)
+def test_same_seed_same_run(name, params, puzzle):
+    a, b = _fresh(name, params, puzzle), _fresh(name, params, puzzle)
+    a.step(60)
+    b.step(60)
+    _state_equal(a.state_dict(), b.state_dict())
+    c = _fresh(name, params, puzzle, seed=8)
+    c.step(60)
+    if name != "exact":  # a deterministic solver may legitimately ignore the seed
+        assert not np.array_equal(a.snapshot().trace["cost"], c.snapshot().trace["cost"]) or not np.array_equal(
+            a.grid, c.grid)
+
+
+@pytest.mark.parametrize("name,params,puzzle", CASES, ids=IDS)
+@pytest.mark.parametrize("split", [(1, 59), (17, 43), (30, 30)])
+def test_chunking_does_not_change_the_run(name, params, puzzle, split):
+    a, b = _fresh(name, params, puzzle), _fresh(name, params, puzzle)
+    a.step(split[0])
+    a.step(split[1])
+    b.step(sum(split))
+    _state_equal(a.state_dict(), b.state_dict())
+
+
+@pytest.mark.parametrize("name,params,puzzle", CASES, ids=IDS)
+def test_load_state_replays_exactly(name, params, puzzle):
+    a = _fresh(name, params, puzzle)
+    a.step(25)
+    key = pickle.loads(pickle.dumps(a.state_dict()))  # keyframes must survive pickling (sessions, workers)
+    a.step(50)
+    b = create(name, **params)
+    b.load_state(key)
+    b.step(50)
+    _state_equal(a.state_dict(), b.state_dict())
+    sa, sb = a.snapshot(), b.snapshot()
+    assert np.array_equal(sa.grid, sb.grid) and sa.iteration == sb.iteration and sa.status == sb.status
+
+
+@pytest.mark.parametrize("name,params,puzzle", CASES, ids=IDS)
+def test_givens_never_change(name, params, puzzle):
+    s = _fresh(name, params, puzzle)
+    pz = library.puzzle(puzzle)
+    mask = pz.givens
+    for _ in range(8):
+        s.step(15)
+        snap = s.snapshot()
+        for g in (snap.grid, snap.best_grid):
+            assert np.array_equal(g[mask], pz.grid[mask])
+        assert snap.fixed[mask].all()
+
+
+@pytest.mark.parametrize("name,params,puzzle", CASES, ids=IDS)
+def test_snapshots_are_read_only_and_frozen(name, params, puzzle):
+    s = _fresh(name, params, puzzle)
+    s.step(5)
+    snap = s.snapshot()
+    arrays = {"grid": snap.grid, "best_grid": snap.best_grid, "fixed": snap.fixed}
+    arrays.update({f"layer {k}": v for k, v in snap.layers.items() if isinstance(v, np.ndarray)})
+    arrays.update({f"trace {k}": v for k, v in snap.trace.items()})
+    copies = {k: v.copy() for k, v in arrays.items()}
+    for k, v in arrays.items():
+        assert not v.flags.writeable, k
+        with pytest.raises(ValueError):
+            v[...] = 0
+    with pytest.raises(TypeError):
+        snap.layers["new"] = 1  # mapping proxies
+    s.step(40)
+    for k, v in arrays.items():
+        assert np.array_equal(v, copies[k]), f"{k} changed after further steps"
+    assert set(snap.layers) <= set(type(s).layers), "undeclared snapshot layer"
+
+
+@pytest.mark.parametrize("name,params,puzzle", CASES, ids=IDS)
+def test_a_solved_grid_is_the_exact_solution(name, params, puzzle):
+    pz = library.puzzle(puzzle)
+    s = _fresh(name, params, puzzle, seed=3)
+    for _ in range(200):
+        if s.done:
+            break
+        s.step(50)
+    snap = s.snapshot()
+    if snap.solved:
+        assert np.array_equal(snap.grid, pz.solution)
+        assert snap.cost == 0 and snap.best_cost == 0
+    else:
+        assert snap.status in (Status.FAILED, Status.RUNNING)
+        assert snap.cost > 0
+
+
+def test_step_before_reset_is_an_error():
+    for name in registry():
+        with pytest.raises(RuntimeError):
+            create(name).step(1)
+
+
+@pytest.mark.parametrize("name", list(registry()))
+def test_parameter_declarations_are_complete(name):
+    cls = registry()[name]
+    for p in cls.params:
+        assert p.help and p.kind in ("float", "int", "bool", "choice")
+        assert p.validate(p.default) == p.default
+        if p.kind == "choice":
+            assert p.default in p.choices
+    for flag in ("has_probability_model", "uses_domains", "has_population", "has_tabu_list"):
+        assert isinstance(getattr(cls, flag), bool)

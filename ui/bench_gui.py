@@ -1,0 +1,158 @@
+"""``sudoku-lab bench gui``: solver throughput with the window drawing, against headless, in one run.
+
+Run as ``python -m ui.bench_gui`` (the core's ``sudoku-lab bench gui`` starts it
+in a subprocess, so ``sudoku_lab`` never imports Qt).
+
+Method: RESEDA (default parameters) solves ``reseda_fig4_1_hard`` for seeds
+0, 1, 2, ... both headless through :func:`sudoku_lab.loop.run` (carrying the
+adapted chunk size from run to run, as the worker does) and in the real main
+window (worker thread, board at 30 Hz, plots at 10 Hz), in alternating blocks
+of seeds so that drifts of a shared machine hit both alike. Throughput =
+steps / seconds spent in the stepping loop, summed over the same seeds in
+both settings (reset round trips are not counted). A 10 ms QTimer records
+how late each tick fires while the window runs: its 99th-percentile
+lateness is the event loop's latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+
+def _headless(puzzle, seeds) -> tuple[int, float]:
+    from sudoku_lab import loop
+    from sudoku_lab.solvers import create
+
+    steps = 0
+    seconds = 0.0
+    chunk = 1
+    for seed in seeds:
+        s = create("reseda")
+        s.reset(puzzle, seed=seed)
+        last = loop.run(s, loop.Solved(), chunk=chunk)  # carries the chunk size over, as the worker does
+        chunk = last.chunk
+        steps += last.snapshot.iteration
+        seconds += last.elapsed
+    return steps, seconds
+
+
+class _Window:
+    """The real main window driven seed by seed, with a 10 ms timer measuring event-loop lateness."""
+
+    def __init__(self, puzzle, timeout: float):
+        from PySide6.QtCore import QElapsedTimer, QTimer
+        from PySide6.QtWidgets import QApplication
+
+        from .app import create_window
+
+        self.app = QApplication.instance() or QApplication(sys.argv[:1])
+        self.win = create_window(puzzle)
+        self.win.resize(1600, 1000)
+        self.win.show()
+        self.c = self.win.controller
+        self.timeout = timeout
+        self.ends: list[str] = []
+        self.c.runEnded.connect(lambda reason: self.ends.append(reason))
+        self.late_running: list[float] = []
+        self.late_all: list[float] = []
+        self._clock = QElapsedTimer()
+        self._last = 0
+        self._timer = QTimer()
+        self._timer.setInterval(10)
+        self._timer.timeout.connect(self._tick)
+        self.wait(lambda: self.c.state == "idle" and self.c.latest is not None, 120)
+
+    def _tick(self) -> None:
+        now = self._clock.elapsed()
+        late = max(0, now - self._last - 10)
+        self._last = now
+        self.late_all.append(late)
+        if self.c.state == "running":
+            self.late_running.append(late)
+
+    def wait(self, cond, limit: float) -> None:
+        from PySide6.QtCore import QEventLoop, QTimer
+
+        t0 = time.perf_counter()
+        while not cond():
+            loop = QEventLoop()
+            QTimer.singleShot(5, loop.quit)
+            loop.exec()
+            if time.perf_counter() - t0 > limit:
+                raise TimeoutError("the window did not respond in time")
+
+    def solve(self, seeds) -> tuple[int, float]:
+        """Solve for each seed as a user would (seed box, Run); steps and seconds in the stepping loop."""
+        c = self.c
+        steps, seconds = 0, 0.0
+        self._clock.start()
+        self._last = 0
+        self._timer.start()
+        for seed in seeds:
+            self.win.seed_box.setValue(seed)  # resets with this seed
+            self.wait(lambda: c.state == "idle" and c.latest is not None and c.latest.snapshot.iteration == 0,
+                      self.timeout)
+            self.ends.clear()
+            c.run()
+            self.wait(lambda: bool(self.ends) and c.latest is not None and c.latest.done, self.timeout)
+            steps += c.latest.snapshot.iteration
+            seconds += c.latest.elapsed
+        self._timer.stop()
+        return steps, seconds
+
+    def close(self) -> None:
+        self.win.close()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="sudoku-lab bench gui", description=__doc__)
+    ap.add_argument("--runs", type=int, default=150, help="seeded solves in each setting (default 150)")
+    ap.add_argument("--rounds", type=int, default=5, help="alternating headless/window blocks (default 5)")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one solve in the window")
+    args = ap.parse_args(argv)
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from sudoku_lab import library
+
+    puzzle = library.puzzle("reseda_fig4_1_hard")
+    seeds = list(range(args.runs))
+    _headless(puzzle, seeds[:2])  # compile or load the kernels first
+    window = _Window(puzzle, args.timeout)
+    h_steps = g_steps = 0
+    h_sec = g_sec = 0.0
+    ratios = []
+    # Alternate blocks of seeds between the two settings, so a slow patch of a shared machine
+    # slows both alike instead of deciding the ratio.
+    for block in np.array_split(np.array(seeds), max(1, args.rounds)):
+        hs, ht = _headless(puzzle, block.tolist())
+        gs, gt = window.solve(block.tolist())
+        h_steps, h_sec, g_steps, g_sec = h_steps + hs, h_sec + ht, g_steps + gs, g_sec + gt
+        ratios.append((gs / gt) / (hs / ht))
+    window.close()
+    h_rate, g_rate = h_steps / h_sec, g_steps / g_sec
+    late = np.array(window.late_running)
+    late_all = np.array(window.late_all)
+    p99 = float(np.percentile(late, 99)) if late.size else float("nan")
+    platform = os.environ.get("QT_QPA_PLATFORM") or "xcb"
+    print(f"RESEDA (default parameters) on reseda_fig4_1_hard, seeds 0..{args.runs - 1}, one process, "
+          f"Qt platform {platform}")
+    print(f"  headless (loop.run)           {h_steps:7d} steps in {h_sec:7.3f} s = {h_rate:9,.0f} steps/s")
+    print(f"  window drawing (worker+GUI)   {g_steps:7d} steps in {g_sec:7.3f} s = {g_rate:9,.0f} steps/s")
+    print(f"  throughput with the window / headless: {g_rate / h_rate:.2f} (target >= 0.80); per round: "
+          + ", ".join(f"{r:.2f}" for r in ratios))
+    print(f"  GUI event loop while runs draw: 10 ms timer, {late.size} ticks, lateness median "
+          f"{np.median(late):.1f} ms, 99th percentile {p99:.1f} ms (target < 50 ms)")
+    print(f"  including the {args.runs} resets between solves: {late_all.size} ticks, 99th percentile "
+          f"{np.percentile(late_all, 99):.1f} ms")
+    if g_steps != h_steps:
+        print(f"  note: step counts differ ({g_steps} vs {h_steps}): the runs were not identical")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,361 @@
+"""AC3Player: replays one AC3 run on a board, a queue pop or a single removal at a time.
+
+The player runs :func:`sudoku_lab.ac3.ac3` once per puzzle (and again when
+the hidden-singles box is toggled) and then only replays its log with
+:meth:`~sudoku_lab.ac3.AC3Result.domains_after`; it never propagates itself.
+
+The replay state is ``(pops, position)``: ``position`` removals of the log
+are applied and ``pops`` queue pops have started (the last of them may be
+part-way through its removals after fine steps). A pop with no removal (its
+digit was already gone from every peer) is a step of its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout,
+                               QWidget)
+
+from sudoku_lab.ac3 import AC3Result, ac3, candidate_count
+from sudoku_lab.geometry import MASK_DTYPE, cell_name, geometry, symbol
+from sudoku_lab.puzzle import Puzzle
+
+from . import theme
+from .board import BoardView
+
+__all__ = ["AC3Player", "describe_removals"]
+
+
+def describe_removals(result: AC3Result) -> list[str]:
+    """One sentence per log row of an AC3 run.
+
+    Parameters
+    ----------
+    result : AC3Result
+
+    Returns
+    -------
+    list of str, length ``result.n_removed``
+        ``"r3c4 loses 7 because r3c9 = 7"``, or for a hidden single
+        ``"r2c3 loses 1 (hidden single: 5 has one place left in box 2)"``.
+    """
+    N = result.n * result.n
+    geo = geometry(result.n)
+    log = result.log
+    cells = log["cell"].tolist()
+    digits = log["digit"].tolist()
+    because = log["because"].tolist()
+    pops = log["pop"].tolist()
+    # The digit a hidden single places is what its cell keeps once the rows of its group are applied.
+    domains = result.initial.astype(np.int64)
+    kept: dict[int, int] = {}
+    for k, (cell, digit, b) in enumerate(zip(cells, digits, because)):
+        domains[cell] &= ~(1 << (digit - 1))
+        if b < 0 and (k + 1 == len(cells) or because[k + 1] != b or cells[k + 1] != cell or pops[k + 1] != pops[k]):
+            kept[k] = int(domains[cell])
+    out = []
+    hidden_text = ""
+    for k in range(len(cells) - 1, -1, -1):  # backwards: a group's placed digit is known at its last row
+        cell, digit, b = cells[k], digits[k], because[k]
+        if b >= 0:
+            out.append(f"{cell_name(cell, N)} loses {symbol(digit)} because {cell_name(b, N)} = {symbol(digit)}")
+            continue
+        if k in kept:
+            placed = kept[k].bit_length()
+            hidden_text = f"hidden single: {symbol(placed)} has one place left in {geo.unit_name(-1 - b)}"
+        out.append(f"{cell_name(cell, N)} loses {symbol(digit)} ({hidden_text})")
+    out.reverse()
+    return out
+
+
+class AC3Player(QWidget):
+    """Teach AC3 on its own: step through a puzzle's propagation on a board with pencil marks.
+
+    Signals
+    -------
+    positionChanged(int, int)
+        ``(pops, position)`` after every move of the replay.
+
+    Notes
+    -----
+    AC3 as singleton propagation (ALGORITHMS.md, "AC3"), the prefilter of
+    Soto et al.'s AC3-tabu (paper 003_7e5c3f83b405959c.txt, Algorithm 3).
+    Hidden singles are a stronger rule than AC3 and are off by default.
+    """
+
+    positionChanged = Signal(int, int)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._puzzle: Puzzle | None = None
+        self._result: AC3Result | None = None
+        self._texts: list[str] = []
+        self._pop_ends = np.zeros(0, dtype=np.int64)
+        self._pops = 0
+        self._position = 0
+        self._last = (0, 0)  # log rows [a, b) removed by the last move (struck through on the board)
+
+        self.board = BoardView()
+        self.board.set_tooltip_provider(self._tooltip)
+        self.hidden_singles = QCheckBox("hidden singles (stronger than AC3)")
+        self.hidden_singles.setToolTip("Also place a digit that has a single possible cell left in a row, column "
+                                       "or box. This is not implied by arc consistency.")
+        self.hidden_singles.toggled.connect(self._recompute)
+        self.reset_button = QPushButton("Reset")
+        self.back_button = QPushButton("Back")
+        self.fine_button = QPushButton("Fine step")
+        self.step_button = QPushButton("Step")
+        self.run_button = QPushButton("Run to fixed point")
+        tips = ((self.reset_button, "Back to the start (Home)", self.reset_replay),
+                (self.back_button, "Undo one removal (Left)", self.back),
+                (self.fine_button, "Apply one removal (Right)", self.fine_step),
+                (self.step_button, "Pop one cell from the queue and apply all its removals (Space)", self.step),
+                (self.run_button, "Apply every remaining removal (End)", self.run_to_end))
+        for button, tip, slot in tips:
+            button.setToolTip(tip)
+            button.clicked.connect(slot)
+        for key, slot in ((Qt.Key.Key_Home, self.reset_replay), (Qt.Key.Key_Left, self.back),
+                          (Qt.Key.Key_Right, self.fine_step), (Qt.Key.Key_Space, self.step),
+                          (Qt.Key.Key_End, self.run_to_end)):
+            shortcut = QShortcut(QKeySequence(key), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
+        self.counters = QLabel()
+        self.counters.setFont(theme.ui_font(11, bold=True))
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setFont(theme.ui_font(11))
+        self.log_list = QListWidget()
+        self.log_list.setFont(theme.mono_font(10))
+        self.log_list.setWordWrap(True)
+        self.log_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.log_list.itemClicked.connect(lambda item: self.seek(self.log_list.row(item) + 1))
+        self.log_list.setToolTip("Removals applied so far; click one to go back to it")
+
+        buttons = QHBoxLayout()
+        for b in (self.reset_button, self.back_button, self.fine_button, self.step_button, self.run_button):
+            buttons.addWidget(b)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(6, 0, 0, 0)
+        side_layout.addWidget(self.hidden_singles)
+        side_layout.addLayout(buttons)
+        side_layout.addWidget(self.counters)
+        side_layout.addWidget(self.message)
+        side_layout.addWidget(QLabel("Removals:"))
+        side_layout.addWidget(self.log_list, 1)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.board)
+        splitter.addWidget(side)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+        self._show()
+
+    # ------------------------------------------------------------------- API
+    def set_puzzle(self, puzzle: Puzzle | None) -> None:
+        """Run AC3 on ``puzzle`` (clashing givens allowed) and rewind the replay; None empties the player."""
+        self._puzzle = puzzle
+        self._recompute()
+
+    @property
+    def result(self) -> AC3Result | None:
+        """The AC3 run being replayed."""
+        return self._result
+
+    @property
+    def position(self) -> int:
+        """Removals applied (0 .. ``result.n_removed``)."""
+        return self._position
+
+    @property
+    def pops(self) -> int:
+        """Queue pops started (0 .. ``result.n_pops``)."""
+        return self._pops
+
+    @property
+    def at_end(self) -> bool:
+        """True when every pop and removal has been replayed."""
+        r = self._result
+        return r is None or (self._position == r.n_removed and self._pops == r.n_pops)
+
+    def current_domains(self) -> np.ndarray:
+        """Domains after the applied removals: ndarray of uint32, shape (C,) (a new array)."""
+        if self._result is None:
+            return np.zeros(0, dtype=MASK_DTYPE)
+        return self._result.domains_after(self._position)
+
+    def last_removed(self) -> np.ndarray:
+        """Digits removed by the last move, as masks: ndarray of uint32, shape (C,)."""
+        r = self._result
+        if r is None:
+            return np.zeros(0, dtype=MASK_DTYPE)
+        a, b = self._last
+        rows = r.log[a:b]
+        out = np.zeros(r.initial.shape, dtype=MASK_DTYPE)
+        np.bitwise_or.at(out, rows["cell"], np.left_shift(MASK_DTYPE(1), (rows["digit"] - 1).astype(MASK_DTYPE)))
+        return out
+
+    def step(self) -> None:
+        """One queue pop: finish the pop in progress, else start the next one and apply all its removals."""
+        r = self._result
+        if r is None:
+            return
+        if self._pops > 0 and self._position < self._pop_ends[self._pops - 1]:
+            self._move(self._pops, int(self._pop_ends[self._pops - 1]))
+        elif self._pops < r.n_pops:
+            self._move(self._pops + 1, int(self._pop_ends[self._pops]))
+
+    def fine_step(self) -> None:
+        """One removal (at the end of the log, the remaining pops one at a time)."""
+        r = self._result
+        if r is None:
+            return
+        if self._position < r.n_removed:
+            self._move(int(r.log["pop"][self._position]) + 1, self._position + 1)
+        else:
+            self.step()
+
+    def back(self) -> None:
+        """Undo one removal."""
+        r = self._result
+        if r is None:
+            return
+        if self._position > 0:
+            self.seek(self._position - 1)
+        elif self._pops > 0:
+            self._move(0, 0, last=(0, 0))
+
+    def run_to_end(self) -> None:
+        """Replay everything: the fixed point, or the wipe-out."""
+        r = self._result
+        if r is not None:
+            self._move(r.n_pops, r.n_removed, last=(0, 0))
+
+    def reset_replay(self) -> None:
+        """Back to the initial domains."""
+        if self._result is not None:
+            self._move(0, 0, last=(0, 0))
+
+    def seek(self, position: int) -> None:
+        """Show the state after ``position`` removals (0 .. n_removed), as fine steps would reach it."""
+        r = self._result
+        if r is None:
+            return
+        position = max(0, min(int(position), r.n_removed))
+        if position == 0:
+            self._move(0, 0, last=(0, 0))
+        else:
+            self._move(int(r.log["pop"][position - 1]) + 1, position, last=(position - 1, position))
+
+    # -------------------------------------------------------------- internals
+    def _recompute(self) -> None:
+        if self._puzzle is None:
+            self._result = None
+            self._texts = []
+            self._pop_ends = np.zeros(0, dtype=np.int64)
+        else:
+            self._result = ac3(self._puzzle, hidden_singles=self.hidden_singles.isChecked())
+            self._texts = describe_removals(self._result)
+            # End (exclusive) of each pop's log rows.
+            self._pop_ends = np.searchsorted(self._result.log["pop"], np.arange(1, self._result.n_pops + 1),
+                                             side="left")
+        self.board.set_puzzle(self._puzzle)
+        self.log_list.clear()
+        self._pops = self._position = 0
+        self._last = (0, 0)
+        self._show()
+        self.positionChanged.emit(0, 0)
+
+    def _move(self, pops: int, position: int, last: tuple[int, int] | None = None) -> None:
+        """Go to ``(pops, position)``; ``last`` are the log rows to strike through (default: the rows crossed)."""
+        self._last = last if last is not None else (min(self._position, position), max(self._position, position))
+        self._pops, self._position = pops, position
+        self._show()
+        self.positionChanged.emit(pops, position)
+
+    def _show(self) -> None:
+        r = self._result
+        for b in (self.reset_button, self.back_button, self.fine_button, self.step_button, self.run_button):
+            b.setEnabled(r is not None)
+        if r is None:
+            self.counters.setText("")
+            self.message.setText("Load a puzzle to watch AC3 prune its candidates.")
+            return
+        domains = self.current_domains()
+        givens = self._puzzle.grid > 0
+        single = candidate_count(domains) == 1
+        decided = single & ~givens
+        grid = np.zeros(domains.shape, dtype=np.int8)
+        # A one-bit mask m = 2**(d-1): m - 1 has d - 1 bits.
+        grid[decided] = candidate_count(domains[decided] - MASK_DTYPE(1)) + 1
+        self.board.set_grid(grid, decided)
+        self.board.set_domains(domains)
+        self.board.set_removed(self.last_removed() if self._last[1] > self._last[0] else None)
+        # The popped cell whose digit is being removed; at the end the message (and a wipe-out) take over.
+        self.board.set_focus_cell(int(r.pops[self._pops - 1]) if self._pops > 0 and not self.at_end else -1)
+        fixed_now = int(np.count_nonzero(single & (candidate_count(r.initial) != 1)))
+        self.counters.setText(f"pop {self._pops} / {r.n_pops},  removal {self._position} / {r.n_removed},  "
+                              f"fixed {fixed_now} cells")
+        self._sync_log()
+        self._set_message()
+
+    def _set_message(self) -> None:
+        r = self._result
+        N = r.n * r.n
+        if self.at_end and not r.consistent:
+            if r.wipeout_unit is not None:
+                what = f"digit {symbol(r.wipeout_digit)} has no place left in {geometry(r.n).unit_name(r.wipeout_unit)}"
+                cells = geometry(r.n).units[r.wipeout_unit].tolist()
+            else:
+                what = f"{cell_name(r.wipeout_cell, N)} has no candidate left"
+                cells = [r.wipeout_cell]
+            self.board.set_highlight(cells)
+            self.message.setStyleSheet(f"color: {theme.VERMILLION}; font-weight: bold")
+            self.message.setText(f"contradiction: {what}")
+            return
+        self.board.set_highlight([])
+        self.message.setStyleSheet("")
+        if self.at_end:
+            self.message.setText(f"Fixed point. {r.describe()}")
+        elif self._pops == 0:
+            self.message.setText("The queue holds every cell with one candidate (the givens). "
+                                 "Step pops one and removes its digit from its row, column and box.")
+        else:
+            cell = int(r.pops[self._pops - 1])
+            d = int(r.domains_after(int(self._pop_ends[self._pops - 1]))[cell])
+            what = f"{cell_name(cell, N)} = {symbol(d.bit_length())}" if d else cell_name(cell, N)
+            start = int(self._pop_ends[self._pops - 2]) if self._pops > 1 else 0
+            total = int(self._pop_ends[self._pops - 1]) - start
+            head = f"Pop {self._pops}: {what}"
+            if total and r.log["because"][start] < 0:  # the pop opens with the hidden single that queued it
+                head += " by a " + self._texts[start].split("(", 1)[1].rstrip(")")
+            if total == 0:
+                self.message.setText(f"{head}; no peer still had that digit.")
+            else:
+                self.message.setText(f"{head}; removal {self._position - start} of {total}.")
+
+    def _sync_log(self) -> None:
+        """Make the list hold exactly the applied removals, appending or trimming at its end."""
+        count = self.log_list.count()
+        if count < self._position:
+            self.log_list.addItems(self._texts[count:self._position])
+        elif count > self._position:
+            self.log_list.model().removeRows(self._position, count - self._position)
+        if self._position:
+            self.log_list.setCurrentRow(self._position - 1)
+            self.log_list.scrollToItem(self.log_list.item(self._position - 1))
+
+    def _tooltip(self, cell: int) -> str:
+        N = self._puzzle.N
+        domains = self.current_domains()
+        digits = " ".join(symbol(d + 1) for d in range(N) if int(domains[cell]) >> d & 1) or "none"
+        text = f"{cell_name(cell, N)}: candidates {digits}"
+        lost = int(self.last_removed()[cell])
+        if lost:
+            text += "; just lost " + " ".join(symbol(d + 1) for d in range(N) if lost >> d & 1)
+        return text

@@ -1,0 +1,576 @@
+"""BoardView: a custom-painted Sudoku board for every box size (4x4 .. 25x25).
+
+The board draws a puzzle's givens, a solver's grid and optional overlays
+(conflicts, pencil marks, removed marks, shading, difference to a solution,
+highlights and a focus cell). It holds only immutable data handed to it, never
+a solver, and repaints from that data; every setter ends with one
+``update()``, so a 30 Hz refresh costs one paint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QFont, QPainter, QPen, QPolygonF
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from sudoku_lab.ac3 import mask_to_digits
+from sudoku_lab.geometry import SYMBOLS, cell_name, geometry
+from sudoku_lab.puzzle import Puzzle
+
+from . import theme
+
+__all__ = ["BoardView", "OVERLAYS"]
+
+#: Overlay names accepted by :meth:`BoardView.set_overlay`.
+OVERLAYS = ("conflicts", "pencil", "removed", "shading", "diff")
+
+#: Smallest mini-cell (pixels) at which pencil marks are still drawn.
+MIN_PENCIL_PX = 8.0
+
+_CLEAR_KEYS = {Qt.Key.Key_Backspace, Qt.Key.Key_Delete, Qt.Key.Key_0, Qt.Key.Key_Period, Qt.Key.Key_Space}
+_ARROWS = {Qt.Key.Key_Left: (0, -1), Qt.Key.Key_Right: (0, 1), Qt.Key.Key_Up: (-1, 0), Qt.Key.Key_Down: (1, 0)}
+
+
+class BoardView(QWidget):
+    """A square Sudoku board that scales with the widget.
+
+    Signals
+    -------
+    cellHovered(int)
+        The cell under the mouse (flat index), -1 when the mouse leaves the board.
+    cellClicked(int)
+        A left click on a cell.
+    cellEdited(int, int)
+        Edit mode only: ``(cell, digit)`` after a symbol key (1-9, A-P up to
+        N); digit 0 for ``0``, ``.``, space, Backspace or Delete. The view does
+        not change its puzzle itself: the owner answers with
+        :meth:`set_puzzle`.
+
+    Notes
+    -----
+    Cells are flat indices ``r * N + c``; digit masks hold digit ``d`` as bit
+    ``d - 1`` (:mod:`sudoku_lab.geometry`). Arrays are kept by reference and
+    must not be mutated afterwards (snapshot arrays are read-only).
+    """
+
+    cellHovered = Signal(int)
+    cellClicked = Signal(int)
+    cellEdited = Signal(int, int)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setMouseTracking(True)
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+        self._colors = {k: theme.qcolor(v) for k, v in theme.BOARD.items()}
+        self._puzzle: Puzzle | None = None
+        self._grid: np.ndarray | None = None
+        self._fixed: np.ndarray | None = None
+        self._domains: np.ndarray | None = None
+        self._removed: np.ndarray | None = None
+        self._shading: np.ndarray | None = None
+        self._solution: np.ndarray | None = None
+        self._highlight: frozenset[int] = frozenset()
+        self._highlight_color = self._colors["highlight"]
+        self._focus = -1
+        self._selected = -1
+        self._hovered = -1
+        self._lines_cache: tuple | None = None
+        self._editable = False
+        self._overlays = dict.fromkeys(OVERLAYS, True)
+        self._tooltip_provider: Callable[[int], str | None] | None = None
+        # Derived per-cell arrays, recomputed by _refresh() when the data change.
+        self._shown = np.zeros(0, dtype=np.int8)
+        self._conflicts = np.zeros(0, dtype=bool)
+        self._diff = np.zeros(0, dtype=bool)
+
+    # ------------------------------------------------------------------ data
+    def set_puzzle(self, puzzle: Puzzle | None) -> None:
+        """Show a puzzle's givens and drop every per-run layer.
+
+        Parameters
+        ----------
+        puzzle : Puzzle or None
+            None empties the board. The grid, domains, removed marks,
+            shading, solution, highlight and focus are cleared, since they
+            described the previous puzzle; the selection is kept when the
+            size does not change (so editing a cell keeps it selected).
+        """
+        same_size = puzzle is not None and self._puzzle is not None and puzzle.n == self._puzzle.n
+        self._puzzle = puzzle
+        self._grid = self._fixed = self._domains = self._removed = self._shading = self._solution = None
+        self._highlight = frozenset()
+        self._focus = -1
+        if not same_size:
+            self._selected = -1
+            self._hovered = -1
+        self._refresh()
+
+    def puzzle(self) -> Puzzle | None:
+        """The puzzle shown, or None."""
+        return self._puzzle
+
+    def set_grid(self, grid: np.ndarray | None = None, fixed: np.ndarray | None = None) -> None:
+        """Show a solver's grid.
+
+        Parameters
+        ----------
+        grid : ndarray of int8, shape (C,), or None
+            Digits 1..N, 0 where the solver has none; drawn in the solver
+            colour on non-given cells.
+        fixed : ndarray of bool, shape (C,), or None
+            Cells the solver treats as given; those that are not givens (a
+            restart zone, AC3-prefilled cells) get the "fixed" tint.
+        """
+        grid, fixed = self._checked(grid, "grid"), self._checked(fixed, "fixed")
+        if _same(grid, self._grid) and _same(fixed, self._fixed):
+            return  # a paused run repaints nothing
+        self._grid, self._fixed = grid, fixed
+        self._refresh()
+
+    def set_domains(self, domains: np.ndarray | None) -> None:
+        """Pencil marks: ndarray of uint32, shape (C,), digit d as bit d-1; None hides them.
+
+        Drawn in cells that show no digit (and in cells with removed marks).
+        """
+        domains = self._checked(domains, "domains")
+        if not _same(domains, self._domains):
+            self._domains = domains
+            self.update()
+
+    def domains(self) -> np.ndarray | None:
+        """The pencil-mark domains shown (uint32 (C,)), or None."""
+        return self._domains
+
+    def set_removed(self, removed: np.ndarray | None) -> None:
+        """Removed marks: ndarray of uint32, shape (C,), digits drawn struck through; None hides them."""
+        self._removed = self._checked(removed, "removed")
+        self.update()
+
+    def removed(self) -> np.ndarray | None:
+        """The removed marks shown (uint32 (C,)), or None."""
+        return self._removed
+
+    def set_shading(self, values: np.ndarray | None) -> None:
+        """Cell shading: ndarray of float, shape (C,), in [0, 1] (e.g. max probability); None hides it."""
+        values = self._checked(values, "shading")
+        if not _same(values, self._shading):
+            self._shading = values
+            self.update()
+
+    def set_solution(self, solution: np.ndarray | None) -> None:
+        """Known solution: ndarray of int8, shape (C,); shown digits that differ get a marker."""
+        self._solution = self._checked(solution, "solution")
+        self._refresh()
+
+    def set_highlight(self, cells: Iterable[int], color=None) -> None:
+        """Outline and tint some cells, e.g. clashing givens.
+
+        Parameters
+        ----------
+        cells : iterable of int
+            Flat cell indices; empty to clear.
+        color : QColor, hex str or None
+            Defaults to the theme's highlight colour (vermillion).
+        """
+        self._highlight = frozenset(int(c) for c in cells)
+        self._highlight_color = self._colors["highlight"] if color is None else theme.qcolor(color)
+        self.update()
+
+    def highlighted_cells(self) -> frozenset[int]:
+        """The cells of :meth:`set_highlight`."""
+        return self._highlight
+
+    def set_focus_cell(self, cell: int) -> None:
+        """Mark one cell with a thick outline (e.g. AC3's popped cell); -1 for none."""
+        self._focus = int(cell)
+        self.update()
+
+    def focus_cell(self) -> int:
+        """The focus cell, or -1."""
+        return self._focus
+
+    # -------------------------------------------------------------- overlays
+    def set_overlay(self, name: str, enabled: bool) -> None:
+        """Switch an overlay of :data:`OVERLAYS` on or off (all are on initially)."""
+        if name not in self._overlays:
+            raise ValueError(f"unknown overlay {name!r}; choose from {', '.join(OVERLAYS)}")
+        self._overlays[name] = bool(enabled)
+        self.update()
+
+    def overlay_enabled(self, name: str) -> bool:
+        """Whether an overlay of :data:`OVERLAYS` is on."""
+        return self._overlays[name]
+
+    def shown_digits(self) -> np.ndarray:
+        """The digits on the board: givens, else the solver's grid. int8 (C,), 0 = empty."""
+        return self._shown
+
+    def conflict_cells(self) -> np.ndarray:
+        """Cells whose shown digit repeats in their row, column or box: int64, sorted."""
+        return np.flatnonzero(self._conflicts)
+
+    def diff_cells(self) -> np.ndarray:
+        """Cells showing a digit that differs from the solution: int64, sorted (empty without one)."""
+        return np.flatnonzero(self._diff)
+
+    # ------------------------------------------------------------ edit mode
+    def set_editable(self, editable: bool) -> None:
+        """Edit mode: clicks select a cell, symbol keys emit :attr:`cellEdited`, arrows move."""
+        self._editable = bool(editable)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus if editable else Qt.FocusPolicy.ClickFocus)
+        if not editable:
+            self._selected = -1
+        self.update()
+
+    def is_editable(self) -> bool:
+        """Whether edit mode is on."""
+        return self._editable
+
+    def selected_cell(self) -> int:
+        """The selected cell in edit mode, or -1."""
+        return self._selected
+
+    def set_selected_cell(self, cell: int) -> None:
+        """Select a cell (edit mode), -1 for none."""
+        C = self._puzzle.C if self._puzzle is not None else 0
+        self._selected = int(cell) if 0 <= cell < C else -1
+        self.update()
+
+    def set_tooltip_provider(self, provider: Callable[[int], str | None] | None) -> None:
+        """Hover text: ``provider(cell) -> str | None``; None restores :meth:`default_tooltip`."""
+        self._tooltip_provider = provider
+
+    def tooltip_text(self, cell: int) -> str | None:
+        """What the tooltip shows for ``cell`` (the provider's text, or the default)."""
+        if self._puzzle is None or not 0 <= cell < self._puzzle.C:
+            return None
+        if self._tooltip_provider is not None:
+            return self._tooltip_provider(cell)
+        return self.default_tooltip(cell)
+
+    def default_tooltip(self, cell: int) -> str:
+        """``r4c5: given 7`` / ``r4c5: 3 (conflict)`` / ``r4c5: candidates 1 5 8`` for ``cell``."""
+        N = self._puzzle.N
+        parts = [cell_name(cell, N) + ":"]
+        d = int(self._shown[cell])
+        if self._puzzle.grid[cell]:
+            parts.append(f"given {SYMBOLS[d - 1]}")
+        elif d:
+            parts.append(SYMBOLS[d - 1])
+            if self._solution is not None and self._diff[cell]:
+                parts.append(f"(solution {SYMBOLS[int(self._solution[cell]) - 1]})")
+        if self._conflicts.size and self._conflicts[cell]:
+            parts.append("(conflict)")
+        if self._domains is not None:
+            digits = mask_to_digits(self._domains[cell])
+            parts.append("candidates " + (" ".join(SYMBOLS[x - 1] for x in digits) or "none"))
+        if self._shading is not None:
+            parts.append(f"shade {float(self._shading[cell]):.2f}")
+        return " ".join(parts)
+
+    # -------------------------------------------------------------- geometry
+    def board_rect(self) -> QRectF:
+        """The square the board occupies, in widget coordinates."""
+        margin = 4.0
+        side = max(0.0, min(self.width(), self.height()) - 2 * margin)
+        return QRectF((self.width() - side) / 2, (self.height() - side) / 2, side, side)
+
+    def cell_rect(self, cell: int) -> QRectF:
+        """The rectangle of ``cell`` in widget coordinates."""
+        N = self._puzzle.N
+        r, c = divmod(int(cell), N)
+        xs, ys = self._lines()
+        return QRectF(xs[c], ys[r], xs[c + 1] - xs[c], ys[r + 1] - ys[r])
+
+    def cell_at(self, pos: QPointF) -> int:
+        """The cell under a widget position, or -1 outside the board."""
+        if self._puzzle is None:
+            return -1
+        N = self._puzzle.N
+        rect = self.board_rect()
+        if rect.width() <= 0 or not rect.contains(pos):
+            return -1
+        c = min(N - 1, int((pos.x() - rect.left()) / rect.width() * N))
+        r = min(N - 1, int((pos.y() - rect.top()) / rect.height() * N))
+        return r * N + c
+
+    def pencil_marks_fit(self) -> bool:
+        """Whether cells are large enough for pencil marks at the current size."""
+        if self._puzzle is None:
+            return False
+        return self.board_rect().width() / self._puzzle.N / self._puzzle.n >= MIN_PENCIL_PX
+
+    def sizeHint(self) -> QSize:
+        return QSize(500, 500)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(160, 160)
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return width
+
+    # ---------------------------------------------------------------- events
+    def mouseMoveEvent(self, event) -> None:
+        cell = self.cell_at(event.position())
+        if cell != self._hovered:
+            self._hovered = cell
+            self.cellHovered.emit(cell)
+        super().mouseMoveEvent(event)
+
+    def leaveEvent(self, event) -> None:
+        if self._hovered != -1:
+            self._hovered = -1
+            self.cellHovered.emit(-1)
+        super().leaveEvent(event)
+
+    def mousePressEvent(self, event) -> None:
+        cell = self.cell_at(event.position())
+        if event.button() == Qt.MouseButton.LeftButton and cell >= 0:
+            if self._editable:
+                self._selected = cell
+                self.setFocus(Qt.FocusReason.MouseFocusReason)
+                self.update()
+            self.cellClicked.emit(cell)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def keyPressEvent(self, event) -> None:
+        if not self._editable or self._puzzle is None or self._selected < 0:
+            super().keyPressEvent(event)
+            return
+        N = self._puzzle.N
+        key = event.key()
+        if key in _ARROWS:
+            dr, dc = _ARROWS[key]
+            r, c = divmod(self._selected, N)
+            self._selected = ((r + dr) % N) * N + (c + dc) % N
+            self.update()
+            return
+        text = event.text().upper()
+        if key in _CLEAR_KEYS:
+            self.cellEdited.emit(self._selected, 0)
+            return
+        if len(text) == 1 and text in SYMBOLS[:N]:
+            self.cellEdited.emit(self._selected, SYMBOLS.index(text) + 1)
+            return
+        super().keyPressEvent(event)
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            text = self.tooltip_text(self.cell_at(QPointF(event.pos())))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
+    # -------------------------------------------------------------- painting
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), self.palette().window())
+        if self._puzzle is None:
+            painter.end()
+            return
+        rect = self.board_rect()
+        painter.fillRect(rect, self._colors["background"])
+        self._paint_backgrounds(painter)
+        self._paint_lines(painter, rect)
+        self._paint_contents(painter)
+        self._paint_marks(painter)
+        painter.end()
+
+    def _paint_backgrounds(self, p: QPainter) -> None:
+        col = self._colors
+        givens = self._puzzle.grid > 0
+        fixed = None if self._fixed is None else (self._fixed & ~givens)
+        shading = self._shading if self._overlays["shading"] else None
+        shade = col["shade"]
+        for cell in range(self._puzzle.C):
+            if givens[cell]:
+                color = col["given_bg"]
+            elif fixed is not None and fixed[cell]:
+                color = col["fixed_bg"]
+            elif shading is not None and shading[cell] > 0:
+                color = theme.qcolor(shade, 220 * min(1.0, float(shading[cell])))
+            else:
+                continue
+            p.fillRect(self.cell_rect(cell), color)
+        if self._selected >= 0 and self._editable:
+            p.fillRect(self.cell_rect(self._selected), col["selection_bg"])
+        for cell in self._highlight:
+            if 0 <= cell < self._puzzle.C:
+                p.fillRect(self.cell_rect(cell), theme.qcolor(self._highlight_color, 60))
+
+    def _paint_lines(self, p: QPainter, rect: QRectF) -> None:
+        n, N = self._puzzle.n, self._puzzle.N
+        xs, ys = self._lines()
+        thin = QPen(self._colors["thin_line"], 1.0)
+        thick = QPen(self._colors["thick_line"], max(2.0, rect.width() / 220))
+        p.setPen(thin)
+        for i in range(1, N):
+            if i % n:
+                p.drawLine(QPointF(xs[i], ys[0]), QPointF(xs[i], ys[-1]))
+                p.drawLine(QPointF(xs[0], ys[i]), QPointF(xs[-1], ys[i]))
+        p.setPen(thick)
+        for i in range(0, N + 1, n):
+            p.drawLine(QPointF(xs[i], ys[0]), QPointF(xs[i], ys[-1]))
+            p.drawLine(QPointF(xs[0], ys[i]), QPointF(xs[-1], ys[i]))
+
+    def _paint_contents(self, p: QPainter) -> None:
+        puzzle = self._puzzle
+        n, N = puzzle.n, puzzle.N
+        col = self._colors
+        cell_px = self.board_rect().width() / N
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        given_font = _pixel_font(cell_px * 0.62, QFont.Weight.Bold)
+        solver_font = _pixel_font(cell_px * 0.62, QFont.Weight.Medium)
+        pencil_font = _pixel_font(cell_px / n * 0.78, QFont.Weight.Normal)
+        removed_font = _pixel_font(cell_px / n * 0.78, QFont.Weight.Bold)
+        conflicts = self._conflicts if self._overlays["conflicts"] else None
+        domains = self._domains if self._overlays["pencil"] else None
+        removed = self._removed if self._overlays["removed"] else None
+        pencil = (domains is not None or removed is not None) and self.pencil_marks_fit()
+        givens = puzzle.grid
+        center = Qt.AlignmentFlag.AlignCenter
+        for cell in range(puzzle.C):
+            d = int(self._shown[cell])
+            lost = int(removed[cell]) if removed is not None else 0
+            r = self.cell_rect(cell)
+            if d and not (lost and not givens[cell]):
+                is_given = givens[cell] > 0
+                p.setFont(given_font if is_given else solver_font)
+                if conflicts is not None and conflicts[cell]:
+                    p.setPen(col["conflict_fg"])
+                else:
+                    p.setPen(col["given_fg"] if is_given else col["solver_fg"])
+                p.drawText(r, center, SYMBOLS[d - 1])
+            elif pencil and not givens[cell]:
+                mask = int(domains[cell]) if domains is not None else 0
+                self._paint_pencil(p, r, n, mask, lost, pencil_font, removed_font)
+
+    def _paint_pencil(self, p: QPainter, r: QRectF, n: int, mask: int, lost: int,
+                      font: QFont, lost_font: QFont) -> None:
+        w, h = r.width() / n, r.height() / n
+        center = Qt.AlignmentFlag.AlignCenter
+        col = self._colors
+        strike = QPen(col["removed_fg"], max(1.0, w / 9))
+        for k in range(n * n):
+            bit = 1 << k
+            if not (mask | lost) & bit:
+                continue
+            sub = QRectF(r.left() + (k % n) * w, r.top() + (k // n) * h, w, h)
+            if lost & bit:
+                p.setFont(lost_font)
+                p.setPen(col["removed_fg"])
+                p.drawText(sub, center, SYMBOLS[k])
+                p.setPen(strike)
+                p.drawLine(QPointF(sub.left() + w * 0.15, sub.bottom() - h * 0.2),
+                           QPointF(sub.right() - w * 0.15, sub.top() + h * 0.2))
+            else:
+                p.setFont(font)
+                p.setPen(col["pencil_fg"])
+                p.drawText(sub, center, SYMBOLS[k])
+
+    def _paint_marks(self, p: QPainter) -> None:
+        col = self._colors
+        cell_px = self.board_rect().width() / self._puzzle.N
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        if self._overlays["diff"] and self._diff.any():
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(QBrush(col["diff"]))
+            t = cell_px * 0.3
+            for cell in np.flatnonzero(self._diff):
+                r = self.cell_rect(int(cell))
+                p.drawPolygon(QPolygonF([QPointF(r.right() - t, r.top() + 1), QPointF(r.right() - 1, r.top() + 1),
+                                         QPointF(r.right() - 1, r.top() + t)]))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        width = max(2.0, cell_px / 14)
+        inset = width / 2 + 1
+        outlines = [(c, self._highlight_color) for c in self._highlight]
+        if self._focus >= 0:
+            outlines.append((self._focus, col["focus"]))
+        if self._editable and self._selected >= 0:
+            outlines.append((self._selected, col["selection"]))
+        for cell, color in outlines:
+            if 0 <= cell < self._puzzle.C:
+                p.setPen(QPen(color, width))
+                p.drawRect(self.cell_rect(cell).adjusted(inset, inset, -inset, -inset))
+
+    # --------------------------------------------------------------- helpers
+    def _lines(self) -> tuple[list[float], list[float]]:
+        """Pixel-snapped x and y positions of the N + 1 grid lines (cached per widget size and N)."""
+        N = self._puzzle.N
+        key = (self.width(), self.height(), N)
+        if self._lines_cache is None or self._lines_cache[0] != key:
+            rect = self.board_rect()
+            step = rect.width() / N
+            xs = [round(rect.left() + i * step) + 0.5 for i in range(N + 1)]
+            ys = [round(rect.top() + i * step) + 0.5 for i in range(N + 1)]
+            self._lines_cache = (key, xs, ys)
+        return self._lines_cache[1], self._lines_cache[2]
+
+    def _checked(self, a, what: str) -> np.ndarray | None:
+        if a is None:
+            return None
+        if self._puzzle is None:
+            raise ValueError(f"set a puzzle before its {what}")
+        a = np.asarray(a)
+        if a.shape != (self._puzzle.C,):
+            raise ValueError(f"{what} must have shape ({self._puzzle.C},) for a {self._puzzle.N}x{self._puzzle.N} "
+                             f"board, got {a.shape}")
+        return a
+
+    def _refresh(self) -> None:
+        """Recompute the shown digits, conflicts and differences, then repaint."""
+        if self._puzzle is None:
+            self._shown = np.zeros(0, dtype=np.int8)
+            self._conflicts = np.zeros(0, dtype=bool)
+            self._diff = np.zeros(0, dtype=bool)
+            self.update()
+            return
+        givens = self._puzzle.grid
+        shown = givens if self._grid is None else np.where(givens > 0, givens, self._grid).astype(np.int8)
+        self._shown = shown
+        self._conflicts = _conflicts(shown, self._puzzle.n)
+        if self._solution is None:
+            self._diff = np.zeros(shown.shape, dtype=bool)
+        else:
+            self._diff = (shown > 0) & (shown != self._solution)
+        self.update()
+
+
+def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    """True if both are None or equal arrays (cheap next to a repaint)."""
+    if a is None or b is None:
+        return a is b
+    return a is b or np.array_equal(a, b)
+
+
+def _conflicts(shown: np.ndarray, n: int) -> np.ndarray:
+    """bool (C,): cells whose non-zero digit appears again in one of their units."""
+    geo = geometry(n)
+    vals = shown[geo.units]  # (3N, N)
+    same = (vals[:, :, None] == vals[:, None, :]) & (vals[:, :, None] > 0)
+    repeated = same.sum(axis=2) > 1  # each cell matches itself once
+    out = np.zeros(shown.shape, dtype=bool)
+    out[geo.units[repeated]] = True
+    return out
+
+
+def _pixel_font(px: float, weight: QFont.Weight) -> QFont:
+    f = QFont()
+    f.setPixelSize(max(1, int(px)))
+    f.setWeight(weight)
+    return f

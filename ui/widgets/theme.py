@@ -1,0 +1,107 @@
+"""Shared colours and fonts of the lab's widgets.
+
+The palette is Okabe and Ito's colour-blind safe set (Okabe & Ito 2008,
+"Color Universal Design"), used on a white background with dark text because
+light backgrounds survive classroom projectors best. Continuous data use
+perceptually uniform colour maps that stay readable in grey scale and for
+every common colour-vision deficiency (viridis for probabilities, cividis for
+entropy).
+
+Colours are hex strings so the module imports without a QApplication; use
+:func:`qcolor` where Qt needs a ``QColor``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QFont
+
+__all__ = [
+    "BLACK", "ORANGE", "SKY_BLUE", "GREEN", "YELLOW", "BLUE", "VERMILLION", "PURPLE", "GREY",
+    "BOARD", "PLOT", "CURVES", "EVENTS", "PROB_COLORMAP", "ENTROPY_COLORMAP",
+    "qcolor", "ui_font", "mono_font",
+]
+
+# Okabe-Ito.
+BLACK = "#000000"
+ORANGE = "#E69F00"
+SKY_BLUE = "#56B4E9"
+GREEN = "#009E73"
+YELLOW = "#F0E442"
+BLUE = "#0072B2"
+VERMILLION = "#D55E00"
+PURPLE = "#CC79A7"
+GREY = "#7F7F7F"
+
+#: Board colours (BoardView).
+BOARD = {
+    "background": "#FFFFFF",
+    "given_bg": "#E3E8EF",       # light slate: givens are "printed" cells
+    "fixed_bg": "#D4EFE3",       # light bluish green: cells fixed by the solver (restart zone, AC3)
+    "shade": YELLOW,             # shading overlay (a highlighter), alpha grows with the value
+    "given_fg": "#111111",
+    "solver_fg": BLUE,
+    "conflict_fg": VERMILLION,
+    "pencil_fg": "#4A4A4A",
+    "removed_fg": VERMILLION,
+    "thin_line": "#9AA3AD",
+    "thick_line": "#1F2328",
+    "diff": PURPLE,
+    "highlight": VERMILLION,
+    "focus": BLUE,
+    "selection": ORANGE,
+    "selection_bg": "#FDEFD3",
+}
+
+#: Plot colours (pyqtgraph widgets).
+PLOT = {
+    "background": "#FFFFFF",
+    "foreground": "#222222",
+    "grid_thin": (255, 255, 255, 90),
+    "grid_thick": (255, 255, 255, 255),
+    "given_outline": ORANGE,
+}
+
+#: Convergence curves: column -> (colour, width, dashed, label).
+CURVES = {
+    "cost": (BLUE, 1.5, False, "cost"),
+    "best_cost": (BLACK, 2.0, False, "best cost"),
+    "mean_cost": (SKY_BLUE, 1.0, False, "mean cost"),
+    "rho": (GREEN, 1.5, False, "rho"),
+    "entropy": (PURPLE, 1.5, False, "entropy"),
+    "beta": (GREEN, 1.5, True, "beta"),
+}
+
+#: Event markers: kind -> colour (unknown kinds use GREY).
+EVENTS = {
+    "restart": ORANGE,
+    "run_end": "#555555",
+    "param": VERMILLION,
+}
+
+#: pyqtgraph colour map names.
+PROB_COLORMAP = "viridis"
+ENTROPY_COLORMAP = "cividis"
+
+
+def qcolor(color, alpha: float | None = None) -> QColor:
+    """A new ``QColor`` from a hex string, an (r, g, b[, a]) tuple or a QColor, with an optional alpha (0..255)."""
+    c = QColor(*color) if isinstance(color, tuple) else QColor(color)
+    if alpha is not None:
+        c.setAlpha(int(alpha))
+    return c
+
+
+def ui_font(point_size: float = 11.0, bold: bool = False) -> QFont:
+    """The sans-serif font of labels and axes (11 pt reads from the back of a room)."""
+    f = QFont()
+    f.setPointSizeF(point_size)
+    f.setBold(bold)
+    return f
+
+
+def mono_font(point_size: float = 10.5) -> QFont:
+    """A fixed-width font for columns of numbers (probability read-outs, logs)."""
+    f = QFont("monospace")
+    f.setStyleHint(QFont.StyleHint.Monospace)
+    f.setPointSizeF(point_size)
+    return f

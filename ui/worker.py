@@ -1,0 +1,234 @@
+"""The solver worker: one QObject on a QThread that owns the solver and nothing else touches.
+
+The GUI thread talks to it only through thread-safe requests (a command queue,
+a locked dict of pending parameter changes, events), never through signals
+*into* the worker, which would queue behind its stepping loop. The worker
+publishes immutable :class:`~sudoku_lab.loop.Progress` objects in a one-slot
+mailbox that the GUI polls on a timer, so frames are dropped, never queued;
+rare state changes (compiling, running, idle, finished, errors) are signals.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from sudoku_lab import loop
+from sudoku_lab.errors import SudokuLabError
+from sudoku_lab.solvers import create, registry
+
+__all__ = ["SolverWorker", "WorkerState"]
+
+
+class WorkerState:
+    IDLE = "idle"  #: ready, not stepping (after reset, pause or a finished step request)
+    COMPILING = "compiling"  #: numba kernels compiling or loading from cache
+    RUNNING = "running"
+    FINISHED = "finished"  #: the solver solved the puzzle or gave up
+    STOPPED = "stopped"  #: the user stopped the run; reset to start again
+
+
+@dataclass(frozen=True)
+class _Cmd:
+    kind: str
+    args: tuple = ()
+
+
+class SolverWorker(QObject):
+    """Owns one solver; runs commands from the GUI in its own thread.
+
+    Signals
+    -------
+    stateChanged(str)
+        A :class:`WorkerState` value.
+    runEnded(str)
+        Why a run or step request ended (``solved``, ``failed``,
+        ``max_iterations``, ``max_seconds``, ``cancelled``...).
+    error(str)
+        A message for the user (bad parameter, unexpected exception).
+    """
+
+    stateChanged = Signal(str)
+    runEnded = Signal(str)
+    error = Signal(str)
+
+    def __init__(self):
+        super().__init__()
+        self._commands: queue.Queue[_Cmd] = queue.Queue()
+        self._params_lock = threading.Lock()
+        self._pending_params: dict = {}
+        self._interrupt = threading.Event()  # pause/stop/quit/new command: leave the stepping loop now
+        self._quit = threading.Event()
+        self._latest_lock = threading.Lock()
+        self._latest = None
+        self._rate_lock = threading.Lock()
+        self._max_rate: float | None = None
+        self._warmed: set[str] = set()
+        self._chunk: dict[str, int] = {}  # adapted chunk size per solver, reused by the next run
+        self.solver = None
+        self.state = WorkerState.IDLE
+
+    # ---------------------------------------------------------- GUI side API
+    def request_reset(self, solver_name: str, params: dict, puzzle, seed: int) -> None:
+        self._send(_Cmd("reset", (solver_name, dict(params), puzzle, seed)))
+
+    def request_run(self, termination: loop.Termination) -> None:
+        self._send(_Cmd("run", (termination,)))
+
+    def request_step(self, n: int) -> None:
+        self._send(_Cmd("step", (int(n),)))
+
+    def request_pause(self) -> None:
+        self._send(_Cmd("pause"))
+
+    def request_stop(self) -> None:
+        self._send(_Cmd("stop"))
+
+    def request_params(self, **changes) -> None:
+        """Queue parameter changes; applied between chunks (or at once when idle)."""
+        with self._params_lock:
+            self._pending_params.update(changes)
+        self._commands.put(_Cmd("params"))  # no interrupt: a running loop picks them up between chunks
+
+    def set_max_rate(self, rate: float | None) -> None:
+        """Iterations per second for teaching speeds; None = as fast as possible."""
+        with self._rate_lock:
+            self._max_rate = rate
+
+    def request_quit(self) -> None:
+        self._quit.set()
+        self._send(_Cmd("quit"))
+
+    def take_latest(self):
+        """The newest Progress published since the last call, or None (the GUI timer polls this)."""
+        with self._latest_lock:
+            p, self._latest = self._latest, None
+        return p
+
+    def _send(self, cmd: _Cmd) -> None:
+        self._commands.put(cmd)
+        self._interrupt.set()
+
+    # -------------------------------------------------------- worker thread
+    @Slot()
+    def loop(self) -> None:
+        """The thread's body: execute commands until quit."""
+        while not self._quit.is_set():
+            try:
+                cmd = self._commands.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if cmd.kind == "quit":
+                break
+            try:
+                self._execute(cmd)
+            except SudokuLabError as e:
+                self.error.emit(str(e))
+                self._set_state(WorkerState.IDLE if self.solver is not None else WorkerState.STOPPED)
+            except Exception:  # a bug must become a message box, never a frozen window
+                self.error.emit("Unexpected error in the solver thread:\n" + traceback.format_exc(limit=6))
+                self._set_state(WorkerState.STOPPED)
+
+    def _execute(self, cmd: _Cmd) -> None:
+        self._interrupt.clear()
+        if cmd.kind == "reset":
+            self._reset(*cmd.args)
+        elif cmd.kind == "params":
+            if self._apply_params():
+                self._publish_now()
+        elif cmd.kind in ("run", "step"):
+            if self.solver is None or self.state == WorkerState.STOPPED:
+                return
+            if self.solver.done:
+                self._set_state(WorkerState.FINISHED)
+                self.runEnded.emit(self.solver.status)
+                return
+            term = cmd.args[0] if cmd.kind == "run" else loop.MaxIterations(cmd.args[0])
+            self._drive(term, throttle=cmd.kind == "run")
+        elif cmd.kind == "pause":
+            if self.state == WorkerState.RUNNING:
+                self._set_state(WorkerState.IDLE)
+        elif cmd.kind == "stop":
+            if self.solver is not None:
+                self._set_state(WorkerState.STOPPED)
+                self.runEnded.emit("stopped")
+
+    def _reset(self, name: str, params: dict, puzzle, seed: int) -> None:
+        with self._params_lock:
+            self._pending_params.clear()
+        if name not in self._warmed:
+            self._set_state(WorkerState.COMPILING)
+            self._warm(name, params, puzzle)
+            self._warmed.add(name)
+        solver = create(name, **params)
+        solver.reset(puzzle, seed=seed)
+        self.solver = solver
+        self._publish_now()
+        self._set_state(WorkerState.IDLE)
+
+    @staticmethod
+    def _warm(name: str, params: dict, puzzle) -> None:
+        """Compile (or load from numba's cache) the solver's kernels: one throwaway step."""
+        s = create(name, **params)
+        s.reset(puzzle, seed=0)
+        s.step(1)
+
+    def _apply_params(self, solver=None) -> bool:
+        solver = solver or self.solver
+        with self._params_lock:
+            changes, self._pending_params = self._pending_params, {}
+        if not changes or solver is None:
+            return False
+        try:
+            return bool(solver.set_params(**changes))
+        except SudokuLabError as e:
+            self.error.emit(str(e))
+            return False
+
+    def _should_stop(self) -> bool:
+        return self._interrupt.is_set() or self._quit.is_set()
+
+    def _rate(self) -> float | None:
+        with self._rate_lock:
+            return self._max_rate
+
+    def _drive(self, term: loop.Termination, throttle: bool) -> None:
+        """Step under ``term`` (Run, or Step N unthrottled), publishing progress until it ends or is interrupted."""
+        self._set_state(WorkerState.RUNNING)
+        last = None
+        for last in loop.iterate(self.solver, term, min_interval=1 / 30, should_stop=self._should_stop,
+                                 before_chunk=self._apply_params, max_rate=self._rate if throttle else None,
+                                 wait=self._interrupt.wait, chunk=self._chunk.get(self.solver.name, 1)):
+            self._publish(last)
+        if last is not None and throttle and self._rate() is None:
+            self._chunk[self.solver.name] = last.chunk  # the next run starts at full speed
+        reason = last.reason if last is not None else "cancelled"
+        if self.solver.done:
+            self._set_state(WorkerState.FINISHED)
+        elif self.state == WorkerState.RUNNING:
+            self._set_state(WorkerState.IDLE)
+        self.runEnded.emit(reason)
+
+    def _publish(self, progress) -> None:
+        with self._latest_lock:
+            self._latest = progress
+        if not progress.done:
+            time.sleep(0)  # let the GUI thread take the GIL between chunks
+
+    def _publish_now(self) -> None:
+        """Publish a snapshot of the current state outside a run (after reset, params, step)."""
+        s = self.solver
+        self._publish(loop.Progress(s.snapshot(), 0.0, 0.0, s.done, s.status if s.done else "", 0.0))
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        self.stateChanged.emit(state)
+
+    @staticmethod
+    def solver_names() -> list[str]:
+        return list(registry())
