@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._kernels import ac3 as _k
-from .errors import ParameterError, PuzzleError
-from .geometry import BOX_SIZES, MASK_DTYPE, box_size_for_cells, cell_name, geometry, symbol
+from .errors import ParameterError
+from .geometry import BOX_SIZES, MASK_DTYPE, as_grid, box_size_for_cells, cell_name, geometry, symbol
 
 if TYPE_CHECKING:
     from .puzzle import Puzzle
@@ -64,35 +64,6 @@ def candidate_count(domains) -> np.ndarray:
     return np.unpackbits(d.view(np.uint8)).reshape(d.size, 32).sum(axis=1, dtype=np.int64)
 
 
-def _as_grid(p, n: int | None) -> tuple[np.ndarray, int]:
-    """The int8 grid and box size of a puzzle or a grid array (validated against ``n`` if given)."""
-    if hasattr(p, "grid") and hasattr(p, "n"):
-        a = np.asarray(p.grid).reshape(-1)
-        n = int(p.n) if n is None else n
-    else:
-        a = np.asarray(p)
-        if a.dtype.kind not in "iu":
-            raise PuzzleError(f"a puzzle grid must hold integers, got dtype {a.dtype}", kind="bad_symbol")
-        a = a.reshape(-1)
-    if n is None:
-        n = box_size_for_cells(a.size)
-        if n is None:
-            raise PuzzleError(f"found {a.size} cells, which is not the size of a Sudoku of box size "
-                              f"{BOX_SIZES[0]}..{BOX_SIZES[-1]}", kind="cell_count", found=int(a.size))
-    elif n not in BOX_SIZES:
-        raise PuzzleError(f"box size must be one of {BOX_SIZES}, got {n}", kind="box_size")
-    elif a.size != n**4:
-        raise PuzzleError(f"found {a.size} cells; a puzzle of box size {n} has {n**4}",
-                          kind="cell_count", found=int(a.size))
-    N = n * n
-    bad = np.flatnonzero((a < 0) | (a > N))
-    if bad.size:
-        c = int(bad[0])
-        raise PuzzleError(f"{cell_name(c, N)} holds {int(a[c])}, which is not 0 (blank) or a digit 1-{N}",
-                          kind="bad_symbol", cells=(c,))
-    return a.astype(np.int8), n
-
-
 def initial_domains(grid, n: int | None = None, one_pass: bool = False) -> np.ndarray:
     """Starting domains of a puzzle: givens are singletons.
 
@@ -117,7 +88,7 @@ def initial_domains(grid, n: int | None = None, one_pass: bool = False) -> np.nd
     ``one_pass=True`` is the "candidate domain" of ALGORITHMS.md (Common
     terms), i.e. one revision of every arc against the givens.
     """
-    g, n = _as_grid(grid, n)
+    g, n = as_grid(grid, n)
     geo = geometry(n)
     digits = g.astype(np.int64)
     bits = np.where(digits > 0, np.left_shift(1, np.maximum(digits - 1, 0)), 0)
@@ -281,7 +252,7 @@ def _as_domains(domains, p) -> np.ndarray:
     if n is None:
         raise ParameterError(f"domains has {d.size} cells, which is not the size of a Sudoku of box size "
                              f"{BOX_SIZES[0]}..{BOX_SIZES[-1]}", name="domains")
-    if p is not None and _as_grid(p, None)[1] != n:
+    if p is not None and as_grid(p, None)[1] != n:
         raise ParameterError(f"domains has {d.size} cells, which does not match the puzzle", name="domains")
     full = geometry(n).full_mask
     bad = np.flatnonzero((d < 0) | (d > full))

@@ -34,7 +34,7 @@ import numpy as np
 
 from ._kernels import exact as _k
 from .errors import ParameterError, PuzzleError
-from .geometry import BOX_SIZES, box_size_for_cells, cell_name, geometry
+from .geometry import BOX_SIZES, as_grid, cell_name, geometry
 
 __all__ = [
     "as_grid",
@@ -93,47 +93,6 @@ class SearchResult:
     count: int
     nodes: int
     complete: bool
-
-
-def as_grid(puzzle) -> tuple[np.ndarray, int]:
-    """Check a puzzle-like and return it as ``(grid, n)``.
-
-    Parameters
-    ----------
-    puzzle : Puzzle-like or array_like of int, shape (C,) or (N, N)
-        An object with ``.grid`` and ``.n``, or an integer grid (0 for a
-        blank) whose number of cells gives the box size.
-
-    Returns
-    -------
-    grid : ndarray of int8, shape (C,)
-        C-contiguous; the input itself when it already is one.
-    n : int
-        Box size.
-
-    Raises
-    ------
-    PuzzleError
-        ``kind="cell_count"`` for a cell count that is no Sudoku size,
-        ``kind="bad_symbol"`` for a non-integer grid or a value outside 0..N.
-    """
-    if hasattr(puzzle, "grid") and hasattr(puzzle, "n"):
-        a = np.asarray(puzzle.grid).reshape(-1)
-        n = int(puzzle.n)
-        if n not in BOX_SIZES or a.size != n**4:
-            raise PuzzleError(f"a box size {n} puzzle must have {n**4} cells, got {a.size}",
-                              kind="cell_count", found=int(a.size))
-    else:
-        a = np.asarray(puzzle)
-        if a.ndim == 2 and a.shape[0] == a.shape[1]:
-            a = a.reshape(-1)
-        n = box_size_for_cells(a.size) if a.ndim == 1 else None
-        if n is None:
-            sizes = ", ".join(f"{m**4}" for m in BOX_SIZES)
-            raise PuzzleError(f"a grid must have one of {sizes} cells (1-D, or square 2-D), got shape {a.shape}",
-                              kind="cell_count", found=int(a.size))
-    _check_values(a, n)
-    return np.ascontiguousarray(a, dtype=np.int8), n
 
 
 def _check_values(a: np.ndarray, n: int) -> None:

@@ -22,6 +22,8 @@ __all__ = [
     "cell_name",
     "symbol",
     "MASK_DTYPE",
+    "as_grid",
+    "size_text",
 ]
 
 #: Supported box sizes n (grids 4x4, 9x9, 16x16, 25x25).
@@ -131,6 +133,67 @@ def geometry(n: int) -> Geometry:
         box_pos=_frozen(pos.astype(np.int32)),
         full_mask=(1 << N) - 1,
     )
+
+
+def size_text(n: int) -> str:
+    """``9x9`` for box size 3."""
+    return f"{n * n}x{n * n}"
+
+
+def as_grid(obj, n: int | None = None) -> tuple[np.ndarray, int]:
+    """Check a puzzle-like and return it as ``(grid, n)``: the one validator of grid arrays.
+
+    Parameters
+    ----------
+    obj : Puzzle-like or array_like of int, shape (C,) or (N, N)
+        An object with ``.grid`` and ``.n``, or an integer grid (0 for a
+        blank) whose number of cells gives the box size.
+    n : int, optional
+        Expected box size.
+
+    Returns
+    -------
+    grid : ndarray of int8, shape (C,)
+        C-contiguous; the input itself when it already is one.
+    n : int
+        Box size.
+
+    Raises
+    ------
+    PuzzleError
+        ``kind="box_size"``, ``"cell_count"`` (how many cells were found) or
+        ``"bad_symbol"`` (a non-integer grid, or the first cell outside 0..N).
+    """
+    from .errors import PuzzleError
+
+    if hasattr(obj, "grid") and hasattr(obj, "n"):
+        a = np.asarray(obj.grid)
+        n = int(obj.n) if n is None else n
+    else:
+        a = np.asarray(obj)
+    if a.dtype.kind not in "iub":
+        raise PuzzleError(f"a puzzle grid must hold integers, got dtype {a.dtype}", kind="bad_symbol")
+    if a.ndim == 2 and a.shape[0] == a.shape[1]:
+        a = a.reshape(-1)
+    if a.ndim != 1:
+        raise PuzzleError(f"a puzzle grid must be 1-D or square, got shape {a.shape}", kind="cell_count")
+    if n is None:
+        n = box_size_for_cells(a.size)
+        if n is None:
+            sizes = ", ".join(f"{k**4} ({size_text(k)})" for k in BOX_SIZES)
+            raise PuzzleError(f"found {a.size} cells; a puzzle has one of {sizes}", kind="cell_count",
+                              found=int(a.size))
+    elif n not in BOX_SIZES:
+        raise PuzzleError(f"box size must be one of {', '.join(map(str, BOX_SIZES))}, got {n}", kind="box_size")
+    elif a.size != n**4:
+        raise PuzzleError(f"found {a.size} cells; a {size_text(n)} puzzle has {n**4}", kind="cell_count",
+                          found=int(a.size))
+    N = n * n
+    if a.size and (a.min() < 0 or a.max() > N):
+        bad = int(np.flatnonzero((a < 0) | (a > N))[0])
+        raise PuzzleError(f"{cell_name(bad, N)} holds {int(a[bad])}, which is not a digit of a {size_text(n)} "
+                          f"puzzle (0 for a blank, 1-{N})", kind="bad_symbol", cells=(bad,), digit=int(a[bad]))
+    return np.ascontiguousarray(a, dtype=np.int8), int(n)
 
 
 def cell_name(cell: int, N: int) -> str:

@@ -40,7 +40,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .errors import PuzzleError
-from .geometry import BOX_SIZES, SYMBOLS, Geometry, box_size_for_cells, cell_name, geometry
+from .geometry import BOX_SIZES, SYMBOLS, Geometry, as_grid, box_size_for_cells, cell_name, geometry, size_text
 
 __all__ = [
     "Puzzle",
@@ -65,10 +65,6 @@ _BLANK_HELP = "'.' or '0' for a blank"
 def _digits_help(N: int) -> str:
     last = SYMBOLS[N - 1]
     return f"digits 1-{last}" if N <= 9 else f"digits 1-9 and A-{last}"
-
-
-def _size_text(n: int) -> str:
-    return f"{n * n}x{n * n}"
 
 
 def _symbol_value(ch: str) -> int:
@@ -108,29 +104,7 @@ class Puzzle:
 
     def __init__(self, grid, *, n: int | None = None, name: str | None = None,
                  metadata: Mapping[str, str] | None = None, solution=None):
-        a = np.asarray(grid)
-        if a.ndim == 2 and a.shape[0] == a.shape[1]:
-            a = a.reshape(-1)
-        if a.dtype.kind not in "iub":
-            raise PuzzleError(f"a puzzle grid must hold integers, got dtype {a.dtype}", kind="bad_symbol")
-        if a.ndim != 1:
-            raise PuzzleError(f"a puzzle grid must be 1-D or square, got shape {a.shape}", kind="cell_count")
-        if n is None:
-            n = box_size_for_cells(a.size)
-            if n is None:
-                sizes = ", ".join(f"{k**4} ({_size_text(k)})" for k in BOX_SIZES)
-                raise PuzzleError(f"found {a.size} cells; a puzzle has one of {sizes}",
-                                  kind="cell_count", found=int(a.size))
-        elif n not in BOX_SIZES:
-            raise PuzzleError(f"box size must be one of {', '.join(map(str, BOX_SIZES))}, got {n}", kind="box_size")
-        elif a.size != n**4:
-            raise PuzzleError(f"found {a.size} cells; a {_size_text(n)} puzzle has {n**4}",
-                              kind="cell_count", found=int(a.size))
-        N = n * n
-        if a.size and (a.min() < 0 or a.max() > N):
-            bad = int(np.flatnonzero((a < 0) | (a > N))[0])
-            raise PuzzleError(f"{cell_name(bad, N)} holds {int(a[bad])}, which is not a digit of a "
-                              f"{_size_text(n)} puzzle (0 for a blank, 1-{N})", kind="bad_symbol", cells=(bad,))
+        a, n = as_grid(grid, n)
         g = np.array(a, dtype=np.int8)
         g.setflags(write=False)
         self._grid = g
@@ -201,7 +175,7 @@ class Puzzle:
 
     def __repr__(self) -> str:
         label = f" {self._name!r}" if self._name else ""
-        return f"<Puzzle{label} {_size_text(self._n)}, {self.n_givens} givens: {self.to_line()}>"
+        return f"<Puzzle{label} {size_text(self._n)}, {self.n_givens} givens: {self.to_line()}>"
 
     def __str__(self) -> str:
         return self.to_grid()
@@ -570,7 +544,7 @@ def _parse_cells(body, n):
     for ch, line, col in cells:
         v = _symbol_value(ch)
         if v < 0 or v > N:
-            raise PuzzleError(f"line {line}, column {col}: {ch!r} is not a digit of a {_size_text(size)} puzzle "
+            raise PuzzleError(f"line {line}, column {col}: {ch!r} is not a digit of a {size_text(size)} puzzle "
                               f"({_digits_help(N)}, {_BLANK_HELP})", kind="bad_symbol", line=line, column=col)
         grid.append(v)
     _check_row_lengths(cells, content_lines, N)
@@ -584,7 +558,7 @@ def _raise_cell_count(cells, content_lines, body, size):
         # Name the nearest size: "found 80 cells; a 9x9 puzzle has 81" is what the user needs to hear.
         size = min(BOX_SIZES, key=lambda k: abs(k**4 - found))
     N = size * size
-    msg = f"found {found} cell{'' if found == 1 else 's'}; a {_size_text(size)} puzzle has {N * N}"
+    msg = f"found {found} cell{'' if found == 1 else 's'}; a {size_text(size)} puzzle has {N * N}"
     if len(content_lines) == N:
         per_line = {no: 0 for no in content_lines}
         for _, line, _ in cells:
@@ -603,7 +577,7 @@ def _numeric_cells(toks, size):
     for tok, line, col in toks:
         v = 0 if tok == "." else int(tok)
         if v > N:
-            raise PuzzleError(f"line {line}, column {col}: {tok} is out of range for a {_size_text(size)} puzzle "
+            raise PuzzleError(f"line {line}, column {col}: {tok} is out of range for a {size_text(size)} puzzle "
                               f"(1-{N}, 0 or '.' for a blank)", kind="bad_symbol", line=line, column=col)
         out.append(v)
     return out

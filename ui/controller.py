@@ -13,7 +13,7 @@ import random
 from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
 from sudoku_lab import loop
-from sudoku_lab.errors import ParameterError, PuzzleError, SudokuLabError
+from sudoku_lab.errors import ParameterError, PuzzleError
 from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.solvers import get_solver_class, registry
 
@@ -211,11 +211,12 @@ class Controller(QObject):
             self.progress.emit(prog)
 
     def _on_state(self, state: str) -> None:
+        was = self.state
         self.state = state
         if state == WorkerState.COMPILING:
             self.message.emit("Compiling the solver's kernels (first use only)...")
+        elif was == WorkerState.COMPILING:
+            self.message.emit("Ready: press Run (Space) or Step (Right)")
         self.stateChanged.emit(state)
 
 
-def describe_error(e: Exception) -> str:
-    return str(e) if isinstance(e, SudokuLabError) else f"{type(e).__name__}: {e}"

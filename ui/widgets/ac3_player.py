@@ -146,15 +146,25 @@ class AC3Player(QWidget):
         side_layout.addWidget(self.message)
         side_layout.addWidget(QLabel("Removals:"))
         side_layout.addWidget(self.log_list, 1)
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.board)
-        splitter.addWidget(side)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.board)
+        self.splitter.addWidget(side)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.board.setMinimumSize(220, 220)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
+        layout.addWidget(self.splitter)
         self._show()
+
+    def resizeEvent(self, event) -> None:
+        # Board beside the log in a wide dock, above it in a tall one (a side dock), so the board
+        # never shrinks to a stamp next to the button row.
+        wide = event.size().width() >= 1.2 * event.size().height()
+        want = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.splitter.orientation() != want:
+            self.splitter.setOrientation(want)
+        super().resizeEvent(event)
 
     # ------------------------------------------------------------------- API
     def set_puzzle(self, puzzle: Puzzle | None) -> None:
