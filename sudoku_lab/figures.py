@@ -72,9 +72,20 @@ def _draw_grades(ax, grades: np.ndarray, givens: np.ndarray, digits: np.ndarray 
     ax.set_title(title, fontsize=11)
 
 
+def _grade_cmap():
+    """White for always right, pale yellow in the B range, deepening to red where runs go wrong.
+
+    The letters A and B sit on the light end, so they stay legible; the colour points at the trouble.
+    """
+    from matplotlib.colors import LinearSegmentedColormap
+
+    return LinearSegmentedColormap.from_list(
+        "sudoku_lab_grades", [(0.0, "#d7301f"), (0.5, "#fc8d59"), (0.85, "#fee8a0"), (1.0, "#ffffff")])
+
+
 def grade_figure(result=None, *, grades=None, givens=None, digits=None, fraction=None, shade: bool = True,
                  reference=None, reference_title: str = "paper (Figure 4.2)", title: str | None = None,
-                 cmap: str = "YlGn") -> Figure:
+                 cmap=None) -> Figure:
     """The grade grid of a :class:`~sudoku_lab.grades.GradeResult` (or of explicit arrays).
 
     Parameters
@@ -96,11 +107,14 @@ def grade_figure(result=None, *, grades=None, givens=None, digits=None, fraction
         Grades to compare with, drawn alongside; cells that differ are
         outlined in red in both panels and the agreement is in the title.
     title : str, optional
+    cmap : str or Colormap, optional
+        Shading by fraction correct (default: white at 1, red at 0).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
+    cmap = _grade_cmap() if cmap is None else cmap
     if result is not None:
         N = result.puzzle.N
         grades = result.grade_grid()

@@ -67,15 +67,11 @@ class MainWindow(QMainWindow):
         self._connect()
         self._on_solver_changed(self.controller.solver_name)
         self.resize(1600, 1000)
-        self._size_docks()
 
     def _size_docks(self) -> None:
         side = [self.puzzle_dock, self.algo_dock]
         self.resizeDocks(side, [330, 330], Qt.Horizontal)
         self.resizeDocks(side, [380, 560], Qt.Vertical)
-        right = [d for k, d in self.view_docks.items() if k in ("probability", "ac3")]
-        if right:
-            self.resizeDocks(right[:1], [520], Qt.Horizontal)
         bottom = [d for k, d in self.view_docks.items() if k in ("convergence",)]
         if bottom:
             self.resizeDocks(bottom, [270], Qt.Vertical)
@@ -90,12 +86,14 @@ class MainWindow(QMainWindow):
         row = QHBoxLayout()
         self.show_best = QCheckBox("Best grid")
         self.show_best.setToolTip("Show the best grid seen so far instead of the current one")
-        self.show_pencil = QCheckBox("Pencil marks")
-        self.show_pencil.setToolTip("Candidates left after AC3 (or the solver's own domains)")
-        self.show_shading = QCheckBox("Max-probability shading")
+        self.show_pencil = QCheckBox("Candidates")
+        self.show_pencil.setToolTip("Pencil marks: the candidates left after AC3 (or the solver's own domains)")
+        self.show_shading = QCheckBox("Shading")
         self.show_shading.setToolTip("Shade each cell by max_k p[cell, k] (solvers with a probability model)")
-        self.show_diff = QCheckBox("Differences from solution")
+        self.show_diff = QCheckBox("Vs solution")
+        self.show_diff.setToolTip("Mark the digits that differ from the puzzle's solution")
         self.show_conflicts = QCheckBox("Conflicts")
+        self.show_conflicts.setToolTip("Digits that repeat in a row, column or box, in orange")
         self.show_conflicts.setChecked(True)
         for cb in (self.show_best, self.show_pencil, self.show_shading, self.show_diff, self.show_conflicts):
             row.addWidget(cb)
@@ -582,6 +580,7 @@ class MainWindow(QMainWindow):
     def start(self, puzzle: Puzzle) -> None:
         """Load the first puzzle and start the worker (compiles kernels in the background)."""
         self.controller.start()
+        QTimer.singleShot(0, self._size_docks)  # dock sizes only take once the window has its own
         coll = puzzle.metadata.get("collection")
         if coll:
             self.puzzle_panel.select_collection(coll)

@@ -75,7 +75,10 @@ class PuzzlePanel(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table.setSortingEnabled(True)
+        self.proxy.sort(-1)  # the collection's own order until a header is clicked
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.AscendingOrder)
         self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setMinimumSectionSize(40)
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
         self.table.setToolTip("Double-click (or Enter) to load a puzzle")
         lay.addWidget(self.table, 1)
@@ -127,9 +130,9 @@ class PuzzlePanel(QWidget):
             items[1].setData(p.n_givens, Qt.DisplayRole)
             items[0].setData(i, Qt.UserRole)
             self.model.appendRow(items)
-        for col in range(1, len(_COLUMNS)):  # hide what this collection does not have
-            empty = all(not self.model.item(r, col).text() for r in range(self.model.rowCount()))
-            self.table.setColumnHidden(col, empty)
+        for col in range(2, len(_COLUMNS)):  # hide what is missing or the same for the whole collection
+            values = {self.model.item(r, col).text() for r in range(self.model.rowCount())}
+            self.table.setColumnHidden(col, len(values) <= 1)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from .widgets.ac3_player import AC3Player
@@ -85,6 +85,9 @@ class ConvergenceView(ConvergencePlot):
 class ProbabilityModelView(ProbabilityView):
     """p[cell, digit] as mini-tiles and the per-cell entropy map."""
 
+    def sizeHint(self) -> QSize:
+        return QSize(470, 520)  # a side dock: leave the middle of the window to the board
+
     def on_puzzle(self, puzzle) -> None:
         self.clear()
 
@@ -101,6 +104,9 @@ class ProbabilityModelView(ProbabilityView):
 
 class AC3View(AC3Player):
     """The AC3 player on the current puzzle (a teaching tool independent of the solver)."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(470, 520)
 
     def on_puzzle(self, puzzle) -> None:
         self.set_puzzle(puzzle)

@@ -215,3 +215,45 @@ def test_export_figures_writes_files(window, qtbot, tmp_path):
     assert {p.name for p in paths} == {"sudoku-lab-probability.pdf", "sudoku-lab-convergence.pdf"}
     assert all(p.stat().st_size > 1000 for p in paths)
     win.close()
+
+
+def test_double_clicking_the_browser_loads_a_puzzle(window, qtbot):
+    win = window()
+    panel = win.puzzle_panel
+    panel.select_collection("kennett/hard")
+    assert panel.select_puzzle("kennett_hard_007")
+    view = panel.table
+    index = view.currentIndex().siblingAtColumn(0)
+    assert index.row() == 6  # the collection's own order
+    rect = view.visualRect(index)
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=rect.center())  # a real double-click starts with a press
+    qtbot.mouseDClick(view.viewport(), Qt.LeftButton, pos=rect.center())
+    _wait(qtbot, lambda: win.controller.puzzle.name == "kennett_hard_007" and win.controller.latest is not None
+          and win.controller.latest.snapshot.puzzle.name == "kennett_hard_007")
+    assert win.board.puzzle() == library.puzzle("kennett_hard_007")
+    assert "kennett_hard_007" in win.windowTitle()
+
+
+def test_an_error_in_the_worker_becomes_a_message_box(window, qtbot, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from sudoku_lab.solvers.reseda import Reseda
+
+    win = window("ai_escargot")
+
+    def broken(self, n):
+        raise RuntimeError("kernel exploded")
+
+    monkeypatch.setattr(Reseda, "_step", broken)
+    qtbot.mouseClick(_button(win, win.act_step), Qt.LeftButton)
+    _wait(qtbot, lambda: any(b.isVisible() for b in win.findChildren(QMessageBox)))
+    box = next(b for b in win.findChildren(QMessageBox) if b.isVisible())
+    assert "kernel exploded" in box.text() and "solver thread" in box.text()
+    assert win.controller.state == "stopped"
+    box.close()
+    monkeypatch.undo()
+    qtbot.mouseClick(_button(win, win.act_reset), Qt.LeftButton)  # the lab recovers with a reset
+    _wait(qtbot, lambda: win.controller.state == "idle" and _iteration(win) == 0)
+    qtbot.mouseClick(_button(win, win.act_step), Qt.LeftButton)
+    _wait(qtbot, lambda: _iteration(win) == 1)
+    win.close()

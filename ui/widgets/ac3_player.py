@@ -146,7 +146,8 @@ class AC3Player(QWidget):
         side_layout.addWidget(self.message)
         side_layout.addWidget(QLabel("Removals:"))
         side_layout.addWidget(self.log_list, 1)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        # Vertical to start: a horizontal splitter would make the dock at least board + buttons wide.
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(self.board)
         self.splitter.addWidget(side)
         self.splitter.setStretchFactor(0, 3)

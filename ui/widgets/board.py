@@ -307,16 +307,10 @@ class BoardView(QWidget):
         return self.board_rect().width() / self._puzzle.N / self._puzzle.n >= MIN_PENCIL_PX
 
     def sizeHint(self) -> QSize:
-        return QSize(500, 500)
+        return QSize(640, 640)  # the centre of the window: it should win the first layout
 
     def minimumSizeHint(self) -> QSize:
         return QSize(160, 160)
-
-    def hasHeightForWidth(self) -> bool:
-        return True
-
-    def heightForWidth(self, width: int) -> int:
-        return width
 
     # ---------------------------------------------------------------- events
     def mouseMoveEvent(self, event) -> None:
