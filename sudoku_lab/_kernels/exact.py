@@ -121,6 +121,16 @@ def _strike(masks, cell, bits, queue, n_queued):
 
 
 @jit
+def _strike_locked(masks, cell, bits, queue, n_queued, weights, line_unit, box_unit):
+    """:func:`_strike` for a locked-candidates rule: a wipe-out blames the line and the box (dom/wdeg)."""
+    n_queued = _strike(masks, cell, bits, queue, n_queued)
+    if n_queued < 0:
+        weights[line_unit] += 1
+        weights[box_unit] += 1
+    return n_queued
+
+
+@jit
 def _locked_candidates(masks, weights, queue, n_queued, seg):
     """One pass of pointing and claiming over every box-line intersection.
 
@@ -187,11 +197,10 @@ def _locked_candidates(masks, weights, queue, n_queued, seg):
                         cell = _cell_at(t, other, k * n + j, N)
                         if np.int64(masks[cell]) & bits:
                             changed = 1
-                            n_queued = _strike(masks, cell, bits, queue, n_queued)
+                            box = band + k if t == 0 else k * n + line // n
+                            n_queued = _strike_locked(masks, cell, bits, queue, n_queued, weights, t * N + line,
+                                                      2 * N + box)
                             if n_queued < 0:
-                                box = band + k if t == 0 else k * n + line // n
-                                weights[t * N + line] += 1
-                                weights[2 * N + box] += 1
                                 return -1, n_queued
         for band in range(0, N, n):
             for k in range(n):
@@ -213,11 +222,10 @@ def _locked_candidates(masks, weights, queue, n_queued, seg):
                         cell = _cell_at(t, line, pos, N)
                         if np.int64(masks[cell]) & bits:
                             changed = 1
-                            n_queued = _strike(masks, cell, bits, queue, n_queued)
+                            box = band + k if t == 0 else k * n + band // n
+                            n_queued = _strike_locked(masks, cell, bits, queue, n_queued, weights, t * N + line,
+                                                      2 * N + box)
                             if n_queued < 0:
-                                box = band + k if t == 0 else k * n + band // n
-                                weights[t * N + line] += 1
-                                weights[2 * N + box] += 1
                                 return -1, n_queued
     return changed, n_queued
 
