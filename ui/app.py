@@ -41,6 +41,11 @@ def run_app(options=None) -> int:
     except SudokuLabError as e:
         print(f"sudoku-lab: error: {e}", file=sys.stderr)
         return 2
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                                                 or os.environ.get("QT_QPA_PLATFORM")):
+        print("sudoku-lab: error: no display to open the lab window on (DISPLAY is not set); the headless "
+              "commands work anywhere: see sudoku-lab --help", file=sys.stderr)
+        return 2
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication

@@ -70,7 +70,6 @@ class Controller(QObject):
         self.seed = 1
         self.state = WorkerState.IDLE
         self.latest = None
-        self.speed: float | None = None
         self._thread = QThread()
         self._thread.setObjectName("sudoku-lab solver")
         self.worker = SolverWorker()
@@ -171,7 +170,6 @@ class Controller(QObject):
         return self.seed
 
     def set_speed(self, rate: float | None) -> None:
-        self.speed = rate
         self.worker.set_max_rate(rate)
 
     # -------------------------------------------------------------- running

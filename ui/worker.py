@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from sudoku_lab import loop
 from sudoku_lab.errors import SudokuLabError
-from sudoku_lab.solvers import create, registry
+from sudoku_lab.solvers import create
 
 __all__ = ["SolverWorker", "WorkerState"]
 
@@ -228,7 +228,3 @@ class SolverWorker(QObject):
     def _set_state(self, state: str) -> None:
         self.state = state
         self.stateChanged.emit(state)
-
-    @staticmethod
-    def solver_names() -> list[str]:
-        return list(registry())

@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
-from ..errors import ParameterError, PuzzleError
+from ..errors import ParameterError
 from ..puzzle import Puzzle
 
 __all__ = [
@@ -605,10 +605,3 @@ def get_solver_class(name: str) -> type[Solver]:
 def create(name: str, **params) -> Solver:
     """Instantiate a registered solver with validated parameters."""
     return get_solver_class(name)(**params)
-
-
-def require_box_sizes(puzzle: Puzzle, allowed: tuple[int, ...], solver: str) -> None:
-    """Raise PuzzleError if ``puzzle``'s box size is not one the solver supports."""
-    if puzzle.n not in allowed:
-        sizes = ", ".join(f"{k * k}x{k * k}" for k in allowed)
-        raise PuzzleError(f"{solver} solves {sizes} puzzles, not {puzzle.N}x{puzzle.N}", kind="box_size")
