@@ -34,7 +34,7 @@ import numpy as np
 
 from ._kernels import exact as _k
 from .errors import ParameterError, PuzzleError
-from .geometry import BOX_SIZES, as_grid, cell_name, geometry
+from .geometry import BOX_SIZES, as_grid, check_digits, geometry
 
 __all__ = [
     "as_grid",
@@ -93,24 +93,6 @@ class SearchResult:
     count: int
     nodes: int
     complete: bool
-
-
-def _check_values(a: np.ndarray, n: int) -> None:
-    """Raise ``PuzzleError(kind="bad_symbol")`` unless ``a`` holds integers in 0..N only."""
-    N = n * n
-    if a.dtype.kind not in "iu":
-        raise PuzzleError(f"a grid must hold integers 0..{N}, got dtype {a.dtype}", kind="bad_symbol")
-    if a.dtype == np.int8:
-        # One reduction: negative int8 values read as >= 128 through uint8.
-        bad_any = a.view(np.uint8).max(initial=0) > N
-    else:
-        bad_any = a.size > 0 and (a.min() < 0 or a.max() > N)
-    if bad_any:
-        flat = a.reshape(-1)
-        bad = np.flatnonzero((flat < 0) | (flat > N))
-        cell = int(bad[0]) % (N * N)
-        raise PuzzleError(f"{cell_name(cell, N)} holds {int(flat[bad[0]])}, which is not 0 (blank) or a digit 1..{N}",
-                          kind="bad_symbol", cells=bad[:N] % (N * N), digit=int(flat[bad[0]]))
 
 
 def _check_limit(limit) -> int:
@@ -268,7 +250,7 @@ def solve_many(grids, n: int, limit: int = 1) -> tuple[np.ndarray, np.ndarray]:
     if a.ndim != 2 or a.shape[1] != geo.C:
         raise PuzzleError(f"grids must have shape (P, {geo.C}) for box size {n}, got {a.shape}",
                           kind="cell_count", found=int(a.shape[-1]) if a.ndim else 0)
-    _check_values(a, n)
+    check_digits(a, n)
     a = np.ascontiguousarray(a, dtype=np.int8)
     limit = _check_limit(limit)
     solutions = np.zeros_like(a)

@@ -23,6 +23,7 @@ __all__ = [
     "symbol",
     "MASK_DTYPE",
     "as_grid",
+    "check_digits",
     "size_text",
 ]
 
@@ -171,8 +172,7 @@ def as_grid(obj, n: int | None = None) -> tuple[np.ndarray, int]:
         n = int(obj.n) if n is None else n
     else:
         a = np.asarray(obj)
-    if a.dtype.kind not in "iub":
-        raise PuzzleError(f"a puzzle grid must hold integers, got dtype {a.dtype}", kind="bad_symbol")
+    _check_integers(a)
     if a.ndim == 2 and a.shape[0] == a.shape[1]:
         a = a.reshape(-1)
     if a.ndim != 1:
@@ -188,12 +188,44 @@ def as_grid(obj, n: int | None = None) -> tuple[np.ndarray, int]:
     elif a.size != n**4:
         raise PuzzleError(f"found {a.size} cells; a {size_text(n)} puzzle has {n**4}", kind="cell_count",
                           found=int(a.size))
-    N = n * n
-    if a.size and (a.min() < 0 or a.max() > N):
-        bad = int(np.flatnonzero((a < 0) | (a > N))[0])
-        raise PuzzleError(f"{cell_name(bad, N)} holds {int(a[bad])}, which is not a digit of a {size_text(n)} "
-                          f"puzzle (0 for a blank, 1-{N})", kind="bad_symbol", cells=(bad,), digit=int(a[bad]))
+    check_digits(a, n)
     return np.ascontiguousarray(a, dtype=np.int8), int(n)
+
+
+def _check_integers(a: np.ndarray) -> None:
+    from .errors import PuzzleError
+
+    if a.dtype.kind not in "iub":
+        raise PuzzleError(f"a puzzle grid must hold integers, got dtype {a.dtype}", kind="bad_symbol")
+
+
+def check_digits(a: np.ndarray, n: int) -> None:
+    """Raise ``PuzzleError(kind="bad_symbol")`` unless ``a`` holds only integers 0..N.
+
+    Parameters
+    ----------
+    a : ndarray of int, shape (C,) or (P, C)
+        One grid, or a batch of grids (the message then says which).
+    n : int
+        Box size.
+    """
+    from .errors import PuzzleError
+
+    _check_integers(a)
+    N = n * n
+    if a.dtype == np.int8:
+        bad_any = a.view(np.uint8).max(initial=0) > N  # negative int8 values read as >= 128 through uint8
+    else:
+        bad_any = a.size > 0 and (a.min() < 0 or a.max() > N)
+    if not bad_any:
+        return
+    flat = a.reshape(-1)
+    first = int(np.flatnonzero((flat < 0) | (flat > N))[0])
+    grid, cell = divmod(first, N * N)
+    where = f"grid {grid + 1}: " if a.ndim == 2 else ""
+    value = int(flat[first])
+    raise PuzzleError(f"{where}{cell_name(cell, N)} holds {value}, which is not a digit of a {size_text(n)} puzzle "
+                      f"(0 for a blank, 1-{N})", kind="bad_symbol", cells=(cell,), digit=value)
 
 
 def cell_name(cell: int, N: int) -> str:

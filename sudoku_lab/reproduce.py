@@ -91,6 +91,10 @@ def _ci_text(k: int, n: int) -> str:
     return f"[{100 * lo:.0f}, {100 * hi:.0f}] %"
 
 
+#: Column headers of the cells :func:`_compare` returns.
+_COMPARE = ("paper 95 % CI", "our 95 % CI", "verdict")
+
+
 def _compare(k_paper: int, n_paper: int, k: int, n: int) -> list[str]:
     """Table cells: the paper's 95 % interval, ours, and the verdict.
 
@@ -163,7 +167,7 @@ def table1(runner: _Runner, runs: int, seed: int) -> Report:
 
     pz = library.puzzle("reseda_fig3_1_easy")
     rep = Report("RESEDA Table 1: reseda_fig3_1_easy, no restart (successes / mean steps of successful runs)",
-                 ["alpha", "column", "paper", "ours", "paper 95 % CI", "our 95 % CI", "verdict", "paper steps", "our steps"])
+                 ["alpha", "column", "paper", "ours", *_COMPARE, "paper steps", "our steps"])
     for alpha, cols in PAPER["table1"].items():
         for col, (k_paper, steps_paper) in cols.items():
             params = runner.p(restart="none", alpha=alpha, **_COLUMNS[col])
@@ -181,7 +185,7 @@ def table2(runner: _Runner, runs: int, seed: int) -> Report:
 
     pz = library.puzzle("reseda_fig3_2_medium")
     rep = Report("RESEDA Table 2: reseda_fig3_2_medium, both optimisations, no restart",
-                 ["alpha", "paper", "ours", "paper 95 % CI", "our 95 % CI", "verdict", "paper steps", "our steps"])
+                 ["alpha", "paper", "ours", *_COMPARE, "paper steps", "our steps"])
     for alpha, (k_paper, steps_paper) in PAPER["table2"].items():
         params = runner.p(restart="none", alpha=alpha, sampling="blocks", precompute=True)
         cells = _success_cells(runner, pz, params, runs, seed, f"alpha {alpha}", k_paper, steps_paper)
@@ -240,7 +244,7 @@ def table3(runner: _Runner, runs: int, seed: int) -> Report:
 
     pz = library.puzzle("reseda_fig4_1_hard")
     rep = Report(f"RESEDA Table 3: reseda_fig4_1_hard, {runs} attempts per method (paper: 1000)",
-                 ["method", "paper successes", "ours", "paper 95 % CI", "our 95 % CI", "verdict", "paper time/attempt",
+                 ["method", "paper successes", "ours", *_COMPARE, "paper time/attempt",
                   "our time/attempt", "time ratio paper/ours", "paper ETS", "our ETS"])
     methods = [("none", "no partial restart", dict(restart="none"))] + [
         (z, f"restart with {_ZONE_LABEL[z]}", dict(restart="partial", zones=z)) for z in ("diagonal", "boxes", "all")]
@@ -264,7 +268,7 @@ def table4(runner: _Runner, puzzles: int, seed: int) -> Report:
 
     rep = Report(f"RESEDA Table 4: Kennett levels, one attempt per puzzle, {puzzles} puzzles per level "
                  "(paper: 1000): successes and mean time per attempt",
-                 ["level", "zones", "paper", "ours", "paper 95 % CI", "our 95 % CI", "verdict", "paper time", "our time",
+                 ["level", "zones", "paper", "ours", *_COMPARE, "paper time", "our time",
                   "ratio"])
     ets = {}
     for level, cols in PAPER["table4"].items():
@@ -299,7 +303,7 @@ def escargot(runner: _Runner, runs: int, seed: int, solve_runs: int) -> Report:
     pz = library.puzzle("ai_escargot")
     sol = np.array(pz.check())
     rep = Report(f"RESEDA Table 5 and section 5.2: ai_escargot, {runs} attempts per row (paper: 1000)",
-                 ["method", "paper", "ours", "paper 95 % CI", "our 95 % CI", "verdict", "paper time/attempt", "our time/attempt"])
+                 ["method", "paper", "ours", *_COMPARE, "paper time/attempt", "our time/attempt"])
     for zones in ("diagonal", "boxes", "all"):
         res = _attempts(runner, pz, runner.p(restart="partial", zones=zones), runs, seed, f"escargot {zones}")
         if not res:
@@ -307,7 +311,8 @@ def escargot(runner: _Runner, runs: int, seed: int, solve_runs: int) -> Report:
             return rep
         k = sum(r.solved for r in res)
         kp, tp = PAPER["table5"][zones]
-        rep.rows.append([f"partial restart, {_ZONE_LABEL[zones]}", f"{kp}/1000", f"{k}/{len(res)}", *_compare(kp, 1000, k, len(res)), f"{tp:.3f} s",
+        rep.rows.append([f"partial restart, {_ZONE_LABEL[zones]}", f"{kp}/1000", f"{k}/{len(res)}",
+                         *_compare(kp, 1000, k, len(res)), f"{tp:.3f} s",
                          f"{float(np.mean([r.seconds for r in res])):.4f} s"])
     perms = admissible_box_permutations(pz.grid, pz.n, 0)
     box = pz.geometry.units[2 * pz.N]
@@ -320,7 +325,8 @@ def escargot(runner: _Runner, runs: int, seed: int, solve_runs: int) -> Report:
         t = float(np.mean([r.seconds for r in res]))
         c = PAPER["escargot_coupled"]
         rep.rows.append(["right permutation of the top-left box fixed, 27 zones", f"{c['successes']}/1000",
-                         f"{k}/{len(res)}", *_compare(c["successes"], 1000, k, len(res)), f"{c['time']:.3f} s", f"{t:.4f} s"])
+                         f"{k}/{len(res)}", *_compare(c["successes"], 1000, k, len(res)), f"{c['time']:.3f} s",
+                         f"{t:.4f} s"])
         est = expected_time_to_success(t * len(perms), k, len(res))
         rep.notes.append(f"admissible permutations of the top-left box: paper {c['permutations']}, ours {len(perms)}")
         rep.notes.append(f"estimated mean time to success with coupling ({len(perms)} x time / rate): paper "

@@ -420,3 +420,12 @@ def test_kernels_under_numba_boundscheck(tmp_path):
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.split() == ["ok", "496"]
+
+
+def test_a_bad_grid_in_a_batch_is_named():
+    grids = np.zeros((3, 81), dtype=np.int8)
+    grids[2, 10] = 12
+    with pytest.raises(PuzzleError) as info:
+        exact.solve_many(grids, 3)
+    assert str(info.value) == "grid 3: r2c2 holds 12, which is not a digit of a 9x9 puzzle (0 for a blank, 1-9)"
+    assert info.value.cells == (10,) and info.value.digit == 12

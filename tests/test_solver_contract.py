@@ -22,7 +22,8 @@ SETTINGS = {
                ({"coupling": True, "prefilter": "ac3"}, "ai_escargot")],
     "exact": [({}, "reseda_fig4_1_hard")],
 }
-CASES = [(name, params, puzzle) for name in registry() for params, puzzle in SETTINGS.get(name, [({}, "reseda_fig3_1_easy")])]
+CASES = [(name, params, puzzle) for name in registry()
+         for params, puzzle in SETTINGS.get(name, [({}, "reseda_fig3_1_easy")])]
 IDS = [f"{n}-{p}-{i}" for i, (n, _, p) in enumerate(CASES)]
 
 

@@ -52,6 +52,9 @@ class ViewSpec:
 
 VIEWS: list[ViewSpec] = []
 
+#: Size hint of views in a side dock: modest, so the middle of the window goes to the board.
+SIDE_DOCK_HINT = QSize(470, 520)
+
 
 def register_view(spec: ViewSpec) -> ViewSpec:
     VIEWS[:] = [v for v in VIEWS if v.key != spec.key] + [spec]
@@ -86,7 +89,7 @@ class ProbabilityModelView(ProbabilityView):
     """p[cell, digit] as mini-tiles and the per-cell entropy map."""
 
     def sizeHint(self) -> QSize:
-        return QSize(470, 520)  # a side dock: leave the middle of the window to the board
+        return SIDE_DOCK_HINT
 
     def on_puzzle(self, puzzle) -> None:
         self.clear()
@@ -106,7 +109,7 @@ class AC3View(AC3Player):
     """The AC3 player on the current puzzle (a teaching tool independent of the solver)."""
 
     def sizeHint(self) -> QSize:
-        return QSize(470, 520)
+        return SIDE_DOCK_HINT
 
     def on_puzzle(self, puzzle) -> None:
         self.set_puzzle(puzzle)

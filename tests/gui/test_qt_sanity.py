@@ -42,4 +42,5 @@ def test_widget_signals_keep_reference_counts(qapp):
     for _ in range(10_000):
         b.toggle()
     gc.collect()
-    assert (sys.getrefcount(True), sys.getrefcount(False)) == (before[0] + seen.count(True), before[1] + seen.count(False))
+    after = sys.getrefcount(True), sys.getrefcount(False)
+    assert after == (before[0] + seen.count(True), before[1] + seen.count(False))  # the list holds those
