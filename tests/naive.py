@@ -135,10 +135,13 @@ def naive_ac3(domains: list[set[int]], n: int, hidden_singles: bool = False) -> 
 def naive_draw(row: list[float], allowed: list[int], rng) -> int:
     """A digit from ``row`` restricted to ``allowed`` digits (1-based), one draw; 0 if no mass."""
     weights = [(d, row[d - 1]) for d in sorted(allowed)]
-    total = sum(w for _, w in weights)
-    u = rng.random() * total
-    if total <= 0:
-        return 0
+    total = 0.0
+    for _, w in weights:  # summed in digit order, as the kernel does (bit-equal floats)
+        total += w
+    r = rng.random()
+    if not total > 0:  # no mass: the same draw picks an allowed digit uniformly
+        return weights[int(r * len(weights))][0] if weights else 0
+    u = r * total
     acc = 0.0
     last = 0
     for d, w in weights:
@@ -163,10 +166,10 @@ def naive_sample_independent(p, base: list[int], rng) -> list[int]:
 def naive_sample_blocks(p, base: list[int], n: int, rng) -> list[int]:
     """A permutation per box: most confident cell first; uniform fill once a cell has no mass left.
 
-    Like the kernel, a cell's available mass is kept by subtracting each digit
-    taken (so the floats match bit for bit), its top probability is
-    recomputed when its top digit is taken, and "no mass left" means no
-    available digit with positive probability.
+    Like the kernel (so the floats match bit for bit), a cell's available mass
+    is kept by subtracting each digit taken while its top digit stays, and
+    summed again from scratch, with the new top, when its top digit is taken;
+    "no mass left" means no available digit with positive probability.
     """
     N = n * n
     out = list(base)
@@ -205,10 +208,15 @@ def naive_sample_blocks(p, base: list[int], n: int, rng) -> list[int]:
             left.remove(best)
             for c in left:
                 if p[c][d - 1] > 0:
-                    total[c] -= p[c][d - 1]
                     if top_digit[c] == d:
+                        t = 0.0
+                        for e in sorted(avail):
+                            t += p[c][e - 1]
                         cands = [(p[c][e - 1], -e) for e in sorted(avail) if p[c][e - 1] > 0]
+                        total[c] = t
                         top[c], top_digit[c] = (max(cands)[0], -max(cands)[1]) if cands else (0.0, None)
+                    else:
+                        total[c] -= p[c][d - 1]
     return out
 
 

@@ -212,3 +212,36 @@ def test_trace_has_one_row_per_step():
     assert len(t["iteration"]) == s.iteration
     assert np.array_equal(t["iteration"], np.arange(1, s.iteration + 1))
     assert np.all(np.diff(t["best_cost"]) <= 0)
+
+
+# ---------------------------------------------------------------- long runs (issue 7)
+LONG_RUNS = [
+    # the reported crash: default parameters, seed 0, ZeroDivisionError after about 17,700 steps
+    ("benchmarks/17_clue:1", 0, {}),
+    ("benchmarks/17_clue:1", 1, {}),
+    ("ai_escargot", 2, {}),
+    ("ai_escargot", 3, {"alpha": 0.9, "zones": "all"}),
+    ("benchmarks/famous_hard:2", 4, {"sampling": "independent", "restart": "full"}),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,seed,params", LONG_RUNS, ids=[f"{n}-s{s}" for n, s, _ in LONG_RUNS])
+def test_long_runs_on_hard_puzzles_stay_well_defined(name, seed, params):
+    """20,000 steps on the hardest bundled puzzles: no exception, p stays a distribution, samples hold digits."""
+    pz = library.puzzle(name)
+    s = Reseda(**params)
+    s.reset(pz, seed)
+    free = pz.grid == 0
+    while s.iteration < 20_000 and not s.done:
+        s.step(1000)
+        p = s.p
+        assert np.all(np.isfinite(p)) and p.min() >= 0.0
+        np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-9)
+        snap = s.snapshot()
+        assert np.all(snap.grid[free] >= 1) and np.all(snap.grid <= pz.N)
+        assert np.array_equal(snap.grid[~free], pz.grid[~free])
+    solved = s.status == Status.SOLVED
+    assert s.iteration >= 20_000 or solved
+    if solved:
+        assert pz.is_solved_by(s.snapshot().grid)

@@ -201,3 +201,97 @@ print("ok")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().endswith("ok")
+
+
+# ------------------------------------------------------- numerical robustness (issue 7)
+def _two_free_cells_in_box0():
+    """reseda_fig3_1_easy's solution with two cells of box 0 blanked: (grid, cell A, cell B, digits of A, B)."""
+    pz = library.puzzle("reseda_fig3_1_easy")
+    g = np.array(pz.check())
+    geo = geometry(3)
+    a, b = (int(c) for c in geo.units[18][:2])
+    da, db = int(g[a]), int(g[b])
+    g[[a, b]] = 0
+    return g, a, b, da, db
+
+
+def _one_hot(g, N=9):
+    p = np.zeros((g.size, N))
+    p[np.flatnonzero(g), g[g > 0] - 1] = 1.0
+    return p
+
+
+def test_sample_blocks_survives_mass_absorbed_by_rounding():
+    """The ZeroDivisionError of `solve --algo reseda --until 30s benchmarks/17_clue:1`, made deterministic.
+
+    Cell B holds 1.0 on A's digit and 1e-20 on its own: 1.0 + 1e-20 rounds to 1.0, so once A takes
+    its digit a running total kept by subtraction is 0.0 while B still has mass. The mass must be
+    summed again, and B must draw its own digit.
+    """
+    g, a, b, da, db = _two_free_cells_in_box0()
+    p = _one_hot(g)
+    p[a, da - 1] = 1.0
+    p[b, da - 1] = 1.0
+    p[b, db - 1] = 1e-20
+    bf, bn, ba = _box_tables(g, geometry(3))
+    for seed in range(5):
+        out = np.zeros(81, np.int8)
+        K.sample_blocks(p, bf, bn, ba, g, out, np.zeros(9, bool), np.random.default_rng(seed))
+        ref = naive.naive_sample_blocks(p.tolist(), g.tolist(), 3, np.random.default_rng(seed))
+        assert out.tolist() == ref
+        assert (out[a], out[b]) == (da, db)
+
+
+def test_draw_digit_without_mass_picks_an_allowed_digit_uniformly():
+    """All allowed entries underflowed to 0: a uniform draw among them (never 0, never a forbidden digit)."""
+    row = np.zeros(9)
+    row[0] = 0.7  # mass only on a digit outside the mask
+    mask = (1 << 2) | (1 << 4) | (1 << 8)  # digits 3, 5, 9
+    seen = []
+    for seed in range(60):
+        d = K.draw_digit(row, mask, np.random.default_rng(seed))
+        assert d == naive.naive_draw(row.tolist(), [3, 5, 9], np.random.default_rng(seed))
+        seen.append(d)
+    assert set(seen) == {3, 5, 9}
+    # the fallback is uniform: each digit about a third of 60 draws
+    assert all(10 <= seen.count(d) <= 30 for d in (3, 5, 9))
+    assert K.draw_digit(row, 0, np.random.default_rng(0)) == 0
+
+
+def test_uniform_fill_with_a_spare_digit_stays_in_bounds(tmp_path):
+    """A restart zone can repeat a given's digit inside a box, leaving one more digit than free cells.
+
+    The uniform fill then shuffles m + 1 digits; its scratch array must hold them all (numba's bounds
+    checking, in a fresh process, turns the old overflow into an IndexError).
+    """
+    import os
+    import subprocess
+    import sys
+
+    code = r"""
+import numpy as np
+from numba.core.config import BOUNDSCHECK
+assert BOUNDSCHECK
+from sudoku_lab._kernels import reseda as K
+from sudoku_lab.geometry import geometry
+from sudoku_lab.solvers.reseda import _box_tables
+geo = geometry(2)
+g = np.zeros(16, np.int8)
+box0 = geo.units[8]
+g[box0[0]] = 1
+g[box0[1]] = 1   # the same digit twice in box 0: digits 2, 3, 4 for two free cells
+p = np.zeros((16, 4))
+p[np.flatnonzero(g), g[g > 0] - 1] = 1.0
+for c in np.flatnonzero(g == 0):
+    p[c, 0] = 1.0  # mass only on digit 1, which box 0 no longer offers: starved at once
+bf, bn, ba = _box_tables(g, geo)
+out = np.zeros(16, np.int8)
+for seed in range(20):
+    K.sample_blocks(p, bf, bn, ba, g, out, np.zeros(4, bool), np.random.default_rng(seed))
+    assert set(out[box0[2:]].tolist()) <= {2, 3, 4} and out[box0[2]] != out[box0[3]], out
+print("ok")
+"""
+    env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == "ok"

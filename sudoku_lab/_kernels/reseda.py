@@ -62,16 +62,33 @@ def draw_digit(row, mask, rng):
     Returns
     -------
     int
-        A digit 1..N; 0 if no allowed digit has positive probability.
+        A digit 1..N, or 0 if ``mask`` is empty.
+
+    Notes
+    -----
+    Zero-mass fallback: if no allowed digit has positive probability (every
+    allowed entry of the row has underflowed to 0), the same draw picks one
+    of the allowed digits uniformly, so a sample never holds a 0 that the
+    update would count as digit N.
     """
     N = row.shape[0]
     total = 0.0
+    k = 0
     for d in range(N):
         if (mask >> d) & 1:
             total += row[d]
-    u = rng.random() * total
-    if total <= 0.0:
-        return 0
+            k += 1
+    r = rng.random()
+    if not total > 0.0:
+        if k == 0:
+            return 0
+        j = int(r * k)
+        for d in range(N):
+            if (mask >> d) & 1:
+                if j == 0:
+                    return d + 1
+                j -= 1
+    u = r * total
     acc = 0.0
     last = 0
     for d in range(N):
@@ -142,10 +159,15 @@ def sample_blocks(p, box_free, box_nfree, box_avail, base, out, used, rng):
     to the remaining cells in reading order (ALGORITHMS.md, section 1).
 
     Each cell's available mass, its top probability and how many available
-    digits carry mass are kept up to date as digits are taken (the mass by
-    subtracting, the top recomputed only when its digit goes), so a box costs
+    digits carry mass are kept up to date as digits are taken, so a box costs
     O(m^2 + m N) instead of O(m^2 N); "no mass left" is that integer count
-    reaching 0, never a float compared with 0.
+    reaching 0, never a float compared with 0. The mass is updated by
+    subtraction only while the cell's top digit stays available: then the
+    mass left is at least the top, which is at least 1/N of the mass before,
+    so rounding errors stay within a few ulps. When the top digit goes, the
+    mass is summed again from scratch with the new top (cancellation could
+    otherwise leave 0.0, or a negative or wildly small value, while digits
+    with mass remain: a division by zero, or a skewed choice of cell).
     """
     N = p.shape[1]
     out[:] = base
@@ -206,23 +228,34 @@ def sample_blocks(p, box_free, box_nfree, box_avail, base, out, used, rng):
                 ci = box_free[b, i]
                 v = p[ci, d - 1]
                 if v > 0.0:
-                    total[i] -= v
                     alive[i] -= 1
                     if top_digit[i] == d - 1:
+                        t = 0.0
                         hi = 0.0
                         hd = -1
                         for e in range(N):
-                            if (avail >> e) & 1 and p[ci, e] > hi:
-                                hi = p[ci, e]
-                                hd = e
+                            if (avail >> e) & 1:
+                                w = p[ci, e]
+                                t += w
+                                if w > hi:
+                                    hi = w
+                                    hd = e
+                        total[i] = t
                         top[i] = hi
                         top_digit[i] = hd
+                    else:
+                        total[i] -= v
 
 
 @jit
 def _fill_uniform(box_free, b, m, used, avail, out, rng):
-    """Give the unused cells of box ``b`` the digits of ``avail`` in a uniformly random order."""
-    digits = np.empty(m, dtype=np.int64)
+    """Give the unused cells of box ``b`` the digits of ``avail`` in a uniformly random order.
+
+    ``avail`` can hold one digit more than there are unused cells (a partial
+    restart's zone may repeat a given's digit inside a box), so the scratch
+    array is sized for every digit, not for the cells.
+    """
+    digits = np.empty(box_free.shape[1], dtype=np.int64)
     k = 0
     d = 0
     while avail >> d:
