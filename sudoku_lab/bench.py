@@ -21,7 +21,8 @@ import numpy as np
 from . import exact
 from .errors import ParameterError
 from .geometry import SYMBOLS
-from .puzzle import is_valid_solution, load_puzzles
+from .collection_io import load_puzzles
+from .puzzle import is_valid_solution
 
 __all__ = ["bench_exact", "bench_reseda", "NumpyReseda", "add_arguments", "main"]
 
@@ -68,7 +69,7 @@ def bench_exact(puzzles, out: Callable[[str], object] = print, repeat: int = 3) 
     ----------
     puzzles : sequence of (str, array_like of int, shape (C,)), or str or Path
         ``(name, grid)`` pairs of one size, or a puzzle file in any format
-        :func:`sudoku_lab.puzzle.load_puzzles` reads.
+        :func:`sudoku_lab.collection_io.load_puzzles` reads.
     out : callable
         Receives each line of the report.
     repeat : int
@@ -350,31 +351,37 @@ def bench_reseda(attempts: int = 200, puzzles: int = 50, numpy_runs: int = 20, o
 # ------------------------------------------------------------------------ CLI
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the benchmarks as sub-commands of ``sudoku-lab bench``."""
-    sub = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True)
+    from ._console import int_option
+
+    sub = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True,
+                                help="what to measure: exact, reseda or gui")
     ex = sub.add_parser("exact", help="exact solver (solve, batch, uniqueness) next to qqwing, in puzzles/s",
                         description="Time the exact solver on a puzzle set: exact.solve per puzzle, "
                         "exact.solve_many in one call, count_solutions(limit=2) per puzzle, and for 9x9 sets "
                         "qqwing --solve as a whole process when it is installed; print puzzles/s and ratios.")
     ex.add_argument("--set", default="kennett/fiendish",
                     help="bundled collection, file, or puzzle (default kennett/fiendish)")
-    ex.add_argument("--repeat", type=int, default=3, help="passes per measurement, the best counts (default 3)")
+    ex.add_argument("--repeat", type=int_option(1, 1000), default=3,
+                    help="passes per measurement, the best counts (default 3)")
     ex.set_defaults(run_benchmark=_main_exact)
     rs = sub.add_parser("reseda", help="RESEDA: time per attempt, steps/s next to numpy, fiendish time to solve",
                         description="Time RESEDA with its default parameters: mean time per attempt on "
                         "reseda_fig3_1_easy, steps per second of the numba kernel next to a straightforward "
                         "numpy implementation of the same step (same run), and the mean time to solve Kennett "
                         "fiendish puzzles with the paper's recommended strategy.")
-    rs.add_argument("--attempts", type=int, default=200, help="attempts on the easy puzzle (default 200)")
-    rs.add_argument("--numpy-runs", type=int, default=20, help="runs of each implementation (default 20)")
-    rs.add_argument("--puzzles", type=int, default=50, help="fiendish puzzles to solve (default 50)")
+    rs.add_argument("--attempts", type=int_option(1, 100_000), default=200,
+                    help="attempts on the easy puzzle (default 200)")
+    rs.add_argument("--numpy-runs", type=int_option(1, 10_000), default=20,
+                    help="runs of each implementation (default 20)")
+    rs.add_argument("--puzzles", type=int_option(1, 200), default=50, help="fiendish puzzles to solve (default 50)")
     rs.set_defaults(run_benchmark=_main_reseda)
     gui = sub.add_parser("gui", help="solver throughput with the window drawing vs headless; event-loop latency",
                          description="Open the lab window (offscreen without a display) and compare RESEDA's "
                          "throughput while the window draws with headless throughput on reseda_fig4_1_hard, "
                          "and measure the GUI event loop's latency with a 10 ms timer. Runs in a subprocess: "
                          "the core never imports Qt.")
-    gui.add_argument("--runs", type=int, default=150, help="seeded solves per setting (default 150)")
-    gui.add_argument("--rounds", type=int, default=5, help="alternating blocks (default 5)")
+    gui.add_argument("--runs", type=int_option(1, 100_000), default=150, help="seeded solves per setting (default 150)")
+    gui.add_argument("--rounds", type=int_option(1, 1000), default=5, help="alternating blocks (default 5)")
     gui.set_defaults(run_benchmark=_main_gui)
 
 
@@ -384,9 +391,6 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _main_reseda(args: argparse.Namespace) -> int:
-    for name in ("attempts", "numpy_runs", "puzzles"):
-        if getattr(args, name) < 1:
-            raise ParameterError(f"--{name.replace('_', '-')} must be at least 1", name=name)
     bench_reseda(attempts=args.attempts, puzzles=args.puzzles, numpy_runs=args.numpy_runs)
     return 0
 
@@ -399,8 +403,10 @@ def _main_gui(args: argparse.Namespace) -> int:
 
 
 def _main_exact(args: argparse.Namespace) -> int:
-    from .cli import resolve_puzzles
+    from ._console import ReadProgress, resolve_puzzles
 
-    puzzles = resolve_puzzles(args.set)
-    bench_exact([(p.name or f"{args.set} #{k + 1}", p.grid) for k, p in enumerate(puzzles)], repeat=args.repeat)
+    reading = ReadProgress(args.set)
+    puzzles = [(p.name or f"{args.set} #{k + 1}", p.grid) for k, p in enumerate(resolve_puzzles(args.set, reading))]
+    reading.close()
+    bench_exact(puzzles, repeat=args.repeat)
     return 0

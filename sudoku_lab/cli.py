@@ -10,16 +10,26 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 from . import __version__
-from ._console import RunProgress, interruptible
+from ._console import (
+    ProgressBar,
+    RunProgress,
+    add_solver_params,
+    int_option,
+    interruptible,
+    resolve_puzzle,
+    resolve_puzzles,
+    seed_option,
+    solver_params,
+)
 from .errors import ParameterError, PuzzleError, SudokuLabError
 
 __all__ = ["main", "build_parser", "wants_gui", "gui_options", "resolve_puzzles", "resolve_puzzle"]
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_INTERNAL = 70  #: a bug (EX_SOFTWARE): one line and a crash report
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,53 +42,6 @@ class _Parser(argparse.ArgumentParser):
 def _fail(msg: str) -> int:
     print(f"sudoku-lab: error: {msg}", file=sys.stderr)
     return EXIT_USAGE
-
-
-# ------------------------------------------------------------ puzzle input
-def resolve_puzzles(arg: str) -> list:
-    """Puzzles named by a command-line argument.
-
-    In order: ``-`` (standard input), an existing file (every puzzle in it), a
-    bundled collection (``kennett/fiendish``: all its puzzles), a bundled
-    puzzle (``reseda_fig4_1_hard``, ``kennett/fiendish:3``), else the
-    argument's own text as a puzzle (tried first when it is long enough to be
-    one).
-
-    Raises
-    ------
-    PuzzleError
-        If none of these reads; the message is the most likely reading's.
-    """
-    from . import library
-    from .puzzle import Puzzle, load_puzzles, parse_collection
-
-    if arg == "-":
-        return parse_collection(sys.stdin.read(), source="<stdin>")
-    path = Path(arg)
-    if path.is_file():
-        return load_puzzles(path)
-    if any(c.name == arg for c in library.collections()):
-        return list(library.collection(arg))
-    cells = sum(1 for ch in arg if ch.isalnum() or ch == ".")
-    attempts = [lambda: [Puzzle.parse(arg)], lambda: [library.puzzle(arg)]]
-    only_symbols = all(ch.isdigit() or ch in ".|+-, \n\t" for ch in arg)
-    if cells < 16 and not only_symbols:  # short and wordy: a name (or a mistyped path) is more likely
-        attempts.reverse()
-    try:
-        return attempts[0]()
-    except PuzzleError as first:
-        try:
-            return attempts[1]()
-        except PuzzleError:
-            pass
-        if path.suffix.lower() in (".txt", ".csv", ".sdk", ".ss", ".sdm") or "/" in arg and cells < 16:
-            raise PuzzleError(f"no such file or bundled puzzle: {arg}", kind="empty") from None
-        raise first from None
-
-
-def resolve_puzzle(arg: str):
-    """The single puzzle an argument names (the first, when it names several)."""
-    return resolve_puzzles(arg)[0]
 
 
 # --------------------------------------------------------------- commands
@@ -102,18 +65,29 @@ def cmd_check(args) -> int:
 
 
 def cmd_solve(args) -> int:
+    if args.exact and args.algo not in (None, "exact"):
+        raise ParameterError(f"choose --exact or --algo {args.algo}, not both", name="algo")
+    algo = "exact" if args.exact or args.algo is None else args.algo
+    params = solver_params(algo, args)  # before reading a million puzzles: --alpha without --algo is refused
+    from . import loop
+
+    termination = loop.parse_until(args.until)
     puzzles = resolve_puzzles(args.puzzle)
-    if args.algo in (None, "exact") or args.exact:
+    if algo == "exact":
         return _solve_exact(puzzles, args)
-    return _solve_meta(puzzles, args)
+    return _solve_meta(puzzles, algo, params, termination, args)
 
 
 def _solve_exact(puzzles, args) -> int:
+    import itertools
+
     from . import exact
     from .puzzle import Puzzle
 
+    head = list(itertools.islice(puzzles, 2))  # one puzzle prints bare; several get a header each
+    many = len(head) > 1
     status = 0
-    for p in puzzles:
+    for p in itertools.chain(head, puzzles):
         p.check_clashes()
         t = time.perf_counter()
         sol = exact.solve(p)
@@ -122,36 +96,25 @@ def _solve_exact(puzzles, args) -> int:
             print(f"sudoku-lab: error: {p.name or 'puzzle'}: the puzzle has no solution", file=sys.stderr)
             status = EXIT_USAGE
             continue
-        if len(puzzles) > 1 or args.verbose:
+        if many or args.verbose:
             print(f"# {p.name or 'puzzle'} ({dt * 1000:.2f} ms)")
         print(Puzzle(sol, n=p.n, name=p.name).format(args.format))
     return status
 
 
-def _solver_params(cls, args) -> dict:
-    """Values given on the command line for the solver's declared parameters."""
-    out = {}
-    for prm in cls.params:
-        v = getattr(args, f"param_{prm.name}", None)
-        if v is not None:
-            out[prm.name] = v
-    return out
-
-
-def _solve_meta(puzzles, args) -> int:
+def _solve_meta(puzzles, algo, params, termination, args) -> int:
     from . import loop
     from .puzzle import Puzzle
-    from .solvers import get_solver_class
+    from .solvers import create
 
-    cls = get_solver_class(args.algo)
-    params = _solver_params(cls, args)
-    solver = cls(**params)
-    termination = loop.parse_until(args.until)
+    solver = create(algo, **params)
+    cls = type(solver)
     status = 0
+    intr = interruptible()
     for p in puzzles:
         solver.reset(p, seed=args.seed)
         printer = RunProgress(enabled=not args.quiet, what=cls.iteration_name)
-        with interruptible() as stop:
+        with intr as stop:
             last = None
             for last in loop.iterate(solver, termination, min_interval=0.25, should_stop=stop.is_set):
                 printer.update(last)
@@ -164,7 +127,7 @@ def _solve_meta(puzzles, args) -> int:
         grid = snap.grid if snap.solved else snap.best_grid
         print(Puzzle(grid, n=p.n, name=p.name).format(args.format))
         if last.reason == "cancelled":
-            return EXIT_INTERRUPTED
+            return intr.exit_status
         if not snap.solved:
             status = 1
     return status
@@ -180,7 +143,7 @@ def cmd_library(args) -> int:
         print(f"\nDefault puzzle: {library.DEFAULT_PUZZLE}. Show one collection with: sudoku-lab library NAME")
         return 0
     puzzles = library.collection(args.collection) if ":" not in args.collection else [
-        library.puzzle(args.collection)]
+        library.puzzle(args.collection)]  # errors name the collection, the index and the range
     if args.show:
         for p in puzzles:
             print(f"# {p.name}")
@@ -194,23 +157,65 @@ def cmd_library(args) -> int:
 
 
 def cmd_generate(args) -> int:
-    from .generate import generate
-    from .puzzle import format_collection
+    from .collection_io import format_collection
+    from .generate import GenerationStopped, generate, parse_time_limit
 
-    puzzles = []
-    for k in range(args.count):
-        seed = args.seed + k
-        p = generate(args.box, args.clues, seed=seed, symmetry=args.symmetry)
-        puzzles.append(p)
-    if args.format in ("csv",):
-        print(format_collection(puzzles, "csv"), end="")
-    else:
-        for p in puzzles:
-            if len(puzzles) > 1 or args.format != "line":
-                print(f"# {p.name}" if args.format not in ("kennett", "sdk") else "", end="\n" if
-                      args.format not in ("kennett", "sdk") else "")
-            print(p.format(args.format))
-    return 0
+    limit = parse_time_limit(args.time_limit)
+    intr = interruptible()
+    bar = ProgressBar(enabled=not args.quiet, unit="puzzles", label="generating") if args.count > 1 else None
+    status = 0
+    with intr as stop:
+        for k in range(args.count):
+            report = None if args.quiet else _GenerateReport(k, args.count)
+            try:
+                p = generate(args.box, args.clues, seed=args.seed + k, symmetry=args.symmetry, time_limit=limit,
+                             should_stop=stop.is_set, progress=report)
+            except GenerationStopped as e:
+                if report:
+                    report.close()
+                print(f"sudoku-lab: interrupted: {e}", file=sys.stderr)
+                status = intr.exit_status
+                break
+            if report:
+                report.close()
+            # Printed as each puzzle is made, so an interrupted batch keeps what it finished.
+            if args.format == "csv":
+                print(format_collection([p], "csv").split("\n", 1)[k > 0], end="")
+            else:
+                if args.count > 1 or args.format != "line":
+                    if args.format not in ("kennett", "sdk"):
+                        print(f"# {p.name}")
+                print(p.format(args.format))
+            sys.stdout.flush()
+            if bar:
+                bar.update(k + 1, args.count)
+    if bar:
+        bar.close()
+    return status
+
+
+class _GenerateReport:
+    """Progress of one generation on stderr, shown only once it has taken more than a second."""
+
+    def __init__(self, k: int, count: int):
+        self.label = f"puzzle {k + 1} of {count}: " if count > 1 else ""
+        self.shown = False
+        self.t0 = self.last = time.perf_counter()
+        self.printer = RunProgress(enabled=True)
+
+    def __call__(self, tries: int, max_tries: int, givens: int, target: int, fewest: int) -> None:
+        now = time.perf_counter()
+        if now - self.t0 < 1.0 or (not self.printer.tty and now - self.last < 5.0):
+            return
+        self.shown = True
+        self.last = now
+        line = (f"{self.label}try {tries} of {max_tries}, {givens} givens left (target {target}, fewest so far "
+                f"{fewest}), {time.perf_counter() - self.t0:.0f} s")
+        self.printer.line(line)
+
+    def close(self) -> None:
+        if self.shown:
+            self.printer.close()
 
 
 def cmd_bench(args) -> int:
@@ -220,40 +225,17 @@ def cmd_bench(args) -> int:
 
 
 # ------------------------------------------------------------------ parser
-def _add_solver_params(parser) -> None:
-    """One option per declared parameter of every registered solver."""
-    from .solvers import registry
-
-    seen = {}
-    for cls in registry().values():
-        for prm in cls.params:
-            if prm.name in seen:
-                seen[prm.name].append(cls.name)
-                continue
-            seen[prm.name] = [cls.name]
-    group = parser.add_argument_group("algorithm parameters (see `sudoku-lab algorithms`)")
-    for cls in registry().values():
-        for prm in cls.params:
-            dest = f"param_{prm.name}"
-            if any(a.dest == dest for a in group._group_actions):
-                continue
-            flag = "--" + prm.name.replace("_", "-")
-            owners = ", ".join(seen[prm.name])
-            default = prm.default if not isinstance(prm.default, bool) else str(prm.default).lower()
-            group.add_argument(flag, dest=dest, default=None, metavar=prm.kind.upper() if prm.kind != "choice"
-                               else "{" + ",".join(prm.choices) + "}",
-                               help=f"[{owners}] {prm.help} Default {default}; {prm.range_text()}.")
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="sudoku-lab", description="Sudoku Lab: study how stochastic search solves Sudoku. "
                 "With no command, opens the lab window.")
     p.add_argument("--version", action="version", version=f"sudoku-lab {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    g = sub.add_parser("gui", help="open the lab window (the default with no command)")
+    g = sub.add_parser("gui", help="open the lab window (the default with no command)",
+                       description="Open the lab window on PUZZLE (default: the RESEDA paper's hard puzzle) with "
+                       "--algo selected. Needs a display; without one it says so and exits with status 2.")
     g.add_argument("puzzle", nargs="?", help="puzzle to open (file, bundled name or text)")
-    g.add_argument("--algo", default=None, help="algorithm to select")
+    g.add_argument("--algo", default=None, help="algorithm to select (see `sudoku-lab algorithms`)")
 
     c = sub.add_parser("check", help="validate puzzles: givens, clashes, uniqueness, AC3 reductions",
                        description="Validate every puzzle of PUZZLE and report its givens, uniqueness and what "
@@ -270,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("puzzle", help="file, '-' for stdin, bundled puzzle or collection name, or puzzle text")
     s.add_argument("--exact", action="store_true", help="use the exact solver (default without --algo)")
     s.add_argument("--algo", default=None, help="algorithm (see `sudoku-lab algorithms`)")
-    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--seed", type=seed_option, default=0, help="random seed, a non-negative integer (default 0)")
     s.add_argument("--until", default="solved,1000000it",
                    help="stopping rule: solved, 500 (iterations), 30s, 2m, 1e5evals; comma = first that holds "
                         "(default solved,1000000it)")
@@ -278,10 +260,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output format (default grid)")
     s.add_argument("--quiet", action="store_true", help="no progress output")
     s.add_argument("--verbose", action="store_true", help="name and time every solution")
-    _add_solver_params(s)
+    add_solver_params(s)
     s.set_defaults(func=cmd_solve)
 
-    a = sub.add_parser("algorithms", help="list the algorithms and their parameters")
+    a = sub.add_parser("algorithms", help="list the algorithms and their parameters",
+                       description="List the algorithms with their parameters (default and range); with ALGO, "
+                       "also what each parameter means and where the paper defines it.")
     a.add_argument("algo", nargs="?", help="show one algorithm in detail")
     a.set_defaults(func=cmd_algorithms)
 
@@ -291,18 +275,24 @@ def build_parser() -> argparse.ArgumentParser:
                          "COLLECTION:K.")
     lib.add_argument("collection", nargs="?", help="collection (or COLLECTION:K for one puzzle)")
     lib.add_argument("--show", action="store_true", help="print the puzzles themselves")
-    lib.add_argument("--format", default="grid", choices=("grid", "line", "numbers", "kennett", "sdk"))
+    lib.add_argument("--format", default="grid", choices=("grid", "line", "numbers", "kennett", "sdk"),
+                     help="how --show prints each puzzle (default grid)")
     lib.set_defaults(func=cmd_library)
 
     gen = sub.add_parser("generate", help="generate puzzles with a unique solution",
                          description="Generate puzzles of box size --box (2: 4x4 .. 5: 25x25) with --clues "
                          "givens and a unique solution, reproducibly from --seed.")
     gen.add_argument("--box", type=int, default=3, choices=(2, 3, 4, 5), help="box size n (grid n^2 x n^2)")
-    gen.add_argument("--clues", type=int, required=True, help="number of givens to keep")
-    gen.add_argument("--seed", type=int, default=0, help="random seed (puzzle k uses seed+k)")
-    gen.add_argument("--count", type=int, default=1, help="how many puzzles")
-    gen.add_argument("--symmetry", default="none", choices=("none", "rotate180"))
-    gen.add_argument("--format", default="line", choices=("line", "grid", "numbers", "kennett", "sdk", "csv"))
+    gen.add_argument("--clues", type=int_option(0, 625), required=True, help="number of givens to keep")
+    gen.add_argument("--seed", type=seed_option, default=0, help="random seed (puzzle k uses seed+k)")
+    gen.add_argument("--count", type=int_option(1, 1_000_000), default=1, help="how many puzzles (default 1)")
+    gen.add_argument("--symmetry", default="none", choices=("none", "rotate180"),
+                     help="rotate180: a clue pattern symmetric under a half turn (default none)")
+    gen.add_argument("--format", default="line", choices=("line", "grid", "numbers", "kennett", "sdk", "csv"),
+                     help="output format (default line)")
+    gen.add_argument("--time-limit", default="2m",
+                     help="give up on one puzzle after this long, e.g. 30s, 5m, or 'none' (default 2m)")
+    gen.add_argument("--quiet", action="store_true", help="no progress output")
     gen.set_defaults(func=cmd_generate)
 
     from . import bench
@@ -321,7 +311,7 @@ def _add_experiment_commands(sub) -> None:
     """Commands defined next to the code they run (grades, reproduce)."""
     from . import grades, reproduce
 
-    grades.add_cli(sub, _add_solver_params)
+    grades.add_cli(sub, add_solver_params)
     reproduce.add_cli(sub)
 
 
@@ -353,23 +343,49 @@ def gui_options(argv) -> argparse.Namespace:
 
 
 def main(argv=None) -> int:
+    """Run one command; the exit status: 0, 1 (not solved), 2 (bad input), 70 (a bug), 128+signal."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    if not argv:
-        parser.print_help()
-        print("\nRun `sudoku-lab` (the installed command) with no arguments to open the lab window.")
+    if argv == ["--version"]:  # answered before the parser imports the solvers (and numba)
+        print(f"sudoku-lab {__version__}")
         return 0
-    args = parser.parse_args(argv)
-    if args.command == "gui":
-        return _fail("the lab window is opened by the `sudoku-lab` command, not `python -m sudoku_lab`")
     try:
+        parser = build_parser()
+        if not argv:
+            parser.print_help()
+            print("\nRun `sudoku-lab` (the installed command) with no arguments to open the lab window.")
+            return 0
+        args = parser.parse_args(argv)
+        if args.command == "gui":
+            return _fail("the lab window is opened by the `sudoku-lab` command, not `python -m sudoku_lab`")
         return args.func(args)
-    except (SudokuLabError, ParameterError, PuzzleError) as e:
+    except SudokuLabError as e:
         return _fail(str(e))
-    except FileNotFoundError as e:
-        return _fail(f"{e.strerror}: {e.filename}")
+    except OSError as e:  # a file operation no command anticipated: still one line, naming the file
+        if isinstance(e, BrokenPipeError):
+            return _quiet_broken_pipe()
+        from ._files import os_reason
+
+        where = f" {e.filename}" if e.filename else ""
+        return _fail(f"cannot use{where}: {os_reason(e)}")
     except KeyboardInterrupt:
         print("sudoku-lab: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return 0
+    except MemoryError:
+        return _fail("out of memory; try fewer runs or puzzles at a time")
+    except Exception as e:  # a bug: one line and a report, never a traceback
+        from ._crash import internal_error_message
+
+        print(f"sudoku-lab: {internal_error_message(e, 'sudoku-lab ' + ' '.join(argv))}", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _quiet_broken_pipe() -> int:
+    """``sudoku-lab ... | head``: stop quietly (and keep Python from complaining while it exits)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 0

@@ -8,7 +8,8 @@ the GUI shows it inline and in the status bar.
 
 from __future__ import annotations
 
-__all__ = ["SudokuLabError", "PuzzleError", "ParameterError", "DataFileError"]
+__all__ = ["SudokuLabError", "PuzzleError", "ParameterError", "DataFileError", "PuzzleTypeError",
+           "ParameterTypeError"]
 
 
 class SudokuLabError(ValueError):
@@ -65,3 +66,18 @@ class DataFileError(SudokuLabError):
         super().__init__(message)
         self.path = path
         self.line = line
+
+
+class PuzzleTypeError(PuzzleError, TypeError):
+    """A puzzle given as the wrong kind of object (``Puzzle.parse(42)``, ``reset(grid_array)``).
+
+    Both a :class:`PuzzleError`, as documented for every puzzle input, and a
+    ``TypeError``, as Python code expects for a wrong type.
+    """
+
+    def __init__(self, message):
+        super().__init__(message, kind="type")
+
+
+class ParameterTypeError(ParameterError, TypeError):
+    """A parameter given as the wrong kind of object (``loop.run(solver, 5)``): a ParameterError and a TypeError."""

@@ -14,19 +14,20 @@ import json
 import math
 import os
 import signal
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
 from . import __version__
-from .errors import DataFileError
+from ._files import check_writable, decode, os_reason
+from .errors import DataFileError, ParameterError
 from .puzzle import Puzzle
 
-__all__ = ["Task", "RunResult", "run_task", "run_tasks", "ResultsFile", "default_jobs"]
+__all__ = ["Task", "RunResult", "run_task", "run_tasks", "ResultsFile", "default_jobs", "effective_jobs"]
 
 
 @dataclass(frozen=True)
@@ -126,9 +127,30 @@ def run_task(task: Task, should_stop: Callable[[], bool] | None = None) -> RunRe
         seconds=seconds, cost=s.cost, best_cost=s.best_cost, grid=np.array(s.grid), extra=_summary(s))
 
 
-def _worker_init():
+#: Set in a worker process: the parent's request to stop the run in progress.
+_WORKER_STOP = None
+
+
+def _worker_init(stop_event, parent: int):
+    """Set up a worker: ignore Ctrl-C, obey the parent's stop event, and exit if the parent dies."""
+    global _WORKER_STOP
     # Ctrl-C goes to the whole process group; only the parent decides what to do with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER_STOP = stop_event
+
+    def watch():
+        # A parent killed outright (SIGKILL, OOM killer) cannot tell its workers; they notice here
+        # and leave instead of running on as orphans.
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="sudoku-lab parent watch").start()
+
+
+def _run_in_worker(task: Task) -> RunResult:
+    return run_task(task, should_stop=_WORKER_STOP.is_set if _WORKER_STOP is not None else None)
 
 
 def _warm(names: tuple[str, ...]) -> None:
@@ -151,6 +173,27 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def effective_jobs(requested: int) -> tuple[int, str | None]:
+    """The worker processes to start for ``requested``, and a note when that is fewer.
+
+    More workers than CPUs only add memory (each holds its own compiled
+    kernels, about 150 MB) and make every run slower, so the count is capped
+    at the CPUs this process may use.
+
+    Raises
+    ------
+    ParameterError
+        If ``requested`` is below 1.
+    """
+    if isinstance(requested, bool) or not isinstance(requested, (int, np.integer)) or requested < 1:
+        raise ParameterError(f"jobs must be an integer >= 1, got {requested!r}", name="jobs")
+    cpus = default_jobs()
+    if requested > cpus:
+        return cpus, (f"using {cpus} worker process{'es' if cpus > 1 else ''}: --jobs {requested} is more than the "
+                      f"{cpus} CPU{'s' if cpus > 1 else ''} available")
+    return int(requested), None
+
+
 def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bool] | None = None,
               warm: bool = True) -> Iterator[tuple[int, RunResult]]:
     """Run tasks, yielding ``(index, result)`` as each finishes.
@@ -158,25 +201,37 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
     Parameters
     ----------
     tasks : iterable of Task
+        Consumed lazily: a few per worker are in flight at any time.
     jobs : int
-        1 runs in this process (a stop request also interrupts the current
-        run); more uses that many worker processes (spawned, so safe next to
-        Qt threads), each run to its end once started. As always with
-        spawned processes, a script calling this needs an
-        ``if __name__ == "__main__":`` guard.
+        1 runs in this process; more uses that many worker processes
+        (spawned, so safe next to Qt threads; capped at the CPUs available,
+        see :func:`effective_jobs`). As always with spawned processes, a
+        script calling this needs an ``if __name__ == "__main__":`` guard.
     should_stop : callable, optional
-        Polled often; True stops submitting and returns after the runs in
-        flight (which are discarded when ``jobs > 1``, so a resumed
-        experiment reruns them with the same seeds).
+        Polled often; True stops promptly: runs in flight are told to stop
+        (they end within one chunk, about 20 ms, and are not yielded, so a
+        resumed experiment reruns them with the same seeds), and every run
+        that had finished is yielded first.
     warm : bool
-        Compile kernels in each worker before timing anything.
+        Load or compile the first task's kernels (in each worker) before
+        timing anything, so the first run's time is not inflated.
+
+    Notes
+    -----
+    Workers exit on their own when the parent process dies (checked twice a
+    second), so a killed experiment leaves no orphans. An exception in the
+    parent (including a second Ctrl-C) terminates the workers at once.
     """
-    tasks = list(tasks)
     stop = should_stop or (lambda: False)
+    it = iter(enumerate(tasks))
     if jobs <= 1:
-        for i, t in enumerate(tasks):
+        warmed = not warm
+        for i, t in it:
             if stop():
                 return
+            if not warmed:  # loading (or compiling) kernels must not count in the first run's time
+                _warm((t.solver,))
+                warmed = True
             res = run_task(t, should_stop=stop)
             if res.reason == "cancelled":
                 return
@@ -184,34 +239,65 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
         return
     import multiprocessing as mp
 
-    names = tuple(sorted({t.solver for t in tasks}))
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn"), initializer=_worker_init) as ex:
+    first = next(it, None)
+    if first is None:
+        return
+    jobs, _ = effective_jobs(jobs)
+    ctx = mp.get_context("spawn")
+    stop_event = ctx.Event()
+    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
+                             initargs=(stop_event, os.getpid()))
+    clean = False
+    try:
         if warm:
-            for f in [ex.submit(_warm, names) for _ in range(jobs)]:
-                f.result()
-        pending = {}
-        it = iter(enumerate(tasks))
-        exhausted = False
-        try:
-            while True:
-                while not exhausted and len(pending) < 2 * jobs and not stop():
-                    nxt = next(it, None)
-                    if nxt is None:
-                        exhausted = True
-                        break
-                    pending[ex.submit(run_task, nxt[1])] = nxt[0]
-                if not pending:
-                    return
-                done, _ = wait(list(pending), timeout=0.2, return_when=FIRST_COMPLETED)
+            warming = [ex.submit(_warm, (first[1].solver,)) for _ in range(jobs)]
+            while not all(f.done() for f in warming):
                 if stop():
-                    for f in pending:
-                        f.cancel()
-                    return
-                for f in done:
-                    yield pending.pop(f), f.result()
-        finally:
-            for f in pending:
-                f.cancel()
+                    return  # compiling can take a minute: do not wait for it (the finally terminates)
+                wait(warming, timeout=0.2)
+            for f in warming:
+                f.result()
+        pending: dict = {}
+        queue = _chain_first(first, it)
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < 2 * jobs and not stop():
+                nxt = next(queue, None)
+                if nxt is None:
+                    exhausted = True
+                    break
+                pending[ex.submit(_run_in_worker, nxt[1])] = nxt[0]
+            if not pending:
+                break
+            done, _ = wait(list(pending), timeout=0.2, return_when=FIRST_COMPLETED)
+            for f in done:
+                i = pending.pop(f)
+                res = f.result()
+                if res.reason != "cancelled":
+                    yield i, res
+            if stop():
+                stop_event.set()  # runs in flight end within a chunk; what finished is yielded above
+                for f in pending:
+                    f.cancel()
+                for f in wait(list(pending)).done:
+                    if not f.cancelled() and f.exception() is None and f.result().reason != "cancelled":
+                        yield pending[f], f.result()
+                break
+        clean = True
+    finally:
+        stop_event.set()
+        if clean:
+            ex.shutdown(wait=True, cancel_futures=True)
+        else:
+            # An exception or a second Ctrl-C: do not wait for anything.
+            for proc in list(getattr(ex, "_processes", {}).values()):
+                proc.terminate()
+            ex.shutdown(wait=False, cancel_futures=True)
+
+
+def _chain_first(first, rest):
+    yield first
+    yield from rest
 
 
 class ResultsFile:
@@ -222,30 +308,79 @@ class ResultsFile:
     it finishes, so Ctrl-C or a crash loses at most the runs in flight.
     Re-opening a file with the same configuration resumes it; a different
     configuration is refused (never overwritten).
+
+    The file is locked (``flock``) while open: a second experiment writing
+    the same file is refused at once instead of repeating every run and
+    duplicating every record. The lock goes with the process, so a crash
+    never leaves a stale one.
+
+    Parameters
+    ----------
+    path : path
+    header : dict
+        The experiment's configuration (JSON-serialisable).
+    n : int
+        Box size of the grids stored.
+    normalize : callable, optional
+        Applied to both headers before comparing them, e.g. to fill in
+        default parameters an older file left out.
     """
 
-    def __init__(self, path, header: dict, n: int):
-        self.path = Path(path)
+    def __init__(self, path, header: dict, n: int, normalize: Callable[[dict], dict] | None = None):
+        self.path = check_writable(path, "results file")
         self.header = {**header, "version": __version__}
         self.n = n
+        self._normalize = normalize or (lambda h: h)
         self.results: dict[str, RunResult] = {}
-        if self.path.exists() and self.path.stat().st_size > 0:
-            self._load()
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("w", encoding="utf-8") as fh:
-                fh.write(json.dumps({"header": self.header}) + "\n")
+        try:
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        except OSError as e:
+            raise DataFileError(f"cannot write results file {self.path}: {os_reason(e)}", path=self.path) from None
+        try:
+            self._lock()
+            data = self._read_all()
+            if data:
+                self._load(data)
+            else:
+                self._write(json.dumps({"header": self.header}) + "\n")
+        except BaseException:
+            self.close()
+            raise
 
-    def _load(self) -> None:
-        text = self.path.read_text(encoding="utf-8")
+    def _lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock
+            return
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DataFileError(f"{self.path} is in use by another sudoku-lab process writing the same results; "
+                                "wait for it to finish, or choose another output", path=self.path) from None
+        except OSError:  # a file system without locks (some network mounts): go on without
+            pass
+
+    def _read_all(self) -> bytes:
+        chunks = []
+        os.lseek(self._fd, 0, os.SEEK_SET)
+        while True:
+            b = os.read(self._fd, 1 << 20)
+            if not b:
+                return b"".join(chunks)
+            chunks.append(b)
+
+    def _load(self, data: bytes) -> None:
+        text = decode(data, self.path, "results file")
         lines = text.split("\n")
         try:
             head = json.loads(lines[0])["header"]
+            if not isinstance(head, dict):
+                raise TypeError
         except (json.JSONDecodeError, KeyError, TypeError):
             raise DataFileError(f"{self.path} line 1: not a Sudoku Lab results file (no header)",
                                 path=self.path, line=1) from None
-        mine = {k: v for k, v in self.header.items() if k != "version"}
-        theirs = {k: v for k, v in head.items() if k != "version"}
+        mine = self._normalize({k: v for k, v in self.header.items() if k != "version"})
+        theirs = self._normalize({k: v for k, v in head.items() if k != "version"})
         if theirs != mine:
             diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
             raise DataFileError(f"{self.path} holds results of a different experiment (differs in: "
@@ -266,8 +401,18 @@ class ResultsFile:
             self.results[res.key] = res
         if not complete:
             # Drop the partial last line so new runs start on a fresh line.
-            keep = "\n".join(lines[:-1]) + "\n"
-            self.path.write_text(keep, encoding="utf-8")
+            os.ftruncate(self._fd, data.rfind(b"\n") + 1)
+
+    def _write(self, text: str) -> None:
+        data = text.encode("utf-8")
+        try:
+            os.lseek(self._fd, 0, os.SEEK_END)
+            while data:
+                data = data[os.write(self._fd, data):]
+        except OSError as e:
+            raise DataFileError(f"cannot write results file {self.path}: {os_reason(e)}; the {len(self.results)} "
+                                "runs before are kept there: run the same command again to resume",
+                                path=self.path) from None
 
     def __contains__(self, key: str) -> bool:
         return key in self.results
@@ -276,10 +421,24 @@ class ResultsFile:
         return len(self.results)
 
     def add(self, res: RunResult) -> None:
+        """Append one finished run (written at once; DataFileError if the disk refuses it)."""
+        self._write(json.dumps(res.to_json(), default=_json_default) + "\n")
         self.results[res.key] = res
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(res.to_json(), default=_json_default) + "\n")
-            fh.flush()
+
+    def close(self) -> None:
+        """Release the file and its lock (also done when the process ends)."""
+        fd, self._fd = getattr(self, "_fd", None), None
+        if fd is not None:
+            os.close(fd)
+
+    def __enter__(self) -> "ResultsFile":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        self.close()
 
 
 def _json_default(o: Any):

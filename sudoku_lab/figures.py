@@ -16,13 +16,18 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
-from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 
-from .errors import ParameterError
-from .geometry import SYMBOLS
+from ._paths import prepare_matplotlib
 
-__all__ = ["grade_figure", "probability_figure", "convergence_figure", "save"]
+prepare_matplotlib()  # before matplotlib looks for its configuration directory
+
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+
+from ._files import DPI_RANGE, atomic_write, check_figure_path  # noqa: E402
+from .geometry import SYMBOLS  # noqa: E402
+
+__all__ = ["grade_figure", "probability_figure", "convergence_figure", "save", "check_figure_path", "DPI_RANGE"]
 
 _GIVEN_BG = "#d9d9d9"
 _MISMATCH = "#d62728"
@@ -231,13 +236,11 @@ def convergence_figure(trace: Mapping[str, np.ndarray], events: Sequence = (), b
 
 
 def save(fig: Figure, path, dpi: int = 200) -> Path:
-    """Write ``fig`` as PNG, SVG or PDF according to the suffix of ``path``."""
-    path = Path(path)
+    """Write ``fig`` as PNG, SVG or PDF according to the suffix of ``path``.
+
+    Written to a temporary file and renamed, so a full disk leaves no half figure.
+    """
+    path = check_figure_path(path, dpi)
     fmt = path.suffix.lower().lstrip(".")
-    if fmt not in ("png", "svg", "pdf"):
-        raise ParameterError(f"figures are written as .png, .svg or .pdf, not {path.name!r}", name="out")
-    if dpi <= 0:
-        raise ParameterError(f"dpi must be positive, got {dpi}", name="dpi")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format=fmt, dpi=dpi)
+    atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=dpi), "figure")
     return path

@@ -22,13 +22,47 @@ minimum of 17 clues for 9 x 9 is far out of reach of this method.
 
 from __future__ import annotations
 
+import math
+import time
+from typing import Callable
+
 import numpy as np
 
 from . import exact
 from .errors import ParameterError
 from .geometry import BOX_SIZES
 
-__all__ = ["SYMMETRIES", "generate", "generate_grid", "random_grid"]
+__all__ = ["SYMMETRIES", "generate", "generate_grid", "random_grid", "GenerationStopped", "parse_time_limit"]
+
+#: ``progress(tries, max_tries, givens, target, fewest)``: the current try, the givens left in it, the
+#: target, and the fewest givens any try has reached so far.
+ProgressFn = Callable[[int, int, int, int, int], object]
+
+
+class GenerationStopped(Exception):
+    """Generation stopped at the caller's request (``should_stop``); the message says how far it got."""
+
+
+def parse_time_limit(text) -> float | None:
+    """Seconds from ``30s``, ``2m``, ``1h``, a bare number of seconds, or None / ``none`` for no limit.
+
+    Raises
+    ------
+    ParameterError
+        Anything else, or a limit that is not a positive finite duration.
+    """
+    if text is None or str(text).strip().lower() in ("none", "off", "0"):
+        return None
+    t = str(text).strip().lower()
+    scale = {"s": 1.0, "m": 60.0, "h": 3600.0}.get(t[-1:], None)
+    try:
+        value = float(t[:-1] if scale else t) * (scale or 1.0)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ParameterError(f"--time-limit must be a duration like 30s, 5m or 1h, or none; got {text!r}",
+                             name="time_limit")
+    return value
 
 #: Clue patterns :func:`generate` can keep: none, or symmetric under a half turn.
 SYMMETRIES = ("none", "rotate180")
@@ -96,12 +130,41 @@ def _is_unique(grid: np.ndarray) -> bool:
     return result.complete and result.count == 1
 
 
-def _remove_clues(solution: np.ndarray, clues: int, orbits: list[np.ndarray], rng) -> np.ndarray:
-    """One greedy pass: blank orbits in random order while the puzzle stays unique."""
+class _Budget:
+    """The limits of one generate call: a deadline, a stop request, and progress reports."""
+
+    def __init__(self, time_limit, should_stop, progress, clues, max_tries):
+        self.t0 = time.perf_counter()
+        self.deadline = None if time_limit is None else self.t0 + float(time_limit)
+        self.should_stop = should_stop
+        self.progress = progress
+        self.clues, self.max_tries = clues, max_tries
+        self.tries = 0
+        self.fewest = None
+        self._last = 0.0
+
+    def check(self, givens: int) -> bool:
+        """Between two uniqueness checks: report progress; False once time is up; raise on a stop request."""
+        now = time.perf_counter()
+        if self.should_stop is not None and self.should_stop():
+            reached = "" if self.fewest is None else f"; the fewest givens reached was {self.fewest}"
+            raise GenerationStopped(f"stopped during try {self.tries} of {self.max_tries}{reached}")
+        if self.progress is not None and now - self._last >= 0.25:
+            self._last = now
+            fewest = givens if self.fewest is None else min(self.fewest, givens)
+            self.progress(self.tries, self.max_tries, givens, self.clues, fewest)
+        return self.deadline is None or now < self.deadline
+
+
+def _remove_clues(solution: np.ndarray, clues: int, orbits: list[np.ndarray], rng,
+                  budget: _Budget | None = None) -> np.ndarray:
+    """One greedy pass: blank orbits in random order while the puzzle stays unique (until the budget ends)."""
     puzzle = solution.copy()
     givens = puzzle.size
     for i in rng.permutation(len(orbits)):
         if givens == clues:
+            break
+        if budget is not None and not budget.check(givens):
             break
         cells = orbits[i]
         if givens - len(cells) < clues:
@@ -114,8 +177,9 @@ def _remove_clues(solution: np.ndarray, clues: int, orbits: list[np.ndarray], rn
     return puzzle
 
 
-def generate_grid(n: int, clues: int, seed=None, symmetry: str = "none",
-                  max_tries: int = 20) -> tuple[np.ndarray, np.ndarray]:
+def generate_grid(n: int, clues: int, seed=None, symmetry: str = "none", max_tries: int = 20,
+                  time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
+                  progress: ProgressFn | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Generate a puzzle with a unique solution and exactly ``clues`` givens.
 
     Parameters
@@ -132,6 +196,16 @@ def generate_grid(n: int, clues: int, seed=None, symmetry: str = "none",
         (then grids with an even number of cells need an even ``clues``).
     max_tries : int
         Fresh grids to try before giving up.
+    time_limit : float, optional
+        Seconds before giving up (checked between uniqueness checks, so it
+        is kept within a fraction of a second). A 25 x 25 pass takes up to a
+        minute, so without a limit an unreachable target can run for many
+        minutes.
+    should_stop : callable, optional
+        Polled between uniqueness checks; True raises :class:`GenerationStopped`.
+    progress : callable, optional
+        ``progress(tries, max_tries, givens, target, fewest)`` about four
+        times a second.
 
     Returns
     -------
@@ -143,8 +217,11 @@ def generate_grid(n: int, clues: int, seed=None, symmetry: str = "none",
     Raises
     ------
     ParameterError
-        For a bad argument, or when no try reached ``clues`` givens; the
-        message names the fewest givens reached.
+        For a bad argument, or when no try reached ``clues`` givens within
+        ``max_tries`` and ``time_limit``; the message names the fewest givens
+        reached.
+    GenerationStopped
+        When ``should_stop`` asked to stop.
     """
     n = _check_box_size(n)
     C = n**4
@@ -156,24 +233,47 @@ def generate_grid(n: int, clues: int, seed=None, symmetry: str = "none",
     if symmetry == "rotate180" and C % 2 == 0 and clues % 2:
         raise ParameterError(f"a {n * n}x{n * n} grid has no centre cell, so a rotate180 pattern has an even "
                              f"number of clues; got {clues}", name="clues")
+    if clues < n * n - 1:
+        # Two digits that appear in no given could be swapped in any solution, so a unique solution needs
+        # givens of at least N - 1 different digits.
+        raise ParameterError(f"a {n * n}x{n * n} puzzle with a unique solution needs at least {n * n - 1} givens "
+                             f"(two digits absent from the givens could be swapped in any solution); got {clues}",
+                             name="clues")
     if isinstance(max_tries, (bool, np.bool_)) or not isinstance(max_tries, (int, np.integer)) or max_tries < 1:
         raise ParameterError(f"max_tries must be a positive integer, got {max_tries!r}", name="max_tries")
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise ParameterError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}",
+                             name="time_limit")
     rng, _ = _rng_and_seed(seed)
     orbits = _orbits(C, symmetry)
+    budget = _Budget(time_limit, should_stop, progress, int(clues), int(max_tries))
     fewest = C
-    for _ in range(max_tries):
+    for k in range(max_tries):
+        budget.tries = k + 1
         solution = exact.random_solution(n, rng)
-        puzzle = _remove_clues(solution, int(clues), orbits, rng)
+        puzzle = _remove_clues(solution, int(clues), orbits, rng, budget)
         givens = int(np.count_nonzero(puzzle))
         if givens == clues:
             return puzzle, solution
         fewest = min(fewest, givens)
+        budget.fewest = fewest
+        if budget.deadline is not None and time.perf_counter() >= budget.deadline:
+            raise ParameterError(f"could not generate a {n * n}x{n * n} puzzle with {clues} clues and a unique "
+                                 f"solution within {_duration(time_limit)} ({k + 1} tr{'y' if k == 0 else 'ies'}): "
+                                 f"the fewest givens reached was {fewest}; ask for at least {fewest} clues or "
+                                 "allow more time (--time-limit)", name="clues")
     raise ParameterError(f"could not generate a {n * n}x{n * n} puzzle with {clues} clues and a unique solution "
                          f"in {max_tries} tries: the fewest reached was {fewest}; ask for at least {fewest} "
                          f"clues or allow more tries", name="clues")
 
 
-def generate(n: int, clues: int, seed=None, symmetry: str = "none", max_tries: int = 20):
+def _duration(seconds: float) -> str:
+    return f"{seconds:g} s" if seconds < 120 else f"{seconds / 60:g} min"
+
+
+def generate(n: int, clues: int, seed=None, symmetry: str = "none", max_tries: int = 20,
+             time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
+             progress: ProgressFn | None = None):
     """Generate a :class:`~sudoku_lab.puzzle.Puzzle` with a unique solution.
 
     Same arguments as :func:`generate_grid`. The puzzle is named
@@ -188,6 +288,6 @@ def generate(n: int, clues: int, seed=None, symmetry: str = "none", max_tries: i
     from .puzzle import Puzzle
 
     rng, seed_int = _rng_and_seed(seed)
-    puzzle, _ = generate_grid(n, clues, rng, symmetry, max_tries)
+    puzzle, _ = generate_grid(n, clues, rng, symmetry, max_tries, time_limit, should_stop, progress)
     name = f"generated_n{n}_c{clues}" + ("" if seed_int is None else f"_s{seed_int}")
     return Puzzle.from_array(puzzle, name=name)

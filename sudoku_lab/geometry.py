@@ -195,7 +195,7 @@ def as_grid(obj, n: int | None = None) -> tuple[np.ndarray, int]:
 def _check_integers(a: np.ndarray) -> None:
     from .errors import PuzzleError
 
-    if a.dtype.kind not in "iub":
+    if a.dtype.kind not in "iu":  # not bool either: a mask of True/False is not a grid of digits 1/0
         raise PuzzleError(f"a puzzle grid must hold integers, got dtype {a.dtype}", kind="bad_symbol")
 
 

@@ -25,7 +25,8 @@ from typing import Callable
 import numpy as np
 
 from . import __version__
-from .errors import DataFileError, ParameterError, PuzzleError
+from ._files import DPI_RANGE, atomic_write_text, check_writable, read_text
+from .errors import DataFileError, ParameterError, PuzzleError, SudokuLabError
 from .experiments import ResultsFile, Task, run_tasks
 from .geometry import cell_name
 from .puzzle import Puzzle
@@ -91,6 +92,8 @@ class GradeResult:
     until: str
     thresholds: tuple = (1.0, 0.9)
     runs: list = field(default_factory=list)
+    #: Grades read from a file by :meth:`load_json` (the runs are not stored there), or None.
+    grades_from_file: np.ndarray | None = None
 
     @property
     def runs_done(self) -> int:
@@ -159,7 +162,7 @@ class GradeResult:
         }
 
     def save_json(self, path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        atomic_write_text(path, json.dumps(self.to_dict(), indent=1) + "\n", "grades file")
 
     def to_csv(self) -> str:
         """One row per cell: row, col, cell name, given, solution digit, fraction correct, grade."""
@@ -174,7 +177,7 @@ class GradeResult:
         return buf.getvalue()
 
     def save_csv(self, path) -> None:
-        Path(path).write_text(self.to_csv(), encoding="utf-8")
+        atomic_write_text(path, self.to_csv(), "grades file")
 
     def to_latex(self, caption: str | None = None) -> str:
         """The grade grid as a LaTeX ``tabular`` with box rules (needs no extra packages)."""
@@ -193,19 +196,44 @@ class GradeResult:
 
     @classmethod
     def load_json(cls, path) -> "GradeResult":
-        """Read a file written by :meth:`save_json` (fraction and grades are recomputed from runs)."""
+        """Read a file written by :meth:`save_json`.
+
+        The runs themselves are not stored there, so ``runs`` is empty; the
+        file's grades are in ``grades_from_file`` (str (C,)).
+
+        Raises
+        ------
+        DataFileError
+            Missing, unreadable, not UTF-8, not JSON, or not a grades file.
+        """
         path = Path(path)
+        text = read_text(path, "grades file", max_bytes=64 << 20)
         try:
-            d = json.loads(path.read_text(encoding="utf-8"))
-            if d.get("kind") != "correctness_grades":
+            d = json.loads(text)
+            if not isinstance(d, dict) or d.get("kind") != "correctness_grades":
                 raise KeyError("kind")
             n = int(d["puzzle"]["n"])
             pz = Puzzle.parse(d["puzzle"]["grid"], n=n, name=d["puzzle"]["name"])
             sol = Puzzle.parse(d["solution"], n=n).grid
             res = cls(pz, sol.copy(), d["solver"], d["params"], d["seeds"], d["until"], tuple(d["thresholds"]))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+            grades = np.array(d["grades"], dtype=str)
+            if grades.shape != (pz.C,) or not set(grades.tolist()) <= {"A", "B", ""}:
+                raise ValueError("grades")
+            res.grades_from_file = grades
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError, PuzzleError) as e:
             raise DataFileError(f"{path}: not a grades file written by Sudoku Lab ({e})", path=path) from None
         return res
+
+
+#: Most runs one grades experiment takes: a million runs of RESEDA is about an hour per core already.
+MAX_RUNS = 1_000_000
+
+
+def _full_params(solver: str, params: dict) -> dict:
+    """Every parameter of ``solver`` (defaults filled in), validated and typed."""
+    from .solvers import get_solver_class
+
+    return get_solver_class(solver)(**params).get_params()
 
 
 def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | None = None, runs: int = 100,
@@ -223,31 +251,35 @@ def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | No
     params : dict, optional
         Solver parameters (validated before anything runs).
     runs : int
-        R (default 100, as in the paper).
+        R (default 100, as in the paper), at most :data:`MAX_RUNS`.
     seed : int
-        Run i uses seed ``seed + i``.
+        Run i uses seed ``seed + i`` (non-negative).
     until : str
         Stopping rule of each run (the solver finishing always ends it).
     thresholds : (float, float)
         Grade A and B thresholds.
     jobs : int
-        Worker processes.
+        Worker processes (capped at the CPUs available).
     results_file : path, optional
         JSON-lines file where each run is saved as it finishes; an existing
-        file of the same configuration is resumed.
+        file of the same configuration is resumed (giving a parameter its
+        default value explicitly is the same configuration), one in use by
+        another process is refused.
     should_stop : callable, optional
-        Checked between (and, with ``jobs=1``, during) runs; the result then
-        holds the runs finished so far.
+        Checked between (and during) runs; the result then holds the runs
+        finished so far.
     progress : callable, optional
         ``progress(done, total)`` after each run.
     """
-    from .solvers import get_solver_class
+    from .loop import parse_until
 
-    if runs < 1:
-        raise ParameterError(f"runs must be at least 1, got {runs}", name="runs")
-    params = dict(params or {})
-    cls = get_solver_class(solver)
-    params = {k: v for k, v in cls(**params).get_params().items() if k in params}  # validated, typed
+    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or not 1 <= runs <= MAX_RUNS:
+        raise ParameterError(f"runs must be an integer from 1 to {MAX_RUNS:,}, got {runs!r}", name="runs")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}", name="seed")
+    given = dict(params or {})
+    params = _full_params(solver, given)
+    parse_until(until)  # a bad stopping rule is refused now, not by the first run
     grade_cells(np.zeros(1), np.zeros(1, bool), *thresholds)  # validate thresholds early
     try:
         solution = np.array(puzzle.check(unique=True))
@@ -259,40 +291,58 @@ def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | No
     if results_file is not None:
         header = {"kind": "grades", "solver": solver, "params": params, "puzzle": puzzle.to_line(),
                   "until": until, "seed0": seed}
-        store = ResultsFile(results_file, header, puzzle.n)
-        result.runs.extend(store.results[k] for k in sorted(store.results, key=lambda k: int(k)) if
-                           int(k) in seeds)
-    done_keys = {r.key for r in result.runs}
-    tasks = [Task(solver, params, puzzle, s, until, key=str(s)) for s in seeds if str(s) not in done_keys]
-    if progress:
-        progress(len(result.runs), runs)
-    for _, res in run_tasks(tasks, jobs=jobs, should_stop=should_stop):
-        result.runs.append(res)
+
+        def normalize(h: dict) -> dict:
+            # Files written before every parameter was stored hold only the ones given explicitly.
+            if h.get("solver") == solver and isinstance(h.get("params"), dict):
+                try:
+                    return {**h, "params": _full_params(solver, h["params"])}
+                except SudokuLabError:
+                    return h
+            return h
+
+        store = ResultsFile(results_file, header, puzzle.n, normalize=normalize)
+    try:
         if store is not None:
-            store.add(res)
+            result.runs.extend(store.results[str(s)] for s in seeds if str(s) in store.results)
+        done_keys = {r.key for r in result.runs}
+        tasks = (Task(solver, params, puzzle, s, until, key=str(s)) for s in seeds if str(s) not in done_keys)
         if progress:
             progress(len(result.runs), runs)
+        for _, res in run_tasks(tasks, jobs=jobs, should_stop=should_stop):
+            if store is not None:
+                store.add(res)
+            result.runs.append(res)
+            if progress:
+                progress(len(result.runs), runs)
+    finally:
+        if store is not None:
+            store.close()
     result.runs.sort(key=lambda r: r.seed)
     return result
 
 
 # ---------------------------------------------------------------------- CLI
 def add_cli(sub, add_solver_params) -> None:
+    from ._console import int_option, seed_option
     g = sub.add_parser(
         "grades", help="per-cell correctness grades over many runs (the RESEDA paper's Figure 4.2)",
         description="Run --runs seeded runs of --algo on PUZZLE and grade every cell: A if the final grid "
-        "was right there in all runs, B in at least 90 %%. Writes the figure (--out: .pdf, .svg or .png), "
+        "was right there in all runs, B in at least 90 %. Writes the figure (--out: .pdf, .svg or .png), "
         "the grades as CSV and JSON next to it, and each finished run to OUT.runs.jsonl: Ctrl-C stops "
         "with the finished runs saved, and the same command resumes.")
     g.add_argument("puzzle", help="file, bundled puzzle name or puzzle text (needs a unique solution)")
     g.add_argument("--algo", default="reseda", help="algorithm (default reseda)")
-    g.add_argument("--runs", type=int, default=100, help="number of runs R (default 100)")
-    g.add_argument("--seed", type=int, default=0, help="run i uses seed SEED+i (default 0)")
+    g.add_argument("--runs", type=int_option(1, MAX_RUNS), default=100,
+                   help=f"number of runs R, 1 to {MAX_RUNS:,} (default 100)")
+    g.add_argument("--seed", type=seed_option, default=0, help="run i uses seed SEED+i (default 0)")
     g.add_argument("--until", default="solved,100000it", help="stopping rule per run (default solved,100000it)")
     g.add_argument("--out", default="grades.pdf", help="figure file, .pdf/.svg/.png (default grades.pdf)")
-    g.add_argument("--dpi", type=int, default=200, help="PNG resolution (default 200)")
+    g.add_argument("--dpi", type=int_option(*DPI_RANGE), default=200,
+                   help=f"PNG resolution, {DPI_RANGE[0]} to {DPI_RANGE[1]} (default 200)")
     g.add_argument("--thresholds", default="1.0,0.9", help="fractions for grades A,B (default 1.0,0.9)")
-    g.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    g.add_argument("--jobs", type=int_option(1), default=1,
+                   help="worker processes (default 1; capped at the CPUs available)")
     g.add_argument("--no-shade", action="store_true", help="do not shade cells by fraction correct")
     g.add_argument("--latex", action="store_true", help="also write OUT.tex with a LaTeX table")
     g.add_argument("--compare", default=None,
@@ -306,51 +356,60 @@ def cmd_grades(args) -> int:
     import sys
 
     from . import figures
-    from ._console import ProgressBar, interruptible
-    from .cli import EXIT_INTERRUPTED, _solver_params, resolve_puzzle
-    from .solvers import get_solver_class
+    from ._console import ProgressBar, interruptible, resolve_puzzle, solver_params
+    from .experiments import effective_jobs
+    from .loop import parse_until
 
+    # Everything that can be wrong with the options is found now, not after the runs.
     try:
         a, b = (float(x) for x in args.thresholds.split(","))
     except ValueError:
         raise ParameterError(f"--thresholds needs two numbers like 1.0,0.9, got {args.thresholds!r}",
                              name="thresholds") from None
-    out = Path(args.out)
-    if out.suffix.lower() not in (".pdf", ".svg", ".png"):
-        raise ParameterError(f"--out must end in .pdf, .svg or .png, got {out.name!r}", name="out")
+    grade_cells(np.zeros(1), np.zeros(1, bool), a, b)
+    parse_until(args.until)
+    out = figures.check_figure_path(args.out, args.dpi)
+    outputs = [out.with_suffix(".grades.csv"), out.with_suffix(".grades.json")]
+    if args.latex:
+        outputs.append(out.with_suffix(".tex"))
+    for path in outputs:
+        check_writable(path)
+    params = solver_params(args.algo, args)
     puzzle = resolve_puzzle(args.puzzle)
-    cls = get_solver_class(args.algo)
-    params = _solver_params(cls, args)
+    reference = _reference(args.compare, puzzle)
+    jobs, note = effective_jobs(args.jobs)
+    if note:
+        print(f"sudoku-lab: note: {note}", file=sys.stderr)
     bar = ProgressBar(enabled=not args.quiet)
-    with interruptible() as stop:
+    intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
+    with intr as stop:
         res = correctness_grades(puzzle, args.algo, params, runs=args.runs, seed=args.seed, until=args.until,
-                                 thresholds=(a, b), jobs=args.jobs, results_file=out.with_suffix(".runs.jsonl"),
+                                 thresholds=(a, b), jobs=jobs, results_file=out.with_suffix(".runs.jsonl"),
                                  should_stop=stop.is_set, progress=bar.update)
         interrupted = stop.is_set()
     bar.close()
     if res.runs_done == 0:
         print("sudoku-lab: no run finished; nothing written", file=sys.stderr)
-        return EXIT_INTERRUPTED if interrupted else 1
-    reference = _reference(args.compare, puzzle)
+        return intr.exit_status if interrupted else 1
     fig = figures.grade_figure(res, shade=not args.no_shade, reference=reference)
     figures.save(fig, out, dpi=args.dpi)
-    res.save_csv(out.with_suffix(".grades.csv"))
-    res.save_json(out.with_suffix(".grades.json"))
+    res.save_csv(outputs[0])
+    res.save_json(outputs[1])
     if args.latex:
-        out.with_suffix(".tex").write_text(res.to_latex(caption=res.summary()), encoding="utf-8")
+        atomic_write_text(outputs[2], res.to_latex(caption=res.summary()))
     print(res.summary())
     if reference is not None:
         print(f"agreement with {args.compare}: {100 * agreement(res.grade_grid(), reference):.1f} % of cells")
-    print(f"wrote {out}, {out.with_suffix('.grades.csv')}, {out.with_suffix('.grades.json')}"
-          + (f", {out.with_suffix('.tex')}" if args.latex else ""))
+    print("wrote " + ", ".join(str(p) for p in [out, *outputs]))
     if interrupted:
         print(f"interrupted after {res.runs_done} of {args.runs} runs; run the same command to resume",
               file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return intr.exit_status
     return 0
 
 
 def _reference(spec, puzzle):
+    """The reference grade grid of ``--compare`` (checked against the puzzle before any run), or None."""
     if spec is None:
         return None
     if spec == "paper":
@@ -361,5 +420,7 @@ def _reference(spec, puzzle):
                                  name="compare")
         return library.reseda_fig4_2_grades()
     other = GradeResult.load_json(spec)
-    d = json.loads(Path(spec).read_text(encoding="utf-8"))
-    return np.array(d["grades"]).reshape(other.puzzle.N, other.puzzle.N)
+    if other.puzzle != puzzle:
+        raise ParameterError(f"--compare {spec}: its grades are of another puzzle ({other.puzzle.name or 'unnamed'}, "
+                             f"{other.puzzle.n_givens} givens)", name="compare")
+    return other.grades_from_file.reshape(puzzle.N, puzzle.N)

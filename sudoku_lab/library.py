@@ -26,7 +26,8 @@ import numpy as np
 
 from ._paths import resource_path
 from .errors import PuzzleError
-from .puzzle import Puzzle, parse_collection
+from .collection_io import iter_puzzles
+from .puzzle import Puzzle
 
 __all__ = [
     "DEFAULT_PUZZLE",
@@ -147,8 +148,7 @@ def _info(name: str) -> CollectionInfo:
 def collection(name: str) -> tuple[Puzzle, ...]:
     """All puzzles of a collection, with names, solutions (if known) and metadata columns."""
     info = _info(name)
-    puzzles = parse_collection(info.path.read_text(encoding="utf-8"), source=f"{name}.csv")
-    return tuple(p.replace(metadata={**p.metadata, "collection": name}) for p in puzzles)
+    return tuple(p.renamed(p.name, collection=name) for p in iter_puzzles(info.path, name=f"{name}.csv"))
 
 
 @lru_cache(maxsize=1)

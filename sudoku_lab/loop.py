@@ -16,11 +16,13 @@ The CLI, the experiment runner and the GUI worker all drive solvers through
 
 from __future__ import annotations
 
+import math
+import re
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from .errors import ParameterError
+from .errors import ParameterError, ParameterTypeError
 from .solvers.base import Snapshot, Solver, Status
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "iterate",
     "run",
     "parse_until",
+    "as_termination",
 ]
 
 
@@ -232,27 +235,53 @@ def parse_until(text: str | None) -> Termination:
     parts = []
     for tok in str(text).split(","):
         t = tok.strip().lower()
-        try:
-            if t == "solved":
-                parts.append(Solved())
-            elif t.endswith("evals"):
-                parts.append(MaxEvaluations(int(float(t[:-5]))))
-            elif t.endswith("it"):
-                parts.append(MaxIterations(int(float(t[:-2]))))
-            elif t.endswith("ms"):
-                parts.append(MaxSeconds(float(t[:-2]) / 1000))
-            elif t.endswith("s"):
-                parts.append(MaxSeconds(float(t[:-1])))
-            elif t.endswith("m"):
-                parts.append(MaxSeconds(60 * float(t[:-1])))
-            elif t.endswith("h"):
-                parts.append(MaxSeconds(3600 * float(t[:-1])))
-            else:
-                parts.append(MaxIterations(int(float(t))))
-        except ValueError:
+        if t == "solved":
+            parts.append(Solved())
+            continue
+        m = _RULE.fullmatch(t)
+        value = float(m.group(1)) if m else math.nan
+        if not (math.isfinite(value) and value >= 0):
             raise ParameterError(f"cannot read stopping rule {tok.strip()!r}: use solved, 500 (iterations), "
-                                 "30s, 2m, 1h or 1e5evals, separated by commas", name="until") from None
+                                 "30s, 2m, 1h or 1e5evals, separated by commas", name="until")
+        unit = m.group(2)
+        if unit in _COUNTS and value > _MAX_COUNT:
+            raise ParameterError(f"stopping rule {tok.strip()!r}: at most {_MAX_COUNT:.0e} {_COUNTS[unit]}",
+                                 name="until")
+        if unit in _COUNTS:
+            if not value.is_integer():
+                raise ParameterError(f"stopping rule {tok.strip()!r}: a count of {_COUNTS[unit]} must be a whole "
+                                     "number", name="until")
+            parts.append(MaxEvaluations(int(value)) if unit == "evals" else MaxIterations(int(value)))
+        else:
+            parts.append(MaxSeconds(value * _SECONDS[unit]))
     return parts[0] if len(parts) == 1 else AnyOf(*parts)
+
+
+#: A number (no inf, nan or signs: "infit" is a typo, not a budget) and an optional unit.
+_RULE = re.compile(r"(\d+(?:\.\d*)?(?:e\+?\d+)?|\.\d+(?:e\+?\d+)?)\s*(evals|it|ms|s|m|h|)")
+_COUNTS = {"": "iterations", "it": "iterations", "evals": "evaluations"}
+_SECONDS = {"ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_MAX_COUNT = 1e18  # beyond any run, and still an exact int64
+
+
+def as_termination(termination) -> Termination:
+    """A :class:`Termination` from a Termination, a stopping-rule string (:func:`parse_until`) or None.
+
+    Raises
+    ------
+    ParameterTypeError
+        For anything else, such as a bare number (iterations or seconds?),
+        with the spelling that says which.
+    """
+    if termination is None:
+        return Solved()
+    if isinstance(termination, Termination):
+        return termination
+    if isinstance(termination, str):
+        return parse_until(termination)
+    raise ParameterTypeError(f"a termination is a loop.Termination or a stopping rule such as '500' (iterations) or "
+                             f"'30s', got {type(termination).__name__} {termination!r}; write "
+                             f"loop.MaxIterations({termination!r}) or '{termination}s'", name="termination")
 
 
 @dataclass(frozen=True)
@@ -306,8 +335,9 @@ def iterate(
     ----------
     solver : Solver
         A solver after ``reset``.
-    termination : Termination, optional
+    termination : Termination or str, optional
         When to stop besides the solver finishing; default :class:`Solved`.
+        A string is a stopping rule for :func:`parse_until` (``"500"``, ``"30s"``).
     min_interval : float
         Least seconds between two yielded snapshots (the last is always
         yielded). 0 yields after every chunk.
@@ -337,7 +367,7 @@ def iterate(
     Chunk sizes never change results: every solver guarantees
     ``step(a); step(b)`` equals ``step(a + b)``.
     """
-    term = termination or Solved()
+    term = as_termination(termination)
     t0 = clock()
     term.start(solver, t0)
     chunk = max(1, int(chunk))

@@ -21,8 +21,8 @@ Formats read (all detected automatically) and written:
     lines of N symbols.
 
 Collections (one puzzle per line with ``#`` comments, CSV with a ``puzzle``
-column, Kennett files, blank-line separated grids) are read by
-:func:`parse_collection` and written by :func:`format_collection`.
+column, Kennett files, blank-line separated grids) are read, in bounded
+memory, and written by :mod:`sudoku_lab.collection_io`.
 
 Everything a user can get wrong raises :class:`~sudoku_lab.errors.PuzzleError`
 whose message says what and where (line and column, cells, digit).
@@ -30,31 +30,26 @@ whose message says what and where (line and column, cells, digit).
 
 from __future__ import annotations
 
-import csv
-import io
 import re
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from types import MappingProxyType
 
 import numpy as np
 
-from .errors import PuzzleError
+from .errors import PuzzleError, PuzzleTypeError
 from .geometry import BOX_SIZES, SYMBOLS, Geometry, as_grid, box_size_for_cells, cell_name, geometry, size_text
 
-__all__ = [
-    "Puzzle",
-    "FORMATS",
-    "parse_collection",
-    "format_collection",
-    "load_puzzles",
-    "load_puzzle",
-    "is_valid_solution",
-]
+__all__ = ["Puzzle", "FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "is_valid_solution"]
 
 #: Names of the formats :meth:`Puzzle.format` writes.
 FORMATS = ("line", "numbers", "grid", "kennett", "sdk")
 
+#: The most cells a puzzle has (25 x 25) and the longest text :meth:`Puzzle.parse` reads: far more than
+#: any way of writing one puzzle needs, and a bound on the memory a mistaken input can take.
+MAX_CELLS = 625
+MAX_PUZZLE_CHARS = 1_000_000
+
+_EMPTY_METADATA = MappingProxyType({})
 _SDK_CODES = {"A": "author", "C": "comment", "B": "date", "S": "source", "L": "level", "U": "url"}
 _SDK_KEYS = {v: k for k, v in _SDK_CODES.items()}
 _SEPARATOR_LINE = re.compile(r"^[\s\-+|*=,;]*$")
@@ -65,6 +60,27 @@ _BLANK_HELP = "'.' or '0' for a blank"
 def _digits_help(N: int) -> str:
     last = SYMBOLS[N - 1]
     return f"digits 1-{last}" if N <= 9 else f"digits 1-9 and A-{last}"
+
+
+def _as_text(text) -> str:
+    """``text`` as str: bytes are decoded as UTF-8; anything else is a PuzzleTypeError."""
+    if isinstance(text, str):
+        return text
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        data = bytes(text)
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            line = 1 + data.count(b"\n", 0, e.start)
+            raise PuzzleError(f"line {line}: byte 0x{data[e.start]:02x} is not UTF-8 text", kind="bad_character",
+                              line=line) from None
+    raise PuzzleTypeError(f"a puzzle is read from text (str or bytes), got {type(text).__name__}; build one from "
+                          "an array of digits with Puzzle(grid)")
+
+
+def _is_number(tok: str) -> bool:
+    """An ASCII number (``str.isdigit`` also accepts '²' and other digits ``int`` then refuses)."""
+    return tok.isascii() and tok.isdigit()
 
 
 def _symbol_value(ch: str) -> int:
@@ -191,6 +207,11 @@ class Puzzle:
         return Puzzle(new_grid, n=self._n, name=self._name if name is None else name,
                       metadata=self._metadata if metadata is None else metadata,
                       solution=solution if solution is not None else (self._solution if keep_solution else None))
+
+    def renamed(self, name: str | None, **metadata) -> "Puzzle":
+        """A copy with another name and (optionally) extra metadata entries; cheap, for whole collections."""
+        meta = {**self._metadata, **metadata} if metadata else self._metadata
+        return Puzzle._trusted(self._grid, self._n, name, meta, self._solution)
 
     def with_cell(self, cell: int, digit: int) -> "Puzzle":
         """A copy with one cell set to ``digit`` (0 clears it); the editor's primitive."""
@@ -350,8 +371,8 @@ class Puzzle:
 
         Parameters
         ----------
-        text : str
-            The puzzle text.
+        text : str or bytes
+            The puzzle text (bytes are read as UTF-8).
         n : int, optional
             Expected box size; inferred from the number of cells when omitted.
         name : str, optional
@@ -367,14 +388,31 @@ class Puzzle:
         PuzzleError
             Empty input, a bad character (line and column), a symbol out of
             range, the wrong number of cells (how many were found), clashing
-            givens (both cells and the digit).
+            givens (both cells and the digit); :class:`PuzzleTypeError` (also
+            a TypeError) for something that is not text.
         """
+        text = _as_text(text)
+        if len(text) > MAX_PUZZLE_CHARS:
+            raise PuzzleError(f"the text has {len(text):,} characters; one puzzle (at most {MAX_CELLS} cells, "
+                              f"25x25) never needs more than {MAX_PUZZLE_CHARS:,}", kind="cell_count")
         lines = text.splitlines() or [""]
         label, meta, body = _split_header(lines, first_line)
         grid, n = _parse_cells(body, n)
         p = cls(grid, n=n, name=name if name is not None else label, metadata=meta)
         if not allow_clashes:
             p.check_clashes()
+        return p
+
+    @classmethod
+    def _trusted(cls, grid: np.ndarray, n: int, name, metadata, solution) -> "Puzzle":
+        """Build from arrays already checked (read-only int8 of the right size): the bulk readers' fast path."""
+        p = object.__new__(cls)
+        p._grid = grid
+        p._n = n
+        p._name = name
+        p._metadata = (_EMPTY_METADATA if not metadata else metadata if isinstance(metadata, MappingProxyType)
+                       else MappingProxyType(metadata))
+        p._solution = solution
         return p
 
     @classmethod
@@ -523,7 +561,7 @@ def _parse_cells(body, n):
     if not toks:
         raise PuzzleError("no puzzle found: the input is empty", kind="empty")
     counts = {n_: n_**4 for n_ in BOX_SIZES}
-    numeric = (all(t == "." or t.isdigit() for t, _, _ in toks) and len(toks) in counts.values()
+    numeric = (all(t == "." or _is_number(t) for t, _, _ in toks) and len(toks) in counts.values()
                and any(len(t) > 1 for t, _, _ in toks))
     if numeric:
         size = box_size_for_cells(len(toks)) if n is None else n
@@ -536,6 +574,9 @@ def _parse_cells(body, n):
                                   f"(digits are 1-9 then A-Z, {_BLANK_HELP})",
                                   kind="bad_character", line=line, column=col + k)
             cells.append((ch, line, col + k))
+        if len(cells) > MAX_CELLS:
+            raise PuzzleError(f"found more than {MAX_CELLS} cells by line {line}; the largest puzzle (25x25) has "
+                              f"{MAX_CELLS}", kind="cell_count", line=line, found=len(cells))
     size = n if n is not None else box_size_for_cells(len(cells))
     if size is None or len(cells) != size**4:
         _raise_cell_count(cells, content_lines, body, size)
@@ -594,167 +635,3 @@ def _check_row_lengths(cells, content_lines, N):
         if per_line[no] != N:
             raise PuzzleError(f"line {no} has {per_line[no]} cells; each of the {N} rows needs {N}",
                               kind="cell_count", line=no, found=per_line[no])
-
-
-# --------------------------------------------------------------- collections
-def parse_collection(text: str, *, source: str | None = None, n: int | None = None,
-                     allow_clashes: bool = False) -> list[Puzzle]:
-    """Read every puzzle of a collection.
-
-    Detects CSV (a header with a ``puzzle`` column; ``name``, ``solution`` and
-    other columns become name, solution and metadata), Kennett files (boards
-    after ``%`` lines), one puzzle per line (``#`` comment lines and blank lines
-    ignored), and multi-line grids separated by blank lines. A single puzzle in
-    any format is a collection of one.
-
-    Errors carry the line number in ``text``; ``source`` (a file name) prefixes
-    the message. ``allow_clashes`` accepts clashing givens (for an editor).
-    """
-    try:
-        return _parse_collection(text, n, allow_clashes)
-    except PuzzleError as e:
-        if source:
-            raise PuzzleError(f"{source}: {e}", kind=e.kind, line=e.line, column=e.column, cells=e.cells,
-                              digit=e.digit, found=e.found) from None
-        raise
-
-
-def _parse_collection(text, n, allow_clashes=False):
-    lines = text.splitlines()
-    first = next((ln for ln in lines if ln.strip()), "")
-    if "," in first and "puzzle" in [h.strip().lower() for h in first.split(",")]:
-        return _parse_csv(text, n, allow_clashes)
-    if any(ln.lstrip().startswith("%") for ln in lines):
-        return _parse_blocks(lines, n, lambda s: s.lstrip().startswith("%"), allow_clashes)
-    content = [(i, ln) for i, ln in enumerate(lines, 1) if ln.strip() and not ln.lstrip().startswith("#")]
-    if len(content) > 1 and _cells_on_line(content[0][1]) in _CELL_COUNTS and not _is_one_grid(content):
-        # One puzzle per line (the first line is a whole puzzle): errors name their line.
-        return [_parse_line(ln, i, n, allow_clashes) for i, ln in content]
-    blocks = _blank_line_blocks(lines)
-    if len(blocks) > 1:
-        return [Puzzle.parse("\n".join(b), n=n, first_line=start, allow_clashes=allow_clashes) for start, b in blocks]
-    return [Puzzle.parse(text, n=n, allow_clashes=allow_clashes)]
-
-
-_CELL_COUNTS = {n**4 for n in BOX_SIZES}
-
-
-def _parse_line(line: str, line_no: int, n, allow_clashes: bool) -> Puzzle:
-    try:
-        return Puzzle.parse(line, n=n, first_line=line_no, allow_clashes=allow_clashes)
-    except PuzzleError as e:
-        if e.line is not None:
-            raise
-        raise PuzzleError(f"line {line_no}: {e}", kind=e.kind, line=line_no, cells=e.cells, digit=e.digit,
-                          found=e.found) from None
-
-
-def _cells_on_line(line: str) -> int:
-    """Cells a line would hold on its own (symbols, or numbers when it holds a multi-digit number)."""
-    toks = re.findall(r"[^\s|+,;-]+", line)
-    if (len(toks) in _CELL_COUNTS and any(len(t) > 1 for t in toks)
-            and all(t.isdigit() or t == "." for t in toks)):
-        return len(toks)  # a whole puzzle as space-separated numbers
-    return sum(len(t) for t in toks)
-
-
-def _is_one_grid(content) -> bool:
-    """True when L lines of L cells each form one L x L puzzle (16 lines of 16 symbols is one 16x16)."""
-    L = len(content)
-    return L * L in _CELL_COUNTS and all(_cells_on_line(ln) == L for _, ln in content)
-
-
-def _blank_line_blocks(lines):
-    blocks, cur, start = [], [], 1
-    for i, ln in enumerate(lines, 1):
-        if ln.strip():
-            if not cur:
-                start = i
-            cur.append(ln)
-        elif cur:
-            blocks.append((start, cur))
-            cur = []
-    if cur:
-        blocks.append((start, cur))
-    return blocks
-
-
-def _parse_blocks(lines, n, is_header, allow_clashes=False):
-    out = []
-    starts = [i for i, ln in enumerate(lines) if is_header(ln)]
-    for k, s in enumerate(starts):
-        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
-        chunk = [ln for ln in lines[s:end]]
-        if any(ln.strip() for ln in chunk[1:]):
-            out.append(Puzzle.parse("\n".join(chunk), n=n, first_line=s + 1, allow_clashes=allow_clashes))
-    return out
-
-
-def _parse_csv(text, n, allow_clashes=False):
-    reader = csv.reader(io.StringIO(text))
-    header = [h.strip() for h in next(reader)]
-    lower = [h.lower() for h in header]
-    col = lower.index("puzzle")
-    name_col = lower.index("name") if "name" in lower else None
-    sol_col = lower.index("solution") if "solution" in lower else None
-    out = []
-    for line_no, row in enumerate(reader, 2):
-        if not row or not any(x.strip() for x in row) or row[0].lstrip().startswith("#"):
-            continue
-        if len(row) != len(header):
-            raise PuzzleError(f"line {line_no}: {len(row)} fields, the header has {len(header)}",
-                              kind="cell_count", line=line_no)
-        meta = {h: row[i] for i, h in enumerate(header) if i not in (col, name_col, sol_col)}
-        p = Puzzle.parse(row[col], n=n, first_line=line_no, allow_clashes=allow_clashes)
-        sol = None
-        if sol_col is not None and row[sol_col].strip():
-            sol = Puzzle.parse(row[sol_col], n=p.n, first_line=line_no).grid
-        name = row[name_col].strip() if name_col is not None else ""
-        out.append(Puzzle(p.grid, n=p.n, name=name or None, metadata=meta, solution=sol))
-    return out
-
-
-def format_collection(puzzles: Iterable[Puzzle], fmt: str = "line") -> str:
-    """Write puzzles as a collection that :func:`parse_collection` reads back.
-
-    ``fmt`` is ``"line"`` (one per line; use ``"csv"`` to keep names and solutions),
-    ``"csv"`` (name, puzzle, solution and metadata columns), ``"kennett"``,
-    ``"grid"``, ``"numbers"`` or ``"sdk"`` (blocks separated by blank lines).
-    """
-    puzzles = list(puzzles)
-    if fmt == "csv":
-        extra = sorted({k for p in puzzles for k in p.metadata})
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["name", "puzzle", "solution", *extra])
-        for p in puzzles:
-            sol = "" if p.solution is None else Puzzle(p.solution, n=p.n).to_line()
-            w.writerow([p.name or "", p.to_line(), sol, *[p.metadata.get(k, "") for k in extra]])
-        return buf.getvalue()
-    if fmt == "line":
-        return "\n".join(p.to_line() for p in puzzles) + "\n"
-    if fmt == "kennett":
-        return "\n".join(p.to_kennett() for p in puzzles) + "\n"
-    if fmt in ("grid", "numbers", "sdk"):
-        return "\n\n".join(p.format(fmt) for p in puzzles) + "\n"
-    raise ValueError(f"unknown collection format {fmt!r}; choose from csv, line, kennett, grid, numbers, sdk")
-
-
-def load_puzzles(path, *, n: int | None = None, allow_clashes: bool = False) -> list[Puzzle]:
-    """Read every puzzle of a file; unnamed puzzles are named after the file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise PuzzleError(f"{path}: not a text file ({e.reason} at byte {e.start})", kind="bad_character") from None
-    puzzles = parse_collection(text, source=str(path), n=n, allow_clashes=allow_clashes)
-    if not puzzles:
-        raise PuzzleError(f"{path}: no puzzle found", kind="empty")
-    if len(puzzles) == 1:
-        return [puzzles[0] if puzzles[0].name else puzzles[0].replace(name=path.stem)]
-    return [p if p.name else p.replace(name=f"{path.stem}:{i}") for i, p in enumerate(puzzles, 1)]
-
-
-def load_puzzle(path, *, n: int | None = None) -> Puzzle:
-    """Read the one puzzle of a file (the first, if the file holds several)."""
-    return load_puzzles(path, n=n)[0]

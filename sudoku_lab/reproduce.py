@@ -371,20 +371,26 @@ def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = 
 
 # ---------------------------------------------------------------------- CLI
 def add_cli(sub) -> None:
+    from ._console import int_option, seed_option
+
     r = sub.add_parser("reproduce", help="re-run a paper's experiment and compare with the published numbers",
                        description="Re-run one of the RESEDA paper's experiments and print our numbers next to "
-                       "the paper's, with exact binomial 95 %% intervals. Shrink with --runs / --puzzles; try "
+                       "the paper's, with exact binomial 95 % intervals. Shrink with --runs / --puzzles; try "
                        "another reading of the paper with --param NAME=VALUE. Ctrl-C prints what finished.")
-    r.add_argument("experiment", choices=EXPERIMENTS)
-    r.add_argument("--runs", type=int, default=None, help="runs or attempts per configuration (default: the "
-                   "paper's 100, or 1000 for Table 3; 100 for AI Escargot)")
-    r.add_argument("--puzzles", type=int, default=None, help="Table 4: puzzles per Kennett level (default 200)")
-    r.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    r.add_argument("--jobs", type=int, default=1, help="worker processes (default 1: times stay comparable)")
+    r.add_argument("experiment", choices=EXPERIMENTS, help="the experiment: " + ", ".join(EXPERIMENTS))
+    r.add_argument("--runs", type=int_option(1, 1_000_000), default=None,
+                   help="runs or attempts per configuration (default: the paper's 100, or 1000 for Table 3; 100 "
+                        "for AI Escargot)")
+    r.add_argument("--puzzles", type=int_option(1, 200), default=None,
+                   help="Table 4: puzzles per Kennett level, 1 to 200 (default 200)")
+    r.add_argument("--seed", type=seed_option, default=0, help="first seed (default 0)")
+    r.add_argument("--jobs", type=int_option(1), default=1,
+                   help="worker processes (default 1: times stay comparable; capped at the CPUs available)")
     r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="override a RESEDA parameter for every configuration, e.g. selection=groups")
     r.add_argument("--out", default=None, help="reseda-fig4-2: write the figure here (.pdf/.svg/.png)")
-    r.add_argument("--solve-runs", type=int, default=3, help="reseda-escargot: coupled runs until solved")
+    r.add_argument("--solve-runs", type=int_option(0, 1000), default=3,
+                   help="reseda-escargot: coupled runs until solved (default 3)")
     r.add_argument("--markdown", default=None, help="also write the report to this Markdown file")
     r.add_argument("--quiet", action="store_true", help="no progress output")
     r.set_defaults(func=cmd_reproduce)
@@ -402,12 +408,25 @@ def _parse_params(items) -> dict:
 
 def cmd_reproduce(args) -> int:
     from ._console import ProgressBar, interruptible
-    from .cli import EXIT_INTERRUPTED
+    from ._files import atomic_write_text, check_figure_path, check_writable
+    from .experiments import effective_jobs
 
-    for name in ("runs", "puzzles"):
-        v = getattr(args, name)
-        if v is not None and v < 1:
-            raise ParameterError(f"--{name} must be at least 1, got {v}", name=name)
+    # Every option is checked before the first run, not after an hour of them.
+    params = _parse_params(args.param)
+    from .solvers import get_solver_class
+
+    get_solver_class("reseda").validate_params(params)
+    out = None
+    if args.out:
+        if args.experiment != "reseda-fig4-2":
+            raise ParameterError(f"--out applies to reseda-fig4-2 only (the figure of the grades), not to "
+                                 f"{args.experiment}", name="out")
+        out = check_figure_path(args.out)
+    if args.markdown:
+        check_writable(args.markdown, "report")
+    jobs, note = effective_jobs(args.jobs)
+    if note:
+        print(f"sudoku-lab: note: {note}", file=sys.stderr)
     bars = {}
 
     def progress(label, done, total):
@@ -418,13 +437,14 @@ def cmd_reproduce(args) -> int:
         if done == total:
             bar.close()
 
-    with interruptible() as stop:
-        rep = run_experiment(args.experiment, runs=args.runs, puzzles=args.puzzles, seed=args.seed, jobs=args.jobs,
-                             params=_parse_params(args.param), out=Path(args.out) if args.out else None,
-                             solve_runs=args.solve_runs, should_stop=stop.is_set, progress=progress)
+    intr = interruptible("stopping: the report will hold the runs finished so far (Ctrl-C again to quit at once)")
+    with intr as stop:
+        rep = run_experiment(args.experiment, runs=args.runs, puzzles=args.puzzles, seed=args.seed, jobs=jobs,
+                             params=params, out=out, solve_runs=args.solve_runs, should_stop=stop.is_set,
+                             progress=progress)
     text = rep.markdown()
     cmd = "sudoku-lab reproduce " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["reproduce"] else [args.experiment])
     print(text)
     if args.markdown:
-        Path(args.markdown).write_text(f"Command: `{cmd}`\n\n" + text, encoding="utf-8")
-    return EXIT_INTERRUPTED if rep.interrupted else 0
+        atomic_write_text(args.markdown, f"Command: `{cmd}`\n\n" + text, "report")
+    return intr.exit_status if rep.interrupted else 0

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from sudoku_lab import exact
 from sudoku_lab._paths import resource_path
 from sudoku_lab.bench import bench_exact
-from sudoku_lab.puzzle import format_collection, load_puzzles
+from sudoku_lab.collection_io import format_collection, load_puzzles
 from sudoku_lab.errors import ParameterError, PuzzleError
 from sudoku_lab.geometry import SYMBOLS
 

@@ -73,5 +73,5 @@ def test_bad_output_names_are_refused(grades, tmp_path):
     fig = figures.grade_figure(grades)
     with pytest.raises(ParameterError, match="not 'g.jpg'"):
         figures.save(fig, tmp_path / "g.jpg")
-    with pytest.raises(ParameterError, match="dpi must be positive"):
+    with pytest.raises(ParameterError, match="dpi must be an integer from 10 to 1200, got 0"):
         figures.save(fig, tmp_path / "g.png", dpi=0)

@@ -76,10 +76,40 @@ def test_all_clues_is_the_solution_itself():
 
 def test_too_few_clues_names_the_fewest_reached():
     with pytest.raises(ParameterError, match=r"fewest reached was (\d+)") as info:
-        generate_grid(2, 0, 0, max_tries=2)
+        generate_grid(2, 3, 0, max_tries=2)
     assert info.value.name == "clues"
     fewest = int(str(info.value).split("fewest reached was ")[1].split(";")[0])
     assert 4 <= fewest <= 16
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_fewer_than_n_minus_1_clues_is_refused_at_once(n):
+    """Two digits absent from the givens could be swapped: no unique solution below N - 1 givens."""
+    N = n * n
+    with pytest.raises(ParameterError, match=f"needs at least {N - 1} givens") as info:
+        generate_grid(n, N - 2, 0)
+    assert info.value.name == "clues"
+
+
+def test_a_time_limit_bounds_an_unreachable_target_and_reports_progress():
+    """25x25 at 250 clues ran silently for 15 minutes: now it reports, and stops at its limit."""
+    seen = []
+    with pytest.raises(ParameterError, match=r"within 2 s \(1 try\): the fewest givens reached was (\d+)") as info:
+        generate_grid(5, 250, 0, time_limit=2.0, progress=lambda *a: seen.append(a))
+    # "(1 try)": the limit ended the first greedy pass; without one, all 20 passes would run (minutes each)
+    fewest = int(str(info.value).split("reached was ")[1].split(";")[0])
+    assert 250 < fewest < 625
+    assert seen and all(t == 1 and mx == 20 and target == 250 for t, mx, _, target, _ in seen)
+    givens = [g for _, _, g, _, _ in seen]
+    assert givens == sorted(givens, reverse=True) and givens[-1] >= fewest
+
+
+def test_should_stop_interrupts_generation():
+    from sudoku_lab.generate import GenerationStopped
+
+    calls = []
+    with pytest.raises(GenerationStopped, match="stopped during try 1 of 20"):
+        generate_grid(5, 250, 0, should_stop=lambda: len(calls) > 3 or calls.append(1))
 
 
 @pytest.mark.parametrize("kwargs, name", [

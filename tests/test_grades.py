@@ -12,6 +12,7 @@ from sudoku_lab.errors import DataFileError, ParameterError, PuzzleError
 from sudoku_lab.experiments import ResultsFile, RunResult
 from sudoku_lab.grades import GradeResult, agreement, correctness_grades, grade_cells
 from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.solvers.reseda import Reseda
 
 
 def _run(grid, seed, solved=False):
@@ -68,7 +69,7 @@ def test_correctness_grades_runs_a_real_solver():
     for c in range(pz.C):
         assert res.fraction[c] == pytest.approx(np.mean([r.grid[c] == pz.solution[c] for r in res.runs]) if
                                                 not pz.givens[c] else 1.0)
-    assert res.params == {"restart": "none"}
+    assert res.params == {**Reseda.defaults(), "restart": "none"}  # every parameter, as the run used it
 
 
 def test_exports(tmp_path):
@@ -83,7 +84,8 @@ def test_exports(tmp_path):
     assert d["solver"] == "reseda" and d["params"]["alpha"] == 0.5 and d["runs_done"] == 4 and len(d["grades"]) == 81
     assert d["seeds"] == [0, 1, 2, 3] and "version" in d and d["puzzle"]["name"] == "reseda_fig3_1_easy"
     back = GradeResult.load_json(tmp_path / "g.json")
-    assert back.puzzle == pz and back.params == {"alpha": 0.5, "restart": "none"}
+    assert back.puzzle == pz and back.params == {**Reseda.defaults(), "alpha": 0.5, "restart": "none"}
+    assert back.grades_from_file.tolist() == res.grades.tolist()
     tex = res.to_latex(caption="x")
     assert tex.count(r"\hline") == 4 and r"\begin{tabular}{|ccc|ccc|ccc|}" in tex and tex.count(r"\\") == 9
 
@@ -135,9 +137,45 @@ def test_corrupt_and_mismatched_results_files_are_refused(tmp_path):
 def test_grades_need_a_unique_puzzle_and_valid_settings():
     with pytest.raises(PuzzleError, match="grades need a puzzle with one solution"):
         correctness_grades(Puzzle(np.zeros(16, np.int8)), "reseda", runs=2)
-    with pytest.raises(ParameterError, match="runs must be at least 1"):
+    with pytest.raises(ParameterError, match="runs must be an integer from 1 to 1,000,000, got 0"):
         correctness_grades(library.puzzle("reseda_fig3_1_easy"), runs=0)
     with pytest.raises(ParameterError, match="alpha must be"):
         correctness_grades(library.puzzle("reseda_fig3_1_easy"), params={"alpha": 3}, runs=2)
     with pytest.raises(ParameterError, match="unknown algorithm 'nope'"):
         correctness_grades(library.puzzle("reseda_fig3_1_easy"), "nope", runs=2)
+
+
+def test_giving_a_default_explicitly_is_the_same_experiment(tmp_path):
+    """`grades --alpha 0.7` (the default) refused to resume a run started without --alpha."""
+    pz = library.puzzle("reseda_fig3_1_easy")
+    store = tmp_path / "runs.jsonl"
+    correctness_grades(pz, "reseda", {"restart": "none"}, runs=3, results_file=store)
+    res = correctness_grades(pz, "reseda", {"restart": "none", "alpha": 0.7, "Q": "100"}, runs=5,
+                             results_file=store)
+    assert res.complete and store.read_text().count("\n") == 6  # 3 kept + 2 new, none repeated
+    with pytest.raises(DataFileError, match="differs in: params"):
+        correctness_grades(pz, "reseda", {"restart": "none", "alpha": 0.71}, runs=5, results_file=store)
+
+
+def test_a_file_from_before_full_parameters_still_resumes(tmp_path):
+    """Files written by 0.1.0 hold only the parameters given explicitly."""
+    pz = library.puzzle("reseda_fig3_1_easy")
+    store = tmp_path / "runs.jsonl"
+    first = correctness_grades(pz, "reseda", {"restart": "none"}, runs=2, results_file=store)
+    lines = store.read_text().splitlines()
+    head = json.loads(lines[0])
+    head["header"]["params"] = {"restart": "none"}
+    store.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
+    res = correctness_grades(pz, "reseda", {"restart": "none"}, runs=3, results_file=store)
+    assert res.complete and [r.seed for r in res.runs[:2]] == [r.seed for r in first.runs]
+    assert store.read_text().count("\n") == 4
+
+
+def test_a_binary_results_file_is_refused_clearly(tmp_path):
+    store = tmp_path / "runs.jsonl"
+    store.write_bytes(b'{"header": {}}\n\xff\xfe\x00')
+    with pytest.raises(DataFileError, match=r"results file .*runs.jsonl is not a text file: line 2 holds a byte that "
+                                            r"is not UTF-8 \(0xff\)"):
+        correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {}, runs=2, results_file=store)
+    with pytest.raises(ParameterError, match="seed must be a non-negative integer, got -1"):
+        correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {}, runs=2, seed=-1)

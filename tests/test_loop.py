@@ -111,7 +111,49 @@ def test_parse_until(text, kind):
     assert isinstance(loop.parse_until(text), kind)
 
 
-@pytest.mark.parametrize("text", ["soon", "10 parsecs", "-5"])
-def test_parse_until_rejects_nonsense(text):
-    with pytest.raises(ParameterError):
+@pytest.mark.parametrize("text,fragment", [
+    ("soon", "cannot read stopping rule 'soon'"),
+    ("10 parsecs", "cannot read stopping rule '10 parsecs'"),
+    ("-5", "cannot read stopping rule '-5'"),
+    # issue 7: these raised OverflowError (int(float('inf'))) instead of a clear message
+    ("infit", "cannot read stopping rule 'infit'"),
+    ("1e999evals", "cannot read stopping rule '1e999evals'"),
+    ("inf", "cannot read stopping rule 'inf'"),
+    ("nans", "cannot read stopping rule 'nans'"),
+    ("1e30it", "stopping rule '1e30it': at most 1e+18 iterations"),
+    ("2.5it", "a count of iterations must be a whole number"),
+])
+def test_parse_until_rejects_nonsense(text, fragment):
+    with pytest.raises(ParameterError) as info:
         loop.parse_until(text)
+    assert fragment in str(info.value) and info.value.name == "until"
+
+
+def test_run_takes_a_stopping_rule_string_and_refuses_a_bare_number():
+    """loop.run(s, 5) raised AttributeError ('int' object has no attribute 'start')."""
+    from sudoku_lab.errors import ParameterTypeError
+
+    s = create("reseda", restart="none")
+    s.reset(library.puzzle("reseda_fig3_1_easy"), seed=0)
+    assert loop.run(s, "3").snapshot.iteration == 3
+    with pytest.raises(ParameterTypeError, match=r"got int 5; write loop.MaxIterations\(5\) or '5s'") as info:
+        loop.run(s, 5)
+    assert isinstance(info.value, TypeError) and isinstance(info.value, ParameterError)
+
+
+@pytest.mark.parametrize("seed", [-1, 2.5, "1", True])
+def test_reset_refuses_a_bad_seed(seed):
+    """reset(seed=-1) raised numpy's ValueError from default_rng."""
+    s = create("reseda")
+    with pytest.raises(ParameterError, match="seed must be a non-negative integer") as info:
+        s.reset(library.puzzle("reseda_fig3_1_easy"), seed=seed)
+    assert info.value.name == "seed"
+
+
+def test_reset_refuses_a_grid_that_is_not_a_puzzle():
+    from sudoku_lab.errors import PuzzleError
+
+    s = create("reseda")
+    with pytest.raises(PuzzleError, match="reset.. needs a Puzzle, got ndarray") as info:
+        s.reset(library.puzzle("reseda_fig3_1_easy").grid, seed=0)
+    assert isinstance(info.value, TypeError)

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from sudoku_lab import library
 from sudoku_lab.errors import PuzzleError
 from sudoku_lab.geometry import SYMBOLS, geometry
-from sudoku_lab.puzzle import FORMATS, Puzzle, format_collection, load_puzzles, parse_collection
+from sudoku_lab.collection_io import format_collection, load_puzzles, parse_collection
+from sudoku_lab.puzzle import FORMATS, Puzzle
 
 EASY = "..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.."
 
@@ -232,3 +233,121 @@ def test_load_puzzles_names_from_the_file(tmp_path):
     binary.write_bytes(b"\xff\xfe\x00\x81")
     with pytest.raises(PuzzleError, match="not a text file"):
         load_puzzles(binary)
+
+
+# ----------------------------------------------------------- issue 7: bad input of every kind
+def test_a_superscript_digit_is_a_bad_character_not_a_crash():
+    """'²'.isdigit() is True in Python, and int('²') then raised ValueError."""
+    numbers = " ".join(EASY.replace(".", "0"))
+    bad = numbers[:20] + "²" + numbers[21:]
+    with pytest.raises(PuzzleError) as info:
+        Puzzle.parse(bad)
+    assert info.value.kind == "bad_character" and (info.value.line, info.value.column) == (1, 21)
+    assert "unexpected character '²'" in str(info.value)
+
+
+def test_bytes_are_read_as_utf8_and_other_types_are_refused():
+    assert Puzzle.parse(EASY.encode()) == Puzzle.parse(EASY)
+    with pytest.raises(PuzzleError, match=r"line 1: byte 0xff is not UTF-8"):
+        Puzzle.parse(b"\xff" + EASY.encode()[1:])
+    from sudoku_lab.errors import PuzzleTypeError
+
+    for thing in (42, None, ["1", "2"]):
+        with pytest.raises(PuzzleTypeError, match="a puzzle is read from text") as info:
+            Puzzle.parse(thing)
+        assert isinstance(info.value, TypeError) and isinstance(info.value, PuzzleError)
+
+
+def test_a_bool_array_is_not_taken_as_digits():
+    with pytest.raises(PuzzleError, match="must hold integers, got dtype bool"):
+        Puzzle(np.ones(81, bool))
+
+
+def test_huge_texts_are_refused_before_they_fill_memory():
+    with pytest.raises(PuzzleError, match="the text has 2,000,000 characters"):
+        Puzzle.parse("1" * 2_000_000)
+    with pytest.raises(PuzzleError, match="found more than 625 cells by line 7"):
+        Puzzle.parse("\n".join(["1" * 100] * 20))
+
+
+def test_a_huge_line_in_a_file_is_refused_with_its_number(tmp_path):
+    from sudoku_lab.collection_io import MAX_LINE_BYTES
+
+    f = tmp_path / "big.txt"
+    with f.open("w") as fh:
+        fh.write(EASY + "\n")
+        fh.write("1" * (MAX_LINE_BYTES + 10) + "\n")
+    with pytest.raises(PuzzleError, match=r"big.txt: line 2 is longer than 1 MB: not a puzzle collection"):
+        load_puzzles(f)
+
+
+def test_unreadable_inputs_are_data_file_errors(tmp_path):
+    from sudoku_lab.errors import DataFileError
+
+    with pytest.raises(DataFileError, match="is a directory, not a file"):
+        load_puzzles(tmp_path)
+    with pytest.raises(DataFileError, match="does not exist"):
+        load_puzzles(tmp_path / "nope.txt")
+
+
+@given(ps=st.lists(puzzles(sizes=(2, 3, 4)), min_size=2, max_size=40), fmt=st.sampled_from(["csv", "line"]))
+@settings(max_examples=40)
+def test_the_batch_fast_path_reads_what_the_one_by_one_parser_reads(ps, fmt):
+    """Line and CSV collections are decoded in numpy batches; every puzzle must equal Puzzle.parse of its line."""
+    import sudoku_lab.collection_io as cio
+
+    text = format_collection(ps, fmt)
+    fast = parse_collection(text)
+    old = cio._BATCH
+    try:
+        cio._BATCH = 1  # batches of one: still the fast path, row by row
+        one = parse_collection(text)
+    finally:
+        cio._BATCH = old
+    assert fast == ps == one
+    for p, q in zip(ps, fast):
+        assert q.n == p.n and not q.grid.flags.writeable
+        if fmt == "csv":
+            assert q.name == p.name
+
+
+def test_streaming_reads_a_large_file_lazily(tmp_path):
+    """A 200,000-line file: the first puzzle comes at once, the whole file in bounded memory with progress."""
+    from sudoku_lab.collection_io import iter_puzzles
+
+    pz = library.collection("kennett/fiendish")
+    f = tmp_path / "many.txt"
+    f.write_text("".join(p.to_line() + "\n" for p in (pz * 1000)))
+    it = iter_puzzles(f)
+    first = next(it)
+    assert first == pz[0] and first.name == "many:1"
+    seen = []
+    count = 0
+    for k, p in enumerate(iter_puzzles(f, progress=lambda done, total: seen.append((done, total))), 1):
+        count += 1
+        if k == 150_001:
+            assert p == pz[0] and p.name == "many:150001"
+    assert count == 200_000
+    size = f.stat().st_size
+    assert seen[-1] == (size, size) and all(a <= b for (a, _), (b, _) in zip(seen, seen[1:]))
+
+
+def test_a_bad_line_deep_in_a_large_file_is_named(tmp_path):
+    pz = library.collection("kennett/easy")
+    lines = [p.to_line() for p in pz * 30]
+    lines[4567] = lines[4567][:40] + "?" + lines[4567][41:]
+    f = tmp_path / "set.csv"
+    f.write_text("name,puzzle\n" + "".join(f"p{k},{ln}\n" for k, ln in enumerate(lines)))
+    with pytest.raises(PuzzleError, match=r"set.csv: line 4569, column 41: unexpected character '\?'"):
+        load_puzzles(f)
+
+
+def test_the_fast_path_still_refuses_clashing_givens_by_line():
+    lines = [p.to_line() for p in library.collection("kennett/easy")[:10]]
+    assert lines[2][:2] == ".7"
+    lines[2] = "77" + lines[2][2:]  # r1c1 = r1c2 = 7
+    text = "\n".join(lines) + "\n"
+    with pytest.raises(PuzzleError, match=r"^line 3: givens clash: r1c1 and r1c2 both hold 7 in row 1") as info:
+        parse_collection(text)
+    assert info.value.kind == "clash"
+    assert len(parse_collection(text, allow_clashes=True)) == 10

@@ -1,14 +1,23 @@
-"""Start the lab: QApplication, main window, first puzzle."""
+"""Start the lab: QApplication, main window, first puzzle.
+
+Before any Qt GUI module is imported, :func:`run_app` makes sure Qt can open a
+window here (:func:`ui._platform.preflight`): Qt itself aborts the process when
+its platform plugin cannot load or reach the display. Once the window is up,
+:func:`install_exception_hook` turns exceptions escaping Qt slots or other
+threads into a one-line message instead of a traceback.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 
 from sudoku_lab import library
+from sudoku_lab._crash import internal_error_message
 from sudoku_lab.errors import SudokuLabError
 
-__all__ = ["run_app", "create_window"]
+__all__ = ["run_app", "create_window", "install_exception_hook"]
 
 
 def create_window(puzzle=None, algo: str | None = None, settings=None):
@@ -25,8 +34,105 @@ def create_window(puzzle=None, algo: str | None = None, settings=None):
     return win
 
 
+def _error_relay(window):
+    """A QObject of the GUI thread that shows internal-error lines in ``window``.
+
+    Built at call time: this module must not import Qt before :func:`run_app`'s
+    preflight has run. Its ``raised`` signal may be emitted from any thread;
+    the slot runs in the GUI thread (Qt queues across threads).
+    """
+    from PySide6.QtCore import QObject, Qt, Signal, Slot
+    from PySide6.QtWidgets import QMessageBox
+
+    class ErrorRelay(QObject):
+        raised = Signal(str)
+
+        def __init__(self, parent):
+            super().__init__(parent)
+            self.box = None
+            self.raised.connect(self.show_line)
+
+        @Slot(str)
+        def show_line(self, line: str) -> None:
+            # One non-modal box, reused: a slot failing on every repaint must not bury the
+            # window under boxes; it shows the newest line.
+            if self.box is None:
+                self.box = QMessageBox(QMessageBox.Warning, "Sudoku Lab", line, QMessageBox.Ok, window)
+                self.box.setObjectName("internal_error_box")
+                self.box.setWindowModality(Qt.NonModal)
+            self.box.setText(line)
+            self.box.show()
+            window.statusBar().showMessage(line, 15000)
+
+    return ErrorRelay(window)
+
+
+def install_exception_hook(window):
+    """Show exceptions that escape Qt slots or threads as one line in ``window``, not as a traceback.
+
+    PySide6 hands an exception raised in a slot to :data:`sys.excepthook` and
+    carries on; a Python thread's goes to :data:`threading.excepthook`. Both
+    become :func:`sudoku_lab._crash.internal_error_message`'s line (the full
+    report goes to a file), printed on stderr and shown in a non-modal message
+    box (object name ``internal_error_box``) and the status bar, always from
+    the GUI thread.
+
+    Parameters
+    ----------
+    window : ui.main_window.MainWindow
+        The window that shows the message.
+
+    Returns
+    -------
+    callable
+        The handler ``handler(exc_type, exc, tb) -> str`` (the line it showed),
+        installed as :data:`sys.excepthook`; :data:`threading.excepthook`
+        calls it too.
+    """
+    relay = _error_relay(window)
+    busy = threading.local()
+
+    def handler(exc_type, exc, tb):
+        if issubclass(exc_type, KeyboardInterrupt):  # Ctrl-C in the terminal: quit, no report
+            window.close()
+            return ""
+        if exc is None:
+            exc = exc_type()
+        if exc.__traceback__ is None and tb is not None:
+            exc = exc.with_traceback(tb)
+        if getattr(busy, "active", False):  # showing the message raised: stderr only, no loop
+            print(f"sudoku-lab: error: {internal_error_message(exc, 'while reporting an error')}",
+                  file=sys.stderr)
+            return ""
+        busy.active = True
+        try:
+            line = internal_error_message(exc, "an exception escaped a Qt slot or a thread of the lab window")
+            print(f"sudoku-lab: error: {line}", file=sys.stderr)
+            try:
+                relay.raised.emit(line)
+            except RuntimeError:  # the window is already gone (shutting down): stderr is all there is
+                pass
+            return line
+        finally:
+            busy.active = False
+
+    def thread_handler(args):
+        if args.exc_type is SystemExit:
+            return
+        handler(args.exc_type, args.exc_value, args.exc_traceback)
+
+    sys.excepthook = handler
+    threading.excepthook = thread_handler
+    return handler
+
+
 def run_app(options=None) -> int:
-    """Open the lab; ``options`` are the parsed ``sudoku-lab gui`` arguments (puzzle, algo)."""
+    """Open the lab; ``options`` are the parsed ``sudoku-lab gui`` arguments (puzzle, algo).
+
+    Returns the exit status: 0 after the window closes, 2 (with one line on
+    stderr) when the lab cannot start here, 70 (one line and a crash report)
+    for a bug before the window exists.
+    """
     from sudoku_lab.cli import resolve_puzzle
     from sudoku_lab.solvers import get_solver_class
 
@@ -46,6 +152,12 @@ def run_app(options=None) -> int:
         print("sudoku-lab: error: no display to open the lab window on (DISPLAY is not set); the headless "
               "commands work anywhere: see sudoku-lab --help", file=sys.stderr)
         return 2
+    from ._platform import preflight
+
+    problem = preflight()
+    if problem:  # Qt would abort (SIGABRT, a core dump) instead of saying this
+        print(f"sudoku-lab: error: {problem}", file=sys.stderr)
+        return 2
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
@@ -53,8 +165,15 @@ def run_app(options=None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Sudoku Lab")
     app.setOrganizationName("Sudoku Lab")
-    settings = QSettings()
-    win = create_window(puzzle, algo, settings=settings)
-    win.restore_layout()
+    try:
+        settings = QSettings()
+        win = create_window(puzzle, algo, settings=settings)
+        win.restore_layout()
+    except Exception as e:  # a bug before the window exists: nothing can show a box yet
+        from sudoku_lab.cli import EXIT_INTERNAL
+
+        print(f"sudoku-lab: error: {internal_error_message(e, 'opening the lab window')}", file=sys.stderr)
+        return EXIT_INTERNAL
+    install_exception_hook(win)
     win.show()
     return app.exec()

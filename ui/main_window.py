@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from sudoku_lab import __version__, loop
 from sudoku_lab.ac3 import ac3
+from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.solvers import registry
 
@@ -312,8 +313,8 @@ class MainWindow(QMainWindow):
     def _on_error(self, text: str) -> None:
         box = QMessageBox(QMessageBox.Warning, "Sudoku Lab", text, QMessageBox.Ok, self)
         box.setObjectName("error_box")
-        box.setModal(False)
-        box.open()
+        box.setWindowModality(Qt.NonModal)  # open() would make it window-modal: the lab stays usable
+        box.show()
         self.statusBar().showMessage(text.splitlines()[0], 10000)
 
     # --------------------------------------------------------------- puzzles
@@ -551,12 +552,17 @@ class MainWindow(QMainWindow):
         s = prog.snapshot
         out = []
         label = f"{s.puzzle.name or 'puzzle'}, {s.solver}, iteration {s.iteration}"
-        if "prob" in s.layers:
-            fig = figures.probability_figure(s.layers["prob"], s.puzzle.n, s.fixed, title=f"p[cell, digit]: {label}")
-            out.append(figures.save(fig, base.with_name(base.stem + "-probability" + base.suffix)))
-        fig = figures.convergence_figure(s.trace, s.events, beta=s.params.get("beta"), title=label,
-                                         iteration_name=registry()[s.solver].iteration_name)
-        out.append(figures.save(fig, base.with_name(base.stem + "-convergence" + base.suffix)))
+        try:
+            if "prob" in s.layers:
+                fig = figures.probability_figure(s.layers["prob"], s.puzzle.n, s.fixed,
+                                                 title=f"p[cell, digit]: {label}")
+                out.append(figures.save(fig, base.with_name(base.stem + "-probability" + base.suffix)))
+            fig = figures.convergence_figure(s.trace, s.events, beta=s.params.get("beta"), title=label,
+                                             iteration_name=registry()[s.solver].iteration_name)
+            out.append(figures.save(fig, base.with_name(base.stem + "-convergence" + base.suffix)))
+        except SudokuLabError as e:  # a read-only folder, a full disk, a suffix matplotlib cannot write
+            self._on_error(f"Export failed: {e}")
+            return out
         self.statusBar().showMessage("Wrote " + ", ".join(p.name for p in out), 10000)
         return out
 

@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from sudoku_lab import library
-from sudoku_lab.errors import PuzzleError
-from sudoku_lab.puzzle import Puzzle, load_puzzles, parse_collection
+from sudoku_lab.collection_io import iter_puzzles, parse_collection
+from sudoku_lab.errors import PuzzleError, SudokuLabError
+from sudoku_lab.puzzle import Puzzle
 
 __all__ = ["PuzzlePanel"]
 
@@ -159,11 +160,12 @@ class PuzzlePanel(QWidget):
             if not path:
                 return
         try:
-            puzzles = load_puzzles(path, allow_clashes=True)
-        except (PuzzleError, OSError) as e:
+            # Only the first puzzle is read, so opening a collection of a million puzzles is instant.
+            puzzle = next(iter_puzzles(path, allow_clashes=True))
+        except SudokuLabError as e:
             self.show_error(str(e))
             return
-        self.puzzleChosen.emit(puzzles[0])
+        self.puzzleChosen.emit(puzzle)
 
     def paste(self, text: str | None = None) -> None:
         """Read a puzzle from ``text`` or the clipboard (any supported format)."""

@@ -13,12 +13,12 @@ from __future__ import annotations
 import queue
 import threading
 import time
-import traceback
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from sudoku_lab import loop
+from sudoku_lab._crash import internal_error_message
 from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.solvers import create
 
@@ -130,8 +130,10 @@ class SolverWorker(QObject):
             except SudokuLabError as e:
                 self.error.emit(str(e))
                 self._set_state(WorkerState.IDLE if self.solver is not None else WorkerState.STOPPED)
-            except Exception:  # a bug must become a message box, never a frozen window
-                self.error.emit("Unexpected error in the solver thread:\n" + traceback.format_exc(limit=6))
+            except Exception as e:  # a bug must become a message box, never a frozen window
+                line = internal_error_message(e, f"solver thread, {cmd.kind} command, solver "
+                                              f"{getattr(self.solver, 'name', None)!r}")
+                self.error.emit(f"The solver thread stopped: {line}")
                 self._set_state(WorkerState.STOPPED)
 
     def _execute(self, cmd: _Cmd) -> None:

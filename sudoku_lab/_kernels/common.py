@@ -1,4 +1,4 @@
-"""Shared numba decorator and bit helpers for every kernel.
+"""Shared numba decorator and bit helpers for every kernel, and where compiled kernels are cached.
 
 Kernels are plain functions on plain numpy arrays. They are compiled with one
 decorator, :data:`jit`, so that the compile options are decided in one place:
@@ -6,20 +6,100 @@ decorator, :data:`jit`, so that the compile options are decided in one place:
 GUI thread keeps running while a worker thread is inside a kernel) and no
 fastmath (results must be bit-for-bit reproducible across machines).
 
-Numba's cache does not notice edits in *other* modules, so helpers that a
-kernel calls live in the kernel's own module; only the tiny bit helpers below
-are shared, and they are stable.
+The cache lives in a per-user directory named after a hash of every source
+file of this package (:func:`cache_key`), not next to the sources:
+
+- numba keys a cached kernel on its own file only, so a kernel calling a
+  helper from another module would keep running stale machine code after the
+  helper changed; a directory per version of the whole package cannot;
+- a shared install (a root-owned virtual environment used by accounts whose
+  home is read-only, as on class machines, HPC clusters or containers run as
+  another user) has no writable ``__pycache__``, and numba then refuses to
+  decorate at all ("cannot cache function ...: no locator available").
+
+:data:`CACHE_DIR` is ``$NUMBA_CACHE_DIR/<key>`` when that variable is set and
+usable, else ``~/.cache/sudoku-lab/numba/<key>`` (``$XDG_CACHE_HOME``), else a
+private directory under the system's temporary directory; when nothing is
+writable, kernels are compiled without a cache and one line on stderr says so.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numba
 import numpy as np
 from numba import njit
 
-__all__ = ["jit", "popcount", "lowest_digit", "digit_bit"]
+from .._paths import private_dir, user_dir
+
+__all__ = ["jit", "popcount", "lowest_digit", "digit_bit", "cache_key", "CACHE_DIR"]
+
+_HERE = Path(__file__).resolve().parent
+#: Cache directories of other source versions are deleted once this many newer ones exist and they
+#: have not been used for a day (other installs on the machine may still be using recent ones).
+_KEEP_VERSIONS = 5
+
+
+def cache_key(folder: Path = _HERE) -> str:
+    """A hash of every ``.py`` file of the kernel package (names and contents), 16 hex digits."""
+    h = hashlib.sha256()
+    for f in sorted(folder.glob("*.py")):
+        h.update(f.name.encode())
+        h.update(b"\0")
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _prune(root: Path, keep: Path) -> None:
+    """Delete cache directories of old source versions under ``root`` (best effort)."""
+    try:
+        others = sorted((d for d in root.iterdir() if d.is_dir() and d != keep), key=lambda d: d.stat().st_mtime,
+                        reverse=True)
+        day_ago = time.time() - 86400
+        for d in others[_KEEP_VERSIONS - 1:]:
+            if d.stat().st_mtime < day_ago:
+                shutil.rmtree(d, ignore_errors=True)
+    except OSError:
+        pass
+
+
+def _choose_cache_dir() -> Path | None:
+    key = cache_key()
+    roots = []
+    if numba.config.CACHE_DIR:  # the user's NUMBA_CACHE_DIR
+        roots.append(Path(numba.config.CACHE_DIR))
+    mine = user_dir("cache", "numba")
+    if mine is not None:
+        roots.append(mine)
+    for root in roots:
+        target = root / key
+        if private_dir(target, root):
+            try:
+                os.utime(target)  # marks it as in use for _prune
+            except OSError:
+                pass
+            _prune(root, target)
+            return target
+    return None
+
+
+#: Where compiled kernels are cached (None: no writable directory, no cache).
+CACHE_DIR = _choose_cache_dir()
+if CACHE_DIR is not None:
+    numba.config.CACHE_DIR = str(CACHE_DIR)
+else:
+    sys.stderr.write("sudoku-lab: note: no writable cache directory (home and temporary directory are "
+                     "read-only), so kernels are compiled at every start; set NUMBA_CACHE_DIR to a writable "
+                     "directory to keep them\n")
 
 #: The one decorator for kernels: ``@jit`` on a plain function.
-jit = njit(cache=True, nogil=True)
+jit = njit(cache=CACHE_DIR is not None, nogil=True)
 
 
 @jit

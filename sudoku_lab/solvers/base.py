@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, PuzzleTypeError
 from ..puzzle import Puzzle
 
 __all__ = [
@@ -464,10 +464,18 @@ class Solver:
         Raises
         ------
         PuzzleError
-            If the puzzle's givens clash (solvers need a consistent start).
+            If the puzzle's givens clash (solvers need a consistent start);
+            :class:`PuzzleTypeError` if ``puzzle`` is not a Puzzle.
+        ParameterError
+            If ``seed`` is not a non-negative integer or None.
         """
         if not isinstance(puzzle, Puzzle):
-            raise TypeError(f"reset() needs a Puzzle, got {type(puzzle).__name__}")
+            raise PuzzleTypeError(f"reset() needs a Puzzle, got {type(puzzle).__name__}; read one with "
+                                  "Puzzle.parse(text) or library.puzzle(name)")
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise ParameterError(f"seed must be a non-negative integer (or None for a fresh one), got {seed!r}",
+                                 name="seed")
         puzzle.check_clashes()
         self.check_puzzle(puzzle)
         self.puzzle = puzzle

@@ -257,3 +257,49 @@ def test_an_error_in_the_worker_becomes_a_message_box(window, qtbot, monkeypatch
     qtbot.mouseClick(_button(win, win.act_step), Qt.LeftButton)
     _wait(qtbot, lambda: _iteration(win) == 1)
     win.close()
+
+
+@pytest.mark.parametrize("content,expected", [
+    # '²' passed str.isdigit() and int() then raised ValueError: the window showed nothing at all
+    (" ".join("0" * 20) + " ² " + " ".join("0" * 60), "line 1, column 41: unexpected character '²'"),
+    (b"\x89PNG\r\n\x1a\n", "not a text file: line 1 holds byte 0x89, which is not UTF-8"),
+])
+def test_opening_a_bad_file_shows_the_error_in_red(window, qtbot, tmp_path, content, expected):
+    win = window()
+    before = win.controller.puzzle
+    f = tmp_path / "bad.txt"
+    f.write_bytes(content.encode() if isinstance(content, str) else content)
+    win.puzzle_panel.open_file(str(f))
+    label = win.puzzle_panel.error_label
+    assert label.isVisible() and expected in label.text() and str(f) in label.text()
+    assert "#b00020" in label.styleSheet()  # red
+    assert win.controller.puzzle is before
+    win.close()
+
+
+def test_opening_a_directory_or_a_huge_collection(window, qtbot, tmp_path):
+    win = window()
+    win.puzzle_panel.open_file(str(tmp_path))
+    assert "is a directory, not a file" in win.puzzle_panel.error_label.text()
+    big = tmp_path / "big.txt"
+    lines = [p.to_line() for p in library.collection("kennett/hard")]
+    big.write_text("".join(ln + "\n" for ln in lines * 250))  # 50,000 puzzles: only the first is read
+    win.puzzle_panel.open_file(str(big))
+    _wait(qtbot, lambda: win.controller.puzzle is not None and win.controller.puzzle.name == "big:1")
+    assert win.controller.puzzle == library.collection("kennett/hard")[0]
+    assert not win.puzzle_panel.error_label.isVisible()
+    win.close()
+
+
+def test_export_into_a_folder_that_cannot_be_written_says_so(window, qtbot, tmp_path):
+    from PySide6.QtWidgets import QMessageBox
+
+    win = window()
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert win.export_figures(str(blocker)) == []  # the "folder" is a file: nothing can be written in it
+    _wait(qtbot, lambda: any(b.isVisible() for b in win.findChildren(QMessageBox)))
+    box = next(b for b in win.findChildren(QMessageBox) if b.isVisible())
+    assert box.text().startswith("Export failed: cannot write figure") and str(blocker) in box.text()
+    box.close()
+    win.close()
