@@ -398,7 +398,7 @@ def _main_reseda(args: argparse.Namespace) -> int:
 def _main_gui(args: argparse.Namespace) -> int:
     import sys
 
-    cmd = [sys.executable, "-m", "ui.bench_gui", "--runs", str(args.runs), "--rounds", str(args.rounds)]
+    cmd = [sys.executable, "-m", "sudoku_lab_ui.bench_gui", "--runs", str(args.runs), "--rounds", str(args.rounds)]
     return subprocess.run(cmd).returncode
 
 

@@ -129,11 +129,11 @@ def test_the_window_command_without_a_display_says_so():
     import os
 
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    out = subprocess.run([sys.executable, "-c", "import sys; from ui.launch import main; sys.exit(main([]))"],
+    out = subprocess.run([sys.executable, "-c", "import sys; from sudoku_lab_ui.launch import main; sys.exit(main([]))"],
                          capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 2
     assert out.stderr.strip().startswith("sudoku-lab: error: no display to open the lab window on")
-    bad = subprocess.run([sys.executable, "-c", "import sys; from ui.launch import main; sys.exit(main(['gui', "
+    bad = subprocess.run([sys.executable, "-c", "import sys; from sudoku_lab_ui.launch import main; sys.exit(main(['gui', "
                           "'nosuch_puzzle']))"], capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "no bundled puzzle named 'nosuch_puzzle'" in bad.stderr
 

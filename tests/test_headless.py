@@ -1,4 +1,4 @@
-"""The core stays headless: sudoku_lab never imports ui, PySide6 or pyqtgraph."""
+"""The core stays headless: sudoku_lab never imports sudoku_lab_ui (ui/), PySide6 or pyqtgraph."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[1] / "sudoku_lab"
-FORBIDDEN = ("ui", "PySide6", "pyqtgraph", "shiboken6", "matplotlib.pyplot")
+FORBIDDEN = ("sudoku_lab_ui", "ui", "PySide6", "pyqtgraph", "shiboken6", "matplotlib.pyplot")
 
 
 def _imports(path: Path):
@@ -43,7 +43,7 @@ with contextlib.redirect_stdout(io.StringIO()):
     assert cli.main(["check", "reseda_fig3_1_easy"]) == 0
     assert cli.main(["solve", "--algo", "reseda", "--quiet", "reseda_fig3_1_easy"]) == 0
     assert cli.main(["generate", "--box", "2", "--clues", "6"]) == 0
-loaded = [m for m in sys.modules if m.split(".")[0] in ("ui", "PySide6", "pyqtgraph", "shiboken6")]
+loaded = [m for m in sys.modules if m.split(".")[0] in ("sudoku_lab_ui", "ui", "PySide6", "pyqtgraph", "shiboken6")]
 assert not loaded, loaded
 assert "matplotlib.pyplot" not in sys.modules
 print("ok")

@@ -89,6 +89,9 @@ def test_wheel_installs_and_reads_its_own_resources(tmp_path, repo_root):
         "assert p.is_solved_by(p.check())\n"
         "assert len(library.collection('kennett/fiendish')) == 200\n"
         "assert 'PySide6' not in sys.modules\n"
+        "import importlib.util, sudoku_lab_ui\n"
+        f"assert sudoku_lab_ui.__file__.startswith({str(venv)!r}), sudoku_lab_ui.__file__\n"
+        "assert importlib.util.find_spec('ui') is None\n"
         "print('ok', sudoku_lab.__version__)\n"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}

@@ -1,7 +1,7 @@
 """Starting the lab window: the real app on Qt's xcb platform, and the one-line refusals.
 
 Qt aborts the process (SIGABRT, a core dump) when its platform plugin cannot
-load or cannot reach the display; ``ui._platform.preflight`` must say so in one
+load or cannot reach the display; ``sudoku_lab_ui._platform.preflight`` must say so in one
 line first. These tests run the installed ``sudoku-lab`` command with
 QT_QPA_PLATFORM removed (the widget tests in tests/gui run offscreen, which
 never loads the xcb plugin), check the diagnosis on fabricated ``ldd`` output,
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from ui import _platform
+from sudoku_lab_ui import _platform
 
 IN_CI = os.environ.get("CI") == "true"
 QT_MARKER = "<!-- qt-runtime-packages -->"
@@ -511,7 +511,7 @@ def test_soname_table_agrees_with_dpkg(debian):
     owners = _dpkg_owners(list(system.values()))
     table = _platform.SONAME_PACKAGES
     unknown = sorted(s for s in system if s not in table)
-    assert not unknown, f"add these to ui._platform.SONAME_PACKAGES: {unknown}"
+    assert not unknown, f"add these to sudoku_lab_ui._platform.SONAME_PACKAGES: {unknown}"
     wrong = {s: (table[s], owners[p]) for s, p in system.items() if owners[p] and table[s] != owners[p]
              and not owners[p].startswith(table[s] + "t64")}  # Ubuntu 24.04's time_t renames, apt maps them
     assert not wrong, f"soname: (table, dpkg) {wrong}"

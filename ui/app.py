@@ -1,7 +1,7 @@
 """Start the lab: QApplication, main window, first puzzle.
 
 Before any Qt GUI module is imported, :func:`run_app` makes sure Qt can open a
-window here (:func:`ui._platform.preflight`): Qt itself aborts the process when
+window here (:func:`sudoku_lab_ui._platform.preflight`): Qt itself aborts the process when
 its platform plugin cannot load or reach the display. Once the window is up,
 :func:`install_exception_hook` turns exceptions escaping Qt slots or other
 threads into a one-line message instead of a traceback.
@@ -79,7 +79,7 @@ def install_exception_hook(window):
 
     Parameters
     ----------
-    window : ui.main_window.MainWindow
+    window : sudoku_lab_ui.main_window.MainWindow
         The window that shows the message.
 
     Returns

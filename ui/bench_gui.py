@@ -1,6 +1,6 @@
 """``sudoku-lab bench gui``: solver throughput with the window drawing, against headless, in one run.
 
-Run as ``python -m ui.bench_gui`` (the core's ``sudoku-lab bench gui`` starts it
+Run as ``python -m sudoku_lab_ui.bench_gui`` (the core's ``sudoku-lab bench gui`` starts it
 in a subprocess, so ``sudoku_lab`` never imports Qt).
 
 Method: RESEDA (default parameters) solves ``reseda_fig4_1_hard`` for seeds

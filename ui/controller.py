@@ -42,7 +42,7 @@ class Controller(QObject):
     progress(object)
         The newest :class:`~sudoku_lab.loop.Progress` (at most ~30 per second).
     stateChanged(str)
-        A :class:`~ui.worker.WorkerState` value.
+        A :class:`~sudoku_lab_ui.worker.WorkerState` value.
     runEnded(str)
         Why the last run or step request ended.
     message(str)

@@ -16,7 +16,7 @@ def main(argv=None) -> int:
     if not cli.wants_gui(argv):
         return cli.main(argv)
     try:
-        from ui.app import run_app
+        from sudoku_lab_ui.app import run_app
 
         return run_app(cli.gui_options(argv))
     except KeyboardInterrupt:  # Ctrl-C in the terminal while the lab starts or runs

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton, QToolBar
 
 from sudoku_lab import library
-from ui.app import create_window, install_exception_hook
+from sudoku_lab_ui.app import create_window, install_exception_hook
 
 pytestmark = pytest.mark.gui
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QToolBar
 
 from sudoku_lab import library
-from ui.app import create_window
+from sudoku_lab_ui.app import create_window
 
 pytestmark = pytest.mark.gui
 

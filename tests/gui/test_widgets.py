@@ -14,11 +14,11 @@ from sudoku_lab.ac3 import ac3
 from sudoku_lab.geometry import cell_name, geometry
 from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.solvers.base import Event
-from ui.widgets import theme
-from ui.widgets.ac3_player import AC3Player, describe_removals
-from ui.widgets.board import BoardView
-from ui.widgets.convergence import LABELLED_MARKERS, MAX_MARKERS, ConvergencePlot, event_label
-from ui.widgets.probability import ProbabilityView, model_image
+from sudoku_lab_ui.widgets import theme
+from sudoku_lab_ui.widgets.ac3_player import AC3Player, describe_removals
+from sudoku_lab_ui.widgets.board import BoardView
+from sudoku_lab_ui.widgets.convergence import LABELLED_MARKERS, MAX_MARKERS, ConvergencePlot, event_label
+from sudoku_lab_ui.widgets.probability import ProbabilityView, model_image
 
 pytestmark = pytest.mark.gui
 

@@ -1,0 +1,62 @@
+"""The editable install (the README's test command) imports the lab as sudoku_lab_ui, never as `ui`.
+
+The wheel's side is checked in tests/test_library.py (it installs the wheel into
+a new virtual environment).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+
+@pytest.mark.slow
+def test_editable_install_maps_exact_packages(tmp_path, repo_root):
+    # The editable wheel pip builds for `pip install -e .`, built with this environment's hatchling.
+    dist = tmp_path / "dist"
+    built = subprocess.run([sys.executable, "-c", f"from hatchling.build import build_editable; "
+                            f"print(build_editable({str(dist)!r}))"], cwd=repo_root, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-3000:]
+    wheel = dist / built.stdout.strip().splitlines()[-1]
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    out = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps",
+                          "--no-index", str(wheel)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # numpy, numba, editables ...
+    # A directory that holds a `ui` package of its own, as any project might.
+    work = tmp_path / "elsewhere"
+    (work / "ui").mkdir(parents=True)
+    (work / "ui" / "__init__.py").write_text("IMPOSTOR = True\n")
+    code = (
+        "import sys, importlib.util\n"
+        "import sudoku_lab, sudoku_lab_ui.app\n"
+        f"root = {str(repo_root)!r}\n"
+        "assert sudoku_lab_ui.app.__file__ == root + '/ui/app.py', sudoku_lab_ui.app.__file__\n"
+        "assert sudoku_lab.__file__ == root + '/sudoku_lab/__init__.py', sudoku_lab.__file__\n"
+        "assert root not in sys.path, sys.path\n"
+        "print('ok')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    res = subprocess.run([str(py), "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert res.stdout.strip() == "ok"
+    # No `ui` is installed: from a neutral directory it does not import at all ...
+    res = subprocess.run([str(py), "-c", "import ui"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert res.returncode != 0 and "No module named 'ui'" in res.stderr
+    # ... and next to another project's ui/, the lab's own modules still run (`python -m` puts the cwd first).
+    res = subprocess.run([str(py), "-m", "sudoku_lab_ui.bench_gui", "--help"], cwd=work, capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert res.stdout.startswith("usage: sudoku-lab bench gui")
+    script = subprocess.run([str(venv / "bin" / "sudoku-lab"), "--version"], cwd=work, capture_output=True,
+                            text=True, env=env, timeout=300)
+    assert script.returncode == 0 and script.stdout.strip() == "sudoku-lab 0.1.0", script.stderr
