@@ -1,0 +1,179 @@
+"""Named registries (solvers, reproductions, benchmarks) filled by built-in modules and plugins.
+
+One mechanism for every extension point, so adding a solver, a paper's
+reproduction or a benchmark means adding a module, never editing a list:
+
+* built-ins are the public modules of a package (``sudoku_lab.solvers``,
+  ``sudoku_lab.reproductions``, ``sudoku_lab.benchmarks``), imported the first
+  time the registry is read;
+* code outside the package registers through the same public functions, either
+  by importing them in its own module, or, for an installed distribution,
+  through the entry-point group ``sudoku_lab.plugins`` (headless) or
+  ``sudoku_lab.ui_plugins`` (views and overlays of the lab)::
+
+      [project.entry-points."sudoku_lab.plugins"]
+      my_solver = "my_package.sudoku_plugin"
+
+  The entry point names a module (imported) or a callable (called with no
+  arguments); either registers what it brings. ``SUDOKU_LAB_PLUGINS`` (a
+  comma-separated list of module names) does the same without packaging, for a
+  quick experiment.
+
+A plugin that fails to import is reported in one line on stderr and skipped:
+a broken third-party module never stops the built-in solvers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import sys
+from types import MappingProxyType
+from typing import Callable, Generic, Iterator, Mapping, TypeVar
+
+from .errors import ParameterError
+
+__all__ = ["Registry", "load_plugins", "PLUGIN_GROUP", "UI_PLUGIN_GROUP", "PLUGIN_ENV"]
+
+PLUGIN_GROUP = "sudoku_lab.plugins"
+UI_PLUGIN_GROUP = "sudoku_lab.ui_plugins"
+PLUGIN_ENV = "SUDOKU_LAB_PLUGINS"
+
+T = TypeVar("T")
+
+_loaded_groups: set[str] = set()
+_loading: set[str] = set()
+#: One line per plugin that failed to load (also printed once on stderr).
+PLUGIN_ERRORS: list[str] = []
+
+
+def _report(what: str, exc: BaseException) -> None:
+    line = f"sudoku-lab: plugin {what} failed to load and is skipped: {type(exc).__name__}: {exc}"
+    PLUGIN_ERRORS.append(line)
+    print(line, file=sys.stderr)
+
+
+def load_plugins(group: str = PLUGIN_GROUP) -> None:
+    """Import every plugin of an entry-point group once (and, for the headless group, ``$SUDOKU_LAB_PLUGINS``)."""
+    if group in _loaded_groups or group in _loading:
+        return
+    _loading.add(group)
+    try:
+        from importlib.metadata import entry_points
+
+        for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+            try:
+                obj = ep.load()
+                if callable(obj) and not isinstance(obj, type):
+                    obj()
+            except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the built-ins
+                _report(f"{ep.name!r} ({ep.value})", exc)
+        if group == PLUGIN_GROUP:
+            for name in filter(None, (s.strip() for s in os.environ.get(PLUGIN_ENV, "").split(","))):
+                try:
+                    importlib.import_module(name)
+                except Exception as exc:  # noqa: BLE001
+                    _report(f"{name!r} (from ${PLUGIN_ENV})", exc)
+        _loaded_groups.add(group)
+    finally:
+        _loading.discard(group)
+
+
+def import_package_modules(package: str) -> None:
+    """Import every public module of ``package`` (the built-ins of a registry), in name order."""
+    pkg = importlib.import_module(package)
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{package}.{info.name}")
+
+
+class Registry(Generic[T]):
+    """Objects by unique name, completed on first read by built-in modules and plugins.
+
+    Parameters
+    ----------
+    kind : str
+        What it holds, for messages ("algorithm", "reproduction", "benchmark").
+    package : str, optional
+        Package whose public modules are the built-ins.
+    key : callable
+        ``key(obj) -> str``: the registry name of an object.
+    order : callable, optional
+        ``order(obj)`` sort key for listings (registration order otherwise).
+    group : str
+        Entry-point group of plugins.
+    """
+
+    def __init__(self, kind: str, package: str | None = None, key: Callable[[T], str] = lambda o: o.name,
+                 order: Callable[[T], object] | None = None, group: str = PLUGIN_GROUP):
+        self.kind = kind
+        self.package = package
+        self.key = key
+        self.order = order
+        self.group = group
+        self._items: dict[str, T] = {}
+        self._complete = False
+        self._completing = False
+
+    def register(self, obj: T) -> T:
+        """Add ``obj`` under its name; a second object with the same name is refused.
+
+        Raises
+        ------
+        ValueError
+            If another object already has that name (registering the same object twice is harmless).
+        """
+        name = self.key(obj)
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"a {self.kind} needs a non-empty registry name, got {name!r}")
+        old = self._items.get(name)
+        if old is not None and old is not obj:
+            raise ValueError(f"a {self.kind} named {name!r} is already registered (by {_origin(old)}); "
+                             f"choose another name for {_origin(obj)}")
+        self._items[name] = obj
+        return obj
+
+    def unregister(self, name: str) -> None:
+        """Remove a name (tests and interactive sessions that define a solver twice)."""
+        self._items.pop(name, None)
+
+    def _complete_once(self) -> None:
+        if self._complete or self._completing:
+            return
+        self._completing = True
+        try:
+            if self.package:
+                import_package_modules(self.package)
+            load_plugins(self.group)
+            self._complete = True
+        finally:
+            self._completing = False
+
+    def mapping(self) -> Mapping[str, T]:
+        """Every registered object by name (built-ins and plugins loaded)."""
+        self._complete_once()
+        items = list(self._items.items())
+        if self.order is not None:
+            items.sort(key=lambda kv: self.order(kv[1]))
+        return MappingProxyType(dict(items))
+
+    def get(self, name: str, param: str = "name") -> T:
+        """The object registered as ``name``; ParameterError naming the known ones otherwise."""
+        reg = self.mapping()
+        if name not in reg:
+            raise ParameterError(f"unknown {self.kind} {name!r}; choose from {', '.join(reg) or '(none)'}",
+                                 name=param)
+        return reg[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.mapping())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.mapping()
+
+
+def _origin(obj) -> str:
+    mod = getattr(obj, "__module__", None) or type(obj).__module__
+    qual = getattr(obj, "__qualname__", None) or type(obj).__qualname__
+    return f"{mod}.{qual}"
