@@ -39,7 +39,7 @@ def main(argv=None) -> None:
             break
     snap = solver.snapshot()
     figures.save(figures.probability_figure(snap.layers["prob"], snap.puzzle.n, snap.fixed), f"{args.out}-p.png")
-    figures.save(figures.convergence_figure(snap.trace, snap.events, beta=snap.params["beta"]),
+    figures.save(figures.convergence_figure(snap),
                  f"{args.out}-convergence.png")
 
 

@@ -248,27 +248,58 @@ def resolve_puzzle(arg: str):
 
 
 # ------------------------------------------------------------ solver parameters
-def add_solver_params(parser) -> None:
-    """One option per declared parameter of every registered solver (values are validated per solver)."""
-    from .solvers import registry
+def algo_in_argv(argv) -> str | None:
+    """The value of ``--algo`` in a command line, if any (to show that solver's parameters in ``--help``)."""
+    argv = list(argv or ())
+    for i, a in enumerate(argv):
+        if a == "--algo" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--algo="):
+            return a.split("=", 1)[1]
+    return None
 
-    owners: dict[str, list[str]] = {}
-    for cls in registry().values():
+
+def add_solver_params(parser, algo: str | None = None) -> None:
+    """One option per parameter name of every registered solver; values are validated per solver.
+
+    Two solvers may declare the same name with different types or meanings
+    (NB-COIN's float ``k``, AC3-tabu's integer ``k``): the option takes text, and
+    the chosen solver's own declaration checks it. ``--help`` describes the
+    parameters of ``algo`` alone, in its words, when one is selected; otherwise
+    every solver's own help under each option.
+    """
+    import argparse
+
+    from .solvers import get_solver_class, registry
+
+    reg = registry()
+    selected = None
+    if algo is not None and algo in reg:
+        selected = get_solver_class(algo)
+    decls: dict[str, list] = {}
+    for cls in reg.values():
         for prm in cls.params:
-            owners.setdefault(prm.name, []).append(cls.name)
-    group = parser.add_argument_group("algorithm parameters (see `sudoku-lab algorithms NAME`)")
-    done = set()
-    for cls in registry().values():
-        for prm in cls.params:
-            if prm.name in done:
-                continue
-            done.add(prm.name)
-            flag = "--" + prm.name.replace("_", "-")
+            decls.setdefault(prm.name, []).append((cls, prm))
+    title = (f"{selected.name} parameters (other algorithms: `--algo NAME --help`)" if selected else
+             "algorithm parameters (`--algo NAME --help` shows one algorithm's)")
+    group = parser.add_argument_group(title)
+    for name, owners in decls.items():
+        flag = "--" + name.replace("_", "-")
+        mine = [(c, p) for c, p in owners if selected is None or c is selected]
+        if not mine:
+            group.add_argument(flag, dest=f"param_{name}", default=None, help=argparse.SUPPRESS)
+            continue
+        helps = []
+        for cls, prm in mine:
             default = prm.default if not isinstance(prm.default, bool) else str(prm.default).lower()
-            metavar = prm.kind.upper() if prm.kind != "choice" else "{" + ",".join(prm.choices) + "}"
-            group.add_argument(flag, dest=f"param_{prm.name}", default=None, metavar=metavar,
-                               help=f"[{', '.join(owners[prm.name])}] {prm.help} Default {default}; "
-                                    f"{prm.range_text()}.".replace("%", "%%"))
+            text = f"{prm.help} Default {default}; {prm.range_text()}."
+            helps.append(text if selected else f"[{cls.name}] {text}")
+        kinds = {p.kind for _, p in mine}
+        prm = mine[0][1]
+        metavar = ("{" + ",".join(prm.choices) + "}" if kinds == {"choice"} and len(mine) == 1 else
+                   prm.kind.upper() if len(kinds) == 1 else "VALUE")
+        group.add_argument(flag, dest=f"param_{name}", default=None, metavar=metavar,
+                           help=" ".join(helps).replace("%", "%%"))
 
 
 def solver_params(algo: str, args) -> dict:

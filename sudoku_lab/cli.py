@@ -16,6 +16,7 @@ from ._console import (
     ProgressBar,
     RunProgress,
     add_solver_params,
+    algo_in_argv,
     int_option,
     interruptible,
     resolve_puzzle,
@@ -225,7 +226,8 @@ def cmd_bench(args) -> int:
 
 
 # ------------------------------------------------------------------ parser
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    algo = algo_in_argv(argv)
     p = _Parser(prog="sudoku-lab", description="Sudoku Lab: study how stochastic search solves Sudoku. "
                 "With no command, opens the lab window.")
     p.add_argument("--version", action="version", version=f"sudoku-lab {__version__}")
@@ -260,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output format (default grid)")
     s.add_argument("--quiet", action="store_true", help="no progress output")
     s.add_argument("--verbose", action="store_true", help="name and time every solution")
-    add_solver_params(s)
+    add_solver_params(s, algo)
     s.set_defaults(func=cmd_solve)
 
     a = sub.add_parser("algorithms", help="list the algorithms and their parameters",
@@ -303,15 +305,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_arguments(b)
     b.set_defaults(func=cmd_bench)
 
-    _add_experiment_commands(sub)
+    _add_experiment_commands(sub, algo)
     return p
 
 
-def _add_experiment_commands(sub) -> None:
+def _add_experiment_commands(sub, algo) -> None:
     """Commands defined next to the code they run (grades, reproduce)."""
     from . import grades, reproduce
 
-    grades.add_cli(sub, add_solver_params)
+    grades.add_cli(sub, lambda parser: add_solver_params(parser, algo or "reseda"))
     reproduce.add_cli(sub)
 
 
@@ -320,13 +322,25 @@ def cmd_algorithms(args) -> int:
 
     classes = [get_solver_class(args.algo)] if args.algo else list(registry().values())
     for cls in classes:
-        print(f"{cls.name}: {cls.title}. {cls.paper}")
+        print(f"{cls.name}: {cls.title}. {cls.paper}" + (f" (described in {cls.reference})" if cls.reference else ""))
         if args.algo:
             print(f"  {cls.description}")
+            print(f"  cost: {cls.objective.cost} (minimised, 0 iff solved)" +
+                  (f"; the paper's objective: {cls.objective.native_label or cls.objective.native} "
+                   f"({'maximised' if cls.objective.native_sense == 'max' else 'minimised'}, trace column "
+                   f"{cls.objective.native!r})" if cls.objective.native else ""))
         for prm in cls.params:
             print(f"  --{prm.name.replace('_', '-'):<14} default {str(prm.default):<14} {prm.range_text()}")
             if args.algo:
                 print(f"      {prm.help}")
+        if args.algo:
+            print(f"  trace columns per {cls.iteration_name}:")
+            for c in cls.columns:
+                print(f"    {c.name:<14} {c.label}" + (f" [{c.unit}]" if c.unit else ""))
+            if cls.layers:
+                print("  snapshot layers:")
+                for d in cls.layers:
+                    print(f"    {d.name:<14} {d.describe()}")
     return 0
 
 
@@ -349,7 +363,7 @@ def main(argv=None) -> int:
         print(f"sudoku-lab {__version__}")
         return 0
     try:
-        parser = build_parser()
+        parser = build_parser(argv)
         if not argv:
             parser.print_help()
             print("\nRun `sudoku-lab` (the installed command) with no arguments to open the lab window.")

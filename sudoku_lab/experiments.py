@@ -96,20 +96,6 @@ class RunResult:
         return cls(**d)
 
 
-def _summary(snapshot) -> dict:
-    """Small solver-specific facts worth keeping per run."""
-    layers = snapshot.layers
-    out = {}
-    if "attempt" in layers:
-        out["attempts"] = int(layers["attempt"]) + 1
-        out["runs"] = int(layers["run"]) + 1
-    if "restarts" in layers:
-        out["run_steps"] = [int(r["steps"]) for r in layers["restarts"]]
-        out["run_outcomes"] = [r["outcome"] for r in layers["restarts"]]
-        out["run_zones"] = [r["zone_name"] or r["kind"] for r in layers["restarts"]]
-    return out
-
-
 def run_task(task: Task, should_stop: Callable[[], bool] | None = None) -> RunResult:
     """Run one task in this process and return its result."""
     from . import loop
@@ -124,7 +110,7 @@ def run_task(task: Task, should_stop: Callable[[], bool] | None = None) -> RunRe
     return RunResult(
         key=task.key, solver=task.solver, puzzle=task.puzzle.name or "", seed=task.seed, solved=s.solved,
         status=s.status, reason=last.reason, iterations=s.iteration, evaluations=s.evaluations,
-        seconds=seconds, cost=s.cost, best_cost=s.best_cost, grid=np.array(s.grid), extra=_summary(s))
+        seconds=seconds, cost=s.cost, best_cost=s.best_cost, grid=np.array(s.grid), extra=type(solver).summarize(s))
 
 
 #: Set in a worker process: the parent's request to stop the run in progress.

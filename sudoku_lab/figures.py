@@ -5,8 +5,8 @@
   with a reference grid (the paper's), disagreements outlined;
 * :func:`probability_figure`: the model p[cell, digit] as one image of
   n x n mini-tiles per cell (27 x 27 for 9x9) on a fixed 0..1 colour scale;
-* :func:`convergence_figure`: best and mean cost, rho and entropy per
-  iteration, with restart and parameter-change markers;
+* :func:`convergence_figure`: the solver's declared trace columns on their
+  declared axes, with run-end and parameter-change markers;
 * :func:`save`: PNG (chosen DPI), SVG or PDF by file suffix.
 """
 
@@ -199,39 +199,78 @@ def probability_figure(p: np.ndarray, n: int, givens=None, title: str = "p[cell,
     return fig
 
 
-def convergence_figure(trace: Mapping[str, np.ndarray], events: Sequence = (), beta: float | None = None,
-                       title: str = "convergence", iteration_name: str = "iteration") -> Figure:
-    """Costs (left axis) and rho / entropy (right axis) against iterations, with event markers."""
+_STYLES = {"solid": "-", "dashed": "--", "dotted": ":", "steps": "-"}
+#: Okabe-Ito colours for columns that do not declare one (safe for colour-vision deficiencies).
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+
+
+def column_colours(columns) -> dict[str, str]:
+    """Each declared trace column's colour: its own, else the next palette colour not already used."""
+    taken = {c.color for c in columns if c.color}
+    free = iter([c for c in PALETTE if c not in taken] + list(PALETTE))
+    return {c.name: c.color or next(free) for c in columns}
+
+
+def convergence_figure(snapshot, title: str | None = None, solver=None, max_markers: int = 40) -> Figure:
+    """The solver's declared trace columns against iterations, on their declared axes, with event markers.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+        Any snapshot (its trace, events and parameters are drawn).
+    title : str, optional
+        Figure title (default: the solver's title and the puzzle's name).
+    solver : Solver subclass, optional
+        Whose declarations to use (default: the registered class of ``snapshot.solver``).
+    max_markers : int
+        Run ends beyond this many are merged into bins (:func:`sudoku_lab.markers.event_markers`).
+    """
+    from .markers import event_markers
+    from .solvers import get_solver_class
+
+    cls = solver or get_solver_class(snapshot.solver)
+    trace = snapshot.trace
     it = np.asarray(trace["iteration"])
     fig = Figure(figsize=(8, 4.2), layout="constrained")
     ax = fig.subplots()
-    styles = {"cost": ("best of step", "#1f77b4", "-"), "mean_cost": ("mean", "#aec7e8", "-"),
-              "best_cost": ("best so far", "#000000", "--")}
-    for key, (label, colour, ls) in styles.items():
-        if key in trace:
-            ax.plot(it, trace[key], ls, color=colour, lw=1.2, label=label)
-    ax.set_xlabel(iteration_name)
-    ax.set_ylabel("cost (missing symbols)")
-    handles, labels = ax.get_legend_handles_labels()
-    if "rho" in trace or "entropy" in trace:
-        ax2 = ax.twinx()
-        if "rho" in trace:
-            ax2.plot(it, trace["rho"], color="#d62728", lw=1.2, label="rho")
-        if "entropy" in trace:
-            ax2.plot(it, trace["entropy"], color="#9467bd", lw=1.2, label="entropy")
-        if beta is not None:
-            ax2.axhline(beta, color="#d62728", ls=":", lw=1, label="beta")
-        ax2.set_ylim(0, 1.02)
-        ax2.set_ylabel("rho, entropy")
-        h2, l2 = ax2.get_legend_handles_labels()
-        handles, labels = handles + h2, labels + l2
-    for ev in events:
-        if ev.kind == "restart":
-            ax.axvline(ev.iteration, color="#2ca02c", lw=0.8, alpha=0.7)
-        elif ev.kind == "param":
-            ax.axvline(ev.iteration, color="#ff7f0e", lw=0.8, ls="--", alpha=0.8)
-    ax.legend(handles, labels, loc="upper right", fontsize=8)
-    ax.set_title(title)
+    axes = {}
+    for a in cls.axes:
+        target = ax if a.side == "left" else ax.twinx()
+        target.set_ylabel(a.label)
+        if a.limits is not None:
+            lo, hi = a.limits
+            target.set_ylim(lo, hi + 0.02 * (hi - lo))
+        axes[a.key] = target
+    colours = column_colours(cls.columns)
+    for c in cls.columns:
+        if c.name not in trace or not c.shown:
+            continue
+        target = axes[c.axis]
+        kw = {"drawstyle": "steps-post"} if c.style == "steps" else {}
+        target.plot(it, trace[c.name], _STYLES[c.style], color=colours[c.name], lw=1.2, label=c.label, **kw)
+        for t in c.thresholds:
+            value = snapshot.params.get(t.param)
+            if value is not None:
+                target.axhline(float(value), color=colours[c.name], ls=(0, (4, 3)), lw=1,
+                               label=f"{t.label or t.param} = {float(value):g}")
+    ax.set_xlabel(cls.iteration_name)
+    start, stop = (float(it[0]), float(it[-1])) if len(it) else (0.0, float(snapshot.iteration))
+    for m in event_markers(snapshot.events, start, stop, max_markers):
+        if m.kind == "run":
+            ax.axvline(m.iteration, color="#009E73" if m.solved else "#D55E00", lw=0.6 + 0.3 * min(m.count, 5) ** 0.5,
+                       alpha=0.5)
+        else:
+            ax.axvline(m.iteration, color="#555555", lw=0.9, ls="--", alpha=0.8)
+            ax.annotate(m.label, (m.iteration, 1.0), xycoords=("data", "axes fraction"), rotation=90, va="top",
+                        ha="right", fontsize=7, color="#555555")
+    handles, labels = [], []
+    for target in dict.fromkeys(axes.values()):
+        h, lab = target.get_legend_handles_labels()
+        handles += h
+        labels += lab
+    if handles:
+        ax.legend(handles, labels, loc="upper right", fontsize=8)
+    ax.set_title(title if title is not None else f"{cls.title}: {snapshot.puzzle.name or 'puzzle'}")
     return fig
 
 

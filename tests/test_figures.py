@@ -62,11 +62,41 @@ def test_probability_and_convergence_figures(tmp_path):
     s.step(60)
     snap = s.snapshot()
     f1 = figures.probability_figure(snap.layers["prob"], 3, snap.fixed)
-    f2 = figures.convergence_figure(snap.trace, snap.events, beta=0.6)
+    f2 = figures.convergence_figure(snap)
     assert figures.save(f1, tmp_path / "p.png").stat().st_size > 5000
     assert figures.save(f2, tmp_path / "c.svg").stat().st_size > 5000
-    ax = f2.axes[0]
-    assert len(ax.lines[0].get_xdata()) == snap.iteration
+    left, right = f2.axes
+    assert len(left.lines[0].get_xdata()) == snap.iteration
+    # Columns on the axes RESEDA declares, the beta threshold at the run's beta, from the declarations only.
+    assert [ln.get_label() for ln in left.lines if not ln.get_label().startswith("_")] == [
+        "cost of the step's best sample", "mean cost of the kept samples", "best cost since reset"]
+    labels = {ln.get_label(): ln for ln in right.lines}
+    assert set(labels) == {"rho = min over cells of max_k p", "mean normalised entropy of p", "beta = 0.6"}
+    assert list(labels["beta = 0.6"].get_ydata()) == [0.6, 0.6]
+    assert right.get_ylabel() == "rho, entropy" and left.get_ylabel() == "cost (missing symbols)"
+
+
+def test_convergence_figure_merges_crowded_run_ends(tmp_path):
+    """Hundreds of run ends become at most max_markers lines, and no run end is lost from the counts."""
+    from sudoku_lab.markers import event_markers
+
+    s = create("reseda", restart="full", beta=0.2, Q=20, Q1=4)
+    s.reset(library.puzzle("ai_escargot"), 1)
+    s.step(3000)
+    snap = s.snapshot()
+    ends = [e for e in snap.events if e.kind == "run_end"]
+    assert len(ends) > 100
+    marks = event_markers(snap.events, 0, snap.iteration, max_markers=25)
+    assert len(marks) <= 25
+    assert sum(m.count for m in marks) == len([e for e in snap.events if e.kind in ("run_end", "restart")])
+    assert all("runs ended" in m.label for m in marks)
+    fig = figures.convergence_figure(snap, max_markers=25)
+    vlines = [ln for ln in fig.axes[0].lines if list(ln.get_xdata())[0] == list(ln.get_xdata())[-1]
+              and len(ln.get_xdata()) == 2]
+    assert len(vlines) == len(marks)
+    few = event_markers(snap.events, 0, ends[3].iteration, max_markers=25)  # zoomed in: one marker per run end
+    assert [m.iteration for m in few] == [e.iteration for e in ends[:4]]
+    assert all(m.label.count("failed") == 1 for m in few)
 
 
 def test_bad_output_names_are_refused(grades, tmp_path):

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from sudoku_lab import library
-from sudoku_lab.solvers import Status, create, registry
+from sudoku_lab.scoring import missing_symbols
+from sudoku_lab.solvers import Layer, Status, create, registry
+from sudoku_lab.solvers.declare import check_declarations, check_layers
 
 # Per solver: constructor parameters and puzzles that exercise its interesting paths (restarts...).
 SETTINGS = {
@@ -122,7 +124,7 @@ def test_snapshots_are_read_only_and_frozen(name, params, puzzle):
     s.step(40)
     for k, v in arrays.items():
         assert np.array_equal(v, copies[k]), f"{k} changed after further steps"
-    assert set(snap.layers) <= set(type(s).layers), "undeclared snapshot layer"
+    assert set(snap.layers) == {d.name for d in type(s).layers}, "snapshot layers and declarations differ"
 
 
 @pytest.mark.parametrize("name,params,puzzle", CASES, ids=IDS)
@@ -156,5 +158,39 @@ def test_parameter_declarations_are_complete(name):
         assert p.validate(p.default) == p.default
         if p.kind == "choice":
             assert p.default in p.choices
-    for flag in ("has_probability_model", "uses_domains", "has_population", "has_tabu_list"):
-        assert isinstance(getattr(cls, flag), bool)
+    assert check_declarations(cls) == []
+
+
+@pytest.mark.parametrize("name,params,puzzle", CASES, ids=IDS)
+def test_snapshots_match_the_declarations(name, params, puzzle):
+    """Layers have their declared dtype, shape and keys; the trace has the declared columns; cost keeps its rule."""
+    s = _fresh(name, params, puzzle)
+    cls = type(s)
+    for chunk in (0, 1, 30, 300):
+        s.step(chunk)
+        snap = s.snapshot()
+        assert check_layers(cls.layers, snap) == [], f"after {snap.iteration} iterations"
+        assert tuple(snap.trace) == cls.trace_names()
+        assert snap.cost >= 0 and snap.best_cost >= 0 and snap.best_cost <= max(snap.cost, snap.best_cost)
+        assert (snap.cost == 0) == (missing_symbols(snap.grid, snap.puzzle.n) == 0), "cost is 0 iff the grid is solved"
+        if len(snap.trace["iteration"]):
+            assert snap.trace["iteration"][-1] <= snap.iteration
+            assert np.all(snap.trace["cost"] >= 0)
+
+
+def test_check_layers_reports_wrong_declarations():
+    """The contract check is not vacuous: wrong dtype, shape, missing keys and writeable arrays are all caught."""
+    s = _fresh("reseda", {"restart": "full", "beta": 0.3}, "reseda_fig4_1_hard")
+    s.step(3)
+    snap = s.snapshot()
+    wrong = (Layer("prob", "", "float32", ("C", "N")), Layer("entropy", "", "float64", ("N",)),
+             Layer("kept", "", "int8", ("Q", "C")), Layer("restarts", "", "records", columns=(("nope", "x"),)),
+             Layer("zone", "", "str"), Layer("ghost", "", "int"))
+    problems = "\n".join(check_layers(wrong, snap))
+    for text in ("'prob' has dtype float64, declared float32", "'entropy' has shape (81,)",
+                 "'kept' has shape", "'zone' should be a str", "'ghost' is missing", "'rho' is in the snapshot but not"):
+        assert text in problems
+    s.step(400)  # with beta = 0.3 runs fail fast: records exist, and lack the key
+    snap = s.snapshot()
+    assert snap.layers["restarts"]
+    assert "'restarts' record 0 lacks keys ['nope']" in "\n".join(check_layers(wrong, snap))

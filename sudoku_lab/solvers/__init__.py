@@ -1,13 +1,15 @@
 """Solvers: one thin class per algorithm over its numba kernels, and the registry.
 
+Every public module of this package is a built-in solver module, imported the
+first time the registry is read; solvers outside the package register with the
+same :func:`register` (see :mod:`sudoku_lab._registry` for plugins).
+
 >>> from sudoku_lab.solvers import registry, create
 >>> list(registry())[:2]
 ['reseda', 'exact']
 """
 
 from __future__ import annotations
-
-import importlib
 
 from .base import (  # noqa: F401
     Event,
@@ -19,20 +21,9 @@ from .base import (  # noqa: F401
     get_solver_class,
     register,
     registry,
+    unregister,
 )
+from .declare import Axis, Column, Layer, Objective, Threshold  # noqa: F401
 
-#: Modules that register the built-in solvers, in menu order.
-BUILTIN = ("reseda", "exact_solver")
-
-_loaded = False
-
-
-def _load_builtin_solvers() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for mod in BUILTIN:
-            importlib.import_module(f"{__name__}.{mod}")
-
-
-__all__ = ["Event", "Param", "Snapshot", "Solver", "Status", "create", "get_solver_class", "register", "registry"]
+__all__ = ["Axis", "Column", "Event", "Layer", "Objective", "Param", "Snapshot", "Solver", "Status", "Threshold",
+           "create", "get_solver_class", "register", "registry", "unregister"]

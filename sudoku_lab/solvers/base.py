@@ -14,10 +14,12 @@ and any iteration can be rebuilt from a :meth:`Solver.state_dict` keyframe.
     key = solver.state_dict()       # ... later: solver.load_state(key) replays exactly
 
 Parameters are declared once (:class:`Param`) and read by validation, the CLI
-and the UI forms alike. Capability flags (``has_probability_model``,
-``uses_domains``, ``has_population``, ``has_tabu_list``) and the declared
-``layers`` tell a front end which views apply, so it never branches on a
-concrete class.
+and the UI forms alike. The objective, the trace columns with their axes and
+the snapshot layers with their roles are declared too (:mod:`.declare`): front
+ends choose views, overlays and curves from them and never branch on a
+concrete class. :func:`register` checks the declarations and refuses a name
+already taken; solvers outside the package register the same way (see
+:mod:`sudoku_lab._registry` for entry-point plugins).
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
+from .._registry import Registry
 from ..errors import ParameterError, PuzzleTypeError
 from ..puzzle import Puzzle
+from .declare import COST_AXIS, Axis, Column, Layer, Objective, check_declarations
 
 __all__ = [
     "Param",
@@ -41,6 +45,7 @@ __all__ = [
     "Solver",
     "Status",
     "register",
+    "unregister",
     "registry",
     "get_solver_class",
     "create",
@@ -312,7 +317,8 @@ class Snapshot:
         The solver's current answer (RESEDA: best sample of the latest step,
         which is a failed run's "final grid"); 0 where it has none.
     cost : int
-        Missing-symbol cost of ``grid`` (0 iff solved).
+        Cost of ``grid`` by the solver's :class:`~.declare.Objective`: minimised,
+        ``>= 0``, ``0`` iff ``grid`` is a solution (RESEDA: missing symbols).
     best_grid : ndarray of int8, shape (C,)
         Lowest-cost grid seen since reset.
     best_cost : int
@@ -327,7 +333,7 @@ class Snapshot:
         ``layers`` declaration).
     trace : Mapping[str, ndarray]
         Per-iteration series (column ``iteration`` plus the solver's
-        ``trace_columns``).
+        declared ``columns``).
     events : tuple of Event
         Parameter changes, restarts and other marks since reset.
     """
@@ -372,25 +378,54 @@ class Solver:
     name: ClassVar[str] = ""
     #: Human name for menus.
     title: ClassVar[str] = ""
-    #: Paper (file in shared/seeds) and section.
+    #: Short citation shown next to the title ("Maire & Prissette 2012").
     paper: ClassVar[str] = ""
+    #: Where the algorithm is described: a path in the repository's docs with an anchor.
+    reference: ClassVar[str] = ""
     #: One-paragraph description for help texts and tooltips.
     description: ClassVar[str] = ""
+    #: Position in menus and listings (lower first).
+    order: ClassVar[int] = 100
     #: Parameter declarations.
     params: ClassVar[tuple[Param, ...]] = ()
-    #: Snapshot layers this solver provides (name -> description).
-    layers: ClassVar[Mapping[str, str]] = {}
-    #: Trace columns after ``iteration``.
-    trace_columns: ClassVar[tuple[str, ...]] = ("cost", "best_cost")
+    #: What ``cost`` measures, and the paper's own objective when it differs.
+    objective: ClassVar[Objective] = Objective()
+    #: Axes of the convergence plot (at most one per side).
+    axes: ClassVar[tuple[Axis, ...]] = (COST_AXIS,)
+    #: Trace columns after ``iteration`` (``cost`` always among them).
+    columns: ClassVar[tuple[Column, ...]] = (Column("cost", "cost"), Column("best_cost", "best cost", style="dashed"))
+    #: Snapshot layers with dtype, shape and role.
+    layers: ClassVar[tuple[Layer, ...]] = ()
     #: What the "iteration" of this algorithm is, for labels ("EDA step", "generation", ...).
     iteration_name: ClassVar[str] = "iteration"
 
-    # capabilities the UI reads to choose views
-    has_probability_model: ClassVar[bool] = False
-    uses_domains: ClassVar[bool] = False
-    has_population: ClassVar[bool] = False
-    has_tabu_list: ClassVar[bool] = False
-    has_restarts: ClassVar[bool] = False
+    # ------------------------------------------------------- declarations
+    @classmethod
+    def trace_names(cls) -> tuple[str, ...]:
+        """Trace column names, ``iteration`` first."""
+        return ("iteration", *(c.name for c in cls.columns))
+
+    @classmethod
+    def layer(cls, name: str) -> Layer | None:
+        """The declaration of layer ``name``, or None."""
+        return next((d for d in cls.layers if d.name == name), None)
+
+    @classmethod
+    def layers_with_role(cls, role: str) -> tuple[Layer, ...]:
+        """Declared layers with a role (``"probability"``, ``"runs"``, ``"cells"``...)."""
+        return tuple(d for d in cls.layers if d.role == role)
+
+    @classmethod
+    def axis(cls, key: str) -> Axis:
+        return next(a for a in cls.axes if a.key == key)
+
+    @classmethod
+    def summarize(cls, snapshot: "Snapshot") -> dict[str, Any]:
+        """Solver-specific numbers of a finished run for results files (RESEDA: attempts, runs, restarts).
+
+        Values must be JSON-serialisable. The default records nothing.
+        """
+        return {}
 
     def __init__(self, **params):
         self._params = self.validate_params({**self.defaults(), **params})
@@ -401,7 +436,7 @@ class Solver:
         self.evaluations = 0
         self.status = Status.READY
         self.events: list[Event] = []
-        self.trace = Trace(("iteration", *self.trace_columns))
+        self.trace = Trace(self.trace_names())
 
     # ----------------------------------------------------------- parameters
     @classmethod
@@ -485,7 +520,7 @@ class Solver:
         self.evaluations = 0
         self.status = Status.RUNNING
         self.events = []
-        self.trace = Trace(("iteration", *self.trace_columns))
+        self.trace = Trace(self.trace_names())
         self._reset()
 
     def check_puzzle(self, puzzle: Puzzle) -> None:
@@ -583,31 +618,45 @@ class Solver:
 
 
 # ------------------------------------------------------------------ registry
-_REGISTRY: dict[str, type[Solver]] = {}
+_REGISTRY: Registry[type[Solver]] = Registry("algorithm", package="sudoku_lab.solvers", order=lambda c: c.order)
 
 
 def register(cls: type[Solver]) -> type[Solver]:
-    """Class decorator adding a solver to the registry under ``cls.name``."""
+    """Class decorator adding a solver to the registry under ``cls.name``.
+
+    The same call registers a solver defined outside the package (a user's
+    module, or an installed distribution's ``sudoku_lab.plugins`` entry point).
+
+    Raises
+    ------
+    TypeError
+        Not a :class:`Solver` subclass, no name, or inconsistent declarations.
+    ValueError
+        Another solver already has that name.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Solver)):
+        raise TypeError(f"register() takes a Solver subclass, got {cls!r}")
     if not cls.name:
         raise TypeError(f"{cls.__name__} needs a registry name")
-    _REGISTRY[cls.name] = cls
-    return cls
+    problems = check_declarations(cls)
+    if problems:
+        raise TypeError(f"{cls.__name__} declarations: " + "; ".join(problems))
+    return _REGISTRY.register(cls)
+
+
+def unregister(name: str) -> None:
+    """Remove a solver from the registry (for tests and interactive redefinitions)."""
+    _REGISTRY.unregister(name)
 
 
 def registry() -> Mapping[str, type[Solver]]:
-    """Registered solvers by name, in registration order (all built-in solvers are loaded)."""
-    from . import _load_builtin_solvers
-
-    _load_builtin_solvers()
-    return MappingProxyType(_REGISTRY)
+    """Registered solvers by name in menu order (built-ins and plugins loaded)."""
+    return _REGISTRY.mapping()
 
 
 def get_solver_class(name: str) -> type[Solver]:
     """The solver class registered as ``name``; ParameterError naming the known ones otherwise."""
-    reg = registry()
-    if name not in reg:
-        raise ParameterError(f"unknown algorithm {name!r}; choose from {', '.join(reg)}", name="algo")
-    return reg[name]
+    return _REGISTRY.get(name, param="algo")
 
 
 def create(name: str, **params) -> Solver:

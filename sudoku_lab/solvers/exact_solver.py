@@ -13,6 +13,7 @@ import numpy as np
 from .. import exact
 from ..scoring import missing_symbols
 from .base import Solver, Status, register
+from .declare import Layer, Objective
 
 __all__ = ["ExactSolver"]
 
@@ -21,13 +22,16 @@ __all__ = ["ExactSolver"]
 class ExactSolver(Solver):
     name = "exact"
     title = "Exact solver (ground truth)"
-    paper = "ALGORITHMS.md section 7"
+    paper = "ours: DPLL-style search with constraint propagation"
+    reference = "docs/algorithms.md#exact-solver"
+    order = 1000
     description = ("Bitmask depth-first search: branch on the cell with the fewest candidates for its "
                    "record of dead ends (dom/wdeg), with naked and hidden singles and, from 16x16 up, locked "
                    "candidates. One iteration solves the puzzle completely.")
     iteration_name = "search"
     params = ()
-    layers = {"solutions_found": "1 if solved, 0 if the puzzle has no solution"}
+    objective = Objective(cost="missing symbols")
+    layers = (Layer("solutions_found", "1 if solved, 0 if the puzzle has no solution", "int"),)
 
     def _reset(self):
         self.grid = self.puzzle.grid.copy()

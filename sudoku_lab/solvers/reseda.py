@@ -33,6 +33,7 @@ from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError
 from ..geometry import cell_name, geometry
 from .base import Event, Param, Solver, Status, frozen_copy, register
+from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold
 
 __all__ = ["Reseda", "ZONE_SETS", "zone_units", "admissible_box_permutations"]
 
@@ -120,28 +121,40 @@ def admissible_box_permutations(grid: np.ndarray, n: int, box: int, limit: int =
 class Reseda(Solver):
     name = "reseda"
     title = "RESEDA (restarted EDA)"
-    paper = "Maire & Prissette 2012 (000_59ce2e996e12e8b9.txt)"
+    paper = "Maire & Prissette 2012"
+    reference = "docs/algorithms.md#reseda"
+    order = 10
     description = ("Estimation of distribution algorithm with per-cell probabilities p[cell, digit], "
                    "updated from the best of Q sampled grids, and partial restarts that fix a zone of a "
                    "failed run's final grid.")
     iteration_name = "EDA step"
-    has_probability_model = True
-    has_restarts = True
-    trace_columns = ("cost", "mean_cost", "rho", "entropy", "best_cost")
-    layers = {
-        "prob": "p[cell, digit], float64 (C, N): the model",
-        "entropy": "normalised entropy of p per cell, float64 (C,)",
-        "rho": "min over cells of max_k p (float)",
-        "kept": "the kept samples of the latest step, int8 (k, C)",
-        "kept_costs": "their costs, int64 (k,)",
-        "zone": "unit fixed by the current partial restart, or -1",
-        "zone_name": "its name ('box 5', 'row 2') or ''",
-        "attempt": "attempt number (0-based): first run plus its partial restarts",
-        "run": "run number since reset (0-based)",
-        "run_step": "steps of the current run",
-        "restarts": "tuple of dicts, one per finished run: start, end, attempt, kind, zone, outcome, cost",
-        "coupling": "index of the fixed box permutation and how many there are, or None",
-    }
+    objective = Objective(cost="missing symbols")
+    axes = (COST_AXIS, Axis("fraction", "rho, entropy", "right", (0.0, 1.0)))
+    columns = (
+        Column("cost", "cost of the step's best sample", color="#0072B2"),
+        Column("mean_cost", "mean cost of the kept samples", color="#56B4E9", style="dotted"),
+        Column("rho", "rho = min over cells of max_k p", axis="fraction", color="#009E73",
+               thresholds=(Threshold("beta", "beta", "a run fails when rho exceeds beta"),)),
+        Column("entropy", "mean normalised entropy of p", axis="fraction", color="#CC79A7"),
+        Column("best_cost", "best cost since reset", color="#E69F00", style="steps"),
+    )
+    layers = (
+        Layer("prob", "p[cell, digit]: the model", "float64", ("C", "N"), role="probability"),
+        Layer("entropy", "normalised entropy of p per cell", "float64", ("C",), role="entropy"),
+        Layer("rho", "min over cells of max_k p", "float"),
+        Layer("kept", "the kept samples of the latest step", "int8", ("*", "C")),
+        Layer("kept_costs", "their costs", "int64", ("*",)),
+        Layer("zone", "unit fixed by the current partial restart, or -1", "int"),
+        Layer("zone_name", "its name ('box 5', 'row 2') or ''", "str"),
+        Layer("zone_cells", "cells of the zone the current partial restart fixed", "bool", ("C",), role="cells"),
+        Layer("attempt", "attempt number (0-based): first run plus its partial restarts", "int"),
+        Layer("run", "run number since reset (0-based)", "int"),
+        Layer("run_step", "steps of the current run", "int"),
+        Layer("restarts", "one record per finished run", "records", role="runs",
+              columns=(("attempt", "Attempt"), ("run", "Run"), ("kind", "Kind"), ("zone_name", "Zone"),
+                       ("outcome", "Outcome"), ("steps", "Steps"), ("cost", "Cost"), ("end", "At iteration"))),
+        Layer("coupling", "index of the fixed box permutation and how many there are", "object", optional=True),
+    )
 
     params = (
         Param("alpha", "float", 0.7, "Smoothing: fraction of p kept from one step to the next "
@@ -438,12 +451,28 @@ class Reseda(Solver):
             "kept_costs": frozen_copy(self.costs[kept]),
             "zone": int(self.zone),
             "zone_name": self.geo.unit_name(self.zone) if self.zone >= 0 else "",
+            "zone_cells": frozen_copy(self._zone_mask()),
             "attempt": int(max(self.attempt, 0)),
             "run": int(max(self.run_index, 0)),
             "run_step": int(self.counters[K.C_RUN_STEP]),
             "restarts": tuple(dict(r) for r in self.history),
             "coupling": None if self.permutations is None else (int(self.perm_index), len(self.permutations)),
         }
+
+    def _zone_mask(self) -> np.ndarray:
+        mask = np.zeros(self.puzzle.C, dtype=bool)
+        if self.zone >= 0:
+            mask[self.geo.units[self.zone]] = True
+        return mask
+
+    @classmethod
+    def summarize(cls, snapshot):
+        """Attempts, runs, and each run's steps, outcome and zone (the restarts tables)."""
+        layers = snapshot.layers
+        runs = layers["restarts"]
+        return {"attempts": int(layers["attempt"]) + 1, "runs": int(layers["run"]) + 1,
+                "run_steps": [int(r["steps"]) for r in runs], "run_outcomes": [r["outcome"] for r in runs],
+                "run_zones": [r["zone_name"] or r["kind"] for r in runs]}
 
     # --------------------------------------------------------------- state
     _ARRAYS = ("p", "base", "grid", "best_grid", "counters", "samples", "costs", "kept", "free_cells",
