@@ -1,0 +1,202 @@
+"""A solver that lives outside Sudoku Lab: random in-box swap descent, registered as a plugin.
+
+This package is the worked example of the README's "Adding a solver": it touches
+no file of ``sudoku_lab``. It brings
+
+* a numba kernel (:func:`descent_steps`) and its solver class, with its
+  parameters, objective, trace columns (one on its own axis), and layers (one
+  with the built-in ``cell_pairs`` role the board draws as a linked swap, one
+  with its own ``toy_heat`` role that its own view and board overlay read);
+* a benchmark (``sudoku-lab bench toy-descent``) and a reproduction
+  (``sudoku-lab reproduce toy-descent-table``);
+* in :mod:`toy_descent.ui`, a dockable view and a board overlay for the lab.
+
+Installed, its ``pyproject.toml`` registers :func:`plugin` under the entry-point
+group ``sudoku_lab.plugins`` and :mod:`toy_descent.ui` under
+``sudoku_lab.ui_plugins``; for a quick try, ``SUDOKU_LAB_PLUGINS=toy_descent``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sudoku_lab.geometry import geometry
+from sudoku_lab.solvers import Axis, Column, Layer, Objective, Param, Solver, Status, register
+from sudoku_lab.solvers.base import frozen_copy
+from sudoku_lab.solvers.declare import COST_AXIS
+
+__all__ = ["ToyDescent", "descent_steps", "plugin"]
+
+
+@njit(cache=False, nogil=True)
+def _unit_cost(grid, units, u, N, seen):
+    """Missing symbols of one unit."""
+    seen[:] = False
+    k = 0
+    for c in units[u]:
+        d = grid[c]
+        if d > 0 and not seen[d - 1]:
+            seen[d - 1] = True
+            k += 1
+    return N - k
+
+
+@njit(cache=False, nogil=True)
+def descent_steps(grid, best, best_cost, free_in_box, n_free, cell_units, units, N, uniforms, temperature, heat, decay, it0, out):
+    """Swap two free cells of a random box per iteration; keep the swap if the cost does not rise
+    (or, with ``temperature`` > 0, with probability exp(-delta / temperature)).
+
+    ``uniforms`` has 4 numbers per iteration; ``out`` receives per iteration
+    (cost, accepted, cell a, cell b); ``heat`` counts accepted swaps per cell
+    and is multiplied by ``decay`` every 100 iterations; ``best`` / ``best_cost[0]`` follow the
+    lowest-cost grid. Returns the iterations done (stops at cost 0).
+    """
+    seen = np.zeros(N, dtype=np.bool_)
+    cost = 0
+    for u in range(units.shape[0]):
+        cost += _unit_cost(grid, units, u, N, seen)
+    done = 0
+    for i in range(uniforms.shape[0]):
+        if cost == 0:
+            break
+        b = int(uniforms[i, 0] * N)
+        m = n_free[b]
+        a = -1
+        c = -1
+        accepted = 0.0
+        if m >= 2:
+            ia = int(uniforms[i, 1] * m)
+            ib = int(uniforms[i, 2] * (m - 1))
+            if ib >= ia:
+                ib += 1
+            a = free_in_box[b, ia]
+            c = free_in_box[b, ib]
+            before = 0
+            for u in cell_units[a, :2]:
+                before += _unit_cost(grid, units, u, N, seen)
+            for u in cell_units[c, :2]:
+                before += _unit_cost(grid, units, u, N, seen)
+            grid[a], grid[c] = grid[c], grid[a]
+            after = 0
+            for u in cell_units[a, :2]:
+                after += _unit_cost(grid, units, u, N, seen)
+            for u in cell_units[c, :2]:
+                after += _unit_cost(grid, units, u, N, seen)
+            delta = after - before
+            if delta <= 0 or (temperature > 0 and uniforms[i, 3] < np.exp(-delta / temperature)):
+                cost += delta
+                accepted = 1.0
+                heat[a] += 1.0
+                heat[c] += 1.0
+            else:
+                grid[a], grid[c] = grid[c], grid[a]
+        if (it0 + i + 1) % 100 == 0:
+            heat *= decay
+        if cost < best_cost[0]:
+            best_cost[0] = cost
+            best[:] = grid
+        out[i, 0] = cost
+        out[i, 1] = accepted
+        out[i, 2] = a
+        out[i, 3] = c
+        done += 1
+    return done
+
+
+@register
+class ToyDescent(Solver):
+    name = "toy-descent"
+    title = "Toy swap descent (plugin example)"
+    paper = "example plugin"
+    reference = "examples/plugin/README.md"
+    description = "Random in-box swaps kept when the missing-symbol cost does not rise: the plugin example."
+    iteration_name = "swap"
+    order = 500
+    params = (
+        Param("temperature", "float", 0.0, "Accept a worse swap with probability exp(-delta / temperature).",
+              low=0.0, high=10.0, step=0.1),
+        # The same name as RESEDA's float alpha, as an integer here: each solver checks its own.
+        Param("alpha", "int", 1, "Decay of the heat map: heat is divided by 2**alpha every 100 swaps.",
+              low=0, high=8),
+    )
+    objective = Objective(cost="missing symbols")
+    axes = (COST_AXIS, Axis("rate", "acceptance", "right", (0.0, 1.0)))
+    columns = (Column("cost", "cost"), Column("best_cost", "best cost", style="steps"),
+               Column("accepted", "swaps accepted (last 100)", axis="rate", color="#D55E00"))
+    layers = (
+        Layer("swap", "the last swap tried", "int64", (1, 2), role="cell_pairs"),
+        Layer("heat", "accepted swaps per cell, decaying", "float64", ("C",), role="toy_heat"),
+    )
+
+    def _reset(self):
+        pz = self.puzzle
+        geo = geometry(pz.n)
+        self.units = np.array(geo.units, dtype=np.int64)
+        self.cell_units = np.array(geo.cell_units, dtype=np.int64)
+        N = pz.N
+        grid = pz.grid.copy()
+        self.free_in_box = np.full((N, N), -1, dtype=np.int64)
+        self.n_free = np.zeros(N, dtype=np.int64)
+        for b in range(N):
+            cells = self.units[2 * N + b]
+            missing = [d for d in range(1, N + 1) if d not in set(grid[cells].tolist())]
+            self.rng.shuffle(missing)
+            free = [int(c) for c in cells if grid[c] == 0]
+            for c, d in zip(free, missing):
+                grid[c] = d
+            self.free_in_box[b, : len(free)] = free
+            self.n_free[b] = len(free)
+        self.grid = grid
+        self.fixed = pz.grid > 0
+        self.heat = np.zeros(pz.C)
+        self.last_swap = np.full((1, 2), -1, dtype=np.int64)
+        from sudoku_lab.scoring import missing_symbols
+
+        self.cost = int(missing_symbols(grid, pz.n))
+        self.best_grid = grid.copy()
+        self.best_cost = self.cost
+        self.window = []
+
+    def _step(self, n: int) -> int:
+        uniforms = self.rng.random((n, 4))
+        out = np.zeros((n, 4))
+        best_cost = np.array([self.best_cost], dtype=np.int64)
+        done = descent_steps(self.grid, self.best_grid, best_cost, self.free_in_box, self.n_free, self.cell_units,
+                             self.units, self.puzzle.N, uniforms, float(self._params["temperature"]), self.heat,
+                             0.5 ** self._params["alpha"], self.iteration, out)
+        rows = np.zeros((done, 4))
+        for i in range(done):
+            self.iteration += 1
+            self.evaluations += 1
+            self.window = (self.window + [float(out[i, 1])])[-100:]
+            self.best_cost = min(self.best_cost, int(out[i, 0]))
+            rows[i] = (self.iteration, out[i, 0], self.best_cost, sum(self.window) / len(self.window))
+        if done:
+            self.last_swap[0] = out[done - 1, 2:4].astype(np.int64)
+            self.cost = int(out[done - 1, 0])
+        self.trace.extend(rows)
+        if self.cost == 0:
+            self.status = Status.SOLVED
+        return done
+
+    def _layers(self):
+        return {"swap": frozen_copy(self.last_swap), "heat": frozen_copy(self.heat)}
+
+    _ARRAYS = ("grid", "best_grid", "fixed", "heat", "last_swap", "free_in_box", "n_free", "units", "cell_units")
+
+    def _state(self):
+        st = {k: getattr(self, k).copy() for k in self._ARRAYS}
+        st.update(cost=self.cost, best_cost=self.best_cost, window=list(self.window))
+        return st
+
+    def _load(self, st):
+        for k in self._ARRAYS:
+            setattr(self, k, np.array(st[k], copy=True))
+        self.cost, self.best_cost, self.window = st["cost"], st["best_cost"], list(st["window"])
+
+
+def plugin() -> None:
+    """Entry point of the ``sudoku_lab.plugins`` group: importing this module registered the solver;
+    the benchmark and the reproduction are registered here."""
+    from . import extras  # noqa: F401  (registers on import)
