@@ -1,0 +1,75 @@
+"""A solver defined entirely outside the package, found through its entry points, in every front end.
+
+examples/plugin/toy_descent is the README's worked example of adding a solver:
+its kernel, declarations, a layer with its own view and board overlay, a trace
+column on its own axis, a benchmark and a reproduction. Here it is made
+visible the way an installed distribution is (a ``.dist-info`` with
+``entry_points.txt`` on the path; no file of ``sudoku_lab`` or ``ui`` is
+touched) and driven through ``solve``, ``grades``, ``algorithms``, ``bench``,
+``reproduce`` and the lab window.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PLUGIN_SRC = ROOT / "examples" / "plugin"
+
+
+@pytest.fixture(scope="module")
+def plugin_env(tmp_path_factory):
+    """An environment where toy_descent is installed as far as importlib.metadata can tell."""
+    site = tmp_path_factory.mktemp("site")
+    info = site / "toy_descent-0.1.dist-info"
+    info.mkdir()
+    info.joinpath("METADATA").write_text("Metadata-Version: 2.1\nName: toy-descent\nVersion: 0.1\n")
+    info.joinpath("entry_points.txt").write_text(
+        "[sudoku_lab.plugins]\ntoy_descent = toy_descent:plugin\n\n"
+        "[sudoku_lab.ui_plugins]\ntoy_descent = toy_descent.ui\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SUDOKU_LAB_PLUGINS")}
+    env["PYTHONPATH"] = os.pathsep.join([str(site), str(PLUGIN_SRC)])
+    return env
+
+
+def _cli(env, *args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def test_the_package_does_not_know_the_plugin():
+    """The example is really outside: nothing in sudoku_lab or ui names it."""
+    for folder in ("sudoku_lab", "ui"):
+        for f in (ROOT / folder).rglob("*.py"):
+            assert "toy_descent" not in f.read_text() and "toy-descent" not in f.read_text(), f
+
+
+def test_solve_and_algorithms(plugin_env):
+    listing = _cli(plugin_env, "algorithms")
+    assert listing.returncode == 0 and listing.stderr == "", listing.stderr  # no plugin failed to load
+    assert "toy-descent: Toy swap descent (plugin example)" in listing.stdout
+    detail = _cli(plugin_env, "algorithms", "toy-descent").stdout
+    assert "accepted       swaps accepted (last 100)" in detail
+    assert "heat           accepted swaps per cell, decaying [float64 (C,)]" in detail
+    res = _cli(plugin_env, "solve", "reseda_fig3_1_easy", "--algo", "toy-descent", "--temperature", "0.5",
+               "--seed", "4", "--until", "solved,200000it", "--format", "line", "--quiet")
+    assert res.returncode == 0, res.stderr
+    from sudoku_lab import library
+
+    assert res.stdout.splitlines()[-1] == "".join(map(str, library.puzzle("reseda_fig3_1_easy").solution))
+
+
+def test_grades(plugin_env, tmp_path):
+    out = tmp_path / "g.png"
+    res = _cli(plugin_env, "grades", "reseda_fig3_1_easy", "--algo", "toy-descent", "--runs", "4",
+               "--until", "solved,20000it", "--temperature", "0.5", "--out", str(out), "--quiet")
+    assert res.returncode == 0, res.stderr
+    data = json.loads(tmp_path.joinpath("g.grades.json").read_text())
+    assert data["solver"] == "toy-descent" and data["runs_done"] == 4
+    assert out.stat().st_size > 5000
