@@ -13,16 +13,11 @@ Domains are ``uint32`` bitmasks, one per cell, digit ``d`` as bit ``d - 1``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from ._kernels import ac3 as _k
 from .errors import ParameterError
-from .geometry import BOX_SIZES, MASK_DTYPE, as_grid, box_size_for_cells, cell_name, geometry, symbol
-
-if TYPE_CHECKING:
-    from .puzzle import Puzzle
+from .geometry import BOX_SIZES, MASK_DTYPE, PuzzleLike, as_grid, box_size_for_cells, cell_name, geometry, symbol
 
 __all__ = [
     "AC3Result",
@@ -69,7 +64,7 @@ def initial_domains(grid, n: int | None = None, one_pass: bool = False) -> np.nd
 
     Parameters
     ----------
-    grid : array_like of int, shape (C,) or (N, N), or Puzzle
+    grid : array_like of int, shape (C,) or (N, N), or PuzzleLike (e.g. a Puzzle)
         0 for a blank, digits 1..N.
     n : int, optional
         Box size; inferred from the number of cells when omitted.
@@ -85,8 +80,8 @@ def initial_domains(grid, n: int | None = None, one_pass: bool = False) -> np.nd
 
     Notes
     -----
-    ``one_pass=True`` is the "candidate domain" of ALGORITHMS.md (Common
-    terms), i.e. one revision of every arc against the givens.
+    ``one_pass=True`` is the "candidate domain" of docs/algorithms.md
+    ("Common terms"), i.e. one revision of every arc against the givens.
     """
     g, n = as_grid(grid, n)
     geo = geometry(n)
@@ -263,7 +258,7 @@ def _as_domains(domains, p) -> np.ndarray:
     return d.astype(MASK_DTYPE)
 
 
-def ac3(p: Puzzle | np.ndarray | None, hidden_singles: bool = False, domains=None) -> AC3Result:
+def ac3(p: PuzzleLike | np.ndarray | None, hidden_singles: bool = False, domains=None) -> AC3Result:
     """Run AC3 on a puzzle or on given domains.
 
     Parameters
@@ -292,10 +287,10 @@ def ac3(p: Puzzle | np.ndarray | None, hidden_singles: bool = False, domains=Non
 
     Notes
     -----
-    Singleton propagation, the AC3 of ALGORITHMS.md ("AC3") as used for
-    prefiltering by Soto et al., paper 003_7e5c3f83b405959c.txt (AC3-tabu,
-    Algorithm 3) and paper 004_bfb7b508c4fa4d9f.txt (prefiltered cuckoo
-    search, Algorithm 7). The default start gives blank cells every digit,
+    Singleton propagation, the AC3 of docs/algorithms.md ("AC3") as used for
+    prefiltering by Soto et al. 2013 (AC3-tabu search, Algorithm 3) and Soto
+    et al. 2014 (prefiltered cuckoo search, Algorithm 7); full citations in
+    :mod:`sudoku_lab.citations`. The default start gives blank cells every digit,
     so the log also shows the pruning done by the givens.
     """
     if domains is not None:

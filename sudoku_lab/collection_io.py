@@ -36,7 +36,8 @@ import numpy as np
 from ._files import open_binary, os_reason
 from .errors import DataFileError, PuzzleError
 from .geometry import BOX_SIZES, geometry
-from .puzzle import _LUT, MAX_PUZZLE_CHARS, Puzzle, _is_number
+from .formats import MAX_PUZZLE_CHARS, SYMBOL_LUT, as_text, is_ascii_number
+from .puzzle import Puzzle
 
 __all__ = ["iter_collection", "iter_puzzles", "parse_collection", "load_puzzles", "load_puzzle", "format_collection",
            "MAX_LINE_BYTES"]
@@ -140,7 +141,7 @@ def _cells_on_line(line: str) -> int:
     """Cells a line would hold on its own (symbols, or numbers when it holds a multi-digit number)."""
     toks = re.findall(r"[^\s|+,;-]+", line)
     if (len(toks) in _CELL_COUNTS and any(len(t) > 1 for t in toks)
-            and all(_is_number(t) or t == "." for t in toks)):
+            and all(is_ascii_number(t) or t == "." for t in toks)):
         return len(toks)  # a whole puzzle as space-separated numbers
     return sum(len(t) for t in toks)
 
@@ -265,7 +266,7 @@ def _compact(texts: list[str], n: int | None) -> tuple[np.ndarray, np.ndarray, i
     idx = np.flatnonzero(ok)
     if idx.size:
         buf = "".join(texts[i] for i in idx).encode("ascii")
-        v = _LUT[np.frombuffer(buf, dtype=np.uint8)].reshape(idx.size, C)
+        v = SYMBOL_LUT[np.frombuffer(buf, dtype=np.uint8)].reshape(idx.size, C)
         good = (v.min(axis=1) >= 0) & (v.max(axis=1) <= size * size)
         vals[idx] = v
         ok[idx[~good]] = False
@@ -338,10 +339,8 @@ def parse_collection(text: str, *, source: str | None = None, n: int | None = No
     prefixes the message. ``allow_clashes`` accepts clashing givens (for an
     editor).
     """
-    from .puzzle import _as_text
-
     try:
-        return list(iter_collection(_text_lines(_as_text(text)), n=n, allow_clashes=allow_clashes))
+        return list(iter_collection(_text_lines(as_text(text)), n=n, allow_clashes=allow_clashes))
     except PuzzleError as e:
         raise _with_source(e, source) from None
 

@@ -14,7 +14,7 @@ always one complete deterministic search.
 
 Notes
 -----
-ALGORITHMS.md section 7 (the exact solver), extended with dom/wdeg
+The exact solver of docs/algorithms.md ("Exact solver"), extended with dom/wdeg
 branching, locked candidates and restarts for the large grids.
 
 Examples

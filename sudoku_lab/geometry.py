@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -25,6 +26,7 @@ __all__ = [
     "as_grid",
     "check_digits",
     "size_text",
+    "PuzzleLike",
 ]
 
 #: Supported box sizes n (grids 4x4, 9x9, 16x16, 25x25).
@@ -134,6 +136,24 @@ def geometry(n: int) -> Geometry:
         box_pos=_frozen(pos.astype(np.int32)),
         full_mask=(1 << N) - 1,
     )
+
+
+@runtime_checkable
+class PuzzleLike(Protocol):
+    """What the algorithm modules accept besides a plain grid: an object with ``.grid`` and ``.n``.
+
+    :class:`sudoku_lab.puzzle.Puzzle` is one. :mod:`sudoku_lab.exact` and
+    :mod:`sudoku_lab.ac3` are typed against this protocol rather than the
+    class, so they never import the puzzle model (which calls them).
+    """
+
+    @property
+    def grid(self) -> np.ndarray:
+        """Digits, 0 for a blank, shape (C,) or (N, N)."""
+
+    @property
+    def n(self) -> int:
+        """Box size."""
 
 
 def size_text(n: int) -> str:

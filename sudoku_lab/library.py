@@ -8,8 +8,8 @@ Collections are named after their file under ``resources/puzzles`` without the
 >>> [c.name for c in library.collections()][:3]
 ['papers', 'mantere_koljonen', 'kennett/very_easy']
 >>> p = library.puzzle("reseda_fig4_1_hard")
->>> p.n_givens, p.metadata["source"][:27]
-(31, '000_59ce2e996e12e8b9.txt F')
+>>> p.n_givens, p.metadata["source"][:33]
+(31, 'Maire & Prissette 2012 Figure 4.1')
 
 A puzzle is found by its name (unique across the library), by
 ``collection:k`` (1-based position) or by ``collection:name``.

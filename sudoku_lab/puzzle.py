@@ -1,28 +1,17 @@
-"""The puzzle model: an immutable Sudoku of box size n = 2..5, its parsers and formatters.
+"""The puzzle model: an immutable Sudoku of box size n = 2..5.
 
-Formats read (all detected automatically) and written:
+:class:`Puzzle` holds the givens (and optionally a name, metadata and a known
+solution), answers questions about them (candidates, clashes) and validates
+them with the exact solver (:meth:`Puzzle.check`). Reading and writing text is
+:mod:`sudoku_lab.formats` (:meth:`Puzzle.parse` and :meth:`Puzzle.format` call
+it); collections (many puzzles per text or file, read in bounded memory) are
+:mod:`sudoku_lab.collection_io`.
 
-``line``
-    N*N symbols on one line; ``.`` or ``0`` for a blank; digits 1-9 then A-Z
-    (A = 10) for N > 9; letters in either case.
-``numbers``
-    N*N whitespace-separated numbers (0 or ``.`` for a blank), on any number
-    of lines; the natural way to write 16x16 and 25x25 puzzles with numbers.
-``grid``
-    N lines of N symbols with optional spaces and ``|``, ``-``, ``+`` separators
-    (Simple Sudoku's ``.ss`` borders such as ``*-----------*`` are separator
-    lines too).
-``kennett``
-    Michael Kennett's compact format: a ``%`` comment line, then N lines of N
-    symbols; a file may hold several boards, each after its ``%`` line.
-``sdk``
-    SadMan/SudoCue ``.sdk``: ``#A`` author, ``#D`` description (our name),
-    ``#C`` comment, ``#B`` date, ``#S`` source, ``#L`` level, ``#U`` url, then N
-    lines of N symbols.
-
-Collections (one puzzle per line with ``#`` comments, CSV with a ``puzzle``
-column, Kennett files, blank-line separated grids) are read, in bounded
-memory, and written by :mod:`sudoku_lab.collection_io`.
+Dependencies point one way: this module uses :mod:`sudoku_lab.formats`,
+:mod:`sudoku_lab.exact` and :mod:`sudoku_lab.ac3`, which work on plain grids or
+any object with ``.grid`` and ``.n`` (:class:`sudoku_lab.geometry.PuzzleLike`)
+and never import this module. ``exact`` and ``ac3`` load numba, so they are
+imported on first use: parsing and formatting puzzles stays light.
 
 Everything a user can get wrong raises :class:`~sudoku_lab.errors.PuzzleError`
 whose message says what and where (line and column, cells, digit).
@@ -30,65 +19,23 @@ whose message says what and where (line and column, cells, digit).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
 import numpy as np
 
-from .errors import PuzzleError, PuzzleTypeError
-from .geometry import BOX_SIZES, SYMBOLS, Geometry, as_grid, box_size_for_cells, cell_name, geometry, size_text
+from . import formats
+from .errors import PuzzleError
+from .formats import FORMATS, MAX_CELLS, MAX_PUZZLE_CHARS
+from .geometry import SYMBOLS, Geometry, as_grid, cell_name, geometry, size_text
+
+# Importable from this module before the parsers moved to sudoku_lab.formats; kept for callers.
+from .errors import PuzzleTypeError  # noqa: E402,F401
+from .geometry import BOX_SIZES, box_size_for_cells  # noqa: E402,F401
 
 __all__ = ["Puzzle", "FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "is_valid_solution"]
 
-#: Names of the formats :meth:`Puzzle.format` writes.
-FORMATS = ("line", "numbers", "grid", "kennett", "sdk")
-
-#: The most cells a puzzle has (25 x 25) and the longest text :meth:`Puzzle.parse` reads: far more than
-#: any way of writing one puzzle needs, and a bound on the memory a mistaken input can take.
-MAX_CELLS = 625
-MAX_PUZZLE_CHARS = 1_000_000
-
 _EMPTY_METADATA = MappingProxyType({})
-_SDK_CODES = {"A": "author", "C": "comment", "B": "date", "S": "source", "L": "level", "U": "url"}
-_SDK_KEYS = {v: k for k, v in _SDK_CODES.items()}
-_SEPARATOR_LINE = re.compile(r"^[\s\-+|*=,;]*$")
-_CELL_CHAR = re.compile(r"[0-9A-Za-z.]")
-_BLANK_HELP = "'.' or '0' for a blank"
-
-
-def _digits_help(N: int) -> str:
-    last = SYMBOLS[N - 1]
-    return f"digits 1-{last}" if N <= 9 else f"digits 1-9 and A-{last}"
-
-
-def _as_text(text) -> str:
-    """``text`` as str: bytes are decoded as UTF-8; anything else is a PuzzleTypeError."""
-    if isinstance(text, str):
-        return text
-    if isinstance(text, (bytes, bytearray, memoryview)):
-        data = bytes(text)
-        try:
-            return data.decode("utf-8-sig")
-        except UnicodeDecodeError as e:
-            line = 1 + data.count(b"\n", 0, e.start)
-            raise PuzzleError(f"line {line}: byte 0x{data[e.start]:02x} is not UTF-8 text", kind="bad_character",
-                              line=line) from None
-    raise PuzzleTypeError(f"a puzzle is read from text (str or bytes), got {type(text).__name__}; build one from "
-                          "an array of digits with Puzzle(grid)")
-
-
-def _is_number(tok: str) -> bool:
-    """An ASCII number (``str.isdigit`` also accepts '²' and other digits ``int`` then refuses)."""
-    return tok.isascii() and tok.isdigit()
-
-
-def _symbol_value(ch: str) -> int:
-    """Digit of a cell character (0 for a blank), or -1 if it is not a symbol."""
-    if ch in ".0":
-        return 0
-    idx = SYMBOLS.find(ch.upper())
-    return idx + 1 if idx >= 0 else -1
 
 
 class Puzzle:
@@ -253,7 +200,8 @@ class Puzzle:
         """One-pass candidate domains, uint32 (C,) bitmasks (digit d is bit d-1).
 
         A given's domain is its own digit; a blank cell's domain holds the
-        digits no given peer uses (ALGORITHMS.md, "Candidate domain").
+        digits no given peer uses (the "candidate domain" of docs/algorithms.md,
+        "Common terms").
         """
         from .ac3 import initial_domains
 
@@ -367,7 +315,7 @@ class Puzzle:
     @classmethod
     def parse(cls, text: str, *, n: int | None = None, name: str | None = None,
               allow_clashes: bool = False, first_line: int = 1) -> "Puzzle":
-        """Read one puzzle in any supported format.
+        """Read one puzzle in any supported format (the formats are described in :mod:`sudoku_lab.formats`).
 
         Parameters
         ----------
@@ -391,13 +339,7 @@ class Puzzle:
             givens (both cells and the digit); :class:`PuzzleTypeError` (also
             a TypeError) for something that is not text.
         """
-        text = _as_text(text)
-        if len(text) > MAX_PUZZLE_CHARS:
-            raise PuzzleError(f"the text has {len(text):,} characters; one puzzle (at most {MAX_CELLS} cells, "
-                              f"25x25) never needs more than {MAX_PUZZLE_CHARS:,}", kind="cell_count")
-        lines = text.splitlines() or [""]
-        label, meta, body = _split_header(lines, first_line)
-        grid, n = _parse_cells(body, n)
+        grid, n, label, meta = formats.read(text, n=n, first_line=first_line)
         p = cls(grid, n=n, name=name if name is not None else label, metadata=meta)
         if not allow_clashes:
             p.check_clashes()
@@ -425,57 +367,27 @@ class Puzzle:
     # ----------------------------------------------------------- formatting
     def format(self, fmt: str = "line") -> str:
         """Write the puzzle in one of :data:`FORMATS`; ``Puzzle.parse`` reads it back exactly."""
-        try:
-            writer = {
-                "line": self.to_line,
-                "numbers": self.to_numbers,
-                "grid": self.to_grid,
-                "kennett": self.to_kennett,
-                "sdk": self.to_sdk,
-            }[fmt]
-        except KeyError:
-            raise ValueError(f"unknown puzzle format {fmt!r}; choose from {', '.join(FORMATS)}") from None
-        return writer()
+        return formats.write(self._grid, self._n, fmt, name=self._name, metadata=self._metadata)
 
     def to_line(self, blank: str = ".") -> str:
         """N*N symbols on one line (``blank`` for empty cells)."""
-        return "".join(blank if d == 0 else SYMBOLS[d - 1] for d in self._grid.tolist())
+        return formats.write_line(self._grid, blank)
 
     def to_numbers(self) -> str:
         """N lines of N space-separated numbers, 0 for a blank, right-aligned."""
-        width = len(str(self.N))
-        rows = self.as_2d().tolist()
-        return "\n".join(" ".join(f"{d:>{width}}" for d in row) for row in rows)
+        return formats.write_numbers(self._grid, self._n)
 
     def to_grid(self, separators: bool = True) -> str:
         """N lines of symbols, with ``|`` and ``-+-`` box separators unless ``separators=False``."""
-        n = self._n
-        rows = []
-        for r, row in enumerate(self.as_2d().tolist()):
-            syms = ["." if d == 0 else SYMBOLS[d - 1] for d in row]
-            if not separators:
-                rows.append("".join(syms))
-                continue
-            if r and r % n == 0:
-                rows.append("+".join(["-" * (2 * n + 1)] * n)[1:-1])
-            boxes = [" ".join(syms[b * n:(b + 1) * n]) for b in range(n)]
-            rows.append(" | ".join(boxes))
-        return "\n".join(rows)
+        return formats.write_grid(self._grid, self._n, separators)
 
     def to_kennett(self) -> str:
         """Kennett's compact format: a ``%`` comment line (the name) then N lines."""
-        head = f"% {self._name}" if self._name else "%"
-        return head + "\n" + self.to_grid(separators=False)
+        return formats.write_kennett(self._grid, self._n, self._name)
 
     def to_sdk(self) -> str:
         """SadMan/SudoCue ``.sdk``: ``#`` metadata lines (``#D`` = name), then N lines."""
-        head = []
-        if self._name:
-            head.append(f"#D{self._name}")
-        for key, code in _SDK_KEYS.items():
-            if key in self._metadata:
-                head.append(f"#{code}{self._metadata[key]}")
-        return "\n".join(head + [self.to_grid(separators=False)])
+        return formats.write_sdk(self._grid, self._n, self._name, self._metadata)
 
 
 def _rebuild(grid_bytes, n, name, metadata, solution_bytes):
@@ -491,147 +403,3 @@ def is_valid_solution(grid, n: int) -> bool:
         return False
     vals = np.sort(g[geo.units], axis=1)
     return bool(np.all(vals == np.arange(1, geo.N + 1)))
-
-
-# ---------------------------------------------------------------- tokenising
-def _split_header(lines: list[str], first_line: int):
-    """Separate ``%``/``#`` header lines from the body.
-
-    Returns (label, metadata, body) where body is a list of (line_no, text).
-    """
-    label = None
-    meta: dict[str, str] = {}
-    body = []
-    for i, raw in enumerate(lines):
-        no = first_line + i
-        s = raw.strip()
-        if s.startswith("%"):
-            text = s[1:].strip()
-            label = text or label
-        elif s.startswith("#"):
-            code, value = s[1:2], s[2:].strip()
-            if code == "D":
-                label = value or label
-            elif code in _SDK_CODES:
-                meta[_SDK_CODES[code]] = value
-        else:
-            body.append((no, raw))
-    return label, meta, body
-
-
-def _tokens(body):
-    """Whitespace/``|`` separated tokens with their 1-based (line, column), skipping separator lines."""
-    toks = []
-    content_lines = []
-    for no, raw in body:
-        if _SEPARATOR_LINE.match(raw):
-            continue
-        content_lines.append(no)
-        for m in re.finditer(r"[^\s|+,;-]+", raw):
-            toks.append((m.group(), no, m.start() + 1))
-    return toks, content_lines
-
-
-_LUT = np.full(256, -1, dtype=np.int16)
-_LUT[ord(".")] = _LUT[ord("0")] = 0
-for _i, _ch in enumerate(SYMBOLS, 1):
-    _LUT[ord(_ch)] = _LUT[ord(_ch.lower())] = _i
-
-
-def _fast_line(body, n):
-    """The common case, one compact line of symbols, decoded with a lookup table (or None)."""
-    if len(body) != 1:
-        return None
-    raw = body[0][1].strip().encode("ascii", "replace")
-    size = box_size_for_cells(len(raw))
-    if size is None or (n is not None and n != size):
-        return None
-    vals = _LUT[np.frombuffer(raw, dtype=np.uint8)]
-    if vals.min() < 0 or vals.max() > size * size:
-        return None  # let the slow path name the line and column
-    return vals, size
-
-
-def _parse_cells(body, n):
-    """Parse the body lines into (grid, n), raising PuzzleError with positions."""
-    fast = _fast_line(body, n)
-    if fast is not None:
-        return fast
-    toks, content_lines = _tokens(body)
-    if not toks:
-        raise PuzzleError("no puzzle found: the input is empty", kind="empty")
-    counts = {n_: n_**4 for n_ in BOX_SIZES}
-    numeric = (all(t == "." or _is_number(t) for t, _, _ in toks) and len(toks) in counts.values()
-               and any(len(t) > 1 for t, _, _ in toks))
-    if numeric:
-        size = box_size_for_cells(len(toks)) if n is None else n
-        return _numeric_cells(toks, size), size
-    cells = []
-    for tok, line, col in toks:
-        for k, ch in enumerate(tok):
-            if not _CELL_CHAR.fullmatch(ch):
-                raise PuzzleError(f"line {line}, column {col + k}: unexpected character {ch!r} "
-                                  f"(digits are 1-9 then A-Z, {_BLANK_HELP})",
-                                  kind="bad_character", line=line, column=col + k)
-            cells.append((ch, line, col + k))
-        if len(cells) > MAX_CELLS:
-            raise PuzzleError(f"found more than {MAX_CELLS} cells by line {line}; the largest puzzle (25x25) has "
-                              f"{MAX_CELLS}", kind="cell_count", line=line, found=len(cells))
-    size = n if n is not None else box_size_for_cells(len(cells))
-    if size is None or len(cells) != size**4:
-        _raise_cell_count(cells, content_lines, body, size)
-    N = size * size
-    grid = []
-    for ch, line, col in cells:
-        v = _symbol_value(ch)
-        if v < 0 or v > N:
-            raise PuzzleError(f"line {line}, column {col}: {ch!r} is not a digit of a {size_text(size)} puzzle "
-                              f"({_digits_help(N)}, {_BLANK_HELP})", kind="bad_symbol", line=line, column=col)
-        grid.append(v)
-    _check_row_lengths(cells, content_lines, N)
-    return grid, size
-
-
-def _raise_cell_count(cells, content_lines, body, size):
-    """Say how many cells were found, for which size, and which row is short or long if rows are visible."""
-    found = len(cells)
-    if size is None:
-        # Name the nearest size: "found 80 cells; a 9x9 puzzle has 81" is what the user needs to hear.
-        size = min(BOX_SIZES, key=lambda k: abs(k**4 - found))
-    N = size * size
-    msg = f"found {found} cell{'' if found == 1 else 's'}; a {size_text(size)} puzzle has {N * N}"
-    if len(content_lines) == N:
-        per_line = {no: 0 for no in content_lines}
-        for _, line, _ in cells:
-            per_line[line] += 1
-        odd = [no for no in content_lines if per_line[no] != N]
-        if odd:
-            msg += f" (line {odd[0]} has {per_line[odd[0]]} cells, not {N})"
-    if any("-" in raw and not _SEPARATOR_LINE.match(raw) for _, raw in body):
-        msg += " ('-' is read as a separator; write blanks as '.' or '0')"
-    raise PuzzleError(msg, kind="cell_count", found=found)
-
-
-def _numeric_cells(toks, size):
-    N = size * size
-    out = []
-    for tok, line, col in toks:
-        v = 0 if tok == "." else int(tok)
-        if v > N:
-            raise PuzzleError(f"line {line}, column {col}: {tok} is out of range for a {size_text(size)} puzzle "
-                              f"(1-{N}, 0 or '.' for a blank)", kind="bad_symbol", line=line, column=col)
-        out.append(v)
-    return out
-
-
-def _check_row_lengths(cells, content_lines, N):
-    """A puzzle written as exactly N lines must have N cells on every line."""
-    if len(content_lines) != N:
-        return
-    per_line = {no: 0 for no in content_lines}
-    for _, line, _ in cells:
-        per_line[line] += 1
-    for no in content_lines:
-        if per_line[no] != N:
-            raise PuzzleError(f"line {no} has {per_line[no]} cells; each of the {N} rows needs {N}",
-                              kind="cell_count", line=no, found=per_line[no])

@@ -1,6 +1,6 @@
 """Grid scores in plain numpy, for reporting and display (kernels keep their own compiled copies).
 
-Two objectives appear in the papers (ALGORITHMS.md, "Common terms"):
+Two objectives appear in the papers (docs/algorithms.md, "Common terms"):
 
 * missing-symbol cost (RESEDA, cuckoo search): over all rows, columns and
   boxes, the digits 1..N absent from the unit; 0 iff solved;

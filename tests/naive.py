@@ -74,7 +74,7 @@ def naive_ac3(domains: list[set[int]], n: int, hidden_singles: bool = False) -> 
 
     Notes
     -----
-    Twin of ``sudoku_lab._kernels.ac3.propagate`` (ALGORITHMS.md, "AC3").
+    Twin of ``sudoku_lab._kernels.ac3.propagate`` (docs/algorithms.md, "AC3").
     """
     N = n * n
     doms = [set(d) for d in domains]

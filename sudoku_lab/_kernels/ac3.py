@@ -3,7 +3,7 @@
 Sudoku as a CSP has one variable per cell and a binary constraint ``x != y``
 between every pair of peers. Revising ``D(x)`` against ``y`` can only remove a
 value when ``D(y)`` is a singleton, so AC3 reduces to singleton propagation
-(ALGORITHMS.md, "AC3"):
+(docs/algorithms.md, "AC3"):
 
 1. queue every cell whose domain is a singleton, in increasing cell order;
 2. pop the oldest queued cell (FIFO) and remove its digit from its peers, in
@@ -183,9 +183,9 @@ def propagate(domains, peers, units, hidden_singles, log, pops, counters):
 
     Notes
     -----
-    The AC3 of Soto et al. (paper 003_7e5c3f83b405959c.txt, Algorithm 3;
-    paper 004_bfb7b508c4fa4d9f.txt, Algorithm 7), specialised to the
-    binary ``!=`` constraints of Sudoku as in ALGORITHMS.md, "AC3". A
+    The AC3 of Soto et al. (2013, Algorithm 3; 2014, Algorithm 7; citations
+    ``soto2013`` and ``soto2014`` in :mod:`sudoku_lab.citations`), specialised
+    to the binary ``!=`` constraints of Sudoku as in docs/algorithms.md, "AC3". A
     domain that is empty from the start is a wipe-out before any pop (the
     lowest such cell is reported).
     """

@@ -1,9 +1,9 @@
 """RESEDA kernels: sampling, missing-symbol cost, selection, update and the step loop.
 
 Paper: Maire and Prissette, "A restarted estimation of distribution algorithm
-for solving sudoku puzzles" (shared/seeds/000_59ce2e996e12e8b9.txt), sections
-2.1-2.3 and 3.1; choices the paper leaves open are fixed in ALGORITHMS.md,
-section 1.
+for solving sudoku puzzles" (2012; citation ``maire2012`` in
+:mod:`sudoku_lab.citations`), sections 2.1-2.3 and 3.1; choices the paper
+leaves open are fixed in docs/algorithms.md, "RESEDA".
 
 Every random draw is ``rng.random()`` (a uniform double), taken in a fixed
 order documented on each function, so that the pure-Python twins in
@@ -156,7 +156,7 @@ def sample_blocks(p, box_free, box_nfree, box_avail, base, out, used, rng):
     digits, the remaining cells get the remaining digits uniformly at random:
     a Fisher-Yates shuffle of the digits in increasing order, one
     ``rng.random()`` per position from the last down to the second, assigned
-    to the remaining cells in reading order (ALGORITHMS.md, section 1).
+    to the remaining cells in reading order (docs/algorithms.md, "RESEDA").
 
     Each cell's available mass, its top probability and how many available
     digits carry mass are kept up to date as digits are taken, so a box costs

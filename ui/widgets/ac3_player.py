@@ -80,8 +80,8 @@ class AC3Player(QWidget):
 
     Notes
     -----
-    AC3 as singleton propagation (ALGORITHMS.md, "AC3"), the prefilter of
-    Soto et al.'s AC3-tabu (paper 003_7e5c3f83b405959c.txt, Algorithm 3).
+    AC3 as singleton propagation (docs/algorithms.md#ac3), the prefilter of
+    Soto et al.'s AC3-tabu search (2013, Algorithm 3).
     Hidden singles are a stronger rule than AC3 and are off by default.
     """
 

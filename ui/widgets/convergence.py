@@ -72,9 +72,9 @@ class ConvergencePlot(QWidget):
 
     Notes
     -----
-    For RESEDA (Maire & Prissette 2012, paper 000_59ce2e996e12e8b9.txt,
-    section 2.3) a run fails when rho rises above beta, drawn as a dashed
-    line by :meth:`set_beta`. Solvers that record only ``cost`` and
+    For RESEDA (Maire & Prissette 2012, section 2.3; docs/algorithms.md#reseda)
+    a run fails when rho rises above beta, drawn as a dashed line by
+    :meth:`set_beta`. Solvers that record only ``cost`` and
     ``best_cost`` get just those curves and legend entries.
     """
 

@@ -134,9 +134,9 @@ class ProbabilityView(QWidget):
 
     Notes
     -----
-    RESEDA (Maire & Prissette 2012, paper 000_59ce2e996e12e8b9.txt),
-    section 2: the model p(n) whose entropy falls as a run converges and
-    whose ``rho = min_cells max_k p`` ends a run when it exceeds beta.
+    RESEDA (Maire & Prissette 2012, section 2; docs/algorithms.md#reseda):
+    the model p(n) whose entropy falls as a run converges and whose
+    ``rho = min_cells max_k p`` ends a run when it exceeds beta.
     """
 
     cellHovered = Signal(int)
