@@ -22,7 +22,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Mapping, NamedTuple
 
-__all__ = ["DOC", "Citation", "CITATIONS", "SECTIONS", "cite", "reference"]
+__all__ = ["DOC", "Citation", "CITATIONS", "SECTIONS", "cite", "reference", "doc_file"]
 
 #: The algorithm descriptions, relative to the repository root.
 DOC = "docs/algorithms.md"
@@ -122,3 +122,14 @@ def reference(key: str) -> str:
     """
     c = cite(key)
     return f"{c.short}; {c.anchor}"
+
+
+def doc_file() -> "Path | None":
+    """Where :data:`DOC` is on this machine: inside the installed package (a wheel) or the checkout."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "docs" / "algorithms.md", here.parent / DOC):
+        if candidate.is_file():
+            return candidate
+    return None

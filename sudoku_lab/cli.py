@@ -320,11 +320,18 @@ def _add_experiment_commands(sub, algo) -> None:
 def cmd_algorithms(args) -> int:
     from .solvers import get_solver_class, registry
 
+    from .citations import DOC, doc_file
+
     classes = [get_solver_class(args.algo)] if args.algo else list(registry().values())
+    where = doc_file()
+    if where is not None and any(c.reference.startswith(DOC) for c in classes):
+        print(f"# {DOC} is installed at {where}")
     for cls in classes:
         print(f"{cls.name}: {cls.title}. {cls.paper}" + (f" (described in {cls.reference})" if cls.reference else ""))
         if args.algo:
             print(f"  {cls.description}")
+            if cls.citation:
+                print(f"  paper: {cls.citation}")
             print(f"  cost: {cls.objective.cost} (minimised, 0 iff solved)" +
                   (f"; the paper's objective: {cls.objective.native_label or cls.objective.native} "
                    f"({'maximised' if cls.objective.native_sense == 'max' else 'minimised'}, trace column "

@@ -24,11 +24,6 @@ UNSHIPPED = re.compile(r"ALGORITHMS\.md|DESIGN\.md|paper_results\.md|seeds/|\b\d
 #: what to write instead. The lead empties this table (test_known_unshipped_references_still_exist
 #: fails once an entry is fixed, so it cannot go stale).
 KNOWN_UNSHIPPED = {
-    # Solver.paper is shown in the window and by `sudoku-lab algorithms`:
-    # paper = citations.reference("maire2012")  ->  "Maire & Prissette 2012; docs/algorithms.md#reseda"
-    "sudoku_lab/solvers/reseda.py": "paper = 'Maire & Prissette 2012 (000_59ce2e996e12e8b9.txt)'",
-    # paper = f"ours; {citations.SECTIONS['exact']}"  ->  "ours; docs/algorithms.md#exact-solver"
-    "sudoku_lab/solvers/exact_solver.py": "paper = 'ALGORITHMS.md section 7'",
     # Module docstring and the PAPER table's comment: "the RESEDA paper (Maire & Prissette 2012, see
     # sudoku_lab.citations)"; the numbers' provenance (shared/paper_results.md) is not shipped either.
     "sudoku_lab/reproduce.py": "docstring and comment name the paper's text file and shared/paper_results.md",

@@ -24,11 +24,6 @@ CORE = Path(__file__).resolve().parents[1] / "sudoku_lab"
 #: empties this table when those refactors land (test_known_cycle_edges_are_still_needed fails as
 #: soon as an entry no longer closes a cycle, so the table cannot go stale).
 KNOWN_CYCLE_EDGES: dict[tuple[str, str], str] = {
-    # solvers/base.py's registry() runs `from . import _load_builtin_solvers`, a function of
-    # solvers/__init__.py, which imports base.py. Fix: keep the registry (and the loading of the
-    # built-in solver modules, by name through sudoku_lab._registry.Registry) out of base.py, e.g.
-    # in solvers/__init__.py or a solvers/_registry.py that base.py does not import.
-    ("sudoku_lab.solvers.base", "sudoku_lab.solvers"): "registry() calls solvers._load_builtin_solvers",
 }
 
 

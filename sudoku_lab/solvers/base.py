@@ -380,6 +380,8 @@ class Solver:
     title: ClassVar[str] = ""
     #: Short citation shown next to the title ("Maire & Prissette 2012").
     paper: ClassVar[str] = ""
+    #: The paper's full citation (authors, title, venue, year, DOI).
+    citation: ClassVar[str] = ""
     #: Where the algorithm is described: a path in the repository's docs with an anchor.
     reference: ClassVar[str] = ""
     #: One-paragraph description for help texts and tooltips.

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import exact
 from ..scoring import missing_symbols
+from ..citations import SECTIONS
 from .base import Solver, Status, register
 from .declare import Layer, Objective
 
@@ -23,7 +24,7 @@ class ExactSolver(Solver):
     name = "exact"
     title = "Exact solver (ground truth)"
     paper = "ours: DPLL-style search with constraint propagation"
-    reference = "docs/algorithms.md#exact-solver"
+    reference = SECTIONS["exact"]
     order = 1000
     description = ("Bitmask depth-first search: branch on the cell with the fewest candidates for its "
                    "record of dead ends (dom/wdeg), with naked and hidden singles and, from 16x16 up, locked "
