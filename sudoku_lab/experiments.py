@@ -202,8 +202,9 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
         resumed experiment reruns them with the same seeds), and every run
         that had finished is yielded first.
     warm : bool
-        Load or compile the first task's kernels (in each worker) before
-        timing anything, so the first run's time is not inflated.
+        Load or compile the kernels of the first task's solver and the shared
+        ones (:func:`sudoku_lab.warmup.warm_up`, in each worker) before timing
+        anything, so the first run's time is not inflated.
 
     Notes
     -----

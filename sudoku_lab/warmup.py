@@ -19,12 +19,16 @@ What gets warmed:
   front end may use: each public entry point once on a 4 x 4 and a 9 x 9
   puzzle, with the argument types long runs pass (read-only puzzle grids and
   writable arrays, a seeded generator for restarts);
-* each solver asked for: its class's own ``warm_up()`` classmethod if it has
-  one, otherwise :func:`generic_warm_up` (reset on a 4 x 4 and a 9 x 9 puzzle,
-  a few steps, a snapshot). Kernel argument types do not depend on the box
-  size, so the small puzzles give every specialisation that runs on 16 x 16
-  and 25 x 25 grids use too (``tests/test_warmup.py`` checks it by comparing
-  the compiled signatures before and after long runs).
+* each solver asked for: its class's own ``warm_up()`` classmethod if it
+  defines one (one inherited from the ``Solver`` base class does not count),
+  otherwise :func:`generic_warm_up` (reset on a 4 x 4 and a 9 x 9 puzzle, a
+  few steps, a snapshot). The built-in kernels' argument types do not depend
+  on the box size, so the small puzzles give every specialisation that runs
+  on 16 x 16 and 25 x 25 grids use too (``tests/test_warmup.py`` checks it by
+  comparing the compiled signatures before and after long runs); a solver
+  whose kernels take size-dependent dtypes, or that reaches some kernel only
+  late in a run, defines ``warm_up()`` (and may call :func:`generic_warm_up`
+  from it).
 
 Nothing here touches Qt; :func:`warm_up` may run in any thread (a QThread
 included) and reports progress through a plain callback.
@@ -153,6 +157,15 @@ def generic_warm_up(cls) -> None:
             solver.snapshot()
 
 
+def _solver_hook(cls) -> Callable[[], None]:
+    """The class's own ``warm_up()`` if it (or a parent other than ``Solver``) defines one, else the generic default."""
+    from .solvers import Solver
+
+    if any("warm_up" in vars(k) for k in cls.__mro__ if k not in (Solver, object)):
+        return cls.warm_up
+    return lambda: generic_warm_up(cls)
+
+
 def _dispatchers() -> dict[int, tuple[str, object]]:
     """Every numba dispatcher in the loaded modules of sudoku_lab and of the registered solvers' packages."""
     from numba.core.dispatcher import Dispatcher
@@ -211,8 +224,7 @@ def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = No
     if shared:
         items += list(zip(SHARED, (_warm_exact, _warm_ac3)))
     for cls in classes:
-        hook = getattr(cls, "warm_up", None)
-        items.append((cls.name, hook if callable(hook) else (lambda c=cls: generic_warm_up(c))))
+        items.append((cls.name, _solver_hook(cls)))
     before = _cache_counts()
     for done, (label, fn) in enumerate(items):
         if progress is not None:

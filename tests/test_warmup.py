@@ -61,6 +61,20 @@ def test_the_generic_default_steps_the_solver_on_4x4_and_9x9(monkeypatch, warm_k
     assert sizes == [4, 9]
 
 
+def test_the_batch_runner_warms_up_the_first_tasks_solver_once(monkeypatch):
+    from sudoku_lab import experiments, library
+    from sudoku_lab.experiments import Task, run_tasks
+
+    calls = []
+    monkeypatch.setattr(experiments, "warm_up", lambda names: calls.append(tuple(names)))
+    pz = library.puzzle("reseda_fig3_1_easy")
+    tasks = [Task("reseda", {"restart": "none"}, pz, seed, until="5it") for seed in range(2)]
+    assert len(list(run_tasks(tasks, jobs=1))) == 2
+    assert calls == [("reseda",)]
+    assert len(list(run_tasks(tasks, jobs=1, warm=False))) == 2
+    assert calls == [("reseda",)]
+
+
 # A long-run workload: every RESEDA configuration that reaches a kernel differently, the exact solver's
 # entry points with both grid types, box sizes 3 to 5, restarts of the exact search.
 LONG_RUNS = textwrap.dedent("""
