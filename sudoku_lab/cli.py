@@ -299,9 +299,10 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 
     from . import bench
 
-    b = sub.add_parser("bench", help="benchmarks printed as ratios measured side by side",
-                       description="Benchmarks. Each prints ratios measured in one run (never absolute "
-                       "targets on a noisy machine).")
+    b = sub.add_parser("bench", help="benchmarks: ratios of ways measured side by side in one run",
+                       description="Benchmarks, one per sub-command (built-in or added by a plugin). Each times "
+                       "the ways it compares side by side in one process and prints their ratios, which survive "
+                       "a noisy machine; absolute times, where printed, are for this machine only and say so.")
     bench.add_arguments(b)
     b.set_defaults(func=cmd_bench)
 

@@ -26,6 +26,7 @@ from . import __version__
 from ._files import check_writable, decode, os_reason
 from .errors import DataFileError, ParameterError
 from .puzzle import Puzzle
+from .warmup import warm_up
 
 __all__ = ["Task", "RunResult", "run_task", "run_tasks", "ResultsFile", "default_jobs", "effective_jobs"]
 
@@ -139,18 +140,6 @@ def _run_in_worker(task: Task) -> RunResult:
     return run_task(task, should_stop=_WORKER_STOP.is_set if _WORKER_STOP is not None else None)
 
 
-def _warm(names: tuple[str, ...]) -> None:
-    """Compile (or load from cache) the kernels of these solvers in a fresh worker."""
-    from . import library
-    from .solvers import create
-
-    p = library.puzzle("reseda_fig3_1_easy")
-    for name in names:
-        s = create(name)
-        s.reset(p, seed=0)
-        s.step(1)
-
-
 def default_jobs() -> int:
     """Worker processes to use by default: the CPUs this process may run on."""
     try:
@@ -199,8 +188,9 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
         resumed experiment reruns them with the same seeds), and every run
         that had finished is yielded first.
     warm : bool
-        Load or compile the first task's kernels (in each worker) before
-        timing anything, so the first run's time is not inflated.
+        Load or compile the kernels of the first task's solver and the shared
+        ones (:func:`sudoku_lab.warmup.warm_up`, in each worker) before timing
+        anything, so the first run's time is not inflated.
 
     Notes
     -----
@@ -216,7 +206,7 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
             if stop():
                 return
             if not warmed:  # loading (or compiling) kernels must not count in the first run's time
-                _warm((t.solver,))
+                warm_up((t.solver,))
                 warmed = True
             res = run_task(t, should_stop=stop)
             if res.reason == "cancelled":
@@ -236,7 +226,7 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
     clean = False
     try:
         if warm:
-            warming = [ex.submit(_warm, (first[1].solver,)) for _ in range(jobs)]
+            warming = [ex.submit(warm_up, (first[1].solver,)) for _ in range(jobs)]
             while not all(f.done() for f in warming):
                 if stop():
                     return  # compiling can take a minute: do not wait for it (the finally terminates)

@@ -26,3 +26,17 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session")
+def warm_kernels():
+    """Every registered solver's kernels and the shared ones, loaded (or compiled) once per session.
+
+    Not autouse: on a cold numba cache this compiles for a minute or more, which
+    most tests never need. Tests that time work, or start processes with a
+    deadline (which then load the kernels from numba's disk cache instead of
+    compiling them), ask for it.
+    """
+    from sudoku_lab.warmup import warm_up
+
+    return warm_up()

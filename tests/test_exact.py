@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -16,8 +15,7 @@ from hypothesis import strategies as st
 
 from sudoku_lab import exact
 from sudoku_lab._paths import resource_path
-from sudoku_lab.bench import bench_exact
-from sudoku_lab.collection_io import format_collection, load_puzzles
+from sudoku_lab.collection_io import load_puzzles
 from sudoku_lab.errors import ParameterError, PuzzleError
 from sudoku_lab.geometry import SYMBOLS
 
@@ -343,37 +341,6 @@ def test_solve_many_rejects_bad_batches():
     assert info.value.kind == "bad_symbol"
     with pytest.raises(PuzzleError):
         exact.solve_many(np.zeros((2, 81), dtype=np.int8), 6)
-
-
-# ----------------------------------------------------------------------- bench
-def test_bench_exact_reports_valid_solutions():
-    puzzles = [(p.name, p.grid) for p in load_puzzles(resource_path("puzzles", "kennett", "fiendish.csv"))[:5]]
-    lines = []
-    result = bench_exact(puzzles, out=lines.append, repeat=1)
-    assert result["puzzles"] == 5 and result["n"] == 3
-    assert result["valid"] and result["unsolvable"] == []
-    assert set(result["per_second"]) >= {"solve", "batch", "count2"}
-    assert any("best of 1 passes" in line for line in lines)
-    if shutil.which("qqwing"):
-        assert result["matches_qqwing"] is True
-        assert set(result["ratio_to_qqwing"]) == {"solve", "batch", "count2"}
-
-
-def test_bench_exact_reads_a_collection_file_and_rejects_mixed_sizes():
-    result = bench_exact(resource_path("puzzles", "benchmarks", "lewis_16x16_50.csv"), out=lambda _: None, repeat=1)
-    assert result["n"] == 4 and result["valid"] and "qqwing" not in result["seconds"]
-    with pytest.raises(ParameterError, match="same Sudoku size"):
-        bench_exact([("a", np.zeros(16, dtype=np.int8)), ("b", np.zeros(81, dtype=np.int8))])
-
-
-def test_bench_exact_command(tmp_path, capsys):
-    from sudoku_lab import cli
-
-    path = tmp_path / "three.csv"
-    path.write_text(format_collection(load_puzzles(resource_path("puzzles", "papers.csv"))[:3], "csv"))
-    assert cli.main(["bench", "exact", "--set", str(path), "--repeat", "1"]) == 0
-    out = capsys.readouterr().out
-    assert "on 3 9x9 puzzles" in out and "exact.solve, Python loop" in out
 
 
 # ------------------------------------------------------------------ boundscheck

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from sudoku_lab import library
 from sudoku_lab.experiments import Task, run_task, run_tasks
+
+# Worker processes load the kernels from numba's disk cache, which the session fixture fills.
+pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 
 def _tasks():

@@ -21,7 +21,9 @@ from sudoku_lab import library
 from sudoku_lab.errors import DataFileError, ParameterError
 from sudoku_lab.experiments import ResultsFile, Task, default_jobs, effective_jobs, run_tasks
 
-pytestmark = pytest.mark.slow
+# Slow; the commands' worker processes load the kernels from numba's disk cache, which the session
+# fixture fills, so no deadline below includes a cold compilation.
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("warm_kernels")]
 
 #: RESEDA's recommended strategy on the paper's hard puzzle: runs of 10 ms to a few seconds.
 GRADES = ["grades", "--algo", "reseda", "reseda_fig4_1_hard", "--quiet", "--jobs", "2"]

@@ -1,0 +1,243 @@
+"""Loading (or compiling) the numba kernels before anything waits on them: one place for every front end.
+
+Kernels are compiled on their first call, once per argument types, and
+cached on disk by numba (:mod:`sudoku_lab._kernels.common`). A cold start
+compiles for tens of seconds; a warm one loads in about a second. Whoever
+would otherwise pay that at a bad moment calls :func:`warm_up` first: the
+batch runner before timing runs (in each worker process), the benchmarks
+before timing, the test session before tests that time or parallelise, the
+lab's worker thread while the window shows a "compiling kernels" state.
+
+>>> from sudoku_lab.warmup import warm_up
+>>> report = warm_up(["reseda"])                        # doctest: +SKIP
+>>> report.compiled, report.loaded                      # doctest: +SKIP
+((), ('sudoku_lab._kernels.reseda.run_steps', ...))
+
+What gets warmed:
+
+* the shared kernels (exact search, AC3 propagation), which every solver and
+  front end may use: each public entry point once on a 4 x 4 and a 9 x 9
+  puzzle, with the argument types long runs pass (read-only puzzle grids and
+  writable arrays, a seeded generator for restarts);
+* each solver asked for: its class's own ``warm_up()`` classmethod if it
+  defines one (one inherited from the ``Solver`` base class does not count),
+  otherwise :func:`generic_warm_up` (reset on a 4 x 4 and a 9 x 9 puzzle, a
+  few steps, a snapshot). The built-in kernels' argument types do not depend
+  on the box size, so the small puzzles give every specialisation that runs
+  on 16 x 16 and 25 x 25 grids use too (``tests/test_warmup.py`` checks it by
+  comparing the compiled signatures before and after long runs); a solver
+  whose kernels take size-dependent dtypes, or that reaches some kernel only
+  late in a run, defines ``warm_up()`` (and may call :func:`generic_warm_up`
+  from it).
+
+Nothing here touches Qt; :func:`warm_up` may run in any thread (a QThread
+included) and reports progress through a plain callback.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import numpy as np
+
+__all__ = ["warm_up", "generic_warm_up", "WarmUpReport", "SHARED"]
+
+#: Labels of the shared kernel groups, in the order they are warmed.
+SHARED = ("exact search (shared kernels)", "AC3 (shared kernels)")
+
+#: Small puzzles every kernel is run on: 4 x 4 and 9 x 9 (the RESEDA paper's easy puzzle, fig. 3.1).
+_PUZZLE_4 = "1...\n..2.\n.3..\n...4"
+_PUZZLE_9 = "reseda_fig3_1_easy"
+
+ProgressFn = Callable[[int, int, "str | None"], object]
+
+
+@dataclass(frozen=True)
+class WarmUpReport:
+    """What :func:`warm_up` did.
+
+    Attributes
+    ----------
+    items : tuple of str
+        What was warmed, in order: the :data:`SHARED` groups, then solver names.
+    compiled : tuple of str
+        Kernels (``module.function``) compiled by this call: not in numba's
+        disk cache, or the cache is off.
+    loaded : tuple of str
+        Kernels loaded from numba's disk cache by this call.
+    seconds : float
+        Wall time of the call.
+
+    Kernels already in memory (warmed earlier in this process) are in
+    neither list.
+    """
+
+    items: tuple[str, ...]
+    compiled: tuple[str, ...]
+    loaded: tuple[str, ...]
+    seconds: float
+
+    @property
+    def cold(self) -> bool:
+        """True if anything had to be compiled (a cold cache: the slow case worth telling a user about)."""
+        return bool(self.compiled)
+
+
+def _puzzles():
+    from . import library
+    from .puzzle import Puzzle
+
+    return [Puzzle.parse(_PUZZLE_4, name="warm-up 4x4"), library.puzzle(_PUZZLE_9)]
+
+
+def _warm_exact() -> None:
+    from . import exact
+
+    for p in _puzzles():
+        writable = np.array(p.grid)
+        for grid in (p, writable):  # a Puzzle's read-only grid and a writable array are two kernel types
+            exact.solve(grid)
+            exact.count_solutions(grid, limit=2)
+            exact.solve_many(np.asarray(getattr(grid, "grid", grid))[None, :], p.n, limit=2)
+        _warm_restarts(p)
+        exact.random_solution(p.n, 0)
+
+
+def _warm_restarts(p) -> None:
+    """The restart kernel ``exact.solve`` calls on hard puzzles (rare, so not reached by easy ones), both grid types."""
+    from . import exact
+    from ._kernels import exact as _k
+    from .geometry import geometry
+
+    geo = geometry(p.n)
+    out = np.zeros((1, p.C), dtype=np.int8)
+    for grid in (p.grid, np.array(p.grid)):
+        _k.random_fill(grid, geo.peers, geo.units, geo.cell_units, p.n >= exact.LOCKED_CANDIDATES_MIN_BOX, 1,
+                       np.ones(3 * p.N, dtype=np.int64), np.random.default_rng(0), out,
+                       np.zeros(_k.N_STATS, dtype=np.int64))
+
+
+def _warm_ac3() -> None:
+    from .ac3 import ac3, initial_domains
+
+    for p in _puzzles():
+        for grid in (p, np.array(p.grid)):
+            ac3(grid)
+            ac3(grid, hidden_singles=True)
+            initial_domains(grid, p.n, one_pass=True)
+
+
+def generic_warm_up(cls) -> None:
+    """Run a solver class's kernels once: reset on a 4 x 4 and a 9 x 9 puzzle, step a few times, snapshot.
+
+    The default of :func:`warm_up` for a class without its own ``warm_up()``;
+    a class that has one may call this from it and add what a few steps do
+    not reach. A solver that refuses 4 x 4 puzzles is warmed on the 9 x 9 one
+    only.
+    """
+    from .errors import SudokuLabError
+
+    small, nine = _puzzles()
+    for p in (small, nine):
+        solver = cls()
+        try:
+            solver.reset(p, seed=0)
+        except SudokuLabError:
+            if p is nine:
+                raise
+            continue
+        solver.snapshot()
+        for _ in range(3):
+            if solver.done:
+                break
+            solver.step(2)
+            solver.snapshot()
+
+
+def _solver_hook(cls) -> Callable[[], None]:
+    """The class's own ``warm_up()`` if it (or a parent other than ``Solver``) defines one, else the generic default."""
+    from .solvers import Solver
+
+    if any("warm_up" in vars(k) for k in cls.__mro__ if k not in (Solver, object)):
+        return cls.warm_up
+    return lambda: generic_warm_up(cls)
+
+
+def _dispatchers() -> dict[int, tuple[str, object]]:
+    """Every numba dispatcher in the loaded modules of sudoku_lab and of the registered solvers' packages."""
+    from numba.core.dispatcher import Dispatcher
+
+    from .solvers import registry
+
+    roots = {"sudoku_lab"} | {cls.__module__.split(".")[0] for cls in registry().values()}
+    found = {}
+    for mod_name, mod in list(sys.modules.items()):
+        if mod is None or mod_name.split(".")[0] not in roots:
+            continue
+        for attr, obj in list(vars(mod).items()):
+            if isinstance(obj, Dispatcher) and id(obj) not in found:
+                found[id(obj)] = (f"{obj.py_func.__module__}.{obj.py_func.__name__}", obj)
+    return found
+
+
+def _cache_counts() -> dict[int, tuple[str, int, int]]:
+    """Per dispatcher: name, cache hits and cache misses so far (numba counts one per signature loaded/compiled)."""
+    return {k: (name, sum(d._cache_hits.values()), sum(d._cache_misses.values()))
+            for k, (name, d) in _dispatchers().items()}
+
+
+def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = None,
+            shared: bool = True) -> WarmUpReport:
+    """Load or compile the kernels of these registered solvers (all if None) and the shared ones.
+
+    Parameters
+    ----------
+    names : iterable of str, optional
+        Registered solver names; None warms every registered solver.
+    progress : callable, optional
+        ``progress(done, total, name)``: called before each item with the
+        number of items finished and the item about to be warmed (a solver
+        name or a :data:`SHARED` label), and once at the end with
+        ``done == total`` and ``name=None``. Called from the thread that runs
+        :func:`warm_up` (a GUI must hand it to its own thread, e.g. through a
+        Qt signal).
+    shared : bool
+        Also warm the shared kernels (exact search, AC3).
+
+    Returns
+    -------
+    WarmUpReport
+
+    Raises
+    ------
+    ParameterError
+        If a name is not a registered solver (before anything is compiled).
+    """
+    from .solvers import get_solver_class, registry
+
+    t0 = time.perf_counter()
+    classes = [get_solver_class(n) for n in (registry() if names is None else list(names))]
+    items: list[tuple[str, Callable[[], None]]] = []
+    if shared:
+        items += list(zip(SHARED, (_warm_exact, _warm_ac3)))
+    for cls in classes:
+        items.append((cls.name, _solver_hook(cls)))
+    before = _cache_counts()
+    for done, (label, fn) in enumerate(items):
+        if progress is not None:
+            progress(done, len(items), label)
+        fn()
+    if progress is not None:
+        progress(len(items), len(items), None)
+    compiled, loaded = [], []
+    for key, (name, hits, misses) in _cache_counts().items():
+        _, hits0, misses0 = before.get(key, (name, 0, 0))
+        if misses > misses0:
+            compiled.append(name)
+        elif hits > hits0:
+            loaded.append(name)
+    return WarmUpReport(items=tuple(label for label, _ in items), compiled=tuple(sorted(compiled)),
+                        loaded=tuple(sorted(loaded)), seconds=time.perf_counter() - t0)

@@ -1,0 +1,350 @@
+"""Benchmarks: the registry (built-ins and plugins), the exact solver's comparisons, RESEDA's numpy reference.
+
+Times are never asserted: tests check what is measured, how ratios are derived,
+that solutions are cross-checked, and that the report says what the help says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sudoku_lab import cli, exact, library
+from sudoku_lab._paths import resource_path
+from sudoku_lab.benchmarks import Benchmark, benchmarks, get_benchmark, register_benchmark
+from sudoku_lab.benchmarks import exact as bench_exact_module
+from sudoku_lab.benchmarks.exact import bench_exact
+from sudoku_lab.benchmarks.reseda import NumpyReseda, bench_reseda
+from sudoku_lab.collection_io import format_collection, load_puzzles
+from sudoku_lab.errors import ParameterError
+from sudoku_lab.puzzle import Puzzle, is_valid_solution
+
+pytestmark = pytest.mark.usefixtures("warm_kernels")
+
+IN_CI = os.environ.get("CI") == "true"
+OURS = {"solve", "batch", "count2", "text"}
+
+
+def _fiendish(k: int):
+    return [(p.name, p.grid) for p in load_puzzles(resource_path("puzzles", "kennett", "fiendish.csv"))[:k]]
+
+
+def _run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True, env=env,
+                          timeout=600)
+
+
+# --------------------------------------------------------------- registry
+def test_the_built_in_benchmarks_are_registered_with_their_solver():
+    reg = benchmarks()
+    assert {"exact", "reseda", "gui"} <= set(reg)
+    assert (reg["exact"].solver, reg["reseda"].solver, reg["gui"].solver) == ("exact", "reseda", "reseda")
+    assert all(isinstance(b, Benchmark) and b.help for b in reg.values())
+    assert get_benchmark("exact") is reg["exact"]
+    with pytest.raises(ParameterError, match="unknown benchmark 'nosuch'; choose from exact, gui, reseda"):
+        get_benchmark("nosuch")
+
+
+def test_a_duplicate_name_is_refused_and_the_first_kept():
+    first = get_benchmark("exact")
+    with pytest.raises(ValueError, match=r"a benchmark named 'exact' is already registered \(by "
+                                         r"sudoku_lab\.benchmarks\.exact\); choose another name"):
+        register_benchmark("exact", help="another", run=lambda args, out: 0)
+    assert get_benchmark("exact") is first
+
+
+def test_a_benchmark_needs_a_callable_run():
+    with pytest.raises(TypeError, match="needs run=callable"):
+        register_benchmark("no-run", help="x")
+    with pytest.raises(TypeError, match="run must be callable"):
+        Benchmark("bad", "x", None, "not callable")
+    assert "no-run" not in benchmarks() and "bad" not in benchmarks()
+
+
+PLUGIN = '''
+from sudoku_lab.benchmarks import register_benchmark
+
+
+def add_arguments(parser):
+    parser.add_argument("--times", type=int, default=1, help="how many lines to print")
+
+
+def run(args, out):
+    for k in range(args.times):
+        out(f"plugin benchmark line {k + 1} of {args.times}")
+    return 7
+
+
+register_benchmark("plugin-bench", help="a benchmark defined outside the package", add_arguments=add_arguments,
+                   run=run, solver="reseda")
+'''
+
+DUPLICATE = '''
+from sudoku_lab.benchmarks import register_benchmark
+
+register_benchmark("exact", help="an impostor", run=lambda args, out: 0)
+'''
+
+
+def _plugin_env(tmp_path: Path, *modules: str) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
+    env["SUDOKU_LAB_PLUGINS"] = ",".join(modules)
+    return env
+
+
+def test_a_benchmark_registered_outside_the_package_is_listed_and_runs(tmp_path):
+    (tmp_path / "my_bench_plugin.py").write_text(PLUGIN)
+    env = _plugin_env(tmp_path, "my_bench_plugin")
+    listing = _run("bench", "--help", env=env)
+    assert listing.returncode == 0, listing.stderr
+    assert "plugin-bench" in listing.stdout and "a benchmark defined outside the package" in listing.stdout
+    assert "exact, gui, plugin-bench, reseda" in listing.stdout
+    own = _run("bench", "plugin-bench", "--help", env=env)
+    assert own.returncode == 0 and "--times" in own.stdout
+    done = _run("bench", "plugin-bench", "--times", "2", env=env)
+    assert done.returncode == 7, done.stderr
+    assert done.stdout.splitlines() == ["plugin benchmark line 1 of 2", "plugin benchmark line 2 of 2"]
+    # without the plugin, the sub-command does not exist
+    plain = _run("bench", "plugin-bench", env=_plugin_env(tmp_path))
+    assert plain.returncode == 2 and "invalid choice: 'plugin-bench'" in plain.stderr
+
+
+def test_a_plugin_cannot_take_a_built_in_name(tmp_path):
+    (tmp_path / "dup_bench_plugin.py").write_text(DUPLICATE)
+    (tmp_path / "my_bench_plugin.py").write_text(PLUGIN)
+    res = _run("bench", "--help", env=_plugin_env(tmp_path, "dup_bench_plugin", "my_bench_plugin"))
+    assert res.returncode == 0
+    errors = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert len(errors) == 1, res.stderr
+    assert "plugin 'dup_bench_plugin'" in errors[0] and "failed to load and is skipped" in errors[0]
+    assert "a benchmark named 'exact' is already registered (by sudoku_lab.benchmarks.exact)" in errors[0]
+    assert "an impostor" not in res.stdout and "exact solver: solve, batch" in res.stdout
+    assert "plugin-bench" in res.stdout  # the other plugin still loads
+
+
+def test_bench_help_lists_every_registered_benchmark():
+    res = _run("bench", "--help")
+    assert res.returncode == 0
+    for name, bench in benchmarks().items():
+        assert f"    {name} " in res.stdout
+        assert " ".join(bench.help.split()[:4]) in " ".join(res.stdout.split())
+
+
+# ------------------------------------------------------------------ exact
+def test_bench_exact_reports_valid_solutions_and_ratios_to_exact_solve():
+    lines = []
+    result = bench_exact(_fiendish(5), out=lines.append, repeat=1, only=("solve", "batch", "count2", "text"))
+    assert result["puzzles"] == 5 and result["n"] == 3
+    assert result["valid"] is True and result["unsolvable"] == []
+    assert set(result["per_second"]) == OURS
+    # every row's ratio to exact.solve is derived from the same measurements
+    for key in OURS:
+        assert result["ratio_to_solve"][key] == pytest.approx(result["per_second"][key] / result["per_second"]["solve"])
+    assert result["ratio_to_qqwing"] == {} and result["matches_qqwing"] is None
+    assert sorted(result["solve_ms"]) == sorted(name for name, _ in _fiendish(5))
+    text = "\n".join(lines)
+    assert "best of 1 passes" in text and "/ exact.solve" in text
+    for label in ("exact.solve, Python loop", "exact.solve_many, one kernel call",
+                  "exact.count_solutions(limit=2), Python loop", "text in, text out"):
+        assert label in text
+    assert "exact.solve per puzzle: median" in text
+    assert "5 of 5 puzzles have a unique solution" in text
+
+
+def test_the_text_path_reads_solves_and_writes_lines():
+    pz = library.collection("kennett/fiendish")[:3]
+    text = "".join(p.to_line() + "\n" for p in pz)
+    out = bench_exact_module._text_path(text, 3).splitlines()
+    assert out == [Puzzle(p.solution, n=3).to_line() for p in pz]
+    assert bench_exact_module._text_path("12345678" + "." * 27 + "9" + "." * 45 + "\n", 3) == "no solution\n"
+
+
+def test_bench_exact_on_a_set_without_unique_solutions_gives_per_puzzle_times():
+    lines = []
+    result = bench_exact(resource_path("puzzles", "benchmarks", "lewis_16x16_50.csv"), out=lines.append, repeat=1,
+                         only=("solve",))
+    assert result["n"] == 4 and result["valid"] is True and set(result["seconds"]) == {"solve"}
+    assert len(result["solve_ms"]) == 20 and all(ms > 0 for ms in result["solve_ms"].values())
+    assert "qqwing" not in " ".join(lines) and "unique solution" not in " ".join(lines)  # not measured: not claimed
+    assert any(ln.startswith("exact solver on 20 16x16 puzzles (") and "lewis_16x16_50.csv" in ln for ln in lines)
+
+
+def test_bench_exact_rejects_mixed_sizes_and_unknown_measures():
+    with pytest.raises(ParameterError, match="same Sudoku size"):
+        bench_exact([("a", np.zeros(16, dtype=np.int8)), ("b", np.zeros(81, dtype=np.int8))])
+    with pytest.raises(ParameterError, match="only must name some of solve, batch, count2, text, qqwing, got fast"):
+        bench_exact(_fiendish(1), only=("solve", "fast"))
+    with pytest.raises(ParameterError, match="repeat must be a positive integer"):
+        bench_exact(_fiendish(1), repeat=0)
+
+
+FAKE_QQWING = '''#!{python}
+"""A stand-in for qqwing --solve --one-line: answers from a table, after a fixed start-up."""
+import json, sys, time
+time.sleep(0.05)
+table = json.load(open({table!r}))
+for line in sys.stdin.read().split():
+    print(table[line])
+'''
+
+
+def _fake_qqwing(tmp_path: Path, puzzles, wrong: int | None = None) -> dict:
+    """A directory with a fake ``qqwing`` first on PATH, answering each puzzle with its solution."""
+    table = {}
+    for k, (_, grid) in enumerate(puzzles):
+        sol = np.array(exact.solve(grid))
+        if k == wrong:  # a different, still valid-looking answer: swap two digits everywhere
+            sol = np.where(sol == 1, 2, np.where(sol == 2, 1, sol))
+        table[Puzzle(grid, n=3).to_line()] = Puzzle(sol, n=3).to_line()
+    (tmp_path / "table.json").write_text(json.dumps(table))
+    exe = tmp_path / "bin" / "qqwing"
+    exe.parent.mkdir()
+    exe.write_text(FAKE_QQWING.format(python=sys.executable, table=str(tmp_path / "table.json")))
+    exe.chmod(0o755)
+    env = dict(os.environ)
+    env["PATH"] = f"{exe.parent}{os.pathsep}{env['PATH']}"
+    return env
+
+
+def test_qqwing_start_up_is_measured_and_subtracted(tmp_path, monkeypatch):
+    puzzles = _fiendish(8)
+    monkeypatch.setenv("PATH", _fake_qqwing(tmp_path, puzzles)["PATH"])
+    lines = []
+    r = bench_exact(puzzles, out=lines.append, repeat=2)
+    assert set(r["seconds"]) >= OURS | {"qqwing"}
+    startup = r["qqwing_startup_s"]
+    assert startup is not None and startup >= 0.05  # the fake sleeps 50 ms before reading its input
+    assert r["matches_qqwing"] is True
+    assert set(r["ratio_to_qqwing"]) == OURS
+    for key in OURS:
+        assert r["ratio_to_qqwing"][key] == pytest.approx(r["per_second"][key] / r["per_second"]["qqwing"])
+    if "qqwing_solving" in r["seconds"]:  # the fake's solving time may be lost in its start-up noise
+        assert r["seconds"]["qqwing_solving"] == pytest.approx(r["seconds"]["qqwing"] - startup)
+        for key in OURS:
+            assert r["ratio_to_qqwing_solving"][key] == pytest.approx(
+                r["per_second"][key] * r["seconds"]["qqwing_solving"] / len(puzzles))
+            assert r["ratio_to_qqwing_solving"][key] < r["ratio_to_qqwing"][key]
+    else:
+        assert r["ratio_to_qqwing_solving"] == {}
+        assert any("within the noise of its start-up" in ln for ln in lines)
+    text = "\n".join(lines)
+    assert "start-up subtracted" in text and "(like with like)" in text and "whole process" in text
+    assert "equal to qqwing's where unique: yes" in text
+
+
+def test_a_different_answer_from_qqwing_is_reported(tmp_path, monkeypatch):
+    puzzles = _fiendish(4)
+    monkeypatch.setenv("PATH", _fake_qqwing(tmp_path, puzzles, wrong=2)["PATH"])
+    lines = []
+    r = bench_exact(puzzles, out=lines.append, repeat=1, only=("text", "qqwing"))
+    assert r["matches_qqwing"] is False
+    assert "equal to qqwing's where unique: NO" in "\n".join(lines)
+
+
+@pytest.mark.needs_qqwing
+def test_bench_exact_against_the_real_qqwing():
+    if not shutil.which("qqwing"):
+        if IN_CI:
+            pytest.fail("qqwing is not on PATH (CI=true, and .ci/run installs it)")
+        pytest.skip("qqwing is not on PATH (Debian: apt-get install qqwing)")
+    r = bench_exact(_fiendish(40), out=lambda _: None, repeat=1)
+    assert r["matches_qqwing"] is True and r["valid"] is True
+    assert set(r["ratio_to_qqwing"]) == OURS and r["qqwing_startup_s"] > 0
+
+
+def test_bench_exact_command_one_block_per_set(tmp_path, capsys):
+    path = tmp_path / "three.csv"
+    path.write_text(format_collection(load_puzzles(resource_path("puzzles", "papers.csv"))[:3], "csv"))
+    assert cli.main(["bench", "exact", "--set", str(path), "--set", "benchmarks/lewis_16x16_50", "--repeat", "1",
+                     "--only", "solve,text"]) == 0
+    out = capsys.readouterr().out
+    assert "on 3 9x9 puzzles" in out and "on 20 16x16 puzzles (benchmarks/lewis_16x16_50)" in out
+    assert "exact.solve, Python loop" in out and "text in, text out" in out
+    assert "solve_many" not in out and "count_solutions" not in out
+
+
+def test_bench_exact_command_refuses_an_unknown_measure():
+    res = _run("bench", "exact", "--only", "solve,fast")
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.strip().splitlines() == [
+        "sudoku-lab bench exact: error: argument --only: must be a comma-separated list of solve, batch, count2, "
+        "text, qqwing, got 'solve,fast' (see sudoku-lab bench exact --help)"]
+
+
+# ----------------------------------------------------------------- RESEDA
+def test_numpy_reseda_samples_keep_the_givens_and_fill_boxes_with_permutations():
+    pz = library.puzzle("reseda_fig3_1_easy")
+    ref = NumpyReseda(pz, seed=3)
+    S = ref._sample()
+    assert S.shape == (ref.Q, pz.C)
+    given = pz.grid > 0
+    assert (S[:, given] == pz.grid[given]).all()
+    boxes = pz.geometry.units[2 * pz.N:]
+    assert all(sorted(row[box].tolist()) == list(range(1, 10)) for row in S for box in boxes)
+    status = "running"
+    while status == "running" and ref.steps < 2000:
+        status = ref.step()
+    assert status in ("solved", "converged") and ref.steps > 1
+
+
+def test_bench_reseda_prints_the_ratio_its_help_names():
+    lines = []
+    fiendish = library.collection("kennett/fiendish")[:1]
+    r = bench_reseda(attempts=2, numpy_runs=1, out=lines.append, fiendish=fiendish)
+    assert r["kernel_over_numpy"] == pytest.approx(r["kernel_same_step_per_second"] / r["numpy_steps_per_second"])
+    assert r["kernel_over_numpy"] > 0 and 0 <= r["easy_solved"] <= 2 and len(r["fiendish_times"]) == 1
+    text = "\n".join(lines)
+    assert "kernel / numpy" in get_benchmark("reseda").help
+    ratio_line = next(ln for ln in lines if "kernel / numpy" in ln)
+    assert ratio_line.rstrip().endswith("x") and f"{r['kernel_over_numpy']:.1f}" in ratio_line
+    # absolute times are labelled as such, as the help says; no pass/fail verdicts against fixed targets
+    assert text.count("absolute, this machine") == 2 and "met" not in text.split()
+
+
+def test_bench_gui_is_the_lab_benchmark_in_a_subprocess(monkeypatch):
+    from sudoku_lab.benchmarks import gui
+
+    seen = {}
+
+    class Done:
+        returncode = 0
+        stdout = "line one\nline two\n"
+
+    def fake_run(cmd, **kw):
+        seen["cmd"] = cmd
+        return Done()
+
+    monkeypatch.setattr(gui.subprocess, "run", fake_run)
+    parser = cli.build_parser()
+    args = parser.parse_args(["bench", "gui", "--runs", "3", "--rounds", "2"])
+    lines = []
+    assert get_benchmark("gui").run(args, lines.append) == 0
+    assert seen["cmd"][1:] == ["-m", "sudoku_lab_ui.bench_gui", "--runs", "3", "--rounds", "2"]
+    assert lines == ["line one", "line two"]
+
+
+def test_lewis_sets_are_benchmarked_by_the_command_in_the_readme(capsys):
+    """The README's Lewis row comes from ``bench exact --only solve`` on the bundled Lewis sets (here the
+    16x16 ones, quick): every puzzle gets a valid completion and a per-puzzle time."""
+    names = [f"benchmarks/lewis_16x16_{p}" for p in (35, 40, 45, 50)]
+    args = ["bench", "exact", "--only", "solve", "--repeat", "1"] + [a for n in names for a in ("--set", n)]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert out.count("exact.solve per puzzle: median") == 4
+    assert out.count("solutions valid and keep the givens: yes") == 4
+
+
+def test_text_path_solutions_are_valid_completions():
+    pz = library.collection("benchmarks/lewis_9x9_35")[:3]
+    text = "".join(p.to_line() + "\n" for p in pz)
+    for p, line in zip(pz, bench_exact_module._text_path(text, 3).splitlines()):
+        sol = Puzzle.parse(line).grid
+        assert is_valid_solution(sol, 3) and (sol[p.grid > 0] == p.grid[p.grid > 0]).all()
