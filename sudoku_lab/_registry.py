@@ -103,16 +103,22 @@ class Registry(Generic[T]):
         ``order(obj)`` sort key for listings (registration order otherwise).
     group : str
         Entry-point group of plugins.
+    origin : callable, optional
+        ``origin(obj) -> str``: where an object comes from, for the duplicate-name message
+        (default: its module and qualified name).
     """
 
     def __init__(self, kind: str, package: str | None = None, key: Callable[[T], str] = lambda o: o.name,
-                 order: Callable[[T], object] | None = None, group: str = PLUGIN_GROUP):
+                 order: Callable[[T], object] | None = None, group: str = PLUGIN_GROUP,
+                 origin: Callable[[T], str] | None = None):
         self.kind = kind
         self.package = package
         self.key = key
         self.order = order
         self.group = group
+        self.origin = origin or _origin
         self._items: dict[str, T] = {}
+        self._builtins = "no" if package else "done"
         self._complete = False
         self._completing = False
 
@@ -124,13 +130,14 @@ class Registry(Generic[T]):
         ValueError
             If another object already has that name (registering the same object twice is harmless).
         """
+        self._import_builtins()  # first, so that no plugin can take a built-in's name
         name = self.key(obj)
         if not isinstance(name, str) or not name:
             raise TypeError(f"a {self.kind} needs a non-empty registry name, got {name!r}")
         old = self._items.get(name)
         if old is not None and old is not obj:
-            raise ValueError(f"a {self.kind} named {name!r} is already registered (by {_origin(old)}); "
-                             f"choose another name for {_origin(obj)}")
+            raise ValueError(f"a {self.kind} named {name!r} is already registered (by {self.origin(old)}); "
+                             f"choose another name for the one in {self.origin(obj)}")
         self._items[name] = obj
         return obj
 
@@ -138,13 +145,22 @@ class Registry(Generic[T]):
         """Remove a name (tests and interactive sessions that define a solver twice)."""
         self._items.pop(name, None)
 
+    def _import_builtins(self) -> None:
+        if self._builtins == "no":
+            self._builtins = "importing"
+            try:
+                import_package_modules(self.package)
+                self._builtins = "done"
+            except BaseException:
+                self._builtins = "no"
+                raise
+
     def _complete_once(self) -> None:
         if self._complete or self._completing:
             return
         self._completing = True
         try:
-            if self.package:
-                import_package_modules(self.package)
+            self._import_builtins()
             load_plugins(self.group)
             self._complete = True
         finally:

@@ -31,7 +31,7 @@ def plugin_env(tmp_path_factory):
     info.mkdir()
     info.joinpath("METADATA").write_text("Metadata-Version: 2.1\nName: toy-descent\nVersion: 0.1\n")
     info.joinpath("entry_points.txt").write_text(
-        "[sudoku_lab.plugins]\ntoy_descent = toy_descent:plugin\n\n"
+        "[sudoku_lab.plugins]\ntoy_descent = toy_descent\n\n"
         "[sudoku_lab.ui_plugins]\ntoy_descent = toy_descent.ui\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SUDOKU_LAB_PLUGINS")}
     env["PYTHONPATH"] = os.pathsep.join([str(site), str(PLUGIN_SRC)])
@@ -73,3 +73,11 @@ def test_grades(plugin_env, tmp_path):
     data = json.loads(tmp_path.joinpath("g.grades.json").read_text())
     assert data["solver"] == "toy-descent" and data["runs_done"] == 4
     assert out.stat().st_size > 5000
+
+
+def test_bench(plugin_env):
+    listing = " ".join(_cli(plugin_env, "bench", "--help").stdout.split())
+    assert "toy-descent the plugin example's kernel vs pure Python, swaps per second" in listing
+    res = _cli(plugin_env, "bench", "toy-descent", "--steps", "300")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("toy-descent: kernel ") and "(measured side by side in this run)" in res.stdout

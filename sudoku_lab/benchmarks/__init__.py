@@ -28,7 +28,7 @@ import argparse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .._registry import Registry, import_package_modules
+from .._registry import Registry
 
 __all__ = ["Benchmark", "register_benchmark", "benchmarks", "get_benchmark"]
 
@@ -70,18 +70,11 @@ class Benchmark:
                             f"got {self.add_arguments!r}")
 
 
-_REGISTRY: Registry[Benchmark] = Registry("benchmark", package=__name__, order=lambda b: b.name)
-_builtins_imported = False
+def _origin(bench: Benchmark) -> str:
+    return getattr(bench.run, "__module__", None) or "an unknown module"
 
 
-def _import_builtins() -> None:
-    """Import the built-in benchmarks before anything else registers, so no plugin can take their names."""
-    global _builtins_imported
-    if not _builtins_imported:
-        _builtins_imported = True
-        import_package_modules(__name__)
-
-
+_REGISTRY: Registry[Benchmark] = Registry("benchmark", package=__name__, order=lambda b: b.name, origin=_origin)
 def register_benchmark(name: str | Benchmark, help: str = "", *,
                        add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
                        run: Callable[[argparse.Namespace, Callable[[str], object]], int] | None = None,
@@ -111,17 +104,7 @@ def register_benchmark(name: str | Benchmark, help: str = "", *,
             raise TypeError(f"benchmark {name!r} needs run=callable(args, out) -> int")
         bench = Benchmark(name=name, help=help, add_arguments=add_arguments, run=run, solver=solver,
                           description=description)
-    _import_builtins()
-    try:
-        return _REGISTRY.register(bench)
-    except ValueError:
-        first = benchmarks()[bench.name]
-        raise ValueError(f"a benchmark named {bench.name!r} is already registered (by {_origin(first)}); "
-                         f"choose another name for the one in {_origin(bench)}") from None
-
-
-def _origin(bench: Benchmark) -> str:
-    return getattr(bench.run, "__module__", None) or "an unknown module"
+    return _REGISTRY.register(bench)
 
 
 def benchmarks() -> Mapping[str, Benchmark]:

@@ -11,8 +11,8 @@ no file of ``sudoku_lab``. It brings
   (``sudoku-lab reproduce toy-descent-table``);
 * in :mod:`toy_descent.ui`, a dockable view and a board overlay for the lab.
 
-Installed, its ``pyproject.toml`` registers :func:`plugin` under the entry-point
-group ``sudoku_lab.plugins`` and :mod:`toy_descent.ui` under
+Installed, its ``pyproject.toml`` names this module in the entry-point group
+``sudoku_lab.plugins`` and :mod:`toy_descent.ui` under
 ``sudoku_lab.ui_plugins``; for a quick try, ``SUDOKU_LAB_PLUGINS=toy_descent``.
 """
 
@@ -26,7 +26,7 @@ from sudoku_lab.solvers import Axis, Column, Layer, Objective, Param, Solver, St
 from sudoku_lab.solvers.base import frozen_copy
 from sudoku_lab.solvers.declare import COST_AXIS
 
-__all__ = ["ToyDescent", "descent_steps", "plugin"]
+__all__ = ["ToyDescent", "descent_steps"]
 
 
 @njit(cache=False, nogil=True)
@@ -196,7 +196,4 @@ class ToyDescent(Solver):
         self.cost, self.best_cost, self.window = st["cost"], st["best_cost"], list(st["window"])
 
 
-def plugin() -> None:
-    """Entry point of the ``sudoku_lab.plugins`` group: importing this module registered the solver;
-    the benchmark and the reproduction are registered here."""
-    from . import extras  # noqa: F401  (registers on import)
+from . import extras  # noqa: E402,F401  the benchmark and the reproduction register on import
