@@ -346,17 +346,46 @@ def test_solve_many_rejects_bad_batches():
 
 
 # ----------------------------------------------------------------------- bench
-def test_bench_exact_reports_valid_solutions():
-    puzzles = [(p.name, p.grid) for p in load_puzzles(resource_path("puzzles", "kennett", "fiendish.csv"))[:5]]
+def _fiendish(k=5):
+    return [(p.name, p.grid) for p in load_puzzles(resource_path("puzzles", "kennett", "fiendish.csv"))[:k]]
+
+
+def test_bench_exact_reports_valid_solutions(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no qqwing, whatever this machine has
     lines = []
-    result = bench_exact(puzzles, out=lines.append, repeat=1)
+    result = bench_exact(_fiendish(), out=lines.append, repeat=1)
     assert result["puzzles"] == 5 and result["n"] == 3
     assert result["valid"] and result["unsolvable"] == []
-    assert set(result["per_second"]) >= {"solve", "batch", "count2"}
+    assert set(result["per_second"]) == {"solve", "batch", "count2"}
     assert any("best of 1 passes" in line for line in lines)
-    if shutil.which("qqwing"):
-        assert result["matches_qqwing"] is True
-        assert set(result["ratio_to_qqwing"]) == {"solve", "batch", "count2"}
+    assert result["matches_qqwing"] is None and result["ratio_to_qqwing"] == {}
+    assert any("qqwing not found on PATH" in line for line in lines)
+
+
+@pytest.mark.needs_qqwing
+def test_bench_exact_matches_qqwing():
+    lines = []
+    result = bench_exact(_fiendish(), out=lines.append, repeat=1)
+    assert result["matches_qqwing"] is True and result["valid"]
+    assert set(result["ratio_to_qqwing"]) == {"solve", "batch", "count2"}
+    assert result["qqwing_startup_s"] > 0
+
+
+@pytest.mark.needs_qqwing
+def test_qqwing_agrees_on_solutions_and_on_a_puzzle_without_one():
+    """Our solutions of 20 fiendish puzzles equal qqwing's, and qqwing finds none for SEARCH_REFUTED[3]."""
+    puzzles = _fiendish(20)
+    lines = [pz.tolist() for _, pz in puzzles]
+    text = "".join("".join("." if d == 0 else str(d) for d in g) + "\n" for g in lines)
+    text += SEARCH_REFUTED[3] + "\n"
+    out = subprocess.run([shutil.which("qqwing"), "--solve", "--one-line"], input=text, capture_output=True,
+                         text=True, timeout=60, check=True).stdout.splitlines()
+    assert len(out) == 21
+    for (name, grid), theirs in zip(puzzles, out):
+        ours = exact.solve(grid)
+        assert "".join(str(d) for d in ours) == theirs, name
+    assert exact.solve(to_grid(SEARCH_REFUTED[3])) is None
+    assert "no solution" in out[20].lower()
 
 
 def test_bench_exact_reads_a_collection_file_and_rejects_mixed_sizes():
