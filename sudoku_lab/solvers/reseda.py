@@ -26,6 +26,8 @@ initialises ``p`` from the AC3 domains.
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
+
 import numpy as np
 
 from .._kernels import reseda as K
@@ -139,7 +141,7 @@ class Reseda(Solver):
         "attempt": "attempt number (0-based): first run plus its partial restarts",
         "run": "run number since reset (0-based)",
         "run_step": "steps of the current run",
-        "restarts": "tuple of dicts, one per finished run: start, end, attempt, kind, zone, outcome, cost",
+        "restarts": "tuple of read-only dicts, one per finished run: start, end, attempt, kind, zone, outcome, cost",
         "coupling": "index of the fixed box permutation and how many there are, or None",
     }
 
@@ -441,7 +443,7 @@ class Reseda(Solver):
             "attempt": int(max(self.attempt, 0)),
             "run": int(max(self.run_index, 0)),
             "run_step": int(self.counters[K.C_RUN_STEP]),
-            "restarts": tuple(dict(r) for r in self.history),
+            "restarts": tuple(MappingProxyType(dict(r)) for r in self.history),
             "coupling": None if self.permutations is None else (int(self.perm_index), len(self.permutations)),
         }
 
