@@ -51,3 +51,8 @@ def pytest_runtest_setup(item):
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the Qt binding checks first: the bugs they catch abort the interpreter in any later Qt test."""
+    items.sort(key=lambda item: item.path.name != "test_qt_sanity.py")  # stable: the rest keep their order
