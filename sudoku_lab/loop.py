@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
+import numpy as np
+
 from .errors import ParameterError, ParameterTypeError
 from .solvers.base import Snapshot, Solver, Status
 
@@ -149,7 +151,14 @@ class MaxEvaluations(Termination):
 
 
 class Stagnation(Termination):
-    """Stop when the best cost has not improved for ``iterations`` iterations."""
+    """Stop when the best cost has not improved for ``iterations`` iterations.
+
+    The loop stops exactly ``iterations`` iterations after the last
+    improvement, whatever the chunk sizes: an improvement inside a chunk is
+    dated by the solver's trace (column ``best_cost``), not by the end of the
+    chunk. Once a very long run's trace keeps only every k-th row, the date is
+    the first kept row showing the improvement (at most k - 1 iterations late).
+    """
 
     reason = "stagnation"
 
@@ -166,8 +175,18 @@ class Stagnation(Termination):
     def done(self, solver, now):
         if solver.best_cost < self._best:
             self._best = solver.best_cost
-            self._since = solver.iteration
+            self._since = self._improved_at(solver)
         return solver.iteration - self._since >= self.window
+
+    def _improved_at(self, solver) -> int:
+        """First iteration after the previous improvement whose best cost is the current one."""
+        trace = solver.trace.arrays()
+        if "best_cost" not in trace:
+            return solver.iteration
+        its, best = trace["iteration"], trace["best_cost"]
+        first = int(np.searchsorted(its, self._since, side="right"))
+        hit = np.flatnonzero(best[first:] <= self._best)
+        return int(its[first + hit[0]]) if hit.size else solver.iteration
 
     def progress(self, solver, now):
         return min(1.0, (solver.iteration - self._since) / self.window)

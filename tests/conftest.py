@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -22,6 +23,30 @@ import pytest  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
+pytest_plugins = ("pytester",)  # tests/test_conftest.py runs pytest on small test files
+
+#: Outside programs some checks need, by the marker that says so (declared in pyproject.toml):
+#: marker -> (program on PATH, how to install it). Without the program those checks skip visibly, except
+#: under CI, which installs them (.ci/run) and so must never pass by skipping them.
+REQUIRED_PROGRAMS = {
+    "needs_qqwing": ("qqwing", "apt install qqwing"),
+}
+
+
+def under_ci() -> bool:
+    """True when the environment says this is a CI run (``CI=true``, as .ci/run's callers set it)."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def pytest_runtest_setup(item):
+    for marker, (program, install) in REQUIRED_PROGRAMS.items():
+        if item.get_closest_marker(marker) is None or shutil.which(program) is not None:
+            continue
+        if under_ci():
+            pytest.fail(f"{program} is not installed, but this is CI (CI={os.environ['CI']}), where the checks "
+                        f"marked {marker} must run: .ci/run installs it ({install})", pytrace=False)
+        pytest.skip(f"{program} not installed ({install})")
+
 
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
@@ -40,3 +65,8 @@ def warm_kernels():
     from sudoku_lab.warmup import warm_up
 
     return warm_up()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the Qt binding checks first: the bugs they catch abort the interpreter in any later Qt test."""
+    items.sort(key=lambda item: item.path.name != "test_qt_sanity.py")  # stable: the rest keep their order

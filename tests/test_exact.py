@@ -343,6 +343,25 @@ def test_solve_many_rejects_bad_batches():
         exact.solve_many(np.zeros((2, 81), dtype=np.int8), 6)
 
 
+# ----------------------------------------------------------------------- qqwing
+@pytest.mark.needs_qqwing
+def test_qqwing_agrees_on_solutions_and_on_a_puzzle_without_one():
+    """Our solutions of 20 fiendish puzzles equal qqwing's, and qqwing finds none for SEARCH_REFUTED[3]."""
+    import shutil
+
+    puzzles = [(p.name, p.grid) for p in load_puzzles(resource_path("puzzles", "kennett", "fiendish.csv"))[:20]]
+    text = "".join("".join("." if d == 0 else str(d) for d in g.tolist()) + "\n" for _, g in puzzles)
+    text += SEARCH_REFUTED[3] + "\n"
+    out = subprocess.run([shutil.which("qqwing"), "--solve", "--one-line"], input=text, capture_output=True,
+                         text=True, timeout=60, check=True).stdout.splitlines()
+    assert len(out) == 21
+    for (name, grid), theirs in zip(puzzles, out):
+        ours = exact.solve(grid)
+        assert "".join(str(d) for d in ours) == theirs, name
+    assert exact.solve(to_grid(SEARCH_REFUTED[3])) is None
+    assert "no solution" in out[20].lower()
+
+
 # ------------------------------------------------------------------ boundscheck
 BOUNDSCHECK_SCRIPT = textwrap.dedent("""
     import numpy as np

@@ -30,13 +30,36 @@ def test_worker_processes_reproduce_in_process_results():
         assert np.array_equal(a.grid, b.grid)
 
 
+def _same_result(a, b):
+    return (a.key, a.seed, a.solved, a.iterations, a.cost) == (b.key, b.seed, b.solved, b.iterations, b.cost) \
+        and np.array_equal(a.grid, b.grid)
+
+
 def test_stop_request_ends_early():
     tasks = _tasks()
-    got = list(run_tasks(tasks, jobs=1, should_stop=lambda: False))
-    assert len(got) == len(tasks)
-    count = []
-    partial = list(run_tasks(tasks, jobs=1, should_stop=lambda: len(count) > 0 or count.append(1)))
-    assert len(partial) < len(tasks)
+    full = list(run_tasks(tasks, jobs=1, should_stop=lambda: False))
+    assert [i for i, _ in full] == list(range(len(tasks)))
+    # A stop that turns true once two results have arrived: exactly those two, unchanged, and nothing more.
+    got = []
+    for item in run_tasks(tasks, jobs=1, should_stop=lambda: len(got) >= 2):
+        got.append(item)
+    assert [i for i, _ in got] == [0, 1]
+    assert all(_same_result(r, full[i][1]) for i, r in got)
+
+
+def test_stop_request_during_a_run_yields_no_partial_result():
+    # The runner polls before each task and the run loop before each chunk (chunks of 1, 4, 16 ... steps),
+    # so the third poll comes after the first run's first step; that run needs 9 steps to finish. It is
+    # cancelled and not yielded, so a resumed experiment reruns it with its seed.
+    tasks = _tasks()
+    polls = []
+
+    def stop():
+        polls.append(1)
+        return len(polls) >= 3
+
+    assert list(run_tasks(tasks, jobs=1, should_stop=stop)) == []
+    assert len(polls) == 3, "the runner must stop polling (and running) once told to stop"
 
 
 def test_run_task_summary():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from sudoku_lab import library, loop
@@ -57,10 +58,19 @@ def test_max_seconds():
     assert last.reason == "max_seconds" and last.elapsed >= 0.3 and s.iteration > 0
 
 
-def test_stagnation():
-    s = _solver("ai_escargot", restart="none", alpha=0.3)
-    last = loop.run(s, loop.Stagnation(5) | loop.MaxIterations(10_000))
-    assert last.reason in ("stagnation", "failed")
+@pytest.mark.parametrize("target_chunk", [1e-9, 0.02, 10.0])  # chunks of one step, adaptive, huge
+def test_stagnation_stops_exactly_a_window_after_the_last_improvement(target_chunk):
+    # restart="full" never gives up by its own rule, and seed 5 does not solve AI Escargot in this horizon,
+    # so the only rule that can end the run before 10,000 steps is Stagnation, and it must end it exactly
+    # 20 steps after the best cost last fell (and not before: no earlier gap of 20 steps without improvement).
+    s = _solver("ai_escargot", restart="full")
+    last = loop.run(s, loop.Stagnation(20) | loop.MaxIterations(10_000), target_chunk=target_chunk)
+    assert last.reason == "stagnation" and s.status == "running"
+    trace = s.trace.arrays()
+    falls = trace["iteration"][np.flatnonzero(np.diff(trace["best_cost"], prepend=np.inf) < 0)]
+    assert s.iteration == falls[-1] + 20
+    assert np.all(np.diff(falls) < 20)
+    assert s.iteration == 45  # the same stop whatever the chunk sizes (seed 5: the last fall is at step 25)
 
 
 def test_any_of_reports_which_condition_fired():

@@ -12,9 +12,12 @@ import numpy as np
 import pytest
 
 from sudoku_lab import library
+from sudoku_lab.errors import ParameterError
 from sudoku_lab.scoring import missing_symbols
 from sudoku_lab.solvers import Layer, Status, create, registry
 from sudoku_lab.solvers.declare import check_declarations, check_layers
+
+from payloads import mutable_parts  # tests/payloads.py
 
 # Per solver: constructor parameters and puzzles that exercise its interesting paths (restarts...).
 SETTINGS = {
@@ -93,6 +96,77 @@ def test_load_state_replays_exactly(name, params, puzzle):
     assert np.array_equal(sa.grid, sb.grid) and sa.iteration == sb.iteration and sa.status == sb.status
 
 
+def _other_values(p, current):
+    """Valid values of parameter ``p`` other than ``current``, nearest first (from its declaration)."""
+    if p.kind == "bool":
+        return [not current]
+    if p.kind == "choice":
+        return [c for c in p.choices if c != current]
+    lo = p.low if p.low is not None else current - 10
+    hi = p.high if p.high is not None else current + 10
+    if p.kind == "int":
+        cands = [current + 1, current - 1, hi, lo]
+    else:
+        cands = [current + (hi - current) / 2, current - (current - lo) / 2]
+    out = []
+    for v in cands:
+        try:
+            out.append(p.validate(v))
+        except ParameterError:
+            continue
+    return [v for v in dict.fromkeys(out) if v != current]
+
+
+def _live_changes(solver):
+    """A different valid value for every live parameter, chosen so the whole set passes the cross rules."""
+    cls, current = type(solver), solver.get_params()
+    changes = {}
+    for p in cls.params:
+        if not p.live:
+            continue
+        for v in _other_values(p, current[p.name]):
+            try:
+                cls.validate_params({**current, **changes, p.name: v})
+            except ParameterError:
+                continue
+            changes[p.name] = v
+            break
+        else:
+            raise AssertionError(f"{cls.name}: no valid other value found for live parameter {p.name}")
+    return changes
+
+
+@pytest.mark.parametrize("name,params,puzzle", CASES, ids=IDS)
+def test_live_parameter_changes_mid_run_replay_from_a_keyframe(name, params, puzzle):
+    """set_params between steps is logged at that iteration, and a keyframe taken after it replays exactly."""
+    a = _fresh(name, params, puzzle)
+    a.step(5)
+    assert not a.done or name == "exact", "the change must come mid-run"
+    it, before, n_events = a.iteration, a.get_params(), len(a.events)
+    changes = _live_changes(a)
+    assert len(changes) == sum(p.live for p in type(a).params)
+    logged = a.set_params(**changes)
+    # One Event per changed parameter, at the iteration it was made, with old and new values.
+    assert sorted((e.kind, e.name, e.iteration, e.old, e.new) for e in logged) == sorted(
+        ("param", k, it, before[k], v) for k, v in changes.items())
+    assert a.events[n_events:] == logged and a.get_params() == {**before, **changes}
+    key = pickle.loads(pickle.dumps(a.state_dict()))
+    done_a = a.step(40)
+    b = create(name, **params)
+    b.load_state(key)
+    assert b.get_params() == a.get_params() and list(b.events[n_events:]) == logged
+    assert b.step(40) == done_a
+    _state_equal(a.state_dict(), b.state_dict())
+    sa, sb = a.snapshot(), b.snapshot()
+    assert np.array_equal(sa.grid, sb.grid) and np.array_equal(sa.best_grid, sb.best_grid)
+    assert (sa.iteration, sa.evaluations, sa.status, sa.cost, sa.best_cost) == (
+        sb.iteration, sb.evaluations, sb.status, sb.cost, sb.best_cost)
+    assert set(sa.trace) == set(sb.trace) and all(np.array_equal(sa.trace[k], sb.trace[k]) for k in sa.trace)
+    assert sa.events == sb.events and list(sa.events[n_events:n_events + len(logged)]) == logged
+    if name != "exact":  # one exact "iteration" is the whole search
+        assert done_a > 0, "the run must go on after the change for the replay to mean something"
+
+
 @pytest.mark.parametrize("name,params,puzzle", CASES, ids=IDS)
 def test_givens_never_change(name, params, puzzle):
     s = _fresh(name, params, puzzle)
@@ -121,9 +195,13 @@ def test_snapshots_are_read_only_and_frozen(name, params, puzzle):
             v[...] = 0
     with pytest.raises(TypeError):
         snap.layers["new"] = 1  # mapping proxies
+    problems = list(mutable_parts(snap, "snapshot"))  # nothing inside (nested tables included) changes in place
+    assert not problems, problems
     s.step(40)
     for k, v in arrays.items():
         assert np.array_equal(v, copies[k]), f"{k} changed after further steps"
+    later = list(mutable_parts(s.snapshot(), "later snapshot"))  # runs have ended by now in most cases
+    assert not later, later
     assert set(snap.layers) == {d.name for d in type(s).layers}, "snapshot layers and declarations differ"
 
 

@@ -26,6 +26,8 @@ initialises ``p`` from the AC3 domains.
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
+
 import numpy as np
 
 from .._kernels import reseda as K
@@ -457,7 +459,7 @@ class Reseda(Solver):
             "attempt": int(max(self.attempt, 0)),
             "run": int(max(self.run_index, 0)),
             "run_step": int(self.counters[K.C_RUN_STEP]),
-            "restarts": tuple(dict(r) for r in self.history),
+            "restarts": tuple(MappingProxyType(dict(r)) for r in self.history),
             "coupling": None if self.permutations is None else (int(self.perm_index), len(self.permutations)),
         }
 
