@@ -233,7 +233,7 @@ def resolve_options(rep: Reproduction, given: Mapping[str, Any]) -> dict:
         if value is not None and key not in rep.options:
             takers = [r.name for r in reproductions().values() if key in r.options]
             what = f"{', '.join(takers)} only" if takers else "no registered experiment"
-            hint = "; ".join(filter(None, (reproductions()[t].options[key].help for t in takers[:1])))
+            hint = reproductions()[takers[0]].options[key].help if len(takers) == 1 else ""
             raise ParameterError(f"{_flag(key)} applies to {what}{f' ({hint})' if hint else ''}, not to {rep.name}",
                                  name=key)
     out = {}
