@@ -22,7 +22,8 @@ COMPARISON_HEADER = ("paper 95 % CI", "our 95 % CI", "difference (ours - paper) 
 COMPARISON_NOTE = ("Success counts: exact (Clopper-Pearson) 95 % interval of each; difference of the rates (ours - "
                    "paper) in percentage points (pp) with Newcombe's hybrid score 95 % interval; Fisher's exact "
                    "test, two-sided. Verdict: \"consistent\" when p >= 0.05 (no significant difference), "
-                   "\"ours higher\" / \"ours lower\" when p < 0.05.")
+                   "\"ours higher\" / \"ours lower\" when p < 0.05. The verdict follows the test: near p = 0.05 the "
+                   "interval of the difference can just exclude 0 while p >= 0.05, or the reverse.")
 
 
 def percent_interval(lo: float, hi: float) -> str:
