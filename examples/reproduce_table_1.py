@@ -3,8 +3,9 @@
     python examples/reproduce_table_1.py               # 100 runs per cell, as in the paper
     python examples/reproduce_table_1.py --runs 10 --selection groups
 
-Prints the paper's numbers next to ours with the exact binomial 95 % interval
-of the paper's count (the same as `sudoku-lab reproduce reseda-table1`).
+Prints the paper's numbers next to ours with both exact binomial 95 % intervals,
+Newcombe's interval for the difference, Fisher's exact test and a verdict
+(the same as `sudoku-lab reproduce reseda-table1`).
 """
 
 from __future__ import annotations

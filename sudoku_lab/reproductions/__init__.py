@@ -1,0 +1,252 @@
+"""Paper reproductions: a registry of papers and of the experiments that re-run their tables.
+
+Each paper has one module here (``reseda.py`` for Maire and Prissette's
+RESEDA). It registers the paper (:class:`Paper`: key, full citation, where the
+published numbers come from) and one :class:`Reproduction` per table or figure,
+and ``sudoku-lab reproduce NAME`` finds them: adding a paper's reproductions
+means adding ``sudoku_lab/reproductions/<paper>.py`` and nothing else. Code
+outside the package registers the same way, through a plugin (see
+:mod:`sudoku_lab._registry`)::
+
+    from sudoku_lab.experiments import Task
+    from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, register_paper,
+                                          register_reproduction)
+
+    register_paper(Paper("toy", "A. Author, A toy paper, 2024", "Table 1 of the paper"))
+
+    @register_reproduction("toy-table1", paper="toy", title="Toy Table 1", solver="reseda",
+                           options={"runs": Option(100, "runs per configuration")})
+    def toy_table1(runner, runs):
+        tasks = [Task("reseda", runner.p(restart="none"), puzzle, runner.seed + i) for i in range(runs)]
+        res = runner.run(tasks, "toy")
+        k = sum(r.solved for r in res)
+        rep = Report("Toy Table 1", ["paper", "ours", *COMPARISON_HEADER])
+        rep.rows.append(["42/100", f"{k}/{len(res)}", *rep.rate_cells(42, 100, k, len(res))])
+        return rep
+
+A reproduction's run function receives a :class:`Runner` (the user's seed,
+``--param`` values, worker processes and Ctrl-C) and, as keywords, the options
+it declares (``runs``, ``puzzles``, ``solve_runs``, ``out``) with their
+defaults filled in; it returns a :class:`Report`. Success counts are compared
+with the paper's by :meth:`Report.rate_cells`: both exact 95 % intervals,
+Newcombe's interval for the difference, Fisher's exact test and a verdict
+word, "consistent", "ours higher" or "ours lower" (defined in
+:mod:`sudoku_lab.stats`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Callable, Mapping
+
+from .._registry import Registry
+from ..errors import ParameterError
+from ._core import COMPARISON_HEADER, COMPARISON_NOTE, Report, Runner, comparison_cells
+
+__all__ = ["Paper", "Reproduction", "Option", "OPTION_NAMES", "register_paper", "register_reproduction", "papers",
+           "get_paper", "reproductions", "get_reproduction", "resolve_options", "Report", "Runner",
+           "COMPARISON_HEADER", "COMPARISON_NOTE", "comparison_cells"]
+
+#: The options a reproduction may declare (``sudoku-lab reproduce`` flags ``--runs``, ``--puzzles``,
+#: ``--solve-runs``, ``--out``). ``out`` is a figure path; the others are integers.
+OPTION_NAMES = ("runs", "puzzles", "solve_runs", "out")
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper whose numbers are reproduced.
+
+    Attributes
+    ----------
+    key : str
+        Short registry key (``"reseda"``); reproductions name it.
+    citation : str
+        Full citation (authors, title, venue, year, identifier).
+    source : str
+        Where the published numbers come from (tables and figures of the paper).
+    """
+
+    key: str
+    citation: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Option:
+    """An option a reproduction accepts, with its default and, for integers, its range.
+
+    Attributes
+    ----------
+    default : int or None
+        Value when the user gives none (``out`` has none: no figure).
+    help : str
+        What it means for this reproduction ("puzzles per Kennett level").
+    low, high : int or None
+        Inclusive bounds of an integer option (checked before any run).
+    """
+
+    default: int | None = None
+    help: str = ""
+    low: int | None = None
+    high: int | None = None
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """One experiment of a paper, as ``sudoku-lab reproduce NAME`` runs it.
+
+    Attributes
+    ----------
+    name : str
+        Registry name, ``<paper>-<table>`` (``"reseda-table1"``).
+    paper : str
+        Key of its :class:`Paper`.
+    title : str
+        One line for ``--help``.
+    solver : str
+        Registered solver it runs; ``--param NAME=VALUE`` is checked against its parameters.
+    run : callable
+        ``run(runner, **options) -> Report`` with the declared options as keywords.
+    options : mapping of str to Option
+        The options it accepts (keys among :data:`OPTION_NAMES`); any other is refused.
+    """
+
+    name: str
+    paper: str
+    title: str
+    solver: str
+    run: Callable[..., Report]
+    options: Mapping[str, Option] = field(default_factory=dict)
+
+    def __post_init__(self):
+        for attr in ("name", "paper", "title", "solver"):
+            if not isinstance(getattr(self, attr), str) or not getattr(self, attr):
+                raise TypeError(f"reproduction {self.name!r}: {attr} must be a non-empty string")
+        if not callable(self.run):
+            raise TypeError(f"reproduction {self.name!r}: run must be callable")
+        unknown = [k for k in self.options if k not in OPTION_NAMES]
+        if unknown:
+            raise ValueError(f"reproduction {self.name!r}: unknown option {unknown[0]!r}; options are "
+                             f"{', '.join(OPTION_NAMES)}")
+        for k, opt in self.options.items():
+            if not isinstance(opt, Option):
+                raise TypeError(f"reproduction {self.name!r}: option {k!r} must be an Option, got {opt!r}")
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+
+
+_papers: Registry[Paper] = Registry("paper", package=__name__, key=lambda p: p.key)
+_reproductions: Registry[Reproduction] = Registry("reproduction", package=__name__)
+#: Where each name was registered from ("module.function"), for the message refusing a duplicate.
+_origins: dict[tuple[str, str], str] = {}
+
+
+def _register(registry: Registry, obj, name: str, origin: str):
+    try:
+        registry.register(obj)
+    except ValueError:
+        raise ValueError(f"a {registry.kind} named {name!r} is already registered (by "
+                         f"{_origins.get((registry.kind, name), 'another module')}); choose another name for "
+                         f"{origin}") from None
+    _origins.setdefault((registry.kind, name), origin)
+    return obj
+
+
+def register_paper(paper: Paper) -> Paper:
+    """Add a paper; a second paper with the same key is refused (ValueError)."""
+    if not isinstance(paper, Paper):
+        raise TypeError(f"register_paper needs a Paper, got {paper!r}")
+    return _register(_papers, paper, paper.key, sys._getframe(1).f_globals.get("__name__", "?"))
+
+
+def papers() -> Mapping[str, Paper]:
+    """Every registered paper by key (built-in modules and plugins loaded)."""
+    return _papers.mapping()
+
+
+def get_paper(key: str) -> Paper:
+    """The paper registered as ``key``; ParameterError naming the known ones otherwise."""
+    return _papers.get(key, param="paper")
+
+
+def register_reproduction(name: str | Reproduction | None = None, *, paper: str | None = None,
+                          title: str | None = None, solver: str | None = None,
+                          options: Mapping[str, Option] | None = None, run: Callable[..., Report] | None = None):
+    """Register a reproduction; a second one with the same name is refused (ValueError).
+
+    Three forms::
+
+        register_reproduction(Reproduction(...))                 # returns it
+        register_reproduction("x-table1", paper=..., run=fn, ...)  # returns the Reproduction
+        @register_reproduction("x-table1", paper=..., ...)         # decorator, returns fn unchanged
+        def fn(runner, runs): ...
+    """
+    if isinstance(name, Reproduction):
+        return _register(_reproductions, name, name.name, _origin(name.run))
+
+    def make(fn: Callable[..., Report]) -> Reproduction:
+        rep = Reproduction(name, paper, title, solver, fn, dict(options or {}))
+        return _register(_reproductions, rep, rep.name, _origin(fn))
+
+    if run is not None:
+        return make(run)
+
+    def decorator(fn):
+        make(fn)
+        return fn
+
+    return decorator
+
+
+def reproductions() -> Mapping[str, Reproduction]:
+    """Every registered reproduction by name, in registration order (built-ins first, then plugins)."""
+    return _reproductions.mapping()
+
+
+def get_reproduction(name: str) -> Reproduction:
+    """The reproduction registered as ``name``; ParameterError naming the known ones otherwise."""
+    return _reproductions.get(name, param="experiment")
+
+
+def _origin(fn) -> str:
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def _flag(option: str) -> str:
+    return "--" + option.replace("_", "-")
+
+
+def resolve_options(rep: Reproduction, given: Mapping[str, Any]) -> dict:
+    """The keyword options of ``rep.run``: the user's values (None = not given) over the declared defaults.
+
+    Raises
+    ------
+    ParameterError
+        An option ``rep`` does not declare was given, or an integer is outside the declared range.
+    """
+    for key, value in given.items():
+        if key not in OPTION_NAMES:
+            raise ParameterError(f"unknown reproduction option {key!r}; options are {', '.join(OPTION_NAMES)}",
+                                 name=key)
+        if value is not None and key not in rep.options:
+            takers = [r.name for r in reproductions().values() if key in r.options]
+            what = f"{', '.join(takers)} only" if takers else "no registered experiment"
+            hint = reproductions()[takers[0]].options[key].help if len(takers) == 1 else ""
+            raise ParameterError(f"{_flag(key)} applies to {what}{f' ({hint})' if hint else ''}, not to {rep.name}",
+                                 name=key)
+    out = {}
+    for key, opt in rep.options.items():
+        value = given.get(key)
+        value = opt.default if value is None else value
+        if key == "out":
+            out[key] = None if value is None else Path(value)
+            continue
+        if value is not None and ((opt.low is not None and value < opt.low)
+                                  or (opt.high is not None and value > opt.high)):
+            bounds = (f"from {opt.low} to {opt.high:,}" if opt.low is not None and opt.high is not None
+                      else f">= {opt.low}" if opt.low is not None else f"<= {opt.high:,}")
+            raise ParameterError(f"{_flag(key)} of {rep.name} must be an integer {bounds}, got {value}", name=key)
+        out[key] = value
+    return out

@@ -1,0 +1,147 @@
+"""What every reproduction shares: the report, the runner over :func:`~sudoku_lab.experiments.run_tasks`,
+and the cells comparing a published success count with ours.
+
+Nothing here knows a paper or a solver; a paper's module (``<paper>.py``) builds
+its tables from these pieces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..experiments import Task, run_tasks
+
+__all__ = ["Report", "Runner", "COMPARISON_HEADER", "COMPARISON_NOTE", "comparison_cells", "percent_interval",
+           "difference_text", "p_text"]
+
+#: Column headers of the cells :meth:`Report.rate_cells` returns, in order.
+COMPARISON_HEADER = ("paper 95 % CI", "our 95 % CI", "difference (ours - paper) 95 % CI", "Fisher p", "verdict")
+
+#: How the comparison cells are computed (added to every report that has them).
+COMPARISON_NOTE = ("Success counts: exact (Clopper-Pearson) 95 % interval of each; difference of the rates (ours - "
+                   "paper) in percentage points (pp) with Newcombe's hybrid score 95 % interval; Fisher's exact "
+                   "test, two-sided. Verdict: \"consistent\" when p >= 0.05 (no significant difference), "
+                   "\"ours higher\" / \"ours lower\" when p < 0.05. The verdict follows the test: near p = 0.05 the "
+                   "interval of the difference can just exclude 0 while p >= 0.05, or the reverse.")
+
+
+def percent_interval(lo: float, hi: float) -> str:
+    """``[lo, hi] %`` with whole percents."""
+    return f"[{100 * lo:.0f}, {100 * hi:.0f}] %"
+
+
+def _pp(x: float) -> str:
+    v = round(100 * x, 1)
+    return f"{v:+.1f}" if v != 0 else "0.0"
+
+
+def difference_text(d: float, lo: float, hi: float) -> str:
+    """``+2.0 [-3.1, +7.3] pp``: a difference of rates and its interval in percentage points."""
+    return f"{_pp(d)} [{_pp(lo)}, {_pp(hi)}] pp"
+
+
+def p_text(p: float, threshold: float = 0.05) -> str:
+    """A p-value with three decimals (more if rounding would put it on the other side of ``threshold``)."""
+    if p < 0.001:
+        return "< 0.001"
+    for digits in range(3, 8):
+        text = f"{p:.{digits}f}"
+        if (float(text) < threshold) == (p < threshold):
+            return text
+    return f"{p:.3g}"
+
+
+def comparison_cells(k_paper: int, n_paper: int, k: int, n: int) -> list[str]:
+    """The cells under :data:`COMPARISON_HEADER` for the paper's ``k_paper/n_paper`` and our ``k/n``.
+
+    A significant difference is printed in bold. Without any run of ours
+    (``n == 0``) the cells that need it say ``n/a``.
+    """
+    from ..stats import Rate, clopper_pearson, compare_rates
+
+    if n <= 0:
+        return [percent_interval(*clopper_pearson(k_paper, n_paper)), "n/a", "n/a", "n/a", "n/a"]
+    c = compare_rates(Rate(k_paper, n_paper), Rate(k, n))
+    verdict = f"**{c.verdict}**" if c.significant else c.verdict
+    return [percent_interval(*c.paper_interval), percent_interval(*c.our_interval),
+            difference_text(c.difference, *c.difference_interval), p_text(c.p), verdict]
+
+
+@dataclass
+class Report:
+    """A reproduced table: a title, a header, rows of cells, and notes.
+
+    Rows built with :meth:`rate_cells` make the report explain the comparison
+    (:data:`COMPARISON_NOTE`) under the table.
+    """
+
+    title: str
+    header: list
+    rows: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    interrupted: bool = False
+    #: True once a row holds comparison cells (set by :meth:`rate_cells`).
+    compares_rates: bool = False
+    #: The paper and where its numbers come from, the last note (set by ``run_experiment``).
+    citation: str = ""
+
+    def rate_cells(self, k_paper: int, n_paper: int, k: int, n: int) -> list[str]:
+        """:func:`comparison_cells`, and remember to explain them under the table."""
+        self.compares_rates = True
+        return comparison_cells(k_paper, n_paper, k, n)
+
+    def markdown(self) -> str:
+        lines = [f"### {self.title}", "", "| " + " | ".join(self.header) + " |",
+                 "|" + "|".join("---" for _ in self.header) + "|"]
+        lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in self.rows]
+        notes = list(self.notes) + ([COMPARISON_NOTE] if self.compares_rates else []) + (
+            [self.citation] if self.citation else [])
+        if notes:
+            lines += [""] + [f"- {n}" for n in notes]
+        if self.interrupted:
+            lines += ["", "**Interrupted: the rows above hold the runs finished so far.**"]
+        return "\n".join(lines) + "\n"
+
+
+class Runner:
+    """Runs a reproduction's task lists with the user's shared options.
+
+    Attributes
+    ----------
+    seed : int
+        First seed; a reproduction numbers its runs from it.
+    params : dict
+        The user's ``--param`` values (checked against the reproduction's solver).
+    interrupted : bool
+        True once a task list stopped before its end (Ctrl-C).
+    """
+
+    def __init__(self, jobs: int = 1, should_stop: Callable[[], bool] | None = None, progress=None,
+                 params: dict | None = None, seed: int = 0):
+        self.jobs = jobs
+        self.should_stop = should_stop or (lambda: False)
+        self.progress = progress
+        self.params = dict(params or {})
+        self.seed = seed
+        self.interrupted = False
+
+    def run(self, tasks: list[Task], label: str) -> list:
+        """Run ``tasks`` (in worker processes with ``jobs`` > 1); the results finished, in task order."""
+        out = [None] * len(tasks)
+        done = 0
+        if self.progress:
+            self.progress(label, 0, len(tasks))
+        for i, res in run_tasks(tasks, jobs=self.jobs, should_stop=self.should_stop):
+            out[i] = res
+            done += 1
+            if self.progress:
+                self.progress(label, done, len(tasks))
+        if done < len(tasks):
+            self.interrupted = True
+        return [r for r in out if r is not None]
+
+    def p(self, **setting) -> dict:
+        """The user's --param values, with the experiment's own settings (what the table varies) on top."""
+        return {**self.params, **setting}
+
