@@ -23,10 +23,7 @@ UNSHIPPED = re.compile(r"ALGORITHMS\.md|DESIGN\.md|paper_results\.md|seeds/|\b\d
 #: Files that still hold such a reference because other work of issue 8 owns them; each entry says
 #: what to write instead. The lead empties this table (test_known_unshipped_references_still_exist
 #: fails once an entry is fixed, so it cannot go stale).
-KNOWN_UNSHIPPED = {
-    # Module docstring and the PAPER table's comment: "the RESEDA paper (Maire & Prissette 2012, see
-    # sudoku_lab.citations)"; the numbers' provenance (shared/paper_results.md) is not shipped either.
-    "sudoku_lab/reproduce.py": "docstring and comment name the paper's text file and shared/paper_results.md",
+KNOWN_UNSHIPPED: dict[str, str] = {
 }
 
 

@@ -81,3 +81,23 @@ def test_bench(plugin_env):
     res = _cli(plugin_env, "bench", "toy-descent", "--steps", "300")
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("toy-descent: kernel ") and "(measured side by side in this run)" in res.stdout
+
+
+def test_reproduce(plugin_env, tmp_path):
+    helped = " ".join(_cli(plugin_env, "reproduce", "--help").stdout.split())
+    assert "toy-descent-table (easy puzzle solved by swap descent at temperature 0.5)" in helped
+    md = tmp_path / "toy.md"
+    res = _cli(plugin_env, "reproduce", "toy-descent-table", "--runs", "4", "--quiet", "--markdown", str(md))
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    row = next(line for line in res.stdout.splitlines() if line.startswith("| reseda_fig3_1_easy |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    # The count is the plugin solver's own: the same seeds through `solve` give the same successes,
+    # and the verdict is Fisher's test on 18/20 against it.
+    solved = sum(_cli(plugin_env, "solve", "reseda_fig3_1_easy", "--algo", "toy-descent", "--temperature", "0.5",
+                      "--seed", str(seed), "--until", "solved,20000it", "--quiet").returncode == 0 for seed in range(4))
+    from scipy.stats import fisher_exact
+
+    p = fisher_exact([[solved, 4 - solved], [18, 2]]).pvalue
+    assert cells[1:3] == ["18/20", f"{solved}/4"]
+    assert cells[-1] == ("consistent" if p >= 0.05 else "**ours lower**" if solved / 4 < 0.9 else "**ours higher**")
+    assert md.read_text().startswith("Command: `sudoku-lab reproduce toy-descent-table --runs 4")

@@ -59,3 +59,27 @@ def _run(args, out):
 
 register_benchmark("toy-descent", help="the plugin example's kernel vs pure Python, swaps per second",
                    add_arguments=_add_arguments, run=_run, solver="toy-descent")
+
+
+# ------------------------------------------------------------------ reproduction
+from sudoku_lab.experiments import Task  # noqa: E402
+from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, register_paper,  # noqa: E402
+                                      register_reproduction)
+
+register_paper(Paper("toy-descent", "A. Example. Swap descent on Sudoku. Journal of Plugins 1, 2026",
+                     "Table 1 of the example paper"))
+
+
+@register_reproduction("toy-descent-table", paper="toy-descent", solver="toy-descent",
+                       title="easy puzzle solved by swap descent at temperature 0.5",
+                       options={"runs": Option(20, "seeded runs", low=1, high=1000)})
+def toy_table(runner, runs):
+    """The 'paper' reports 18 of 20 runs solved within 20,000 swaps."""
+    pz = library.puzzle("reseda_fig3_1_easy")
+    params = runner.p(temperature=0.5)
+    tasks = [Task("toy-descent", params, pz, runner.seed + i, "solved,20000it", key=str(i)) for i in range(runs)]
+    res = runner.run(tasks, "toy-descent")
+    k = sum(r.solved for r in res)
+    rep = Report("Example paper, Table 1: runs solved", ["puzzle", "paper", "ours", *COMPARISON_HEADER])
+    rep.rows.append([pz.name, "18/20", f"{k}/{len(res)}", *rep.rate_cells(18, 20, k, len(res))])
+    return rep
