@@ -33,8 +33,27 @@ EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 70  #: a bug (EX_SOFTWARE): one line and a crash report
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Help text wrapped at spaces only: names such as ``reseda-table1`` or ``partial+full`` stay whole."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error on one line, like every other error."""
+    """argparse that reports a usage error on one line, like every other error, and wraps help at spaces."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
