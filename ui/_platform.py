@@ -88,6 +88,7 @@ SONAME_PACKAGES: dict[str, str] = {
     "libbrotlicommon.so.1": "libbrotli1",
     "libbrotlidec.so.1": "libbrotli1",
     "libexpat.so.1": "libexpat1",
+    "libbz2.so.1.0": "libbz2-1.0",  # FreeType on Debian 13
     "libdbus-1.so.3": "libdbus-1-3",
     "libglib-2.0.so.0": "libglib2.0-0",
     "libgthread-2.0.so.0": "libglib2.0-0",
@@ -108,6 +109,7 @@ SONAME_PACKAGES: dict[str, str] = {
     "libresolv.so.2": "libc6",
     "libstdc++.so.6": "libstdc++6",
     "libgcc_s.so.1": "libgcc-s1",
+    "libatomic.so.1": "libatomic1",  # Debian 13
     "libz.so.1": "zlib1g",
     "libzstd.so.1": "libzstd1",
     "liblzma.so.5": "liblzma5",
