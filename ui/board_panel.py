@@ -84,11 +84,17 @@ class BoardPanel(QWidget):
 
     # ------------------------------------------------------------------ state
     def set_solver(self, cls) -> None:
-        """Enable the overlay toggles whose role ``cls`` declares a layer for."""
+        """Enable the overlay toggles whose role ``cls`` declares a layer for.
+
+        The others are disabled and, except the Shading one (a fixture of the
+        lab), hidden: a toggle that can never do anything for this solver
+        would only crowd the row.
+        """
         self._cls = cls
         for role, cb in self.overlay_toggles.items():
             layers = cls.layers_with_role(role)
             cb.setEnabled(bool(layers))
+            cb.setVisible(bool(layers) or role == "probability")
             spec = overlays()[role]
             if layers:
                 cb.setToolTip(spec.tooltip + "\n" + "\n".join(f"{d.name}: {d.help}" for d in layers))

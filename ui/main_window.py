@@ -73,6 +73,7 @@ class MainWindow(QMainWindow):
         self.controller = controller or Controller(self)
         self.settings = settings
         self._last_progress = None
+        self._tabs_pending = True  # the views' tab groups, made when first shown (or by a restored layout)
         load_plugins(UI_PLUGIN_GROUP)  # plugin views and overlays exist before the docks are built
         self.board_panel = BoardPanel()
         self.setCentralWidget(self.board_panel)
@@ -140,7 +141,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks(side, [380, 560], Qt.Vertical)
         bottom = self.view_host.bottom_docks()
         if bottom:
-            self.resizeDocks(bottom[:1], [290], Qt.Vertical)
+            self.resizeDocks(bottom[:1], [330], Qt.Vertical)
 
     def _build_menus(self) -> None:
         m = self.menuBar()
@@ -382,6 +383,13 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Wrote " + ", ".join(p.name for p in out), 10000)
         return out
 
+    # ------------------------------------------------------------- showing
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._tabs_pending:
+            self._tabs_pending = False
+            self.view_host.group_tabs()
+
     # ------------------------------------------------------------- closing
     def closeEvent(self, event) -> None:
         self.controller.shutdown()
@@ -396,8 +404,8 @@ class MainWindow(QMainWindow):
         g, st = self.settings.value("geometry"), self.settings.value("state")
         if g is not None:
             self.restoreGeometry(g)
-        if st is not None:
-            self.restoreState(st)
+        if st is not None and self.restoreState(st):
+            self._tabs_pending = False  # the saved layout has its own tab groups
         # A saved layout must not show a view that does not apply to the solver.
         self.view_host.on_solver(registry()[self.controller.solver_name])
 

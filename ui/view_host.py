@@ -2,7 +2,7 @@
 
 Docks are built from :func:`sudoku_lab_ui.views.views` (built-ins and UI
 plugins) in registration order and grouped as tabs by each view's
-``tab_with``. A view shows when its ``applies(solver_class)`` says so. Plots
+``tab_with`` (:meth:`ViewHost.group_tabs`, once the window is shown). A view shows when its ``applies(solver_class)`` says so. Plots
 cost about 10 ms of GUI-thread time per repaint, so while a run goes they are
 redrawn at most every :attr:`ViewHost.VIEW_INTERVAL` seconds, one per frame,
 the most overdue first; hidden views are marked stale and drawn when shown;
@@ -60,9 +60,16 @@ class ViewHost(QObject):
             dock = make_dock(window, spec.title, w, spec.area, key)
             dock.visibilityChanged.connect(lambda visible: visible and self.redraw_stale())
             self.docks[key] = dock
+
+    def group_tabs(self) -> None:
+        """Put each view's dock in a tab next to its ``tab_with`` dock (the latter in front).
+
+        Call it once the window is shown: Qt 6.11 leaves a stray, visible tab
+        bar for the second tab group made before the window is shown.
+        """
         for key, spec in self.specs.items():
             if spec.tab_with in self.docks and spec.tab_with != key:
-                window.tabifyDockWidget(self.docks[spec.tab_with], self.docks[key])
+                self.window.tabifyDockWidget(self.docks[spec.tab_with], self.docks[key])
                 self.docks[spec.tab_with].raise_()
 
     def on_solver(self, cls) -> None:
@@ -71,14 +78,12 @@ class ViewHost(QObject):
             applies = bool(spec.applies(cls))
             self._applies[key] = applies
             dock = self.docks[key]
-            dock.setVisible(applies)
+            if dock.isHidden() == applies:  # setVisible(True) on a shown tabified dock leaves a stray tab bar
+                dock.setVisible(applies)
             dock.toggleViewAction().setEnabled(applies)
             w = self.views[key]
             if applies and hasattr(w, "on_solver"):
                 w.on_solver(cls)
-        for key, spec in self.specs.items():  # a shown tab group keeps its own view in front
-            if spec.tab_with in self.docks and self._applies.get(spec.tab_with):
-                self.docks[spec.tab_with].raise_()
         self._last = None
 
     def on_puzzle(self, puzzle) -> None:

@@ -484,3 +484,4 @@ def test_the_source_check_finds_a_layer_name(tmp_path, monkeypatch):
     monkeypatch.setattr(sudoku_lab_ui, "__file__", str(fake / "__init__.py"))
     with pytest.raises(AssertionError, match=re.escape("names RESEDA's [(1, 'prob')]")):
         test_the_window_names_no_reseda_layer_or_parameter("main_window.py")
+

@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
 from sudoku_lab.markers import RUN_KINDS, Marker, event_markers
@@ -58,13 +58,17 @@ _STYLES = {"solid": Qt.PenStyle.SolidLine, "dashed": Qt.PenStyle.DashLine, "dott
            "steps": Qt.PenStyle.SolidLine}
 
 
-def _nice_ceiling(v: float) -> float:
-    """The smallest of 1, 2, 5 x 10^k that is >= v (v > 0)."""
+def _nice_ceiling(v: float, steps=(1.0, 2.0, 5.0, 10.0)) -> float:
+    """The smallest of ``steps`` x 10^k that is >= v (v > 0): 1, 2, 5 x 10^k by default."""
     k = 10.0 ** np.floor(np.log10(v))
-    for m in (1.0, 2.0, 5.0, 10.0):
+    for m in steps:
         if m * k >= v:
             return float(m * k)
     return float(10 * k)
+
+
+#: Steps of the whole-run x range: fine enough that the run fills most of the plot.
+_X_STEPS = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 
 
 class ConvergencePlot(QWidget):
@@ -199,11 +203,33 @@ class ConvergencePlot(QWidget):
                     self._view_of(a.key).setYRange(lo, hi + 0.02 * (hi - lo), padding=0)
         if iteration_name:
             self.set_iteration_name(iteration_name)
-        self.legend.setColumnCount(max(1, len(columns)))
         for c in columns:
             self._add_curve(c)
+        self._fit_legend()
         self._trace = None  # a trace belongs to its solver's declarations
         self._trace_key = None
+
+    def _fit_legend(self) -> None:
+        """As many legend columns as fit the plot's width (long declared labels wrap onto more rows)."""
+        labels = [label.text for _, label in self.legend.items]
+        if not labels:
+            return
+        font = theme.ui_font(10)
+        fm = QFontMetrics(font)
+        widths = [fm.horizontalAdvance(t) + 45 for t in labels]  # the sample line and spacing
+        room = max(self.view.width() - 30, 200)
+        cols = 1
+        for k in range(len(labels), 0, -1):
+            per_col = [max(widths[i::k]) for i in range(k)]
+            if sum(per_col) <= room:
+                cols = k
+                break
+        if cols != self.legend.columnCount:
+            self.legend.setColumnCount(cols)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_legend()
 
     def _view_of(self, axis_key: str) -> pg.ViewBox:
         a = self._axes.get(axis_key)
@@ -412,7 +438,7 @@ class ConvergencePlot(QWidget):
             return
         first, last = float(x[0]), float(x[-1])
         if self._window is None or last <= self._window:
-            top = _nice_ceiling(max(last, 10.0))
+            top = _nice_ceiling(max(last, 10.0), _X_STEPS)
             rng = (first if first > top / 2 else 0.0, top)
         else:
             rng = (last - self._window, last + 0.02 * self._window)
@@ -472,10 +498,17 @@ class ConvergencePlot(QWidget):
         """Recompute the markers for the visible range now (the plot calls it, throttled, on changes)."""
         self._marker_timer.stop()
         x0, x1 = self.x_range()
-        ms = event_markers(self._events, x0, x1, self.max_markers) if self._events else []
         inside = [e for e in self._events if x0 <= e.iteration <= x1]
-        merged = {"run": sum(e.kind in RUN_KINDS for e in inside) > self.max_markers,
-                  "param": sum(e.kind == "param" for e in inside) > self.max_markers}
+        # A run end and the restart it triggers share an iteration, hence one marker: a kind is merged
+        # into bins only when it has more distinct iterations in view than markers allowed.
+        M = self.max_markers
+        merged = {"run": len({e.iteration for e in inside if e.kind in RUN_KINDS}) > M,
+                  "param": len({e.iteration for e in inside if e.kind == "param"}) > M}
+        ms = []
+        if any(merged.values()):
+            ms += [m for m in event_markers(inside, x0, x1, M) if merged[m.kind]]
+        if not all(merged.values()):
+            ms += [m for m in event_markers(inside, x0, x1, max(M, len(inside))) if not merged[m.kind]]
         ms.sort(key=lambda m: m.iteration)
         while len(self._pool) < len(ms):
             line = pg.InfiniteLine(angle=90, movable=False, label="",
@@ -502,7 +535,7 @@ class ConvergencePlot(QWidget):
         else:
             color = theme.MARKERS["solved" if m.solved else "run"]
             width = 1.0 if not binned else min(3.0, 1.0 + 0.5 * math.log2(max(m.count, 1)))
-            line.setPen(pg.mkPen(theme.qcolor(color, 110 if binned else 150), width=width))
+            line.setPen(pg.mkPen(theme.qcolor(color, 80 if binned else 110), width=width))
             text = f"×{m.count}" if binned else m.label
         line.setValue(m.iteration)
         line.label.setColor(color)
