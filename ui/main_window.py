@@ -245,6 +245,8 @@ class MainWindow(QMainWindow):
         self.status_labels["puzzle"].setText(text)
         self.status_labels["puzzle"].setVisible(bool(text))
         self.puzzle_panel.show_status(text and text[0].upper() + text[1:])
+        if checking and pending is not None and self.controller.puzzle is None and not self.is_editing():
+            self.board_panel.set_puzzle(pending, None, False)  # the first puzzle: its givens meanwhile
         self.board_panel.set_checking(checking)
 
     def _restore_board(self) -> None:

@@ -207,6 +207,9 @@ class RunsView(_RoleView, QWidget):
     Rows whose ``outcome`` is ``"solved"`` are drawn in green.
     """
 
+    #: Columns are fitted to their contents while the table has fewer rows than this.
+    FIT_ROWS = 100
+
     def __init__(self, parent=None):
         super().__init__(parent)
         lay = QVBoxLayout(self)
@@ -214,7 +217,9 @@ class RunsView(_RoleView, QWidget):
         self.table = QTableWidget(0, 0)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        # Columns fit the first rows; resizing to contents on every new row of a long run costs a scan
+        # of the whole table each time.
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
         lay.addWidget(self.table)
         self._layer: str | None = None
         self._keys: tuple[str, ...] = ()
@@ -228,6 +233,7 @@ class RunsView(_RoleView, QWidget):
         self._keys = tuple(k for k, _ in layer.columns) if layer else ()
         self.table.setColumnCount(len(self._keys))
         self.table.setHorizontalHeaderLabels([h for _, h in layer.columns] if layer else [])
+        self.table.resizeColumnsToContents()
         self.on_puzzle(None)
 
     def headers(self) -> list[str]:
@@ -246,6 +252,8 @@ class RunsView(_RoleView, QWidget):
         if len(rows) < self._shown:
             self.on_puzzle(None)
         green = QBrush(QColor(Qt.darkGreen))
+        fit = self._shown < self.FIT_ROWS
+        self.table.setUpdatesEnabled(False)
         for rec in rows[self._shown:]:
             r = self.table.rowCount()
             self.table.insertRow(r)
@@ -256,7 +264,10 @@ class RunsView(_RoleView, QWidget):
                 if solved:
                     item.setForeground(green)
                 self.table.setItem(r, c, item)
+        self.table.setUpdatesEnabled(True)
         if len(rows) > self._shown:
+            if fit:
+                self.table.resizeColumnsToContents()
             self.table.scrollToBottom()
         self._shown = len(rows)
 

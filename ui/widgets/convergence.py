@@ -47,7 +47,7 @@ MAX_MARKERS = 40
 #: Most markers that carry a text label at once.
 LABELLED_MARKERS = 24
 #: Least distance on screen between two labelled markers (labels run vertically).
-LABEL_SPACING_PX = 16
+LABEL_SPACING_PX = 20
 #: Markers are recomputed at most this often (milliseconds) while the range or the events change.
 MARKER_DELAY_MS = 120
 #: Choices of the range box: label and window (iterations; None = the whole run).
@@ -148,6 +148,7 @@ class ConvergencePlot(QWidget):
         self._trace: Mapping[str, np.ndarray] | None = None
         self._trace_key: tuple | None = None
         self._y_ranges: dict[str, tuple[float, float]] = {}
+        self._dense = False
         self._x_range: tuple[float, float] | None = None
         self._window: int | None = None
         self._follow = True
@@ -192,6 +193,7 @@ class ConvergencePlot(QWidget):
         self._columns = {c.name: c for c in columns}
         self._colours = column_colours(columns)
         self._y_ranges.clear()
+        self._dense = False
         sides = {a.side: a for a in axes}
         for side in ("left", "right"):
             a = sides.get(side)
@@ -240,15 +242,18 @@ class ConvergencePlot(QWidget):
     def _add_curve(self, c: Column) -> pg.PlotDataItem:
         color = self._colours.get(c.name) or self._next_colour()
         self._colours[c.name] = color
-        pen = pg.mkPen(color, width=2.0 if c.style == "steps" else 1.5, style=_STYLES[c.style])
+        pen = self._pen(c, color, dense=False)
         curve = pg.PlotDataItem(pen=pen, skipFiniteCheck=True, stepMode="right" if c.style == "steps" else None)
         vb = self._view_of(c.axis)
         if vb is self.plot.getViewBox():
             self.plot.addItem(curve)
         else:
             vb.addItem(curve)
-        # After addItem, which applies the PlotItem's own (off) downsampling to its items.
+        # After addItem, which applies the PlotItem's own (off) downsampling to its items. Peak
+        # downsampling keeps each pixel column's min and max, so one bin per pixel loses nothing
+        # visible (pyqtgraph's default draws ~5 per pixel, five times the path to stroke).
         curve.setDownsampling(auto=True, method="peak")
+        curve.opts["autoDownsampleFactor"] = 1.0
         curve.setClipToView(True)
         curve.setVisible(c.shown)
         self.curves[c.name] = curve
@@ -272,6 +277,29 @@ class ConvergencePlot(QWidget):
             line.setVisible(False)
             self.thresholds[(c.name, t.param)] = line
         return curve
+
+    @staticmethod
+    def _pen(c: Column, color: str, dense: bool):
+        """The column's pen; dashed and dotted styles become a lighter solid line where data are dense.
+
+        Qt strokes a dash pattern along the whole path: a noisy curve with
+        several samples per pixel is a path hundreds of thousands of pixels
+        long, about a second per repaint, and its dots merge into a solid band
+        anyway.
+        """
+        width = 2.0 if c.style == "steps" else 1.5
+        if dense and c.style in ("dashed", "dotted"):
+            return pg.mkPen(theme.qcolor(color, 150), width=1.0)
+        return pg.mkPen(color, width=width, style=_STYLES[c.style])
+
+    def _update_pens(self, visible_points: int) -> None:
+        dense = visible_points > max(self.plot.getViewBox().width(), 1.0) / 4
+        if dense == self._dense:
+            return
+        self._dense = dense
+        for name, c in self._columns.items():
+            if c.style in ("dashed", "dotted") and name in self.curves:
+                self.curves[name].setPen(self._pen(c, self._colours[name], dense))
 
     def _next_colour(self) -> str:
         from sudoku_lab.figures import PALETTE
@@ -458,6 +486,7 @@ class ConvergencePlot(QWidget):
         x = self._trace["iteration"]
         x0, x1 = self.x_range()
         i0, i1 = int(np.searchsorted(x, x0, "left")), int(np.searchsorted(x, x1, "right"))
+        self._update_pens(i1 - i0)
         for key, a in self._axes.items():
             if a.limits is not None:
                 continue
@@ -515,9 +544,11 @@ class ConvergencePlot(QWidget):
                                    labelOpts={"rotateAxis": (1, 0), "anchors": [(1, 1), (1, 1)], "position": 0.98})
             self.plot.addItem(line, ignoreBounds=True)
             self._pool.append(line)
+        old = {id(line): (m, b) for line, m, b in self._drawn}
         self._drawn = []
         for line, m in zip(self._pool, ms):
-            self._style_marker(line, m, merged[m.kind])
+            if old.get(id(line)) != (m, merged[m.kind]):  # restyling re-lays out the label's text: skip it
+                self._style_marker(line, m, merged[m.kind])
             line.setVisible(True)
             self._drawn.append((line, m, merged[m.kind]))
         for line in self._pool[len(ms):]:
@@ -536,7 +567,9 @@ class ConvergencePlot(QWidget):
             color = theme.MARKERS["solved" if m.solved else "run"]
             width = 1.0 if not binned else min(3.0, 1.0 + 0.5 * math.log2(max(m.count, 1)))
             line.setPen(pg.mkPen(theme.qcolor(color, 80 if binned else 110), width=width))
-            text = f"×{m.count}" if binned else m.label
+            # A run end and its restart share a marker: its label names what comes next (the restart),
+            # the tooltip has both.
+            text = f"×{m.count}" if binned else m.label.split(" / ")[-1]
         line.setValue(m.iteration)
         line.label.setColor(color)
         # InfLineLabel formats its text with str.format(value=...).
