@@ -141,7 +141,9 @@ def run_app(options=None) -> int:
     try:
         if getattr(options, "puzzle", None):
             puzzle = resolve_puzzle(options.puzzle)
-            puzzle.check()
+            # Clashes only: the window checks for solutions off the GUI thread (the exact solver may
+            # need its kernels compiled first, and a puzzle with several solutions still loads).
+            puzzle.check_clashes()
         if algo:
             get_solver_class(algo)
     except SudokuLabError as e:

@@ -4,6 +4,12 @@ Widgets call the controller (load a puzzle, choose an algorithm, change a
 parameter, run, step...) and listen to its signals; the controller turns
 requests into thread-safe worker calls and polls the worker's newest
 progress on a ~30 Hz timer, so a fast solver never floods the event loop.
+
+A puzzle is checked off the GUI thread (the exact solver proves it has a
+solution, and whether it is unique); the newest choice wins. Puzzles with
+several solutions load and run (the metaheuristics do not need uniqueness);
+only what compares with *the* solution is unavailable for them. Clashing or
+unsolvable puzzles are refused with a message naming the cells.
 """
 
 from __future__ import annotations
@@ -12,18 +18,43 @@ import random
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
+import numpy as np
+
 from sudoku_lab import loop
 from sudoku_lab.errors import ParameterError, PuzzleError
 from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.solvers import get_solver_class, registry
 
+from .background import Jobs
 from .worker import SolverWorker, WorkerState
 
-__all__ = ["Controller", "SPEEDS"]
+__all__ = ["Controller", "SPEEDS", "check_puzzle"]
 
 #: Speed choices (label, iterations per second; None = as fast as possible).
 SPEEDS = (("1 step/s", 1.0), ("2 steps/s", 2.0), ("5 steps/s", 5.0), ("10 steps/s", 10.0),
           ("30 steps/s", 30.0), ("100 steps/s", 100.0), ("1000 steps/s", 1000.0), ("as fast as possible", None))
+
+
+def check_puzzle(puzzle: Puzzle) -> tuple[np.ndarray | None, bool]:
+    """Validate ``puzzle`` with the exact solver (slow on hard grids: run it off the GUI thread).
+
+    Returns
+    -------
+    (solution, several) : (ndarray of int8 (C,) or None, bool)
+        The unique solution and False, or None and True when the puzzle has
+        several solutions.
+
+    Raises
+    ------
+    PuzzleError
+        Clashing givens, or no solution (naming the cell AC3 empties, if any).
+    """
+    try:
+        return puzzle.check(unique=True), False
+    except PuzzleError as e:
+        if e.kind == "several_solutions":
+            return None, True
+        raise
 
 
 class Controller(QObject):
@@ -32,9 +63,13 @@ class Controller(QObject):
     Signals
     -------
     puzzleChanged(object)
-        A validated :class:`Puzzle` was loaded.
-    puzzleRejected(str, object)
-        A puzzle was refused: the message and the cells involved (tuple).
+        A validated :class:`Puzzle` was loaded (``solution`` and
+        ``several_solutions`` are set before).
+    puzzleRejected(str, object, object)
+        A puzzle was refused: the message, the cells involved (tuple) and the
+        puzzle.
+    checkingChanged(bool)
+        A puzzle check started (True) or ended (False).
     solverChanged(str)
         The algorithm changed (registry name).
     paramsChanged(object)
@@ -52,7 +87,8 @@ class Controller(QObject):
     """
 
     puzzleChanged = Signal(object)
-    puzzleRejected = Signal(str, object)
+    puzzleRejected = Signal(str, object, object)
+    checkingChanged = Signal(bool)
     solverChanged = Signal(str)
     paramsChanged = Signal(object)
     progress = Signal(object)
@@ -64,7 +100,10 @@ class Controller(QObject):
     def __init__(self, parent=None, poll_ms: int = 33):
         super().__init__(parent)
         self.puzzle: Puzzle | None = None
-        self.solution = None
+        self.solution = None  #: the unique solution of ``puzzle``, None if it has several
+        self.several_solutions = False
+        self.checking: Puzzle | None = None  #: the puzzle being checked, if any
+        self._jobs = Jobs(self)
         self.solver_name = next(iter(registry()))
         self.params: dict[str, dict] = {name: {} for name in registry()}
         self.seed = 1
@@ -78,6 +117,7 @@ class Controller(QObject):
         self.worker.stateChanged.connect(self._on_state)
         self.worker.runEnded.connect(self.runEnded)
         self.worker.error.connect(self.errorOccurred)
+        self.worker.message.connect(self.message)
         self._timer = QTimer(self)
         self._timer.setInterval(poll_ms)
         self._timer.timeout.connect(self.poll)
@@ -85,16 +125,19 @@ class Controller(QObject):
 
     # -------------------------------------------------------------- lifetime
     def start(self) -> None:
+        """Start the worker thread; it compiles the current solver's kernels first ("compiling" state)."""
         if not self._started:
             self._started = True
             self._thread.start()
             self._timer.start()
+            self.worker.request_warm([self.solver_name])
 
     def shutdown(self) -> None:
         """Stop the worker and join its thread (called when the window closes)."""
         if not self._started:
             return
         self._timer.stop()
+        self._jobs.cancel("check")
         self.worker.request_quit()
         self._thread.quit()
         self._thread.wait()
@@ -109,19 +152,62 @@ class Controller(QObject):
         return {**self.solver_class.defaults(), **self.params[self.solver_name]}
 
     # --------------------------------------------------------------- puzzle
-    def load_puzzle(self, puzzle: Puzzle, require_unique: bool = True) -> bool:
-        """Validate and load ``puzzle``; on failure emit puzzleRejected and keep the current one."""
+    def load_puzzle(self, puzzle: Puzzle) -> bool:
+        """Check ``puzzle`` off the GUI thread, then load it (puzzleChanged) or refuse it (puzzleRejected).
+
+        Clashing givens are refused at once (False). Otherwise the exact
+        solver runs in the background (checkingChanged) and True is returned;
+        the current puzzle stays until the check ends, and a newer
+        ``load_puzzle`` supersedes this one.
+        """
         try:
-            self.solution = puzzle.check(unique=require_unique)
+            puzzle.check_clashes()
         except PuzzleError as e:
-            self.puzzleRejected.emit(str(e), e.cells)
-            self.message.emit(f"Puzzle refused: {e}")
+            self._jobs.cancel("check")
+            self._set_checking(None)
+            self._reject(e, puzzle)
             return False
+        self._set_checking(puzzle)
+        self.message.emit(f"Checking {puzzle.name or 'the puzzle'}...")
+        self._jobs.submit("check", lambda: check_puzzle(puzzle), lambda result: self._checked(puzzle, *result),
+                          lambda exc: self._check_failed(puzzle, exc))
+        return True
+
+    def cancel_check(self) -> None:
+        """Forget the puzzle being checked (its result will not load)."""
+        if self.checking is not None:
+            self._jobs.cancel("check")
+            self._set_checking(None)
+
+    def _set_checking(self, puzzle: Puzzle | None) -> None:
+        was = self.checking is not None
+        self.checking = puzzle
+        if was != (puzzle is not None) or puzzle is not None:
+            self.checkingChanged.emit(puzzle is not None)
+
+    def _checked(self, puzzle: Puzzle, solution, several: bool) -> None:
+        self._set_checking(None)
+        self.solution = solution
+        self.several_solutions = several
         self.puzzle = puzzle
         self.puzzleChanged.emit(puzzle)
-        self.message.emit(f"Loaded {puzzle.name or 'puzzle'}: {puzzle.N}x{puzzle.N}, {puzzle.n_givens} givens")
+        what = "several solutions" if several else "a unique solution"
+        self.message.emit(f"Loaded {puzzle.name or 'puzzle'}: {puzzle.N}x{puzzle.N}, {puzzle.n_givens} givens, "
+                          f"{what}")
         self.reset()
-        return True
+
+    def _check_failed(self, puzzle: Puzzle, exc: BaseException) -> None:
+        self._set_checking(None)
+        if isinstance(exc, PuzzleError):
+            self._reject(exc, puzzle)
+        else:
+            import sys
+
+            sys.excepthook(type(exc), exc, exc.__traceback__)
+
+    def _reject(self, e: PuzzleError, puzzle: Puzzle) -> None:
+        self.puzzleRejected.emit(str(e), tuple(e.cells or ()), puzzle)
+        self.message.emit(f"Puzzle refused: {e}")
 
     # ------------------------------------------------------------ algorithm
     def set_solver(self, name: str) -> None:
@@ -131,6 +217,8 @@ class Controller(QObject):
         self.solver_name = name
         self.solverChanged.emit(name)
         self.paramsChanged.emit(self.current_params())
+        if self._started:
+            self.worker.request_warm([name])
         self.reset()
 
     def set_param(self, name: str, value) -> str | None:
@@ -212,7 +300,7 @@ class Controller(QObject):
         was = self.state
         self.state = state
         if state == WorkerState.COMPILING:
-            self.message.emit("Compiling the solver's kernels (first use only)...")
+            self.message.emit("Compiling kernels (first use only; numba caches them)...")
         elif was == WorkerState.COMPILING:
             self.message.emit("Ready: press Run (Space) or Step (Right)")
         self.stateChanged.emit(state)

@@ -1,8 +1,9 @@
 """The puzzle panel: browse the bundled collections, open a file, paste, edit givens.
 
-Every puzzle goes through the controller's validation; a refusal (bad text,
-clashing givens, no or several solutions) is shown in red here, in the status
-bar, and on the board (the clashing cells highlighted).
+Every puzzle goes through the controller's validation (off the GUI thread,
+"Checking ..." shown here meanwhile); a refusal (bad text, clashing givens, no
+solution) is shown in red here, in the status bar, and on the board (the
+clashing cells highlighted). Puzzles with several solutions load.
 """
 
 from __future__ import annotations
@@ -99,6 +100,11 @@ class PuzzlePanel(QWidget):
         self.error_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.error_label.hide()
         lay.addWidget(self.error_label)
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.status_label.setStyleSheet("color: #555; font-style: italic;")
+        self.status_label.hide()
+        lay.addWidget(self.status_label)
 
         self.collection_box.currentIndexChanged.connect(self._fill_table)
         self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
@@ -178,6 +184,11 @@ class PuzzlePanel(QWidget):
             return
         p = puzzles[0]
         self.puzzleChosen.emit(p if p.name else p.replace(name="pasted"))
+
+    def show_status(self, text: str | None) -> None:
+        """A grey line under the buttons ("Checking kennett_hard_007..."); None or "" hides it."""
+        self.status_label.setText(text or "")
+        self.status_label.setVisible(bool(text))
 
     def show_error(self, text: str | None) -> None:
         self.error_label.setText(text or "")

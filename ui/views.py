@@ -1,28 +1,38 @@
 """Dockable views and the registry that decides which apply to which solver.
 
-A view is chosen from the solver's declared capabilities (``has_probability_model``,
-``uses_domains``, ``has_population``, ``has_tabu_list``, ``has_restarts``) and
-snapshot layers, never from its class, so a new solver's issue adds its views
-here with :func:`register_view` without touching the main window.
+A view is chosen from the solver's declared layers (their *roles*, see
+:mod:`sudoku_lab.solvers.declare`), never from its class: a view with
+``requires_role="probability"`` appears for every solver that declares a layer
+with that role, and reads the layer by role, not by name. A solver's issue
+adds its own views with :func:`register_view` (or a plugin of the
+``sudoku_lab.ui_plugins`` entry-point group does) without touching the
+window; the view also says which dock it shares a tab with (``tab_with``).
 
 Every view widget implements ``on_puzzle(puzzle)`` and ``on_progress(progress)``
-(a :class:`~sudoku_lab.loop.Progress`); ``on_solver(cls)`` is optional.
+(a :class:`~sudoku_lab.loop.Progress`); ``on_solver(cls)`` is optional and
+called when the view is shown for a solver.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping
 
-import numpy as np
 from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from sudoku_lab._registry import UI_PLUGIN_GROUP, Registry
+from sudoku_lab.ac3 import ac3
+from sudoku_lab.solvers import get_solver_class
+
+from ._plugins import register as _register
+from .background import Jobs
 from .widgets.ac3_player import AC3Player
 from .widgets.convergence import ConvergencePlot
 from .widgets.probability import ProbabilityView
 
-__all__ = ["ViewSpec", "VIEWS", "register_view", "views_for"]
+__all__ = ["ViewSpec", "register_view", "unregister_view", "views", "views_for", "layer_of"]
 
 
 @dataclass(frozen=True)
@@ -37,56 +47,112 @@ class ViewSpec:
         Dock title.
     factory : callable
         ``factory(parent) -> QWidget`` with ``on_puzzle`` / ``on_progress``.
-    applies : callable
+    applies : callable, optional
         ``applies(solver_class) -> bool``: whether to show it for that solver.
+        Default: the solver declares a layer with ``requires_role`` (or, with
+        no role required, always).
     area : Qt.DockWidgetArea
         Where it docks first.
+    requires_role : str, optional
+        A layer role the solver must declare for the view to show.
+    tab_with : str, optional
+        Key of the view whose dock this one shares as a tab (the other one
+        stays in front).
     """
 
     key: str
     title: str
     factory: Callable
-    applies: Callable
+    applies: Callable | None = None
     area: Qt.DockWidgetArea = Qt.BottomDockWidgetArea
+    requires_role: str | None = None
+    tab_with: str | None = None
+
+    def __post_init__(self):
+        if not self.key or not isinstance(self.key, str):
+            raise TypeError(f"a view needs a key, got {self.key!r}")
+        if self.applies is None:
+            role = self.requires_role
+            object.__setattr__(self, "applies",
+                               (lambda cls: bool(cls.layers_with_role(role))) if role else (lambda cls: True))
 
 
-VIEWS: list[ViewSpec] = []
+_REGISTRY: Registry[ViewSpec] = Registry("view", key=lambda s: s.key, group=UI_PLUGIN_GROUP)
 
 #: Size hint of views in a side dock: modest, so the middle of the window goes to the board.
 SIDE_DOCK_HINT = QSize(470, 520)
 
 
-def register_view(spec: ViewSpec) -> ViewSpec:
-    VIEWS[:] = [v for v in VIEWS if v.key != spec.key] + [spec]
-    return spec
+def register_view(spec: ViewSpec, replace: bool = False) -> ViewSpec:
+    """Add a view to the lab's docks.
+
+    Raises
+    ------
+    ValueError
+        Another view already has that key (``replace=True`` replaces it on purpose).
+    """
+    if not isinstance(spec, ViewSpec):
+        raise TypeError(f"register_view() takes a ViewSpec, got {spec!r}")
+    return _register(_REGISTRY, spec, replace)
+
+
+def unregister_view(key: str) -> None:
+    """Remove a view (tests, interactive sessions)."""
+    _REGISTRY.unregister(key)
+
+
+def views() -> Mapping[str, ViewSpec]:
+    """Registered views by key, in registration order (UI plugins loaded)."""
+    return _REGISTRY.mapping()
 
 
 def views_for(solver_cls) -> list[ViewSpec]:
-    return [v for v in VIEWS if v.applies(solver_cls)]
+    """The views shown for a solver class."""
+    return [v for v in views().values() if v.applies(solver_cls)]
+
+
+def layer_of(cls, role: str) -> str | None:
+    """Name of the first layer of ``cls`` with ``role``, or None."""
+    found = cls.layers_with_role(role)
+    return found[0].name if found else None
+
+
+class _RoleView:
+    """Mixin: remembers the solver class, so a view finds its layers by role."""
+
+    _solver_cls = None
+
+    def on_solver(self, cls) -> None:
+        self._solver_cls = cls
+
+    def _cls(self, snapshot):
+        if self._solver_cls is None or self._solver_cls.name != snapshot.solver:
+            self._solver_cls = get_solver_class(snapshot.solver)
+        return self._solver_cls
 
 
 # ---------------------------------------------------------------- built-ins
 class ConvergenceView(ConvergencePlot):
-    """Costs, rho and entropy per iteration with restart and parameter-change markers."""
+    """The solver's declared trace columns, threshold lines, restart and parameter-change markers."""
 
     def on_puzzle(self, puzzle) -> None:
         self.clear()
 
     def on_solver(self, cls) -> None:
         self.clear()
-        self.set_iteration_name(cls.iteration_name)
+        self.set_solver(cls)
 
     def on_progress(self, prog) -> None:
         s = prog.snapshot
         if s.iteration == 0:
             self.clear()
         self.set_trace(s.trace)
+        self.set_params(s.params)
         self.set_events(s.events)
-        self.set_beta(s.params.get("beta"))
 
 
-class ProbabilityModelView(ProbabilityView):
-    """p[cell, digit] as mini-tiles and the per-cell entropy map."""
+class ProbabilityModelView(_RoleView, ProbabilityView):
+    """The layer with role ``probability`` as mini-tiles, and the ``entropy`` layer as a map."""
 
     def sizeHint(self) -> QSize:
         return SIDE_DOCK_HINT
@@ -96,78 +162,119 @@ class ProbabilityModelView(ProbabilityView):
 
     def on_progress(self, prog) -> None:
         s = prog.snapshot
-        p = s.layers.get("prob")
+        cls = self._cls(s)
+        name = layer_of(cls, "probability")
+        p = s.layers.get(name) if name else None
         if p is None:
             return
         self.set_model(p, s.puzzle.n, s.fixed)
-        h = s.layers.get("entropy")
+        h_name = layer_of(cls, "entropy")
+        h = s.layers.get(h_name) if h_name else None
         if h is not None:
             self.set_entropy(h)
 
 
 class AC3View(AC3Player):
-    """The AC3 player on the current puzzle (a teaching tool independent of the solver)."""
+    """The AC3 player on the current puzzle (a teaching tool independent of the solver).
+
+    AC3 with its removal log runs off the GUI thread; the player shows the
+    result when it arrives (a newer puzzle supersedes an older computation).
+    """
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._jobs = Jobs(self)
 
     def sizeHint(self) -> QSize:
         return SIDE_DOCK_HINT
 
     def on_puzzle(self, puzzle) -> None:
-        self.set_puzzle(puzzle)
+        if puzzle is None:
+            self.set_puzzle(None)
+            return
+        hidden = self.hidden_singles.isChecked()
+        self.counters.setText("running AC3...")
+        self._jobs.submit("ac3", lambda: ac3(puzzle, hidden_singles=hidden),
+                          lambda result: self.set_puzzle(puzzle, result))
 
     def on_progress(self, prog) -> None:
         pass
 
 
-class RestartsView(QWidget):
-    """One row per finished run: attempt, kind, zone, outcome, steps, final cost."""
+class RunsView(_RoleView, QWidget):
+    """One row per finished run, with the columns and headers the ``runs`` layer declares.
 
-    HEADERS = ("attempt", "run", "kind", "zone", "outcome", "steps", "cost", "at iteration")
+    Rows whose ``outcome`` is ``"solved"`` are drawn in green.
+    """
+
+    #: Columns are fitted to their contents while the table has fewer rows than this.
+    FIT_ROWS = 100
 
     def __init__(self, parent=None):
         super().__init__(parent)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        self.table = QTableWidget(0, len(self.HEADERS))
-        self.table.setHorizontalHeaderLabels([h.capitalize() for h in self.HEADERS])
+        self.table = QTableWidget(0, 0)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        # Columns fit the first rows; resizing to contents on every new row of a long run costs a scan
+        # of the whole table each time.
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
         lay.addWidget(self.table)
+        self._layer: str | None = None
+        self._keys: tuple[str, ...] = ()
         self._shown = 0
+
+    def on_solver(self, cls) -> None:
+        super().on_solver(cls)
+        found = cls.layers_with_role("runs")
+        layer = found[0] if found else None
+        self._layer = layer.name if layer else None
+        self._keys = tuple(k for k, _ in layer.columns) if layer else ()
+        self.table.setColumnCount(len(self._keys))
+        self.table.setHorizontalHeaderLabels([h for _, h in layer.columns] if layer else [])
+        self.table.resizeColumnsToContents()
+        self.on_puzzle(None)
+
+    def headers(self) -> list[str]:
+        """The table's column headers."""
+        return [self.table.horizontalHeaderItem(i).text() for i in range(self.table.columnCount())]
 
     def on_puzzle(self, puzzle) -> None:
         self.table.setRowCount(0)
         self._shown = 0
 
     def on_progress(self, prog) -> None:
-        rows = prog.snapshot.layers.get("restarts", ())
+        s = prog.snapshot
+        if self._solver_cls is None or self._solver_cls.name != s.solver:
+            self.on_solver(get_solver_class(s.solver))
+        rows = s.layers.get(self._layer, ()) if self._layer else ()
         if len(rows) < self._shown:
-            self.table.setRowCount(0)
-            self._shown = 0
+            self.on_puzzle(None)
+        green = QBrush(QColor(Qt.darkGreen))
+        fit = self._shown < self.FIT_ROWS
+        self.table.setUpdatesEnabled(False)
         for rec in rows[self._shown:]:
             r = self.table.rowCount()
             self.table.insertRow(r)
-            vals = (rec["attempt"] + 1, rec["run"] + 1, rec["kind"], rec["zone_name"] or "-", rec["outcome"],
-                    rec["steps"], rec["cost"], rec["end"])
-            for c, v in enumerate(vals):
-                item = QTableWidgetItem(str(v))
-                if rec["outcome"] == "solved":
-                    item.setForeground(Qt.darkGreen)
+            solved = rec.get("outcome") == "solved"
+            for c, key in enumerate(self._keys):
+                v = rec.get(key)
+                item = QTableWidgetItem("-" if v in (None, "") else str(v))
+                if solved:
+                    item.setForeground(green)
                 self.table.setItem(r, c, item)
+        self.table.setUpdatesEnabled(True)
         if len(rows) > self._shown:
+            if fit:
+                self.table.resizeColumnsToContents()
             self.table.scrollToBottom()
         self._shown = len(rows)
 
 
-register_view(ViewSpec("convergence", "Convergence", ConvergenceView, lambda cls: True, Qt.BottomDockWidgetArea))
-register_view(ViewSpec("probability", "Probability model", ProbabilityModelView,
-                       lambda cls: cls.has_probability_model, Qt.RightDockWidgetArea))
-register_view(ViewSpec("restarts", "Runs and restarts", RestartsView, lambda cls: cls.has_restarts,
-                       Qt.BottomDockWidgetArea))
-register_view(ViewSpec("ac3", "AC3 propagation", AC3View, lambda cls: True, Qt.RightDockWidgetArea))
-
-
-def max_probability(snapshot) -> np.ndarray | None:
-    """Per-cell max_k p for the board's shading overlay, when the solver has a model."""
-    p = snapshot.layers.get("prob")
-    return None if p is None else p.max(axis=1)
+register_view(ViewSpec("convergence", "Convergence", ConvergenceView, area=Qt.BottomDockWidgetArea))
+register_view(ViewSpec("probability", "Probability model", ProbabilityModelView, area=Qt.RightDockWidgetArea,
+                       requires_role="probability"))
+register_view(ViewSpec("runs", "Runs and restarts", RunsView, area=Qt.BottomDockWidgetArea,
+                       requires_role="runs", tab_with="convergence"))
+register_view(ViewSpec("ac3", "AC3 propagation", AC3View, area=Qt.RightDockWidgetArea, tab_with="probability"))

@@ -22,7 +22,36 @@ from sudoku_lab._crash import internal_error_message
 from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.solvers import create
 
-__all__ = ["SolverWorker", "WorkerState"]
+__all__ = ["SolverWorker", "WorkerState", "warm_up", "WARM_PUZZLE"]
+
+#: A small bundled puzzle the warm-up solves a step of.
+WARM_PUZZLE = "reseda_fig3_1_easy"
+
+
+def warm_up(names, progress=None) -> None:
+    """Compile (or load from numba's cache) the kernels of the solvers ``names``, one throwaway step each.
+
+    Runs on the worker thread, which shows the "compiling kernels" state
+    meanwhile. The one place the lab warms kernels: it has the signature of
+    ``sudoku_lab.warmup.warm_up`` so that module can take its place.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Registry names of solvers.
+    progress : callable, optional
+        ``progress(text)`` before each solver.
+    """
+    from sudoku_lab import library
+
+    puzzle = library.puzzle(WARM_PUZZLE)
+    names = list(names)
+    for i, name in enumerate(names):
+        if progress is not None:
+            progress(f"compiling kernels of {name} ({i + 1}/{len(names)})...")
+        solver = create(name)
+        solver.reset(puzzle, seed=0)
+        solver.step(1)
 
 
 class WorkerState:
@@ -51,11 +80,14 @@ class SolverWorker(QObject):
         ``max_iterations``, ``max_seconds``, ``cancelled``...).
     error(str)
         A message for the user (bad parameter, unexpected exception).
+    message(str)
+        A status line (what the warm-up compiles).
     """
 
     stateChanged = Signal(str)
     runEnded = Signal(str)
     error = Signal(str)
+    message = Signal(str)
 
     def __init__(self):
         super().__init__()
@@ -76,6 +108,10 @@ class SolverWorker(QObject):
     # ---------------------------------------------------------- GUI side API
     def request_reset(self, solver_name: str, params: dict, puzzle, seed: int) -> None:
         self._send(_Cmd("reset", (solver_name, dict(params), puzzle, seed)))
+
+    def request_warm(self, names) -> None:
+        """Compile the kernels of solvers ``names`` now (those not warmed yet), in the "compiling" state."""
+        self._send(_Cmd("warm", (tuple(names),)))
 
     def request_run(self, termination: loop.Termination) -> None:
         self._send(_Cmd("run", (termination,)))
@@ -140,6 +176,10 @@ class SolverWorker(QObject):
         self._interrupt.clear()
         if cmd.kind == "reset":
             self._reset(*cmd.args)
+        elif cmd.kind == "warm":
+            before = self.state
+            if self._warm(cmd.args[0]):
+                self._set_state(WorkerState.IDLE if before == WorkerState.COMPILING else before)
         elif cmd.kind == "params":
             if self._apply_params():
                 self._publish_now()
@@ -163,22 +203,22 @@ class SolverWorker(QObject):
     def _reset(self, name: str, params: dict, puzzle, seed: int) -> None:
         with self._params_lock:
             self._pending_params.clear()
-        if name not in self._warmed:
-            self._set_state(WorkerState.COMPILING)
-            self._warm(name, params, puzzle)
-            self._warmed.add(name)
+        self._warm((name,))
         solver = create(name, **params)
         solver.reset(puzzle, seed=seed)
         self.solver = solver
         self._publish_now()
         self._set_state(WorkerState.IDLE)
 
-    @staticmethod
-    def _warm(name: str, params: dict, puzzle) -> None:
-        """Compile (or load from numba's cache) the solver's kernels: one throwaway step."""
-        s = create(name, **params)
-        s.reset(puzzle, seed=0)
-        s.step(1)
+    def _warm(self, names) -> bool:
+        """Warm the kernels of the solvers of ``names`` not warmed yet; True if there were any."""
+        todo = [n for n in names if n not in self._warmed]
+        if not todo:
+            return False
+        self._set_state(WorkerState.COMPILING)
+        warm_up(todo, self.message.emit)
+        self._warmed.update(todo)
+        return True
 
     def _apply_params(self, solver=None) -> bool:
         solver = solver or self.solver

@@ -17,7 +17,7 @@ from sudoku_lab.solvers.base import Event
 from sudoku_lab_ui.widgets import theme
 from sudoku_lab_ui.widgets.ac3_player import AC3Player, describe_removals
 from sudoku_lab_ui.widgets.board import BoardView
-from sudoku_lab_ui.widgets.convergence import LABELLED_MARKERS, MAX_MARKERS, ConvergencePlot, event_label
+from sudoku_lab_ui.widgets.convergence import LABELLED_MARKERS, MAX_MARKERS, ConvergencePlot
 from sudoku_lab_ui.widgets.probability import ProbabilityView, model_image
 
 pytestmark = pytest.mark.gui
@@ -294,76 +294,88 @@ def big_trace(T: int = 100_000) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(3)
     cost = 40 * np.exp(-x / 30_000) + rng.integers(0, 4, T)
     return {"iteration": x, "cost": cost, "best_cost": np.minimum.accumulate(cost),
-            "mean_cost": cost + 3, "rho": np.linspace(0.1, 0.6, T), "entropy": np.linspace(0.9, 0.2, T),
-            "unknown_column": x}
+            "mean_cost": cost + 3, "rho": np.linspace(0.1, 0.6, T), "entropy": np.linspace(0.9, 0.2, T)}
 
 
-def test_convergence_curves_hold_the_trace(qtbot):
+def legend_labels(plot) -> list[str]:
+    return [label.text for _, label in plot.legend.items]
+
+
+def test_convergence_curves_are_the_declared_columns(qtbot):
+    from sudoku_lab.figures import column_colours
+    from sudoku_lab.solvers.reseda import Reseda
+
     plot = ConvergencePlot()
     qtbot.addWidget(plot)
-    trace = big_trace()
+    plot.set_solver(Reseda)
+    trace = {**big_trace(), "undeclared": np.arange(100_000, dtype=float) % 7}
     plot.set_trace(trace)
-    for name in ("cost", "best_cost", "mean_cost", "rho", "entropy"):
+    declared = [c.name for c in Reseda.columns]
+    assert list(plot.curves) == declared + ["undeclared"]  # nothing dropped, nothing invented
+    assert legend_labels(plot) == [c.label for c in Reseda.columns] + ["undeclared"]
+    colours = column_colours(Reseda.columns)
+    for name in declared + ["undeclared"]:
         x, y = plot.curves[name].getOriginalDataset()
         assert len(x) == len(y) == 100_000
         np.testing.assert_array_equal(y, trace[name])
         assert np.shares_memory(x, trace["iteration"])  # handed over, not copied
-    assert [label.text for _, label in plot.legend.items] == ["cost", "mean cost", "best cost", "rho", "entropy"]
+    for name in declared:
+        assert plot.curves[name].opts["pen"].color().name().lower() == colours[name].lower()
+    # style="dotted" where the points are sparse; dense, a lighter solid line (a dash pattern along a
+    # noisy 100,000-point path takes a second to stroke)
+    assert plot.curves["mean_cost"].opts["pen"].style() == Qt.PenStyle.SolidLine
+    plot.set_trace({k: v[:100] for k, v in trace.items()})
+    assert plot.curves["mean_cost"].opts["pen"].style() == Qt.PenStyle.DotLine
+    plot.set_trace(trace)
+    assert plot.curves["best_cost"].opts["stepMode"] == "right"  # style="steps"
+    # rho and entropy live on the declared right axis with its fixed limits and label
+    assert plot.curves["rho"].getViewBox() is plot.right_view
+    assert plot.curves["cost"].getViewBox() is plot.plot.getViewBox()
+    lo, hi = plot.right_view.viewRange()[1]
+    assert lo == pytest.approx(0.0) and hi == pytest.approx(1.02)
+    assert plot.plot.getAxis("right").isVisible()
+    assert plot.plot.getAxis("right").labelText == "rho, entropy"
     assert plot.curves["cost"].opts["autoDownsample"] and plot.curves["cost"].opts["clipToView"]
 
 
-def test_convergence_accepts_cost_only_traces(qtbot):
+def test_convergence_of_a_solver_with_cost_only(qtbot):
+    from sudoku_lab.solvers.reseda import Reseda
+    from sudoku_lab.solvers.exact_solver import ExactSolver
+
     plot = ConvergencePlot()
     qtbot.addWidget(plot)
+    plot.set_solver(Reseda)
     plot.set_trace(big_trace())
+    plot.set_solver(ExactSolver)
     x = np.arange(10.0)
     plot.set_trace({"iteration": x, "cost": x[::-1], "best_cost": x[::-1]})
-    assert len(plot.curves["cost"].getOriginalDataset()[0]) == 10
-    assert plot.curves["rho"].getOriginalDataset()[0] is None
-    assert [label.text for _, label in plot.legend.items] == ["cost", "best cost"]
+    assert list(plot.curves) == ["cost", "best_cost"]
+    assert legend_labels(plot) == [c.label for c in ExactSolver.columns]
     assert not plot.plot.getAxis("right").isVisible()
+    assert plot.thresholds == {}
 
 
-def test_convergence_events_add_only_new_markers(qtbot):
+def test_hidden_columns_are_switchable(qtbot):
+    from sudoku_lab.solvers import Axis, Column
+
     plot = ConvergencePlot()
     qtbot.addWidget(plot)
-    plot.resize(800, 400)
-    plot.set_trace(big_trace())
-    with qtbot.waitExposed(plot):
-        plot.show()
-    events = [Event(1000, "run_end", "failed", None, "first, 1000 steps, cost 4"),
-              Event(1000, "restart", "partial", None, "box 5"),
-              Event(5000, "param", "alpha", 0.7, 0.9),
-              Event(9000, "restart", "full", None, "attempt 2")]
-    plot.set_events(events[:3])
-    first = plot.markers()
-    assert len(first) == 2  # a run end and its restart share one line
-    plot.set_events(events)
-    assert plot.markers()[:2] == first
-    assert [m.value() for m in plot.markers()] == [1000, 5000, 9000]
-    assert plot.marker_labels() == ["failed · partial: box 5", "alpha 0.7->0.9", "full: attempt 2"]
-    many = events + [Event(10_000 + 100 * k, "restart", "full", None, f"attempt {k + 3}") for k in range(400)]
-    plot.set_events(many)
-    assert plot.n_events == len(many)
-    values = [m.value() for m in plot.markers()]
-    assert len(values) == MAX_MARKERS
-    assert values == [10_000 + 100 * k for k in range(400 - MAX_MARKERS, 400)]
-    # Labels follow the view range, which pyqtgraph updates lazily: wait for the auto-range.
-    labelled = lambda: [m.value() for m in plot.markers() if m.label.isVisible()]  # noqa: E731
-    qtbot.waitUntil(lambda: len(labelled()) > 0)
-    spread = labelled()
-    assert len(spread) < LABELLED_MARKERS  # 200 lines over 20,000 iterations: labels would overlap
-    assert spread[-1] == values[-1]  # the newest line keeps its label
-    plot.plot.setXRange(29_000, 33_000, padding=0)  # zoomed in, lines are far apart: the newest visible get labels
-    qtbot.waitUntil(lambda: len(labelled()) == LABELLED_MARKERS)
-    assert labelled() == list(range(30_700, 33_001, 100))
-    plot.set_events(events[:1])  # a shorter list is a new run
-    assert [m.value() for m in plot.markers()] == [1000]
-    plot.clear()
-    assert plot.markers() == [] and plot.curves["cost"].getOriginalDataset()[0] is None
+    cols = (Column("cost"), Column("best_cost", style="steps"), Column("temperature", axis="t", shown=False))
+    plot.set_declarations(cols, (Axis("cost", "cost"), Axis("t", "temperature", "right")))
+    x = np.arange(50.0)
+    plot.set_trace({"iteration": x, "cost": x, "best_cost": x, "temperature": 100 - x})
+    assert not plot.column_visible("temperature")
+    action = next(a for a in plot.curves_menu.actions() if a.text() == "temperature")
+    assert not action.isChecked()
+    action.trigger()  # the Curves menu
+    assert plot.column_visible("temperature") and action.isChecked()
+    lo, hi = plot.right_view.viewRange()[1]
+    assert hi >= 100  # its axis follows its data
+    plot.set_column_visible("temperature", False)
+    assert not action.isChecked()
 
 
-def test_convergence_beta_line_and_reseda_trace(qtbot):
+def test_threshold_line_sits_at_the_parameter_value(qtbot):
     from sudoku_lab.solvers.reseda import Reseda
 
     solver = Reseda(beta=0.35)
@@ -372,22 +384,96 @@ def test_convergence_beta_line_and_reseda_trace(qtbot):
     snap = solver.snapshot()
     plot = ConvergencePlot()
     qtbot.addWidget(plot)
+    plot.set_solver(Reseda)
     plot.set_trace(snap.trace)
-    plot.set_events(snap.events)
-    plot.set_beta(0.35)
-    assert plot.beta_line.isVisible() and plot.beta_line.value() == 0.35
-    assert plot.beta_line.label.toPlainText() == "beta 0.35"
-    assert plot.n_events == len(snap.events) > 0
-    np.testing.assert_array_equal(plot.curves["rho"].getOriginalDataset()[1], snap.trace["rho"])
-    plot.set_beta(None)
-    assert not plot.beta_line.isVisible()
+    plot.set_params(snap.params)
+    line = plot.thresholds[("rho", "beta")]
+    assert line.isVisible() and line.value() == 0.35
+    assert line.getViewBox() is plot.right_view  # rho's axis
+    assert line.label.toPlainText() == "beta 0.35"
+    plot.set_params({**snap.params, "beta": 0.5})
+    assert line.value() == 0.5 and line.label.toPlainText() == "beta 0.5"
+    plot.set_column_visible("rho", False)  # the line goes with its column
+    assert not line.isVisible()
+    plot.set_params({})  # no such parameter: no line
+    plot.set_column_visible("rho", True)
+    assert not line.isVisible()
 
 
-def test_event_labels():
-    assert event_label(Event(3, "param", "alpha", 0.7, 0.9)) == "alpha 0.7->0.9"
-    assert event_label(Event(3, "restart", "partial", None, "box 5")) == "partial: box 5"
-    assert event_label(Event(3, "run_end", "solved", None, "first, 3 steps, cost 0")) == "solved"
-    assert event_label(Event(3, "info", "coupling", None, "24 permutations")) == "info coupling"
+def long_run_events(runs: int, every: int = 37) -> list[Event]:
+    out = []
+    for k in range(runs):
+        it = (k + 1) * every
+        out.append(Event(it, "run_end", "solved" if k == runs - 1 else "failed", None, f"partial, {every} steps"))
+        if k < runs - 1:
+            out.append(Event(it, "restart", "partial", None, f"box {k % 9 + 1}"))
+    return out
+
+
+def test_markers_merge_on_a_long_run_and_split_when_zoomed(qtbot):
+    from sudoku_lab_ui.widgets.convergence import RANGES
+
+    plot = ConvergencePlot()
+    qtbot.addWidget(plot)
+    plot.resize(900, 400)
+    T = 30_000
+    x = np.arange(T, dtype=float)
+    plot.set_trace({"iteration": x, "cost": 20 + 0 * x, "best_cost": 10 + 0 * x})
+    with qtbot.waitExposed(plot):
+        plot.show()
+    events = long_run_events(800)  # 800 runs over 29,600 steps, and a parameter change
+    events.insert(300, Event(events[299].iteration, "param", "alpha", 0.7, 0.9))
+    plot.set_events(events)
+    plot.update_markers()
+    drawn = plot.drawn_markers()
+    runs = [m for m in drawn if m.kind == "run"]
+    assert 0 < len(runs) <= MAX_MARKERS  # 800 run ends merged into bins
+    assert sum(m.count for m in runs) == len([e for e in events if e.kind != "param"])
+    assert len(plot.markers()) <= 2 * MAX_MARKERS
+    assert [m.label for m in drawn if m.kind == "param"] == ["alpha 0.7 -> 0.9"]
+    labels = plot.labelled_markers()
+    assert "alpha 0.7 -> 0.9" in labels  # parameter changes keep their label
+    assert all(t.startswith("×") or t == "alpha 0.7 -> 0.9" for t in labels)  # bins show their count only
+    assert len(labels) <= LABELLED_MARKERS
+    tips = [line.toolTip() for line in plot.markers()]
+    assert any("runs ended" in t and "failed" in t for t in tips)
+    # Follow the last 1,000 iterations: about 27 run ends in view, each its own marker with a label
+    plot.set_range_mode(RANGES[1][1])
+    x0, x1 = plot.x_range()
+    assert x1 >= T - 1 and x1 - x0 == pytest.approx(1000 * 1.02, rel=0.05)
+    qtbot.waitUntil(lambda: plot.drawn_markers() and min(m.iteration for m in plot.drawn_markers()) >= x0)
+    plot.update_markers()
+    inside = [e for e in events if x0 <= e.iteration <= x1 and e.kind == "run_end"]
+    assert len(plot.drawn_markers()) == len(inside)
+    assert all(m.count == 2 or m.label.startswith("solved") for m in plot.drawn_markers())  # end + restart
+    # The whole run is one click away
+    plot.set_range_mode(None)
+    assert plot.x_range()[0] <= 0 and plot.x_range()[1] >= T
+
+
+def test_follow_recent_range_follows_and_detaches_on_zoom(qtbot):
+    plot = ConvergencePlot()
+    qtbot.addWidget(plot)
+    plot.resize(800, 300)
+    plot.set_range_mode(1000)
+    assert plot.range_box.currentText() == "Last 1,000"
+    for T in (500, 5_000, 12_000):
+        x = np.arange(T, dtype=float)
+        plot.set_trace({"iteration": x, "cost": x % 10, "best_cost": 0 * x})
+        x0, x1 = plot.x_range()
+        if T <= 1000:
+            assert x0 <= 0 and x1 >= T
+        else:
+            assert x0 == pytest.approx(T - 1 - 1000, abs=30) and x1 >= T - 1
+    assert plot.range_mode() == 1000
+    plot.plot.getViewBox().sigRangeChangedManually.emit([True, False])  # what a wheel zoom emits
+    assert plot.range_mode() == "custom" and plot.range_box.currentData() == "custom"
+    plot.plot.setXRange(100, 200, padding=0)
+    x = np.arange(13_000, dtype=float)
+    plot.set_trace({"iteration": x, "cost": x % 10, "best_cost": 0 * x})
+    assert plot.x_range() == pytest.approx((100, 200))  # detached: a new frame does not move the view
+    plot.range_box.setCurrentIndex(plot.range_box.findData(None))  # "Whole run"
+    assert plot.range_mode() is None and plot.x_range()[1] >= 13_000
 
 
 # ------------------------------------------------------------------- AC3Player

@@ -102,7 +102,7 @@ class AC3Player(QWidget):
         self.hidden_singles = QCheckBox("hidden singles (stronger than AC3)")
         self.hidden_singles.setToolTip("Also place a digit that has a single possible cell left in a row, column "
                                        "or box. This is not implied by arc consistency.")
-        self.hidden_singles.toggled.connect(self._recompute)
+        self.hidden_singles.toggled.connect(lambda _on: self._recompute())
         self.reset_button = QPushButton("Reset")
         self.back_button = QPushButton("Back")
         self.fine_button = QPushButton("Fine step")
@@ -168,10 +168,14 @@ class AC3Player(QWidget):
         super().resizeEvent(event)
 
     # ------------------------------------------------------------------- API
-    def set_puzzle(self, puzzle: Puzzle | None) -> None:
-        """Run AC3 on ``puzzle`` (clashing givens allowed) and rewind the replay; None empties the player."""
+    def set_puzzle(self, puzzle: Puzzle | None, result: AC3Result | None = None) -> None:
+        """Run AC3 on ``puzzle`` (clashing givens allowed) and rewind the replay; None empties the player.
+
+        ``result``: AC3 already run on ``puzzle`` (with the hidden-singles
+        setting of the box), e.g. in a background thread.
+        """
         self._puzzle = puzzle
-        self._recompute()
+        self._recompute(result)
 
     @property
     def result(self) -> AC3Result | None:
@@ -264,13 +268,14 @@ class AC3Player(QWidget):
             self._move(int(r.log["pop"][position - 1]) + 1, position, last=(position - 1, position))
 
     # -------------------------------------------------------------- internals
-    def _recompute(self) -> None:
+    def _recompute(self, result: AC3Result | None = None) -> None:
         if self._puzzle is None:
             self._result = None
             self._texts = []
             self._pop_ends = np.zeros(0, dtype=np.int64)
         else:
-            self._result = ac3(self._puzzle, hidden_singles=self.hidden_singles.isChecked())
+            self._result = result if result is not None else ac3(self._puzzle,
+                                                                 hidden_singles=self.hidden_singles.isChecked())
             self._texts = describe_removals(self._result)
             # End (exclusive) of each pop's log rows.
             self._pop_ends = np.searchsorted(self._result.log["pop"], np.arange(1, self._result.n_pops + 1),

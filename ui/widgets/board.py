@@ -2,14 +2,17 @@
 
 The board draws a puzzle's givens, a solver's grid and optional overlays
 (conflicts, pencil marks, removed marks, shading, difference to a solution,
-highlights and a focus cell). It holds only immutable data handed to it, never
+highlights and a focus cell), plus any number of named cell sets (outlined
+regions: a restart zone, tabu cells) and linked cell pairs (swaps), which the
+window's layer overlays (:mod:`sudoku_lab_ui.overlays`) fill from a solver's
+declared layers. It holds only immutable data handed to it, never
 a solver, and repaints from that data; every setter ends with one
 ``update()``, so a 30 Hz refresh costs one paint.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
@@ -77,6 +80,8 @@ class BoardView(QWidget):
         self._solution: np.ndarray | None = None
         self._highlight: frozenset[int] = frozenset()
         self._highlight_color = self._colors["highlight"]
+        self._cell_sets: dict[str, tuple[frozenset[int], object]] = {}
+        self._links: dict[str, tuple[np.ndarray, object]] = {}
         self._focus = -1
         self._selected = -1
         self._hovered = -1
@@ -105,6 +110,7 @@ class BoardView(QWidget):
         self._puzzle = puzzle
         self._grid = self._fixed = self._domains = self._removed = self._shading = self._solution = None
         self._highlight = frozenset()
+        self._cell_sets, self._links = {}, {}
         self._focus = -1
         if not same_size:
             self._selected = -1
@@ -185,6 +191,59 @@ class BoardView(QWidget):
     def highlighted_cells(self) -> frozenset[int]:
         """The cells of :meth:`set_highlight`."""
         return self._highlight
+
+    def set_cell_sets(self, sets: Mapping[str, tuple[Iterable[int], object]]) -> None:
+        """Named sets of cells, each drawn as its region's outline over a light tint.
+
+        Parameters
+        ----------
+        sets : mapping of str to (iterable of int, colour or None)
+            Flat cell indices per name (e.g. a layer name); a None colour takes
+            the next of :data:`theme.SET_COLOURS` in name order. An empty
+            mapping clears them.
+        """
+        palette = iter(theme.SET_COLOURS * (1 + len(sets) // len(theme.SET_COLOURS)))
+        new = {}
+        for name in sorted(sets):
+            cells, color = sets[name]
+            auto = next(palette)
+            new[name] = (frozenset(int(c) for c in cells), theme.qcolor(auto if color is None else color))
+        if new.keys() != self._cell_sets.keys() or any(
+                new[k][0] != self._cell_sets[k][0] or new[k][1] != self._cell_sets[k][1] for k in new):
+            self._cell_sets = new
+            self.update()
+
+    def cell_sets(self) -> dict[str, frozenset[int]]:
+        """The named cell sets shown (:meth:`set_cell_sets`)."""
+        return {k: cells for k, (cells, _) in self._cell_sets.items()}
+
+    def cell_set_color(self, name: str):
+        """The QColor a named cell set is drawn in."""
+        return self._cell_sets[name][1]
+
+    def set_links(self, links: Mapping[str, tuple[np.ndarray, object]]) -> None:
+        """Named groups of linked cell pairs (e.g. a swap), drawn as a line between the two cells' centres.
+
+        Parameters
+        ----------
+        links : mapping of str to (ndarray of int (k, 2), colour or None)
+            Pairs of flat cell indices per name; an empty mapping clears them.
+        """
+        palette = iter(theme.LINK_COLOURS * (1 + len(links) // len(theme.LINK_COLOURS)))
+        new = {}
+        for name in sorted(links):
+            pairs, color = links[name]
+            auto = next(palette)
+            new[name] = (np.asarray(pairs, dtype=np.int64).reshape(-1, 2),
+                         theme.qcolor(auto if color is None else color))
+        if new.keys() != self._links.keys() or any(
+                not np.array_equal(new[k][0], self._links[k][0]) or new[k][1] != self._links[k][1] for k in new):
+            self._links = new
+            self.update()
+
+    def links(self) -> dict[str, np.ndarray]:
+        """The linked cell pairs shown (:meth:`set_links`), int (k, 2) per name."""
+        return {k: pairs for k, (pairs, _) in self._links.items()}
 
     def set_focus_cell(self, cell: int) -> None:
         """Mark one cell with a thick outline (e.g. AC3's popped cell); -1 for none."""
@@ -272,6 +331,9 @@ class BoardView(QWidget):
             parts.append("candidates " + (" ".join(SYMBOLS[x - 1] for x in digits) or "none"))
         if self._shading is not None:
             parts.append(f"shade {float(self._shading[cell]):.2f}")
+        marked = [name.replace("_", " ") for name, (cells, _) in self._cell_sets.items() if cell in cells]
+        if marked:
+            parts.append("[" + ", ".join(marked) + "]")
         return " ".join(parts)
 
     # -------------------------------------------------------------- geometry
@@ -403,6 +465,11 @@ class BoardView(QWidget):
             p.fillRect(self.cell_rect(cell), color)
         if self._selected >= 0 and self._editable:
             p.fillRect(self.cell_rect(self._selected), col["selection_bg"])
+        for cells, color in self._cell_sets.values():
+            tint = theme.qcolor(color, 45)
+            for cell in cells:
+                if 0 <= cell < self._puzzle.C:
+                    p.fillRect(self.cell_rect(cell), tint)
         for cell in self._highlight:
             if 0 <= cell < self._puzzle.C:
                 p.fillRect(self.cell_rect(cell), theme.qcolor(self._highlight_color, 60))
@@ -490,6 +557,9 @@ class BoardView(QWidget):
                 p.drawPolygon(QPolygonF([QPointF(r.right() - t, r.top() + 1), QPointF(r.right() - 1, r.top() + 1),
                                          QPointF(r.right() - 1, r.top() + t)]))
         p.setBrush(Qt.BrushStyle.NoBrush)
+        self._paint_cell_sets(p, cell_px)
+        self._paint_links(p, cell_px)
+        p.setBrush(Qt.BrushStyle.NoBrush)
         width = max(2.0, cell_px / 14)
         inset = width / 2 + 1
         outlines = [(c, self._highlight_color) for c in self._highlight]
@@ -501,6 +571,45 @@ class BoardView(QWidget):
             if 0 <= cell < self._puzzle.C:
                 p.setPen(QPen(color, width))
                 p.drawRect(self.cell_rect(cell).adjusted(inset, inset, -inset, -inset))
+
+    def _paint_cell_sets(self, p: QPainter, cell_px: float) -> None:
+        """Each set's region outline: the cell edges that do not border another cell of the set."""
+        N, C = self._puzzle.N, self._puzzle.C
+        width = max(2.0, cell_px / 12)
+        inset = width / 2 + 1
+        for cells, color in self._cell_sets.values():
+            pen = QPen(color, width)
+            pen.setCapStyle(Qt.PenCapStyle.SquareCap)
+            p.setPen(pen)
+            for cell in cells:
+                if not 0 <= cell < C:
+                    continue
+                r, c = divmod(cell, N)
+                rect = self.cell_rect(cell).adjusted(inset, inset, -inset, -inset)
+                if r == 0 or cell - N not in cells:
+                    p.drawLine(rect.topLeft(), rect.topRight())
+                if r == N - 1 or cell + N not in cells:
+                    p.drawLine(rect.bottomLeft(), rect.bottomRight())
+                if c == 0 or cell - 1 not in cells:
+                    p.drawLine(rect.topLeft(), rect.bottomLeft())
+                if c == N - 1 or cell + 1 not in cells:
+                    p.drawLine(rect.topRight(), rect.bottomRight())
+
+    def _paint_links(self, p: QPainter, cell_px: float) -> None:
+        """A line between the centres of each pair's cells, with a dot on each end."""
+        C = self._puzzle.C
+        width = max(2.0, cell_px / 10)
+        for pairs, color in self._links.values():
+            p.setPen(QPen(theme.qcolor(color, 200), width, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            for a, b in pairs:
+                if 0 <= a < C and 0 <= b < C:
+                    p.drawLine(self.cell_rect(int(a)).center(), self.cell_rect(int(b)).center())
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(QBrush(color))
+            dot = width * 1.3
+            for cell in {int(x) for x in pairs.reshape(-1) if 0 <= x < C}:
+                p.drawEllipse(self.cell_rect(cell).center(), dot, dot)
 
     # --------------------------------------------------------------- helpers
     def _lines(self) -> tuple[list[float], list[float]]:

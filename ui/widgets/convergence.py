@@ -1,151 +1,319 @@
-"""ConvergencePlot: a solver's per-iteration trace with its events, fast enough for hour-long runs.
+"""ConvergencePlot: a solver's declared trace columns per iteration, with its events, on runs of any length.
 
-Costs go on the left axis; rho and entropy (values in [0, 1]) on a right axis
-whose ViewBox is linked on X. Events (restarts, run ends, parameter changes)
-are vertical lines with short labels. Curves are created once and only get
-``setData``; they are peak-downsampled and clipped to the view, and event
-lines are created only for new events, at most :data:`MAX_MARKERS` of them
-(the latest), recycling the oldest line.
+Everything drawn comes from the solver's declarations
+(:mod:`sudoku_lab.solvers.declare`): one y axis per declared :class:`Axis`
+(left and right, their labels and fixed limits), one curve per declared
+:class:`Column` (its colour, or the shared palette of
+:func:`sudoku_lab.figures.column_colours`, so the lab and exported figures
+agree; its line style and legend label; hidden when ``shown=False`` but
+switchable from the "Curves" menu or the legend), and a horizontal line per
+:class:`Threshold` at the parameter's current value (RESEDA's beta on the rho
+axis). A trace column nobody declared still gets a curve on the first axis.
+
+Long runs stay readable: event markers (run ends, restarts, parameter
+changes) come from :func:`sudoku_lab.markers.event_markers` for the visible
+range only, recomputed (throttled) when the range or the events change, so
+neighbouring run ends merge into one thin line with a count and a tooltip.
+Labels go to parameter changes and unmerged markers, never closer than
+:data:`LABEL_SPACING_PX`. The x range follows the whole run or the last W
+iterations (the range box); zooming or panning with the mouse detaches it
+until a range is picked again.
+
+Curves are created once per solver and only get ``setData``; they are
+peak-downsampled and clipped to the view.
 """
 
 from __future__ import annotations
 
-from collections import deque
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QFontMetrics
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
-from sudoku_lab.solvers.base import Event
+from sudoku_lab.markers import RUN_KINDS, Marker, event_markers
+from sudoku_lab.solvers.base import Solver
+from sudoku_lab.solvers.declare import Axis, Column
 
 from . import theme
 
-__all__ = ["ConvergencePlot", "MAX_MARKERS", "LABELLED_MARKERS", "event_label"]
+__all__ = ["ConvergencePlot", "MAX_MARKERS", "LABELLED_MARKERS", "LABEL_SPACING_PX", "RANGES"]
 
-#: Most event lines drawn at once (the latest ones).
-MAX_MARKERS = 200
-#: Most event lines that also carry a text label (the latest ones).
+#: Most markers per kind (run, param) in the visible range; more events are merged into this many bins.
+MAX_MARKERS = 40
+#: Most markers that carry a text label at once.
 LABELLED_MARKERS = 24
-#: Least distance on screen between two labelled event lines (labels run vertically).
-LABEL_SPACING_PX = 16
+#: Least distance on screen between two labelled markers (labels run vertically).
+LABEL_SPACING_PX = 20
+#: Markers are recomputed at most this often (milliseconds) while the range or the events change.
+MARKER_DELAY_MS = 120
+#: Choices of the range box: label and window (iterations; None = the whole run).
+RANGES = (("Whole run", None), ("Last 1,000", 1000), ("Last 10,000", 10_000))
+_CUSTOM = "Custom (zoomed)"
 
-#: Trace columns drawn against the left (cost) axis and the right ([0, 1]) axis.
-LEFT_COLUMNS = ("cost", "mean_cost", "best_cost")
-RIGHT_COLUMNS = ("rho", "entropy")
-
-
-def _value(v) -> str:
-    if isinstance(v, float):
-        return f"{v:g}"
-    return str(v)
+_STYLES = {"solid": Qt.PenStyle.SolidLine, "dashed": Qt.PenStyle.DashLine, "dotted": Qt.PenStyle.DotLine,
+           "steps": Qt.PenStyle.SolidLine}
 
 
-def _pen(name: str):
-    color, width, dashed, _ = theme.CURVES[name]
-    return pg.mkPen(color, width=width, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine)
-
-
-def event_label(event: Event) -> str:
-    """A short label for an event line: ``partial: box 5``, ``failed``, ``alpha 0.7->0.9``."""
-    if event.kind == "param":
-        return f"{event.name} {_value(event.old)}->{_value(event.new)}"
-    if event.kind == "restart":
-        return f"{event.name}: {event.new}" if event.new not in (None, "") else f"{event.name} restart"
-    if event.kind == "run_end":
-        return event.name
-    return f"{event.kind} {event.name}"
-
-
-def _nice_ceiling(v: float) -> float:
-    """The smallest of 1, 2, 5 x 10^k that is >= v (v > 0)."""
+def _nice_ceiling(v: float, steps=(1.0, 2.0, 5.0, 10.0)) -> float:
+    """The smallest of ``steps`` x 10^k that is >= v (v > 0): 1, 2, 5 x 10^k by default."""
     k = 10.0 ** np.floor(np.log10(v))
-    for m in (1.0, 2.0, 5.0, 10.0):
+    for m in steps:
         if m * k >= v:
             return float(m * k)
     return float(10 * k)
 
 
-class ConvergencePlot(QWidget):
-    """Convergence curves of a run (cost, best cost, mean cost, rho, entropy) and its events.
+#: Steps of the whole-run x range: fine enough that the run fills most of the plot.
+_X_STEPS = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 
-    Notes
-    -----
-    For RESEDA (Maire & Prissette 2012, section 2.3; docs/algorithms.md#reseda)
-    a run fails when rho rises above beta, drawn as a dashed line by
-    :meth:`set_beta`. Solvers that record only ``cost`` and
-    ``best_cost`` get just those curves and legend entries.
+
+class ConvergencePlot(QWidget):
+    """Declared trace columns of a run on their declared axes, threshold lines and event markers.
+
+    Signals
+    -------
+    rangeModeChanged(object)
+        The range box changed: a window in iterations, None for the whole run,
+        or ``"custom"`` after the user zoomed or panned.
     """
+
+    rangeModeChanged = Signal(object)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         fg = theme.PLOT["foreground"]
+        self.range_box = QComboBox()
+        for label, window in RANGES:
+            self.range_box.addItem(label, window)
+        self.range_box.addItem(_CUSTOM, "custom")
+        self.range_box.setToolTip("Show the whole run, or follow the latest iterations; zoom with the mouse "
+                                  "wheel, pan by dragging (then pick a range to follow again)")
+        self.curves_button = QToolButton()
+        self.curves_button.setText("Curves")
+        self.curves_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.curves_button.setToolTip("Show or hide each declared trace column (clicking a legend entry does too)")
+        self.curves_menu = QMenu(self.curves_button)
+        self.curves_button.setMenu(self.curves_menu)
+        self.markers_note = QLabel()
+        self.markers_note.setStyleSheet("color: #555;")
+        controls = QHBoxLayout()
+        controls.setContentsMargins(4, 2, 4, 0)
+        controls.addWidget(QLabel("Range"))
+        controls.addWidget(self.range_box)
+        controls.addWidget(self.curves_button)
+        controls.addStretch(1)
+        controls.addWidget(self.markers_note)
+
         self.view = pg.GraphicsLayoutWidget()
         self.view.setBackground(theme.PLOT["background"])
         # The legend sits in its own row above the plot, where it never hides data.
-        self.legend = pg.LegendItem(labelTextColor=fg, labelTextSize="10pt", colCount=len(theme.CURVES))
+        self.legend = pg.LegendItem(labelTextColor=fg, labelTextSize="10pt", colCount=5)
         self.view.addItem(self.legend, row=0, col=0)
         self.plot = self.view.addPlot(row=1, col=0)
         self.plot.setMenuEnabled(False)
         self.plot.showAxis("right")
+        self._label_style = {"color": fg, "font-size": "11pt"}
         for name in ("left", "bottom", "right"):
             axis = self.plot.getAxis(name)
             axis.setPen(fg)
             axis.setTextPen(fg)
             axis.setTickFont(theme.ui_font(10))
-        label_style = {"color": fg, "font-size": "11pt"}
-        self.plot.setLabel("left", "cost (missing symbols)", **label_style)
-        self.plot.setLabel("right", "rho, entropy", **label_style)
-        self.plot.setLabel("bottom", "iteration", **label_style)
-        # Costs always show from 0 (a solved grid); set_trace sets the top, the X axis follows the data.
-        self.plot.getViewBox().setMouseEnabled(x=True, y=False)
-        self.plot.getViewBox().enableAutoRange(y=False)
-
-        # Second ViewBox for [0, 1] series, sharing X with the main one.
+        self.plot.setLabel("bottom", "iteration", **self._label_style)
+        vb = self.plot.getViewBox()
+        vb.setMouseEnabled(x=True, y=False)
+        vb.enableAutoRange(x=False, y=False)
+        # A second ViewBox for the right axis, sharing X with the main one.
         self.right_view = pg.ViewBox(enableMenu=False)
         self.plot.scene().addItem(self.right_view)
         self.plot.getAxis("right").linkToView(self.right_view)
         self.right_view.setXLink(self.plot)
-        self.right_view.setYRange(0.0, 1.02, padding=0)
         self.right_view.setMouseEnabled(x=False, y=False)
-        self.plot.getViewBox().sigResized.connect(self._sync_views)
-        self.plot.getViewBox().sigResized.connect(self._relabel)
-        self.plot.getViewBox().sigXRangeChanged.connect(self._relabel)
+        self.right_view.enableAutoRange(x=False, y=False)
+        vb.sigResized.connect(self._sync_views)
+        vb.sigResized.connect(self._schedule_markers)
+        vb.sigXRangeChanged.connect(self._on_x_range)
+        vb.sigRangeChangedManually.connect(self._detach)
 
         self.curves: dict[str, pg.PlotDataItem] = {}
-        for name in LEFT_COLUMNS + RIGHT_COLUMNS:
-            curve = pg.PlotDataItem(pen=_pen(name), skipFiniteCheck=True)
-            if name in LEFT_COLUMNS:
-                self.plot.addItem(curve)
-            else:
-                self.right_view.addItem(curve)
-            # After addItem, which applies the PlotItem's own (off) downsampling to its items.
-            curve.setDownsampling(auto=True, method="peak")
-            curve.setClipToView(True)
-            self.curves[name] = curve
-
-        self.beta_line = pg.InfiniteLine(
-            angle=0, pen=_pen("beta"), label="beta {value:.2f}",
-            labelOpts={"position": 0.99, "color": theme.CURVES["beta"][0], "anchors": [(1, 1), (1, 1)]})
-        self.right_view.addItem(self.beta_line, ignoreBounds=True)
-        self.beta_line.setVisible(False)
-
-        self._legend_columns: tuple[str, ...] = ()
-
-        self._markers: deque[_Marker] = deque()
-        self._n_events = 0
-        self._first_event: Event | None = None
+        self.thresholds: dict[tuple[str, str], pg.InfiniteLine] = {}
+        self._columns: dict[str, Column] = {}
+        self._axes: dict[str, Axis] = {}
+        self._column_actions: dict[str, QAction] = {}
+        self._colours: dict[str, str] = {}
+        self._params: Mapping = {}
+        self._trace: Mapping[str, np.ndarray] | None = None
         self._trace_key: tuple | None = None
-        self._x_top: float | None = None
-        self._y_top: float | None = None
-        self._follow_x = True  # until the user zooms or pans
-        self.plot.getViewBox().enableAutoRange(x=False)
-        self.plot.getViewBox().sigRangeChangedManually.connect(self._stop_following)
+        self._y_ranges: dict[str, tuple[float, float]] = {}
+        self._dense = False
+        self._x_range: tuple[float, float] | None = None
+        self._window: int | None = None
+        self._follow = True
+        self._events: tuple = ()
+        self._pool: list[pg.InfiniteLine] = []
+        self._drawn: list[tuple[pg.InfiniteLine, Marker, bool]] = []
+        self.max_markers = MAX_MARKERS
+        self._marker_timer = QTimer(self)
+        self._marker_timer.setSingleShot(True)
+        self._marker_timer.setInterval(MARKER_DELAY_MS)
+        self._marker_timer.timeout.connect(self.update_markers)
+        self.range_box.currentIndexChanged.connect(self._on_range_box)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.view)
+        layout.setSpacing(0)
+        layout.addLayout(controls)
+        layout.addWidget(self.view, 1)
+        self.set_declarations(Solver.columns, Solver.axes)
+
+    # ----------------------------------------------------------- declarations
+    def set_solver(self, cls) -> None:
+        """Take a solver class's declared axes, columns and iteration name (and forget the trace)."""
+        self.set_declarations(cls.columns, cls.axes, cls.iteration_name)
+
+    def set_declarations(self, columns: Sequence[Column], axes: Sequence[Axis],
+                         iteration_name: str | None = None) -> None:
+        """Build the axes, curves, legend, curve menu and threshold lines of these declarations (the trace is forgotten)."""
+        from sudoku_lab.figures import column_colours
+
+        for name in list(self.curves):
+            self._remove_curve(name)
+        for line in self.thresholds.values():
+            vb = line.getViewBox()
+            if vb is not None:
+                vb.removeItem(line)
+        self.thresholds.clear()
+        self.legend.clear()
+        self.curves_menu.clear()
+        self._column_actions.clear()
+        self._axes = {a.key: a for a in axes}
+        self._columns = {c.name: c for c in columns}
+        self._colours = column_colours(columns)
+        self._y_ranges.clear()
+        self._dense = False
+        sides = {a.side: a for a in axes}
+        for side in ("left", "right"):
+            a = sides.get(side)
+            self.plot.showAxis(side, a is not None)
+            if a is not None:
+                self.plot.setLabel(side, a.label, **self._label_style)
+                if a.limits is not None:
+                    lo, hi = a.limits
+                    self._view_of(a.key).setYRange(lo, hi + 0.02 * (hi - lo), padding=0)
+        if iteration_name:
+            self.set_iteration_name(iteration_name)
+        for c in columns:
+            self._add_curve(c)
+        self._fit_legend()
+        self._trace = None  # a trace belongs to its solver's declarations
+        self._trace_key = None
+
+    def _fit_legend(self) -> None:
+        """As many legend columns as fit the plot's width (long declared labels wrap onto more rows)."""
+        labels = [label.text for _, label in self.legend.items]
+        if not labels:
+            return
+        font = theme.ui_font(10)
+        fm = QFontMetrics(font)
+        widths = [fm.horizontalAdvance(t) + 45 for t in labels]  # the sample line and spacing
+        room = max(self.view.width() - 30, 200)
+        cols = 1
+        for k in range(len(labels), 0, -1):
+            per_col = [max(widths[i::k]) for i in range(k)]
+            if sum(per_col) <= room:
+                cols = k
+                break
+        if cols != self.legend.columnCount:
+            self.legend.setColumnCount(cols)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_legend()
+
+    def _view_of(self, axis_key: str) -> pg.ViewBox:
+        a = self._axes.get(axis_key)
+        if a is not None and a.side == "right":
+            return self.right_view
+        return self.plot.getViewBox()
+
+    def _add_curve(self, c: Column) -> pg.PlotDataItem:
+        color = self._colours.get(c.name) or self._next_colour()
+        self._colours[c.name] = color
+        pen = self._pen(c, color, dense=False)
+        curve = pg.PlotDataItem(pen=pen, skipFiniteCheck=True, stepMode="right" if c.style == "steps" else None)
+        vb = self._view_of(c.axis)
+        if vb is self.plot.getViewBox():
+            self.plot.addItem(curve)
+        else:
+            vb.addItem(curve)
+        # After addItem, which applies the PlotItem's own (off) downsampling to its items. Peak
+        # downsampling keeps each pixel column's min and max, so one bin per pixel loses nothing
+        # visible (pyqtgraph's default draws ~5 per pixel, five times the path to stroke).
+        curve.setDownsampling(auto=True, method="peak")
+        curve.opts["autoDownsampleFactor"] = 1.0
+        curve.setClipToView(True)
+        curve.setVisible(c.shown)
+        self.curves[c.name] = curve
+        self.legend.addItem(curve, c.label)
+        tip = f"{c.label}" + (f" ({c.unit})" if c.unit else "")
+        act = QAction(c.label, self.curves_menu)
+        act.setCheckable(True)
+        act.setChecked(c.shown)
+        act.setToolTip(tip)
+        act.toggled.connect(lambda on, name=c.name: self.set_column_visible(name, on))
+        self.curves_menu.addAction(act)
+        self._column_actions[c.name] = act
+        curve.visibleChanged.connect(lambda name=c.name: self._on_curve_visibility(name))
+        for t in c.thresholds:
+            line = pg.InfiniteLine(
+                angle=0, movable=False, pen=pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine),
+                label=f"{t.label or t.param} {{value:.3g}}",
+                labelOpts={"position": 0.99, "color": color, "anchors": [(1, 1), (1, 1)]})
+            line.setToolTip(t.meaning or f"{t.label or t.param}: a parameter of the solver")
+            vb.addItem(line, ignoreBounds=True)
+            line.setVisible(False)
+            self.thresholds[(c.name, t.param)] = line
+        return curve
+
+    @staticmethod
+    def _pen(c: Column, color: str, dense: bool):
+        """The column's pen; dashed and dotted styles become a lighter solid line where data are dense.
+
+        Qt strokes a dash pattern along the whole path: a noisy curve with
+        several samples per pixel is a path hundreds of thousands of pixels
+        long, about a second per repaint, and its dots merge into a solid band
+        anyway.
+        """
+        width = 2.0 if c.style == "steps" else 1.5
+        if dense and c.style in ("dashed", "dotted"):
+            return pg.mkPen(theme.qcolor(color, 150), width=1.0)
+        return pg.mkPen(color, width=width, style=_STYLES[c.style])
+
+    def _update_pens(self, visible_points: int) -> None:
+        dense = visible_points > max(self.plot.getViewBox().width(), 1.0) / 4
+        if dense == self._dense:
+            return
+        self._dense = dense
+        for name, c in self._columns.items():
+            if c.style in ("dashed", "dotted") and name in self.curves:
+                self.curves[name].setPen(self._pen(c, self._colours[name], dense))
+
+    def _next_colour(self) -> str:
+        from sudoku_lab.figures import PALETTE
+
+        used = set(self._colours.values())
+        return next((p for p in PALETTE if p not in used), PALETTE[len(self._colours) % len(PALETTE)])
+
+    def _remove_curve(self, name: str) -> None:
+        curve = self.curves.pop(name)
+        vb = curve.getViewBox()
+        if vb is self.plot.getViewBox():
+            self.plot.removeItem(curve)
+        elif vb is not None:
+            vb.removeItem(curve)
 
     # ------------------------------------------------------------------- API
     def set_trace(self, trace: Mapping[str, np.ndarray]) -> None:
@@ -154,168 +322,280 @@ class ConvergencePlot(QWidget):
         Parameters
         ----------
         trace : mapping of str to ndarray of float64, shape (T,)
-            Column ``"iteration"`` plus any of ``"cost"``, ``"best_cost"``,
-            ``"mean_cost"``, ``"rho"``, ``"entropy"`` (other columns are
-            ignored). Arrays are kept by reference, not copied, so they must
-            not change afterwards (``Snapshot.trace`` views never do).
+            Column ``"iteration"`` plus the solver's columns (a column
+            nobody declared gets a curve of its own on the first axis).
+            Arrays are kept by reference, not copied, so they must not change
+            afterwards (``Snapshot.trace`` views never do).
         """
         x = trace["iteration"]
-        columns = tuple(name for name in self.curves if name in trace)
-        key = (len(x), float(x[-1]) if len(x) else None, columns)
+        names = tuple(k for k in trace if k != "iteration")
+        key = (len(x), float(x[-1]) if len(x) else None, names)
         if key == self._trace_key:
             return  # the same trace as the last frame: nothing to redraw
         self._trace_key = key
+        self._trace = trace
+        for name in names:
+            if name not in self.curves:
+                first = next(iter(self._axes), "cost")
+                self._columns[name] = Column(name, axis=first)
+                self._add_curve(self._columns[name])
+            self.curves[name].setData(x, trace[name])
         for name, curve in self.curves.items():
-            if name in trace:
-                curve.setData(x, trace[name])
-            elif curve.xData is not None:
+            if name not in trace and curve.xData is not None:
                 curve.clear()
-        top = max((float(np.max(trace[name])) for name in LEFT_COLUMNS if name in trace and len(x)), default=1.0)
-        # Axes move in steps (1, 2, 5 x 10^k): between steps pyqtgraph reuses its cached tick layout,
-        # which is most of a repaint, and the curves do not jitter while the class watches.
-        y_top = _nice_ceiling(max(top, 1.0))
-        if y_top != self._y_top:
-            self._y_top = y_top
-            self.plot.setYRange(0.0, y_top, padding=0.02)
-        if self._follow_x and len(x):
-            x_top = _nice_ceiling(max(float(x[-1]), 10.0))
-            if x_top != self._x_top:
-                self._x_top = x_top
-                self.plot.setXRange(float(x[0]) if x[0] > x_top / 2 else 0.0, x_top, padding=0.01)
-        if columns != self._legend_columns:
-            self._legend_columns = columns
-            self.legend.clear()
-            for name in columns:
-                self.legend.addItem(self.curves[name], theme.CURVES[name][3])
-        self.plot.showAxis("right", any(name in trace for name in RIGHT_COLUMNS) or self.beta_line.isVisible())
+        self._update_x_range()
+        self._update_y_ranges()
 
-    def set_events(self, events: Sequence[Event]) -> None:
-        """Draw event lines; call with the run's whole event list each frame.
+    def set_params(self, params: Mapping) -> None:
+        """Place each threshold line at its parameter's current value (hidden when the parameter is absent)."""
+        self._params = params
+        for (column, param), line in self.thresholds.items():
+            value = params.get(param)
+            show = value is not None and self.curves[column].isVisible()
+            if value is not None and float(value) != line.value():
+                line.setVisible(True)  # first: a hidden line's label ignores value changes
+                line.setValue(float(value))
+            line.setVisible(show)
 
-        Parameters
-        ----------
-        events : sequence of Event
-            ``Snapshot.events``: only events past those already drawn get a
-            new line; a shorter or different list (a new run) starts over.
-        """
-        if len(events) < self._n_events or (events and self._first_event is not None
-                                             and events[0] != self._first_event):
-            self._clear_markers()
+    def set_events(self, events: Sequence) -> None:
+        """The run's events (``Snapshot.events``); markers follow within :data:`MARKER_DELAY_MS`."""
+        events = tuple(events)
+        old = self._events
+        if len(events) == len(old) and (not events or (events[-1] == old[-1] and events[0] == old[0])):
+            return
+        self._events = events
         if not events:
-            return
-        self._first_event = events[0]
-        new = events[self._n_events:]
-        if not new:
-            return
-        self._n_events = len(events)
-        for event in new[-MAX_MARKERS:]:
-            self._add_marker(event)
-        self._relabel()
-
-    def set_beta(self, beta: float | None) -> None:
-        """Draw beta (a run fails when rho exceeds it) as a dashed line on the right axis; None hides it."""
-        if beta is None:
-            self.beta_line.setVisible(False)
-            return
-        self.beta_line.setVisible(True)  # first: a hidden line's label ignores value changes
-        self.beta_line.setValue(float(beta))
-        self.plot.showAxis("right", True)
-
-    def _stop_following(self, *_) -> None:
-        self._follow_x = False
+            self.update_markers()
+        else:
+            self._schedule_markers()
 
     def set_iteration_name(self, name: str) -> None:
         """Label of the X axis, e.g. ``"EDA step"`` (a solver's ``iteration_name``)."""
-        self.plot.setLabel("bottom", name, color=theme.PLOT["foreground"], **{"font-size": "11pt"})
+        self.plot.setLabel("bottom", name, **self._label_style)
+
+    def set_column_visible(self, name: str, visible: bool) -> None:
+        """Show or hide a column's curve (and its threshold lines)."""
+        self.curves[name].setVisible(bool(visible))
+
+    def column_visible(self, name: str) -> bool:
+        return self.curves[name].isVisible()
+
+    def set_range_mode(self, window: int | None) -> None:
+        """Follow the whole run (None) or the last ``window`` iterations; one of :data:`RANGES`."""
+        idx = self.range_box.findData(window)
+        if idx < 0:
+            raise ValueError(f"no range of {window!r} iterations; choose from {[w for _, w in RANGES]}")
+        if idx == self.range_box.currentIndex():
+            self._on_range_box(idx)
+        else:
+            self.range_box.setCurrentIndex(idx)
+
+    def range_mode(self):
+        """The window followed (None: the whole run), or ``"custom"`` after a zoom or pan."""
+        return self._window if self._follow else "custom"
+
+    def x_range(self) -> tuple[float, float]:
+        """The visible range of iterations."""
+        x0, x1 = self.plot.getViewBox().viewRange()[0]
+        return float(x0), float(x1)
 
     def clear(self) -> None:
-        """Forget the trace and the events (a new run); beta stays."""
+        """Forget the trace and the events (a new run); declarations, range mode and thresholds stay."""
         for curve in self.curves.values():
             curve.clear()
+        self._trace = None
         self._trace_key = None
-        self._x_top = self._y_top = None
-        self._follow_x = True
-        self._clear_markers()
+        self._x_range = None
+        self._y_ranges.clear()
+        if not self._follow:
+            self._follow = True
+            self._select_range_item(self._window)
+        self._events = ()
+        self.update_markers()
 
     def markers(self) -> list[pg.InfiniteLine]:
-        """The event lines drawn, oldest first (at most :data:`MAX_MARKERS`)."""
-        return [m.line for m in self._markers]
+        """The marker lines drawn, in iteration order (at most 2 x :data:`MAX_MARKERS`)."""
+        return [line for line, _, _ in self._drawn]
+
+    def drawn_markers(self) -> list[Marker]:
+        """The markers drawn (:class:`sudoku_lab.markers.Marker`), in iteration order."""
+        return [m for _, m, _ in self._drawn]
 
     def marker_labels(self) -> list[str]:
-        """The label of each event line, oldest first (events at one iteration share a line)."""
-        return [m.text for m in self._markers]
+        """The text of each marker drawn (its tooltip's first line)."""
+        return [m.label for _, m, _ in self._drawn]
+
+    def labelled_markers(self) -> list[str]:
+        """The labels shown on the plot right now."""
+        return [line.label.format for line, _, _ in self._drawn if line.label.isVisible()]
 
     @property
     def n_events(self) -> int:
-        """Events seen since the last :meth:`clear` (drawn or not)."""
-        return self._n_events
+        """Events of the run shown."""
+        return len(self._events)
+
+    # ------------------------------------------------------------- x range
+    def _on_range_box(self, idx: int) -> None:
+        window = self.range_box.itemData(idx)
+        if window == "custom":
+            return
+        self._window = window
+        self._follow = True
+        self._x_range = None
+        self._update_x_range()
+        self._update_y_ranges()
+        self.rangeModeChanged.emit(window)
+
+    def _select_range_item(self, window) -> None:
+        self.range_box.blockSignals(True)
+        self.range_box.setCurrentIndex(self.range_box.findData(window))
+        self.range_box.blockSignals(False)
+
+    def _detach(self, *_) -> None:
+        """The user zoomed or panned: stop following until a range is picked again."""
+        if self._follow:
+            self._follow = False
+            self._select_range_item("custom")
+            self.rangeModeChanged.emit("custom")
+
+    def _update_x_range(self) -> None:
+        if not self._follow or self._trace is None:
+            return
+        x = self._trace["iteration"]
+        if not len(x):
+            return
+        first, last = float(x[0]), float(x[-1])
+        if self._window is None or last <= self._window:
+            top = _nice_ceiling(max(last, 10.0), _X_STEPS)
+            rng = (first if first > top / 2 else 0.0, top)
+        else:
+            rng = (last - self._window, last + 0.02 * self._window)
+        if rng != self._x_range:
+            self._x_range = rng
+            self.plot.setXRange(*rng, padding=0.01)
+
+    def _on_x_range(self, *_) -> None:
+        if not self._follow:
+            self._update_y_ranges()
+        self._schedule_markers()
+
+    def _update_y_ranges(self) -> None:
+        """Axes without fixed limits span their visible curves' values in the visible range, in 1-2-5 steps."""
+        if self._trace is None:
+            return
+        x = self._trace["iteration"]
+        x0, x1 = self.x_range()
+        i0, i1 = int(np.searchsorted(x, x0, "left")), int(np.searchsorted(x, x1, "right"))
+        self._update_pens(i1 - i0)
+        for key, a in self._axes.items():
+            if a.limits is not None:
+                continue
+            lo, hi = math.inf, -math.inf
+            for name, c in self._columns.items():
+                if c.axis != key or name not in self._trace or not self.curves[name].isVisible():
+                    continue
+                y = np.asarray(self._trace[name][i0:i1])
+                y = y[np.isfinite(y)]
+                if y.size:
+                    lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
+            if not math.isfinite(hi):
+                lo, hi = 0.0, 1.0
+            # Steps of 1, 2, 5 x 10^k: between steps pyqtgraph reuses its tick layout and curves do not jitter.
+            top = _nice_ceiling(max(hi, 1.0))
+            bottom = 0.0 if lo >= 0 else -_nice_ceiling(-lo)
+            if self._y_ranges.get(key) != (bottom, top):
+                self._y_ranges[key] = (bottom, top)
+                self._view_of(key).setYRange(bottom, top, padding=0.02)
+
+    def _on_curve_visibility(self, name: str) -> None:
+        visible = self.curves[name].isVisible()
+        act = self._column_actions.get(name)
+        if act is not None and act.isChecked() != visible:
+            act.blockSignals(True)
+            act.setChecked(visible)
+            act.blockSignals(False)
+        self.set_params(self._params)
+        self._y_ranges.clear()
+        self._update_y_ranges()
+
+    # -------------------------------------------------------------- markers
+    def _schedule_markers(self, *_) -> None:
+        if not self._marker_timer.isActive():
+            self._marker_timer.start()
+
+    def update_markers(self) -> None:
+        """Recompute the markers for the visible range now (the plot calls it, throttled, on changes)."""
+        self._marker_timer.stop()
+        x0, x1 = self.x_range()
+        inside = [e for e in self._events if x0 <= e.iteration <= x1]
+        # A run end and the restart it triggers share an iteration, hence one marker: a kind is merged
+        # into bins only when it has more distinct iterations in view than markers allowed.
+        M = self.max_markers
+        merged = {"run": len({e.iteration for e in inside if e.kind in RUN_KINDS}) > M,
+                  "param": len({e.iteration for e in inside if e.kind == "param"}) > M}
+        ms = []
+        if any(merged.values()):
+            ms += [m for m in event_markers(inside, x0, x1, M) if merged[m.kind]]
+        if not all(merged.values()):
+            ms += [m for m in event_markers(inside, x0, x1, max(M, len(inside))) if not merged[m.kind]]
+        ms.sort(key=lambda m: m.iteration)
+        while len(self._pool) < len(ms):
+            line = pg.InfiniteLine(angle=90, movable=False, label="",
+                                   labelOpts={"rotateAxis": (1, 0), "anchors": [(1, 1), (1, 1)], "position": 0.98})
+            self.plot.addItem(line, ignoreBounds=True)
+            self._pool.append(line)
+        old = {id(line): (m, b) for line, m, b in self._drawn}
+        self._drawn = []
+        for line, m in zip(self._pool, ms):
+            if old.get(id(line)) != (m, merged[m.kind]):  # restyling re-lays out the label's text: skip it
+                self._style_marker(line, m, merged[m.kind])
+            line.setVisible(True)
+            self._drawn.append((line, m, merged[m.kind]))
+        for line in self._pool[len(ms):]:
+            line.setVisible(False)
+        n_bins = sum(1 for _, _, b in self._drawn if b)
+        self.markers_note.setText(f"{len(inside)} events in view, merged into {n_bins} marks"
+                                  if any(merged.values()) else "")
+        self._relabel()
+
+    def _style_marker(self, line: pg.InfiniteLine, m: Marker, binned: bool) -> None:
+        if m.kind == "param":
+            color = theme.MARKERS["param"]
+            line.setPen(pg.mkPen(theme.qcolor(color, 200), width=1.2, style=Qt.PenStyle.DashLine))
+            text = m.label
+        else:
+            color = theme.MARKERS["solved" if m.solved else "run"]
+            width = 1.0 if not binned else min(3.0, 1.0 + 0.5 * math.log2(max(m.count, 1)))
+            line.setPen(pg.mkPen(theme.qcolor(color, 80 if binned else 110), width=width))
+            # A run end and its restart share a marker: its label names what comes next (the restart),
+            # the tooltip has both.
+            text = f"×{m.count}" if binned else m.label.split(" / ")[-1]
+        line.setValue(m.iteration)
+        line.label.setColor(color)
+        # InfLineLabel formats its text with str.format(value=...).
+        line.label.setFormat(text.replace("{", "{{").replace("}", "}}"))
+        line.setToolTip(m.label + ("\n" + m.detail if m.detail and m.detail != m.label else ""))
+
+    def _relabel(self) -> None:
+        """Label parameter changes first, then unmerged markers, then bins, newest first, spaced on screen."""
+        vb = self.plot.getViewBox()
+        x0, x1 = vb.viewRange()[0]
+        scale = max(vb.width(), 1.0) / max(x1 - x0, 1e-12)
+        order = sorted(range(len(self._drawn)), key=lambda i: (
+            0 if self._drawn[i][1].kind == "param" else 1 if not self._drawn[i][2] else 2, -self._drawn[i][1].iteration))
+        taken: list[float] = []
+        shown = set()
+        for i in order:
+            if len(shown) >= LABELLED_MARKERS:
+                break
+            px = self._drawn[i][1].iteration * scale
+            if all(abs(px - q) >= LABEL_SPACING_PX for q in taken):
+                taken.append(px)
+                shown.add(i)
+        for i, (line, _, _) in enumerate(self._drawn):
+            line.label.setVisible(i in shown)
 
     # -------------------------------------------------------------- internals
     def _sync_views(self) -> None:
         self.right_view.setGeometry(self.plot.getViewBox().sceneBoundingRect())
         self.right_view.linkedViewChanged(self.plot.getViewBox(), self.right_view.XAxis)
-
-    def _add_marker(self, event: Event) -> None:
-        color = theme.EVENTS.get(event.kind, theme.GREY)
-        text, tip = event_label(event), event.describe()
-        last = self._markers[-1] if self._markers else None
-        if last is not None and last.line.value() == event.iteration:
-            # A run end and the restart it triggers share an iteration: one line, one joined label.
-            last.text, last.tooltip = f"{last.text} · {text}", f"{last.tooltip}\n{tip}"
-            marker = last
-        else:
-            if len(self._markers) >= MAX_MARKERS:
-                marker = self._markers.popleft()  # recycle the oldest line
-            else:
-                line = pg.InfiniteLine(angle=90, movable=False, label="",
-                                       labelOpts={"rotateAxis": (1, 0), "anchors": [(1, 1), (1, 1)],
-                                                  "position": 0.98})
-                self.plot.addItem(line, ignoreBounds=True)
-                marker = _Marker(line)
-            marker.text, marker.tooltip = text, tip
-            marker.line.setValue(event.iteration)
-            self._markers.append(marker)
-        marker.line.setPen(pg.mkPen(theme.qcolor(color, 150), width=1))
-        marker.line.label.setColor(color)
-        # InfLineLabel formats its text with str.format(value=...).
-        marker.line.label.setFormat(marker.text.replace("{", "{{").replace("}", "}}"))
-        marker.line.setToolTip(marker.tooltip)
-
-    def _relabel(self) -> None:
-        """Label the newest lines that are at least LABEL_SPACING_PX apart on screen (up to LABELLED_MARKERS)."""
-        if not self._markers:
-            return
-        vb = self.plot.getViewBox()
-        x0, x1 = vb.viewRange()[0]
-        scale = vb.width() / max(x1 - x0, 1e-12)
-        last_px = None
-        shown = 0
-        for marker in reversed(self._markers):
-            px = marker.line.value() * scale
-            visible = (shown < LABELLED_MARKERS and x0 <= marker.line.value() <= x1
-                       and (last_px is None or abs(last_px - px) >= LABEL_SPACING_PX))
-            if visible != marker.labelled:
-                marker.line.label.setVisible(visible)
-                marker.labelled = visible
-            if visible:
-                last_px = px
-                shown += 1
-
-    def _clear_markers(self) -> None:
-        for marker in self._markers:
-            self.plot.removeItem(marker.line)
-        self._markers.clear()
-        self._n_events = 0
-        self._first_event = None
-
-
-class _Marker:
-    """One event line and the text of the event(s) it marks."""
-
-    __slots__ = ("line", "text", "tooltip", "labelled")
-
-    def __init__(self, line: pg.InfiniteLine):
-        self.line = line
-        self.text = ""
-        self.tooltip = ""
-        self.labelled = True

@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QFont
 
 __all__ = [
     "BLACK", "ORANGE", "SKY_BLUE", "GREEN", "YELLOW", "BLUE", "VERMILLION", "PURPLE", "GREY",
-    "BOARD", "PLOT", "CURVES", "EVENTS", "PROB_COLORMAP", "ENTROPY_COLORMAP",
+    "BOARD", "PLOT", "MARKERS", "SET_COLOURS", "LINK_COLOURS", "PROB_COLORMAP", "ENTROPY_COLORMAP",
     "qcolor", "ui_font", "mono_font",
 ]
 
@@ -61,22 +61,20 @@ PLOT = {
     "given_outline": ORANGE,
 }
 
-#: Convergence curves: column -> (colour, width, dashed, label).
-CURVES = {
-    "cost": (BLUE, 1.5, False, "cost"),
-    "best_cost": (BLACK, 2.0, False, "best cost"),
-    "mean_cost": (SKY_BLUE, 1.0, False, "mean cost"),
-    "rho": (GREEN, 1.5, False, "rho"),
-    "entropy": (PURPLE, 1.5, False, "entropy"),
-    "beta": (GREEN, 1.5, True, "beta"),
+# Convergence curves take their colours from the solvers' declarations
+# (sudoku_lab.figures.column_colours), so the lab and exported figures agree.
+
+#: Event markers of the convergence plot: run ends and restarts (failed, solved) and parameter changes.
+MARKERS = {
+    "run": VERMILLION,
+    "solved": GREEN,
+    "param": "#444444",
 }
 
-#: Event markers: kind -> colour (unknown kinds use GREY).
-EVENTS = {
-    "restart": ORANGE,
-    "run_end": "#555555",
-    "param": VERMILLION,
-}
+#: Colours of the board's named cell sets (restart zones, tabu cells...), in name order.
+SET_COLOURS = (ORANGE, PURPLE, SKY_BLUE, GREEN)
+#: Colours of the board's linked cell pairs (swaps).
+LINK_COLOURS = (VERMILLION, BLUE, PURPLE)
 
 #: pyqtgraph colour map names.
 PROB_COLORMAP = "viridis"

@@ -1,0 +1,124 @@
+"""The view host: one dock per registered view, shown per solver, and the frame scheduler that feeds them.
+
+Docks are built from :func:`sudoku_lab_ui.views.views` (built-ins and UI
+plugins) in registration order and grouped as tabs by each view's
+``tab_with`` (:meth:`ViewHost.group_tabs`, once the window is shown). A view shows when its ``applies(solver_class)`` says so. Plots
+cost about 10 ms of GUI-thread time per repaint, so while a run goes they are
+redrawn at most every :attr:`ViewHost.VIEW_INTERVAL` seconds, one per frame,
+the most overdue first; hidden views are marked stale and drawn when shown;
+the last frame of a run is always drawn everywhere.
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
+
+from .views import ViewSpec, views
+
+__all__ = ["ViewHost", "make_dock"]
+
+
+def make_dock(window: QMainWindow, title: str, widget: QWidget, area, key: str) -> QDockWidget:
+    """A movable, floatable, closable dock named ``dock_<key>`` (saved layouts use the name)."""
+    d = QDockWidget(title, window)
+    d.setObjectName(f"dock_{key}")
+    d.setWidget(widget)
+    d.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable | QDockWidget.DockWidgetClosable)
+    window.addDockWidget(area, d)
+    return d
+
+
+class ViewHost(QObject):
+    """Docks for the registered views of a window, and their throttled redraws.
+
+    Attributes
+    ----------
+    specs : dict of str to ViewSpec
+    views : dict of str to QWidget
+    docks : dict of str to QDockWidget
+    """
+
+    #: Plots redraw at most this often while running (the board follows every frame).
+    VIEW_INTERVAL = 0.1
+
+    def __init__(self, window: QMainWindow):
+        super().__init__(window)
+        self.window = window
+        self.specs: dict[str, ViewSpec] = dict(views())
+        self.views: dict[str, QWidget] = {}
+        self.docks: dict[str, QDockWidget] = {}
+        self._applies: dict[str, bool] = {}
+        self._drawn: dict[str, float] = {}
+        self._stale: dict[str, bool] = {}
+        self._last = None
+        for key, spec in self.specs.items():
+            w = spec.factory(None)
+            self.views[key] = w
+            dock = make_dock(window, spec.title, w, spec.area, key)
+            dock.visibilityChanged.connect(lambda visible: visible and self.redraw_stale())
+            self.docks[key] = dock
+
+    def group_tabs(self) -> None:
+        """Put each view's dock in a tab next to its ``tab_with`` dock (the latter in front).
+
+        Call it once the window is shown: Qt 6.11 leaves a stray, visible tab
+        bar for the second tab group made before the window is shown.
+        """
+        for key, spec in self.specs.items():
+            if spec.tab_with in self.docks and spec.tab_with != key:
+                self.window.tabifyDockWidget(self.docks[spec.tab_with], self.docks[key])
+                self.docks[spec.tab_with].raise_()
+
+    def on_solver(self, cls) -> None:
+        """Show the views that apply to solver class ``cls`` and hide the others."""
+        for key, spec in self.specs.items():
+            applies = bool(spec.applies(cls))
+            self._applies[key] = applies
+            dock = self.docks[key]
+            if dock.isHidden() == applies:  # setVisible(True) on a shown tabified dock leaves a stray tab bar
+                dock.setVisible(applies)
+            dock.toggleViewAction().setEnabled(applies)
+            w = self.views[key]
+            if applies and hasattr(w, "on_solver"):
+                w.on_solver(cls)
+        self._last = None
+
+    def on_puzzle(self, puzzle) -> None:
+        for w in self.views.values():
+            w.on_puzzle(puzzle)
+
+    def on_progress(self, prog, final: bool) -> None:
+        """Feed the newest progress to the views that are due (all of them when ``final``)."""
+        self._last = prog
+        now = time.perf_counter()
+        due = []
+        for key, w in self.views.items():
+            if not (self._applies.get(key, True) and w.isVisible()):
+                self._stale[key] = True  # draw it when it is shown again
+            elif final or now - self._drawn.get(key, 0.0) >= self.VIEW_INTERVAL:
+                due.append(key)
+        if not final:
+            # One plot per frame, the most overdue first: two plot repaints in one frame would be a
+            # visible hitch in the event loop.
+            due = sorted(due, key=lambda k: self._drawn.get(k, 0.0))[:1]
+        for key in due:
+            self.views[key].on_progress(prog)
+            self._drawn[key] = now
+            self._stale[key] = False
+
+    def redraw_stale(self) -> None:
+        """A dock brought to the front shows the latest state at once."""
+        if self._last is None:
+            return
+        for key, stale in list(self._stale.items()):
+            if stale and self._applies.get(key, True) and self.views[key].isVisible():
+                self.views[key].on_progress(self._last)
+                self._stale[key] = False
+
+    def bottom_docks(self) -> list[QDockWidget]:
+        """Visible docks of the bottom area (the window gives them a modest height)."""
+        return [d for k, d in self.docks.items()
+                if self.window.dockWidgetArea(d) == Qt.BottomDockWidgetArea and not d.isHidden()]
