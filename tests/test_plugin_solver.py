@@ -101,3 +101,71 @@ def test_reproduce(plugin_env, tmp_path):
     assert cells[1:3] == ["18/20", f"{solved}/4"]
     assert cells[-1] == ("consistent" if p >= 0.05 else "**ours lower**" if solved / 4 < 0.9 else "**ours higher**")
     assert md.read_text().startswith("Command: `sudoku-lab reproduce toy-descent-table --runs 4")
+
+
+LAB_SCRIPT = r'''
+import json, sys
+import numpy as np
+from PySide6.QtWidgets import QApplication
+from sudoku_lab import library
+from sudoku_lab_ui.app import create_window
+
+app = QApplication.instance() or QApplication(["lab"])
+win = create_window(library.puzzle("reseda_fig4_1_hard"), "toy-descent")
+win.show()
+
+def wait(cond, ms=180_000):
+    import time
+    end = time.monotonic() + ms / 1000
+    while not cond():
+        app.processEvents()
+        if time.monotonic() > end:
+            raise SystemExit("timed out")
+        time.sleep(0.01)
+
+wait(lambda: win.controller.state == "idle" and win.controller.latest is not None)
+win.act_step_n.trigger()  # one "step n" click
+wait(lambda: win.controller.latest.snapshot.iteration > 0 and win.controller.state == "idle")
+for _ in range(30):
+    app.processEvents()
+snap = win.controller.latest.snapshot
+docks = win.view_docks
+conv = win.views["convergence"]
+x, y = conv.curves["accepted"].getOriginalDataset()
+from toy_descent.ui import hottest
+print(json.dumps({
+    "iteration": snap.iteration,
+    "heat_dock_visible": docks["toy_heat"].isVisible(),
+    "probability_dock_visible": docks["probability"].isVisible(),
+    "heat_view_text": win.views["toy_heat"].label.text(),
+    "hot_cells_drawn": sorted(win.board.cell_sets().get("heat", ())),
+    "hot_cells_expected": np.flatnonzero(hottest(snap.layers["heat"])).tolist(),
+    "swap_drawn": np.asarray(win.board.links()["swap"]).tolist(),
+    "swap_layer": snap.layers["swap"].tolist(),
+    "curves": list(conv.curves),
+    "accepted_points": len(x),
+    "accepted_last": float(y[-1]),
+    "accepted_trace_last": float(snap.trace["accepted"][-1]),
+    "right_axis": conv.plot.getAxis("right").labelText,
+}))
+win.close()
+'''
+
+
+def test_lab_window(plugin_env, tmp_path):
+    """The plugin's view is shown, its overlay drawn on the board, its column plotted on its own axis."""
+    script = tmp_path / "lab.py"
+    script.write_text(LAB_SCRIPT)
+    env = {**plugin_env, "QT_QPA_PLATFORM": "offscreen"}
+    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, env=env)
+    assert res.returncode == 0, res.stderr
+    got = json.loads(res.stdout.strip().splitlines()[-1])
+    assert got["iteration"] > 0
+    assert got["heat_dock_visible"] and not got["probability_dock_visible"]
+    assert got["heat_view_text"].startswith("hottest cells: ")
+    assert got["hot_cells_drawn"] == sorted(got["hot_cells_expected"]) and len(got["hot_cells_drawn"]) == 5
+    assert got["swap_drawn"] == got["swap_layer"]
+    assert got["curves"] == ["cost", "best_cost", "accepted"]
+    assert got["accepted_points"] == got["iteration"]
+    assert got["accepted_last"] == got["accepted_trace_last"]
+    assert got["right_axis"] == "acceptance"
