@@ -75,6 +75,7 @@ class BoardPanel(QWidget):
         self._several = False
         self._checking = False
         self._pencil: tuple | None = None  # (puzzle, AC3 domains)
+        self._pending_pencil = None  # the puzzle whose AC3 runs in the background
         self._jobs = Jobs(self)
 
     @property
@@ -186,8 +187,6 @@ class BoardPanel(QWidget):
             self._pending_pencil = puzzle
             self._jobs.submit("pencil", lambda: ac3(puzzle).domains, lambda d: self._pencil_ready(puzzle, d))
         return None
-
-    _pending_pencil = None
 
     def _pencil_ready(self, puzzle, domains) -> None:
         self._pencil = (puzzle, domains)

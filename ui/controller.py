@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import random
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal
-
 import numpy as np
+from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
 from sudoku_lab import loop
 from sudoku_lab.errors import ParameterError, PuzzleError

@@ -2,11 +2,12 @@
 
 Docks are built from :func:`sudoku_lab_ui.views.views` (built-ins and UI
 plugins) in registration order and grouped as tabs by each view's
-``tab_with`` (:meth:`ViewHost.group_tabs`, once the window is shown). A view shows when its ``applies(solver_class)`` says so. Plots
-cost about 10 ms of GUI-thread time per repaint, so while a run goes they are
-redrawn at most every :attr:`ViewHost.VIEW_INTERVAL` seconds, one per frame,
-the most overdue first; hidden views are marked stale and drawn when shown;
-the last frame of a run is always drawn everywhere.
+``tab_with`` (:meth:`ViewHost.group_tabs`, once the window is shown). A view
+shows when its ``applies(solver_class)`` says so. Plots cost about 10 ms of
+GUI-thread time per repaint, so while a run goes they are redrawn at most
+every :attr:`ViewHost.VIEW_INTERVAL` seconds, one per frame, the most overdue
+first; hidden views are marked stale and drawn when shown; the last frame of a
+run is always drawn everywhere.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QToolBar
 from sudoku_lab import library
 from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.scoring import missing_symbols
-from sudoku_lab.solvers import Axis, Column, Layer, Solver, Status, register, unregister
+from sudoku_lab.solvers import Axis, Column, Layer, Solver, register, unregister
 from sudoku_lab.solvers.base import frozen_copy
 from sudoku_lab.solvers.declare import COST_AXIS
 from sudoku_lab_ui import overlays as overlay_mod
@@ -95,6 +95,16 @@ class TabuView(QLabel):
 
     def on_progress(self, prog):
         self.setText(f"{int(np.sum(prog.snapshot.layers['tabu']))} tabu cells")
+
+
+class IterationView(QLabel):
+    """A plugin view for every solver: the iteration."""
+
+    def on_puzzle(self, puzzle):
+        self.setText("")
+
+    def on_progress(self, prog):
+        self.setText(f"iteration {prog.snapshot.iteration}")
 
 
 def _draw_tabu(canvas, name, value, snapshot):
@@ -194,7 +204,33 @@ def test_domain_masks_pack_candidates():
 
 
 # ------------------------------------------------------------------ the window
-def test_plugin_solver_views_overlays_and_curves(window, qtbot, marks_plugin):
+def test_ui_plugins_load_before_the_docks(qtbot, monkeypatch):
+    """The window loads the sudoku_lab.ui_plugins group first: a view a plugin registers gets its dock."""
+    from sudoku_lab._registry import UI_PLUGIN_GROUP
+    from sudoku_lab_ui import main_window
+
+    groups = []
+
+    def load_plugins(group):  # what an installed plugin's entry point does when loaded
+        groups.append(group)
+        if "test_plugin_view" not in view_mod.views():
+            view_mod.register_view(view_mod.ViewSpec("test_plugin_view", "From a plugin", IterationView))
+
+    monkeypatch.setattr(main_window, "load_plugins", load_plugins)
+    try:
+        win = create_window(library.puzzle("reseda_fig3_1_easy"))
+        qtbot.addWidget(win)
+        win.show()
+        assert groups == [UI_PLUGIN_GROUP]
+        assert "test_plugin_view" in win.view_docks and win.view_docks["test_plugin_view"].isVisible()
+        _wait_ready(qtbot, win)
+        qtbot.waitUntil(lambda: win.views["test_plugin_view"].text() == "iteration 0")
+        win.close()
+    finally:
+        view_mod.unregister_view("test_plugin_view")
+
+
+def test_plugin_solver_views_overlays_and_curves(window, qtbot, marks_plugin, tmp_path):
     win = window("reseda_fig3_1_easy", "test_marks")
     docks = win.view_docks
     assert docks["test_tabu_view"].isVisible()  # its role is declared
@@ -249,6 +285,8 @@ def test_plugin_solver_views_overlays_and_curves(window, qtbot, marks_plugin):
     assert conv.curves["temperature"].getViewBox() is conv.right_view
     assert conv.plot.getAxis("right").labelText == "temperature (K)"
     assert conv.plot.getAxis("bottom").labelText == "tick"
+    # export: no probability layer, so only the convergence figure
+    assert [p.name for p in win.export_figures(str(tmp_path))] == ["sudoku-lab-convergence.pdf"]
     # another solver: the overlay toggles follow its declarations
     win.solver_box.setCurrentIndex(win.solver_box.findData("reseda"))
     qtbot.waitUntil(lambda: win.controller.solver_name == "reseda" and win.controller.state == "idle")

@@ -176,7 +176,10 @@ class ConvergencePlot(QWidget):
 
     def set_declarations(self, columns: Sequence[Column], axes: Sequence[Axis],
                          iteration_name: str | None = None) -> None:
-        """Build the axes, curves, legend, curve menu and threshold lines of these declarations (the trace is forgotten)."""
+        """Build the axes, curves, legend, curve menu and threshold lines of these declarations.
+
+        The trace shown is forgotten: it belongs to the previous declarations.
+        """
         from sudoku_lab.figures import column_colours
 
         for name in list(self.curves):
@@ -581,8 +584,11 @@ class ConvergencePlot(QWidget):
         vb = self.plot.getViewBox()
         x0, x1 = vb.viewRange()[0]
         scale = max(vb.width(), 1.0) / max(x1 - x0, 1e-12)
-        order = sorted(range(len(self._drawn)), key=lambda i: (
-            0 if self._drawn[i][1].kind == "param" else 1 if not self._drawn[i][2] else 2, -self._drawn[i][1].iteration))
+        def rank(i: int) -> tuple:
+            _, m, binned = self._drawn[i]
+            return (0 if m.kind == "param" else 2 if binned else 1, -m.iteration)
+
+        order = sorted(range(len(self._drawn)), key=rank)
         taken: list[float] = []
         shown = set()
         for i in order:
