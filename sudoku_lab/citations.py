@@ -124,8 +124,11 @@ def reference(key: str) -> str:
     return f"{c.short}; {c.anchor}"
 
 
-def doc_file() -> "Path | None":
-    """Where :data:`DOC` is on this machine: inside the installed package (a wheel) or the checkout."""
+def doc_file():
+    """Where :data:`DOC` is on this machine (a ``pathlib.Path``): in the installed package (a wheel) or the checkout.
+
+    None if neither has it.
+    """
     from pathlib import Path
 
     here = Path(__file__).resolve().parent

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -200,15 +199,7 @@ def probability_figure(p: np.ndarray, n: int, givens=None, title: str = "p[cell,
 
 
 _STYLES = {"solid": "-", "dashed": "--", "dotted": ":", "steps": "-"}
-#: Okabe-Ito colours for columns that do not declare one (safe for colour-vision deficiencies).
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-
-
-def column_colours(columns) -> dict[str, str]:
-    """Each declared trace column's colour: its own, else the next palette colour not already used."""
-    taken = {c.color for c in columns if c.color}
-    free = iter([c for c in PALETTE if c not in taken] + list(PALETTE))
-    return {c.name: c.color or next(free) for c in columns}
+from .solvers.declare import column_colours  # noqa: E402
 
 
 def convergence_figure(snapshot, title: str | None = None, solver=None, max_markers: int = 40) -> Figure:

@@ -22,36 +22,29 @@ from sudoku_lab._crash import internal_error_message
 from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.solvers import create
 
-__all__ = ["SolverWorker", "WorkerState", "warm_up", "WARM_PUZZLE"]
-
-#: A small bundled puzzle the warm-up solves a step of.
-WARM_PUZZLE = "reseda_fig3_1_easy"
+__all__ = ["SolverWorker", "WorkerState", "warm_up"]
 
 
 def warm_up(names, progress=None) -> None:
-    """Compile (or load from numba's cache) the kernels of the solvers ``names``, one throwaway step each.
+    """Load or compile the kernels of the solvers ``names`` and the shared ones (:func:`sudoku_lab.warmup.warm_up`).
 
     Runs on the worker thread, which shows the "compiling kernels" state
-    meanwhile. The one place the lab warms kernels: it has the signature of
-    ``sudoku_lab.warmup.warm_up`` so that module can take its place.
+    meanwhile.
 
     Parameters
     ----------
     names : iterable of str
         Registry names of solvers.
     progress : callable, optional
-        ``progress(text)`` before each solver.
+        ``progress(text)`` before each solver or shared kernel set.
     """
-    from sudoku_lab import library
+    from sudoku_lab.warmup import warm_up as warm
 
-    puzzle = library.puzzle(WARM_PUZZLE)
-    names = list(names)
-    for i, name in enumerate(names):
-        if progress is not None:
-            progress(f"compiling kernels of {name} ({i + 1}/{len(names)})...")
-        solver = create(name)
-        solver.reset(puzzle, seed=0)
-        solver.step(1)
+    def report(done, total, name):
+        if progress is not None and name is not None:
+            progress(f"compiling kernels: {name} ({done + 1}/{total})...")
+
+    warm(list(names), report)
 
 
 class WorkerState:

@@ -51,7 +51,7 @@ from typing import Mapping
 import numpy as np
 
 __all__ = ["Objective", "Axis", "Column", "Threshold", "Layer", "KNOWN_ROLES", "check_layers",
-           "check_declarations", "COST_AXIS", "FRACTION_AXIS"]
+           "check_declarations", "COST_AXIS", "FRACTION_AXIS", "PALETTE", "column_colours"]
 
 SCALAR_KINDS = ("int", "float", "str", "bool", "records", "object")
 KNOWN_ROLES = ("probability", "entropy", "runs", "cells", "cell_pairs", "struck", "domains", "population")
@@ -215,6 +215,20 @@ class Layer:
             shape = "(" + ", ".join(str(s) for s in self.shape) + ("," if len(self.shape) == 1 else "") + ")"
             return f"{self.help} [{self.dtype} {shape}]"
         return f"{self.help} [{self.dtype}]"
+
+
+#: Okabe-Ito colours for columns that do not declare one (safe for colour-vision deficiencies).
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+
+
+def column_colours(columns) -> dict[str, str]:
+    """Each declared trace column's colour: its own, else the next palette colour not already used.
+
+    The lab and :func:`sudoku_lab.figures.convergence_figure` both use it, so their curves agree.
+    """
+    taken = {c.color for c in columns if c.color}
+    free = iter([c for c in PALETTE if c not in taken] + list(PALETTE))
+    return {c.name: c.color or next(free) for c in columns}
 
 
 def _dims(shape: tuple, snapshot, layer: str) -> list[int | None]:

@@ -154,8 +154,9 @@ class Reseda(Solver):
         Layer("attempt", "attempt number (0-based): first run plus its partial restarts", "int"),
         Layer("run", "run number since reset (0-based)", "int"),
         Layer("run_step", "steps of the current run", "int"),
-        Layer("restarts", "one record per finished run", "records", role="runs",
-              columns=(("attempt", "Attempt"), ("run", "Run"), ("kind", "Kind"), ("zone_name", "Zone"),
+        Layer("restarts", "one record per finished run (attempt and run 0-based; attempt_no and run_no from 1)",
+              "records", role="runs",
+              columns=(("attempt_no", "Attempt"), ("run_no", "Run"), ("kind", "Kind"), ("zone_name", "Zone"),
                        ("outcome", "Outcome"), ("steps", "Steps"), ("cost", "Cost"), ("end", "At iteration"))),
         Layer("coupling", "index of the fixed box permutation and how many there are", "object", optional=True),
     )
@@ -459,7 +460,8 @@ class Reseda(Solver):
             "attempt": int(max(self.attempt, 0)),
             "run": int(max(self.run_index, 0)),
             "run_step": int(self.counters[K.C_RUN_STEP]),
-            "restarts": tuple(MappingProxyType(dict(r)) for r in self.history),
+            "restarts": tuple(MappingProxyType({**r, "attempt_no": r["attempt"] + 1, "run_no": r["run"] + 1})
+                              for r in self.history),
             "coupling": None if self.permutations is None else (int(self.perm_index), len(self.permutations)),
         }
 

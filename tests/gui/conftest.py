@@ -29,3 +29,26 @@ def _alive(obj) -> bool:
         return shiboken6.isValid(obj)
     except Exception:
         return False
+
+
+@pytest.fixture
+def window(qtbot):
+    """``window(puzzle, algo)``: a shown lab window, ready; closed after the test."""
+    from lab_helpers import wait_ready
+
+    from sudoku_lab import library
+    from sudoku_lab_ui.app import create_window
+
+    made = []
+
+    def make(puzzle="reseda_fig3_1_easy", algo=None):
+        win = create_window(library.puzzle(puzzle) if isinstance(puzzle, str) else puzzle, algo)
+        qtbot.addWidget(win)
+        win.show()
+        wait_ready(qtbot, win)
+        made.append(win)
+        return win
+
+    yield make
+    for win in made:
+        win.close()

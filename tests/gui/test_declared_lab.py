@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QApplication, QLabel, QToolBar
+from PySide6.QtWidgets import QApplication, QLabel
 
 from sudoku_lab import library
 from sudoku_lab.puzzle import Puzzle
@@ -28,6 +28,8 @@ from sudoku_lab.solvers.declare import COST_AXIS
 from sudoku_lab_ui import overlays as overlay_mod
 from sudoku_lab_ui import views as view_mod
 from sudoku_lab_ui.app import create_window
+
+from lab_helpers import button, iteration, wait_ready  # noqa: E402
 
 pytestmark = pytest.mark.gui
 
@@ -127,40 +129,6 @@ def marks_plugin():
     overlay_mod.unregister_overlay(overlay.role)
 
 
-def _wait_ready(qtbot, win, timeout=120_000):
-    qtbot.waitUntil(lambda: win.controller.state == "idle" and win.controller.latest is not None, timeout=timeout)
-
-
-def _button(win, action):
-    for tb in win.findChildren(QToolBar):
-        w = tb.widgetForAction(action)
-        if w is not None:
-            return w
-    raise AssertionError(f"no toolbar button for {action.text()}")
-
-
-def _iteration(win):
-    p = win.controller.latest
-    return None if p is None else p.snapshot.iteration
-
-
-@pytest.fixture
-def window(qtbot):
-    made = []
-
-    def make(puzzle="reseda_fig3_1_easy", algo=None):
-        win = create_window(library.puzzle(puzzle) if isinstance(puzzle, str) else puzzle, algo)
-        qtbot.addWidget(win)
-        win.show()
-        _wait_ready(qtbot, win)
-        made.append(win)
-        return win
-
-    yield make
-    for win in made:
-        win.close()
-
-
 # ------------------------------------------------------------------ registries
 def test_register_view_refuses_a_duplicate_key():
     spec = view_mod.views()["convergence"]
@@ -223,7 +191,7 @@ def test_ui_plugins_load_before_the_docks(qtbot, monkeypatch):
         win.show()
         assert groups == [UI_PLUGIN_GROUP]
         assert "test_plugin_view" in win.view_docks and win.view_docks["test_plugin_view"].isVisible()
-        _wait_ready(qtbot, win)
+        wait_ready(qtbot, win)
         qtbot.waitUntil(lambda: win.views["test_plugin_view"].text() == "iteration 0")
         win.close()
     finally:
@@ -239,8 +207,8 @@ def test_plugin_solver_views_overlays_and_curves(window, qtbot, marks_plugin, tm
     assert docks["runs"].isVisible()
     assert win.tabifiedDockWidgets(docks["convergence"]).count(docks["test_tabu_view"]) == 1
     assert "nobody 2024" in win.solver_info.text() and "docs/algorithms.md#nowhere" in win.solver_info.text()
-    qtbot.mouseClick(_button(win, win.act_step_n), Qt.LeftButton)  # 10 ticks
-    qtbot.waitUntil(lambda: _iteration(win) == 10)
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)  # 10 ticks
+    qtbot.waitUntil(lambda: iteration(win) == 10)
     pz = win.controller.puzzle
     free = np.flatnonzero(pz.grid == 0)
     board = win.board
@@ -304,7 +272,7 @@ def test_runs_table_columns_are_the_declared_ones(window, qtbot):
     win = window("reseda_fig3_1_easy")
     table = win.views["runs"]
     assert table.headers() == [h for _, h in Reseda.layers_with_role("runs")[0].columns]
-    qtbot.mouseClick(_button(win, win.act_run), Qt.LeftButton)
+    qtbot.mouseClick(button(win, win.act_run), Qt.LeftButton)
     qtbot.waitUntil(lambda: win.controller.latest.snapshot.done, timeout=60_000)
     records = win.controller.latest.snapshot.layers["restarts"]
     qtbot.waitUntil(lambda: table.table.rowCount() == len(records))
@@ -317,8 +285,8 @@ def test_runs_table_columns_are_the_declared_ones(window, qtbot):
 def test_shading_is_the_probability_overlay(window, qtbot):
     win = window("ai_escargot")
     assert win.show_shading is win.overlay_toggles["probability"] and win.show_shading.isEnabled()
-    qtbot.mouseClick(_button(win, win.act_step_n), Qt.LeftButton)
-    qtbot.waitUntil(lambda: (_iteration(win) or 0) >= 10)
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
+    qtbot.waitUntil(lambda: (iteration(win) or 0) >= 10)
     assert win.board._shading is None  # off by default
     win.show_shading.setChecked(True)
     p = win.controller.latest.snapshot.layers["prob"]
@@ -334,7 +302,7 @@ def test_shading_is_the_probability_overlay(window, qtbot):
 def test_threshold_line_follows_the_parameter(window, qtbot):
     win = window("ai_escargot")
     conv = win.views["convergence"]
-    qtbot.mouseClick(_button(win, win.act_step_n), Qt.LeftButton)
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
     line = conv.thresholds[("rho", "beta")]
     qtbot.waitUntil(lambda: line.isVisible() and line.value() == win.controller.current_params()["beta"])
     win.params_panel.spin_box("beta").setValue(0.4)
@@ -360,8 +328,8 @@ def test_a_puzzle_with_several_solutions_loads_and_runs(window, qtbot):
     assert not win.show_diff.isEnabled() and win.show_diff.toolTip() == "this puzzle has several solutions"
     assert not panel.error_label.isVisible()
     win.step_n.setValue(25)
-    qtbot.mouseClick(_button(win, win.act_step_n), Qt.LeftButton)
-    qtbot.waitUntil(lambda: _iteration(win) == 25 or win.controller.latest.snapshot.done)
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
+    qtbot.waitUntil(lambda: iteration(win) == 25 or win.controller.latest.snapshot.done)
     assert win.controller.latest.snapshot.puzzle == expected
     assert len(win.board.diff_cells()) == 0  # no solution to compare with
     # back to a unique puzzle: the diff overlay is available again
@@ -478,11 +446,11 @@ def test_cold_start_shows_compiling_kernels_with_run_disabled(qtbot, monkeypatch
     win.show()
     qtbot.waitUntil(lambda: win.controller.state == "compiling")
     assert win.status_labels["state"].text() == "compiling kernels..."
-    assert not win.act_run.isEnabled() and not _button(win, win.act_run).isEnabled()
+    assert not win.act_run.isEnabled() and not button(win, win.act_run).isEnabled()
     assert not win.act_step.isEnabled()
     QApplication.processEvents()  # the GUI thread is free meanwhile
     release.set()
-    _wait_ready(qtbot, win)
+    wait_ready(qtbot, win)
     assert warmed[0] == ["reseda"]
     assert win.act_run.isEnabled() and win.status_labels["state"].text() == "ready"
     win.close()

@@ -7,41 +7,18 @@ import time
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QToolBar
+from PySide6.QtWidgets import QApplication
 
 from sudoku_lab import library
 from sudoku_lab_ui.app import create_window
+
+from lab_helpers import button, iteration  # noqa: E402
 
 pytestmark = pytest.mark.gui
 
 
 def _wait(qtbot, cond, timeout=60_000, what="condition"):
     qtbot.waitUntil(cond, timeout=timeout)
-
-
-def _button(win, action):
-    for tb in win.findChildren(QToolBar):
-        w = tb.widgetForAction(action)
-        if w is not None:
-            return w
-    raise AssertionError(f"no toolbar button for {action.text()}")
-
-
-def _iteration(win):
-    p = win.controller.latest
-    return None if p is None else p.snapshot.iteration
-
-
-@pytest.fixture
-def window(qtbot):
-    def make(puzzle_name="reseda_fig3_1_easy", algo=None):
-        win = create_window(library.puzzle(puzzle_name), algo)
-        qtbot.addWidget(win)
-        win.show()
-        _wait(qtbot, lambda: win.controller.state == "idle" and win.controller.latest is not None)
-        return win
-
-    yield make
 
 
 def test_opens_on_default_puzzle_with_reseda_ready(qtbot):
@@ -52,14 +29,14 @@ def test_opens_on_default_puzzle_with_reseda_ready(qtbot):
     assert win.controller.puzzle.name == library.DEFAULT_PUZZLE
     assert win.controller.solver_name == "reseda"
     assert win.solver_box.currentData() == "reseda"
-    assert _button(win, win.act_run).isEnabled()
+    assert button(win, win.act_run).isEnabled()
     assert win.view_docks["probability"].isVisible()
     win.close()
 
 
 def test_run_until_solved_shows_the_exact_solution(window, qtbot):
     win = window("reseda_fig3_1_easy")
-    qtbot.mouseClick(_button(win, win.act_run), Qt.LeftButton)
+    qtbot.mouseClick(button(win, win.act_run), Qt.LeftButton)
     _wait(qtbot, lambda: win.controller.latest is not None and win.controller.latest.snapshot.done)
     snap = win.controller.latest.snapshot
     assert snap.solved
@@ -75,31 +52,31 @@ def test_pause_then_step_moves_the_counter_exactly(window, qtbot):
     win.speed_box.setCurrentIndex(5)  # 100 steps/s so the run is still going when we pause
     qtbot.keyClick(win, Qt.Key_Space)  # Run
     _wait(qtbot, lambda: win.controller.state == "running")
-    _wait(qtbot, lambda: (_iteration(win) or 0) >= 3)
+    _wait(qtbot, lambda: (iteration(win) or 0) >= 3)
     qtbot.keyClick(win, Qt.Key_Space)  # Pause
     _wait(qtbot, lambda: win.controller.state == "idle")
     QApplication.processEvents()
     time.sleep(0.1)
     win.controller.poll()
-    before = _iteration(win)
-    qtbot.mouseClick(_button(win, win.act_step), Qt.LeftButton)
-    _wait(qtbot, lambda: _iteration(win) == before + 1)
+    before = iteration(win)
+    qtbot.mouseClick(button(win, win.act_step), Qt.LeftButton)
+    _wait(qtbot, lambda: iteration(win) == before + 1)
     win.step_n.setValue(10)
-    qtbot.mouseClick(_button(win, win.act_step_n), Qt.LeftButton)
-    _wait(qtbot, lambda: _iteration(win) == before + 11)
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
+    _wait(qtbot, lambda: iteration(win) == before + 11)
     qtbot.keyClick(win, Qt.Key_Right)  # Step 1 shortcut
-    _wait(qtbot, lambda: _iteration(win) == before + 12)
+    _wait(qtbot, lambda: iteration(win) == before + 12)
     time.sleep(0.3)
     win.controller.poll()
-    assert _iteration(win) == before + 12  # and no further
+    assert iteration(win) == before + 12  # and no further
     win.close()
 
 
 def test_changing_alpha_while_running_is_logged_and_marked(window, qtbot):
     win = window("ai_escargot")
     win.speed_box.setCurrentIndex(4)  # 30 steps/s
-    qtbot.mouseClick(_button(win, win.act_run), Qt.LeftButton)
-    _wait(qtbot, lambda: win.controller.state == "running" and (_iteration(win) or 0) > 2)
+    qtbot.mouseClick(button(win, win.act_run), Qt.LeftButton)
+    _wait(qtbot, lambda: win.controller.state == "running" and (iteration(win) or 0) > 2)
     spin = win.params_panel.spin_box("alpha")
     spin.setValue(0.9)  # what typing + Enter does
     _wait(qtbot, lambda: win.controller.latest.snapshot.params["alpha"] == 0.9)
@@ -108,11 +85,11 @@ def test_changing_alpha_while_running_is_logged_and_marked(window, qtbot):
     assert events and events[-1].old == 0.7 and events[-1].new == 0.9
     conv = win.views["convergence"]
     _wait(qtbot, lambda: any("alpha" in t for t in conv.marker_labels()))
-    qtbot.mouseClick(_button(win, win.act_stop), Qt.LeftButton)
+    qtbot.mouseClick(button(win, win.act_stop), Qt.LeftButton)
     _wait(qtbot, lambda: win.controller.state == "stopped")
-    assert not _button(win, win.act_step).isEnabled()
-    qtbot.mouseClick(_button(win, win.act_reset), Qt.LeftButton)
-    _wait(qtbot, lambda: win.controller.state == "idle" and _iteration(win) == 0)
+    assert not button(win, win.act_step).isEnabled()
+    qtbot.mouseClick(button(win, win.act_reset), Qt.LeftButton)
+    _wait(qtbot, lambda: win.controller.state == "idle" and iteration(win) == 0)
     assert win.controller.latest.snapshot.params["alpha"] == 0.9  # the user's setting survives a reset
     win.close()
 
@@ -180,7 +157,7 @@ def test_views_follow_the_solver_capabilities(window, qtbot):
     assert not win.view_docks["probability"].isVisible()
     assert not win.view_docks["runs"].toggleViewAction().isEnabled()
     assert win.view_docks["convergence"].isVisible()
-    qtbot.mouseClick(_button(win, win.act_step), Qt.LeftButton)
+    qtbot.mouseClick(button(win, win.act_step), Qt.LeftButton)
     _wait(qtbot, lambda: win.controller.latest is not None and win.controller.latest.snapshot.solved)
     win.close()
 
@@ -197,7 +174,7 @@ def test_shortcuts_dialog_lists_the_keys(window, qtbot):
 
 def test_closing_while_running_joins_the_worker(window, qtbot):
     win = window("ai_escargot")
-    qtbot.mouseClick(_button(win, win.act_run), Qt.LeftButton)
+    qtbot.mouseClick(button(win, win.act_run), Qt.LeftButton)
     _wait(qtbot, lambda: win.controller.state == "running")
     thread = win.controller._thread
     win.close()
@@ -206,8 +183,8 @@ def test_closing_while_running_joins_the_worker(window, qtbot):
 
 def test_export_figures_writes_files(window, qtbot, tmp_path):
     win = window()
-    qtbot.mouseClick(_button(win, win.act_step_n), Qt.LeftButton)
-    _wait(qtbot, lambda: (_iteration(win) or 0) >= 1)
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
+    _wait(qtbot, lambda: (iteration(win) or 0) >= 1)
     paths = win.export_figures(str(tmp_path))
     assert {p.name for p in paths} == {"sudoku-lab-probability.pdf", "sudoku-lab-convergence.pdf"}
     assert all(p.stat().st_size > 1000 for p in paths)
@@ -242,17 +219,17 @@ def test_an_error_in_the_worker_becomes_a_message_box(window, qtbot, monkeypatch
         raise RuntimeError("kernel exploded")
 
     monkeypatch.setattr(Reseda, "_step", broken)
-    qtbot.mouseClick(_button(win, win.act_step), Qt.LeftButton)
+    qtbot.mouseClick(button(win, win.act_step), Qt.LeftButton)
     _wait(qtbot, lambda: any(b.isVisible() for b in win.findChildren(QMessageBox)))
     box = next(b for b in win.findChildren(QMessageBox) if b.isVisible())
     assert "kernel exploded" in box.text() and "solver thread" in box.text()
     assert win.controller.state == "stopped"
     box.close()
     monkeypatch.undo()
-    qtbot.mouseClick(_button(win, win.act_reset), Qt.LeftButton)  # the lab recovers with a reset
-    _wait(qtbot, lambda: win.controller.state == "idle" and _iteration(win) == 0)
-    qtbot.mouseClick(_button(win, win.act_step), Qt.LeftButton)
-    _wait(qtbot, lambda: _iteration(win) == 1)
+    qtbot.mouseClick(button(win, win.act_reset), Qt.LeftButton)  # the lab recovers with a reset
+    _wait(qtbot, lambda: win.controller.state == "idle" and iteration(win) == 0)
+    qtbot.mouseClick(button(win, win.act_step), Qt.LeftButton)
+    _wait(qtbot, lambda: iteration(win) == 1)
     win.close()
 
 

@@ -4,7 +4,7 @@ Everything drawn comes from the solver's declarations
 (:mod:`sudoku_lab.solvers.declare`): one y axis per declared :class:`Axis`
 (left and right, their labels and fixed limits), one curve per declared
 :class:`Column` (its colour, or the shared palette of
-:func:`sudoku_lab.figures.column_colours`, so the lab and exported figures
+:func:`sudoku_lab.solvers.declare.column_colours`, so the lab and exported figures
 agree; its line style and legend label; hidden when ``shown=False`` but
 switchable from the "Curves" menu or the legend), and a horizontal line per
 :class:`Threshold` at the parameter's current value (RESEDA's beta on the rho
@@ -180,7 +180,7 @@ class ConvergencePlot(QWidget):
 
         The trace shown is forgotten: it belongs to the previous declarations.
         """
-        from sudoku_lab.figures import column_colours
+        from sudoku_lab.solvers.declare import column_colours
 
         for name in list(self.curves):
             self._remove_curve(name)
@@ -305,7 +305,7 @@ class ConvergencePlot(QWidget):
                 self.curves[name].setPen(self._pen(c, self._colours[name], dense))
 
     def _next_colour(self) -> str:
-        from sudoku_lab.figures import PALETTE
+        from sudoku_lab.solvers.declare import PALETTE
 
         used = set(self._colours.values())
         return next((p for p in PALETTE if p not in used), PALETTE[len(self._colours) % len(PALETTE)])

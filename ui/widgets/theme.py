@@ -62,7 +62,7 @@ PLOT = {
 }
 
 # Convergence curves take their colours from the solvers' declarations
-# (sudoku_lab.figures.column_colours), so the lab and exported figures agree.
+# (sudoku_lab.solvers.declare.column_colours), so the lab and exported figures agree.
 
 #: Event markers of the convergence plot: run ends and restarts (failed, solved) and parameter changes.
 MARKERS = {
