@@ -1,4 +1,4 @@
-"""Grid scores in plain numpy, for reporting and display (kernels keep their own compiled copies).
+"""Grid scores in plain numpy, for reporting and display (kernels share :mod:`sudoku_lab._kernels.scores`).
 
 Two objectives appear in the papers (docs/algorithms.md, "Common terms"):
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import naive
@@ -295,3 +295,18 @@ print("ok")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == "ok"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5), st.data())
+def test_shared_score_kernels_match_numpy_scoring(n, data):
+    """The kernels every solver shares equal sudoku_lab.scoring on any grid, blanks included."""
+    from sudoku_lab import scoring
+    from sudoku_lab._kernels import scores
+
+    N = n * n
+    grid = np.array(data.draw(st.lists(st.integers(0, N), min_size=N * N, max_size=N * N)), dtype=np.int8)
+    units = geometry(n).units
+    assert scores.missing_cost(grid, units, N) == scoring.missing_symbols(grid, n)
+    assert scores.distinct_count(grid, units, N) == scoring.distinct_count(grid, n)
+    assert K.missing_cost is scores.missing_cost  # one copy, not two

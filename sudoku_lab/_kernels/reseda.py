@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import jit
+from .scores import missing_cost  # noqa: F401  (shared with every kernel; K.missing_cost for callers)
 
 # Sampling and selection modes (the Python class maps names to these).
 SAMPLING_INDEPENDENT = 0
@@ -274,41 +275,6 @@ def _fill_uniform(box_free, b, m, used, avail, out, rng):
             out[box_free[b, i]] = digits[k2]
             used[i] = True
             k2 += 1
-
-
-@jit
-def missing_cost(grid, units, N):
-    """Missing-symbol cost: over all units, the digits 1..N absent from the unit.
-
-    Parameters
-    ----------
-    grid : ndarray of int8, shape (C,)
-        0 counts as no digit.
-    units : ndarray of int32, shape (3N, N)
-    N : int
-
-    Returns
-    -------
-    int
-        0 iff every row, column and box is a permutation.
-
-    Notes
-    -----
-    RESEDA 2.1: a row (2,2,3,3,3,5,6,7,8) contributes 3.
-    """
-    cost = 0
-    for u in range(units.shape[0]):
-        seen = np.int64(0)
-        for k in range(N):
-            d = grid[units[u, k]]
-            if d > 0:
-                seen |= np.int64(1) << (d - 1)
-        cnt = 0
-        while seen:
-            seen &= seen - 1
-            cnt += 1
-        cost += N - cnt
-    return cost
 
 
 @jit
