@@ -131,30 +131,31 @@ def _warm_ac3() -> None:
 
 
 def generic_warm_up(cls) -> None:
-    """Run a solver class's kernels once: reset on a 4 x 4 and a 9 x 9 puzzle, step a few times, snapshot.
+    """Run a solver class's kernels once: reset on a 9 x 9 and a 4 x 4 puzzle, step a few times, snapshot.
 
     The default of :func:`warm_up` for a class without its own ``warm_up()``;
     a class that has one may call this from it and add what a few steps do
-    not reach. A solver that refuses 4 x 4 puzzles is warmed on the 9 x 9 one
-    only.
+    not reach. Errors on the 9 x 9 puzzle propagate; the 4 x 4 one is a
+    best effort (warming is an optimisation, and a solver, e.g. a plugin, that
+    cannot take a 4 x 4 puzzle must still work on the puzzles it can).
     """
-    from .errors import SudokuLabError
-
     small, nine = _puzzles()
-    for p in (small, nine):
-        solver = cls()
-        try:
-            solver.reset(p, seed=0)
-        except SudokuLabError:
-            if p is nine:
-                raise
-            continue
+    _step_a_little(cls, nine)
+    try:
+        _step_a_little(cls, small)
+    except Exception:  # noqa: BLE001 - see the docstring
+        pass
+
+
+def _step_a_little(cls, puzzle) -> None:
+    solver = cls()
+    solver.reset(puzzle, seed=0)
+    solver.snapshot()
+    for _ in range(3):
+        if solver.done:
+            break
+        solver.step(2)
         solver.snapshot()
-        for _ in range(3):
-            if solver.done:
-                break
-            solver.step(2)
-            solver.snapshot()
 
 
 def _solver_hook(cls) -> Callable[[], None]:

@@ -48,7 +48,7 @@ def test_a_class_warm_up_hook_replaces_the_generic_default(monkeypatch):
     assert calls == ["reseda"]
 
 
-def test_the_generic_default_steps_the_solver_on_4x4_and_9x9(monkeypatch, warm_kernels):
+def test_the_generic_default_steps_the_solver_on_9x9_and_4x4(monkeypatch, warm_kernels):
     sizes = []
     original = Reseda.reset
 
@@ -58,7 +58,7 @@ def test_the_generic_default_steps_the_solver_on_4x4_and_9x9(monkeypatch, warm_k
 
     monkeypatch.setattr(Reseda, "reset", reset)
     generic_warm_up(Reseda)
-    assert sizes == [4, 9]
+    assert sizes == [9, 4]
 
 
 def test_the_batch_runner_warms_up_the_first_tasks_solver_once(monkeypatch):
@@ -153,3 +153,53 @@ def test_the_report_tells_a_cold_cache_from_a_warm_one(tmp_path):
     cold, warm = runs
     assert "sudoku_lab._kernels.exact.solve_grid" in cold["compiled"] and cold["loaded"] == []
     assert warm["compiled"] == [] and "sudoku_lab._kernels.exact.solve_grid" in warm["loaded"]
+
+
+def _nine_only_solver(name, fail_on):
+    """A solver whose snapshot breaks on puzzles of side ``fail_on`` (as a 9x9-only plugin's might)."""
+    import numpy as np
+
+    from sudoku_lab.solvers import Layer, Solver
+    from sudoku_lab.solvers.base import frozen_copy
+
+    class NineOnly(Solver):
+        layers = (Layer("box", "cells of box 1", "bool", ("C",)),)
+
+        def _reset(self):
+            self.grid = self.best_grid = self.puzzle.grid.copy()
+            self.fixed = self.puzzle.grid > 0
+            self.cost = self.best_cost = 1
+            self.steps_seen = 0
+
+        def _step(self, n):
+            self.iteration += n
+            return n
+
+        def _layers(self):
+            if self.puzzle.N == fail_on:
+                raise IndexError("index 18 is out of bounds")
+            return {"box": frozen_copy(np.zeros(self.puzzle.C, bool))}
+
+        def _state(self):
+            return {}
+
+        def _load(self, st):
+            pass
+
+    NineOnly.name = name
+    return NineOnly
+
+
+def test_a_solver_that_cannot_take_4x4_puzzles_is_still_warmed():
+    """The lab's worker warms a plugin solver; a failure on the 4x4 warm-up puzzle must not stop it."""
+    from sudoku_lab.solvers import register, unregister
+    from sudoku_lab.warmup import generic_warm_up, warm_up
+
+    cls = register(_nine_only_solver("tmp-nine-only", fail_on=4))
+    try:
+        assert warm_up(["tmp-nine-only"], shared=False).items == ("tmp-nine-only",)
+    finally:
+        unregister("tmp-nine-only")
+    with pytest.raises(IndexError):  # a failure on the 9x9 puzzle is real and propagates
+        generic_warm_up(_nine_only_solver("tmp-broken", fail_on=9))
+    assert cls.name == "tmp-nine-only"

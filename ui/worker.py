@@ -26,7 +26,7 @@ __all__ = ["SolverWorker", "WorkerState", "warm_up"]
 
 
 def warm_up(names, progress=None) -> None:
-    """Load or compile the kernels of the solvers ``names`` and the shared ones (:func:`sudoku_lab.warmup.warm_up`).
+    """Load or compile the kernels of the solvers ``names`` (:func:`sudoku_lab.warmup.warm_up`).
 
     Runs on the worker thread, which shows the "compiling kernels" state
     meanwhile.
@@ -36,7 +36,7 @@ def warm_up(names, progress=None) -> None:
     names : iterable of str
         Registry names of solvers.
     progress : callable, optional
-        ``progress(text)`` before each solver or shared kernel set.
+        ``progress(text)`` before each solver.
     """
     from sudoku_lab.warmup import warm_up as warm
 
@@ -44,7 +44,9 @@ def warm_up(names, progress=None) -> None:
         if progress is not None and name is not None:
             progress(f"compiling kernels: {name} ({done + 1}/{total})...")
 
-    warm(list(names), report)
+    # The solver's kernels only: the exact solver and AC3 run in the window's background checks, which
+    # compile (or load) their own kernels without holding up Run.
+    warm(list(names), report, shared=False)
 
 
 class WorkerState:
