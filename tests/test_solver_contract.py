@@ -33,7 +33,9 @@ IDS = [f"{n}-{p}-{i}" for i, (n, _, p) in enumerate(CASES)]
 
 
 def test_every_solver_has_contract_settings():
-    assert set(registry()) <= set(SETTINGS), "add contract settings for every new solver"
+    """Built-in solvers name the puzzles that exercise them; a plugin installed here gets the default case."""
+    builtin = {name for name, cls in registry().items() if cls.__module__.startswith("sudoku_lab.")}
+    assert builtin <= set(SETTINGS), "add contract settings for every new solver"
 
 
 def _state_equal(a, b, path="state"):
