@@ -122,20 +122,24 @@ class Registry(Generic[T]):
         self._complete = False
         self._completing = False
 
-    def register(self, obj: T) -> T:
+    def register(self, obj: T, replace: bool = False) -> T:
         """Add ``obj`` under its name; a second object with the same name is refused.
+
+        With ``replace``, an object of the same name is replaced on purpose, keeping
+        its place in the registration order.
 
         Raises
         ------
         ValueError
-            If another object already has that name (registering the same object twice is harmless).
+            If another object already has that name and ``replace`` is False
+            (registering the same object twice is harmless).
         """
         self._import_builtins()  # first, so that no plugin can take a built-in's name
         name = self.key(obj)
         if not isinstance(name, str) or not name:
             raise TypeError(f"a {self.kind} needs a non-empty registry name, got {name!r}")
         old = self._items.get(name)
-        if old is not None and old is not obj:
+        if old is not None and old is not obj and not replace:
             raise ValueError(f"a {self.kind} named {name!r} is already registered (by {self.origin(old)}); "
                              f"choose another name for the one in {self.origin(obj)}")
         self._items[name] = obj

@@ -36,7 +36,6 @@ import numpy as np
 
 from sudoku_lab._registry import UI_PLUGIN_GROUP, Registry
 
-from ._plugins import register as _register
 
 __all__ = ["OverlaySpec", "OverlayCanvas", "register_overlay", "unregister_overlay", "overlays", "overlay_for",
            "domain_masks"]
@@ -91,7 +90,7 @@ def register_overlay(spec: OverlaySpec, replace: bool = False) -> OverlaySpec:
     """
     if not isinstance(spec, OverlaySpec):
         raise TypeError(f"register_overlay() takes an OverlaySpec, got {spec!r}")
-    return _register(_REGISTRY, spec, replace)
+    return _REGISTRY.register(spec, replace=replace)
 
 
 def unregister_overlay(role: str) -> None:

@@ -26,7 +26,6 @@ from sudoku_lab._registry import UI_PLUGIN_GROUP, Registry
 from sudoku_lab.ac3 import ac3
 from sudoku_lab.solvers import get_solver_class
 
-from ._plugins import register as _register
 from .background import Jobs
 from .widgets.ac3_player import AC3Player
 from .widgets.convergence import ConvergencePlot
@@ -93,7 +92,7 @@ def register_view(spec: ViewSpec, replace: bool = False) -> ViewSpec:
     """
     if not isinstance(spec, ViewSpec):
         raise TypeError(f"register_view() takes a ViewSpec, got {spec!r}")
-    return _register(_REGISTRY, spec, replace)
+    return _REGISTRY.register(spec, replace=replace)
 
 
 def unregister_view(key: str) -> None:

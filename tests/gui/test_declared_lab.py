@@ -136,9 +136,11 @@ def test_register_view_refuses_a_duplicate_key():
         view_mod.register_view(view_mod.ViewSpec("convergence", "Other", TabuView))
     assert view_mod.views()["convergence"] is spec
     other = view_mod.ViewSpec("convergence", "Other", TabuView)
+    order = list(view_mod.views())
     try:
         assert view_mod.register_view(other, replace=True) is other
         assert view_mod.views()["convergence"] is other
+        assert list(view_mod.views()) == order  # replaced where it stood
     finally:
         view_mod.register_view(spec, replace=True)
 
