@@ -19,23 +19,18 @@ from sudoku_lab.solvers.declare import check_declarations, check_layers
 
 from payloads import mutable_parts  # tests/payloads.py
 
-# Per solver: constructor parameters and puzzles that exercise its interesting paths (restarts...).
-SETTINGS = {
-    "reseda": [({}, "reseda_fig4_1_hard"), ({"restart": "partial+full", "zones": "all", "Q": 40, "Q1": 8},
-                                              "ai_escargot"),
-               ({"restart": "full", "sampling": "independent", "selection": "groups"}, "reseda_fig3_2_medium"),
-               ({"coupling": True, "prefilter": "ac3"}, "ai_escargot")],
-    "exact": [({}, "reseda_fig4_1_hard")],
-}
-CASES = [(name, params, puzzle) for name in registry()
-         for params, puzzle in SETTINGS.get(name, [({}, "reseda_fig3_1_easy")])]
+#: Every registered solver's declared examples (``Solver.examples``); a solver without any
+#: (an installed plugin, say) is run on an easy puzzle with its defaults.
+DEFAULT_CASE = ({}, "reseda_fig3_1_easy")
+CASES = [(name, dict(params), puzzle) for name, cls in registry().items()
+         for params, puzzle in (cls.examples or (DEFAULT_CASE,))]
 IDS = [f"{n}-{p}-{i}" for i, (n, _, p) in enumerate(CASES)]
 
 
-def test_every_solver_has_contract_settings():
-    """Built-in solvers name the puzzles that exercise them; a plugin installed here gets the default case."""
-    builtin = {name for name, cls in registry().items() if cls.__module__.startswith("sudoku_lab.")}
-    assert builtin <= set(SETTINGS), "add contract settings for every new solver"
+def test_every_builtin_solver_declares_examples():
+    """Built-in solvers name the puzzles and settings that exercise them, in their own module."""
+    missing = [name for name, cls in registry().items() if cls.__module__.startswith("sudoku_lab.") and not cls.examples]
+    assert not missing, f"declare Solver.examples for {missing}"
 
 
 def _state_equal(a, b, path="state"):

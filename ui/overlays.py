@@ -76,6 +76,18 @@ class OverlaySpec:
             object.__setattr__(self, "label", self.role.replace("_", " ").capitalize())
 
 
+#: False until this module's own built-ins are registered (at its end); then ui/solver_views may load.
+_OWN_REGISTERED = False
+
+
+def _load_solver_views() -> None:
+    """The per-solver built-ins of ``ui/solver_views`` (imported once, after this module's own)."""
+    if _OWN_REGISTERED:
+        from .solver_views import load
+
+        load()
+
+
 _REGISTRY: Registry[OverlaySpec] = Registry("board overlay", key=lambda s: s.role, group=UI_PLUGIN_GROUP)
 
 
@@ -90,6 +102,7 @@ def register_overlay(spec: OverlaySpec, replace: bool = False) -> OverlaySpec:
     """
     if not isinstance(spec, OverlaySpec):
         raise TypeError(f"register_overlay() takes an OverlaySpec, got {spec!r}")
+    _load_solver_views()
     return _REGISTRY.register(spec, replace=replace)
 
 
@@ -100,6 +113,7 @@ def unregister_overlay(role: str) -> None:
 
 def overlays() -> Mapping[str, OverlaySpec]:
     """Registered overlays by role, in registration order (UI plugins loaded)."""
+    _load_solver_views()
     return _REGISTRY.mapping()
 
 
@@ -203,3 +217,6 @@ register_overlay(OverlaySpec("struck", _draw_struck, "Struck out",
                              "Candidates the solver struck out, crossed in the pencil marks"))
 register_overlay(OverlaySpec("domains", _draw_domains, "Domains",
                              "The solver's own candidates as pencil marks"))
+
+
+_OWN_REGISTERED = True

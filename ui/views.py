@@ -76,6 +76,18 @@ class ViewSpec:
                                (lambda cls: bool(cls.layers_with_role(role))) if role else (lambda cls: True))
 
 
+#: False until this module's own built-ins are registered (at its end); then ui/solver_views may load.
+_OWN_REGISTERED = False
+
+
+def _load_solver_views() -> None:
+    """The per-solver built-ins of ``ui/solver_views`` (imported once, after this module's own)."""
+    if _OWN_REGISTERED:
+        from .solver_views import load
+
+        load()
+
+
 _REGISTRY: Registry[ViewSpec] = Registry("view", key=lambda s: s.key, group=UI_PLUGIN_GROUP)
 
 #: Size hint of views in a side dock: modest, so the middle of the window goes to the board.
@@ -92,6 +104,7 @@ def register_view(spec: ViewSpec, replace: bool = False) -> ViewSpec:
     """
     if not isinstance(spec, ViewSpec):
         raise TypeError(f"register_view() takes a ViewSpec, got {spec!r}")
+    _load_solver_views()
     return _REGISTRY.register(spec, replace=replace)
 
 
@@ -102,6 +115,7 @@ def unregister_view(key: str) -> None:
 
 def views() -> Mapping[str, ViewSpec]:
     """Registered views by key, in registration order (UI plugins loaded)."""
+    _load_solver_views()
     return _REGISTRY.mapping()
 
 
@@ -277,3 +291,6 @@ register_view(ViewSpec("probability", "Probability model", ProbabilityModelView,
 register_view(ViewSpec("runs", "Runs and restarts", RunsView, area=Qt.BottomDockWidgetArea,
                        requires_role="runs", tab_with="convergence"))
 register_view(ViewSpec("ac3", "AC3 propagation", AC3View, area=Qt.RightDockWidgetArea, tab_with="probability"))
+
+
+_OWN_REGISTERED = True

@@ -400,6 +400,10 @@ class Solver:
     layers: ClassVar[tuple[Layer, ...]] = ()
     #: What the "iteration" of this algorithm is, for labels ("EDA step", "generation", ...).
     iteration_name: ClassVar[str] = "iteration"
+    #: Settings worth showing, as ``(params, puzzle name)`` pairs: the registry-wide contract tests
+    #: run every one, so a solver names the puzzles and switches that exercise all its code paths
+    #: (restarts, options) in its own file. Empty: the contract tests use an easy puzzle.
+    examples: ClassVar[tuple[tuple[Mapping[str, Any], str], ...]] = ()
 
     # ------------------------------------------------------- declarations
     @classmethod

@@ -342,4 +342,11 @@ def check_declarations(cls) -> list[str]:
         for s in d.shape or ():
             if isinstance(s, str) and s not in ("C", "N", "n", "*") and s not in params:
                 problems.append(f"layer {d.name!r}: shape symbol {s!r} is neither C, N, n, '*' nor a parameter")
+    for i, ex in enumerate(getattr(cls, "examples", ())):
+        if not (isinstance(ex, tuple) and len(ex) == 2 and isinstance(ex[1], str) and hasattr(ex[0], "keys")):
+            problems.append(f"examples[{i}] must be a (params mapping, puzzle name) pair")
+            continue
+        unknown = sorted(set(ex[0]) - params)
+        if unknown:
+            problems.append(f"examples[{i}] names unknown parameters: {', '.join(unknown)}")
     return problems

@@ -132,6 +132,12 @@ class Reseda(Solver):
                    "updated from the best of Q sampled grids, and partial restarts that fix a zone of a "
                    "failed run's final grid.")
     iteration_name = "EDA step"
+    examples = (
+        ({}, "reseda_fig4_1_hard"),
+        ({"restart": "partial+full", "zones": "all", "Q": 40, "Q1": 8}, "ai_escargot"),
+        ({"restart": "full", "sampling": "independent", "selection": "groups"}, "reseda_fig3_2_medium"),
+        ({"coupling": True, "prefilter": "ac3"}, "ai_escargot"),
+    )
     objective = Objective(cost="missing symbols")
     axes = (COST_AXIS, Axis("fraction", "rho, entropy", "right", (0.0, 1.0)))
     columns = (
