@@ -330,11 +330,12 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 
 
 def _add_experiment_commands(sub, algo) -> None:
-    """Commands defined next to the code they run (grades, reproduce)."""
-    from . import grades, reproduce
+    """Commands defined next to the code they run (grades, reproduce, compare)."""
+    from . import compare, grades, reproduce
 
     grades.add_cli(sub, lambda parser: add_solver_params(parser, algo or "reseda"))
     reproduce.add_cli(sub)
+    compare.add_cli(sub)
 
 
 def cmd_algorithms(args) -> int:

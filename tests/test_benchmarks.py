@@ -25,6 +25,7 @@ from sudoku_lab.benchmarks.reseda import NumpyReseda, bench_reseda
 from sudoku_lab.collection_io import format_collection, load_puzzles
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.puzzle import Puzzle, is_valid_solution
+from sudoku_lab.solvers import registry
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
 
@@ -45,7 +46,7 @@ def _run(*args, env=None):
 def test_the_built_in_benchmarks_are_registered_with_their_solver():
     reg = benchmarks()
     assert {"exact", "reseda", "gui"} <= set(reg)
-    assert (reg["exact"].solver, reg["reseda"].solver, reg["gui"].solver) == ("exact", "reseda", "reseda")
+    assert (reg["exact"].solver, reg["reseda"].solver, reg["gui"].solver) == ("exact", "reseda", None)
     assert all(isinstance(b, Benchmark) and b.help for b in reg.values())
     assert get_benchmark("exact") is reg["exact"]
     with pytest.raises(ParameterError, match="unknown benchmark 'nosuch'; choose from exact, gui, reseda"):
@@ -323,12 +324,22 @@ def test_bench_gui_is_the_lab_benchmark_in_a_subprocess(monkeypatch):
         return Done()
 
     monkeypatch.setattr(gui.subprocess, "run", fake_run)
+    warmed = []
+    monkeypatch.setattr("sudoku_lab.warmup.warm_up", lambda names, *a, **k: warmed.append(tuple(names)))
     parser = cli.build_parser()
     args = parser.parse_args(["bench", "gui", "--runs", "3", "--rounds", "2"])
     lines = []
     assert get_benchmark("gui").run(args, lines.append) == 0
-    assert seen["cmd"][1:] == ["-m", "sudoku_lab_ui.bench_gui", "--runs", "3", "--rounds", "2"]
+    assert seen["cmd"][1:] == ["-m", "sudoku_lab_ui.bench_gui", "--runs", "3", "--rounds", "2", "--iterations", "20000",
+                               "--algo", "reseda"]
     assert lines == ["line one", "line two"]
+    args = parser.parse_args(["bench", "gui", "--algo", "all", "--iterations", "50"])
+    assert get_benchmark("gui").run(args, lines.append) == 0
+    algos = [seen["cmd"][i + 1] for i, a in enumerate(seen["cmd"]) if a == "--algo"]
+    assert algos == [n for n in registry() if n != "exact"], "all: every registered metaheuristic"
+    assert warmed == [("reseda",), tuple(algos)], "the kernels are compiled before the subprocess starts"
+    with pytest.raises(ParameterError, match="unknown algorithm 'nosuch'"):
+        get_benchmark("gui").run(parser.parse_args(["bench", "gui", "--algo", "nosuch"]), lines.append)
 
 
 def test_lewis_sets_are_benchmarked_by_the_command_in_the_readme(capsys):

@@ -3,15 +3,19 @@
 Run as ``python -m sudoku_lab_ui.bench_gui`` (the core's ``sudoku-lab bench gui`` starts it
 in a subprocess, so ``sudoku_lab`` never imports Qt).
 
-Method: RESEDA (default parameters) solves ``reseda_fig4_1_hard`` for seeds
-0, 1, 2, ... both headless through :func:`sudoku_lab.loop.run` (carrying the
-adapted chunk size from run to run, as the worker does) and in the real main
-window (worker thread, board at 30 Hz, plots at 10 Hz), in alternating blocks
-of seeds so that drifts of a shared machine hit both alike. Throughput =
-steps / seconds spent in the stepping loop, summed over the same seeds in
-both settings (reset round trips are not counted). A 10 ms QTimer records
-how late each tick fires while the window runs: its 99th-percentile
-lateness is the event loop's latency.
+Method: for each solver asked for (``--algo``, repeatable; ``all`` is every
+registered metaheuristic), the solver runs on the puzzle and with the
+parameters of its first declared example (``Solver.examples[0]``; RESEDA:
+``reseda_fig4_1_hard``, defaults) for seeds 0, 1, 2, ..., each run until
+solved or ``--iterations``, both headless through :func:`sudoku_lab.loop.run`
+(carrying the adapted chunk size from run to run, as the worker does) and in
+the real main window with the solver chosen in its algorithm box, so that its
+own views dock and draw (worker thread, board at 30 Hz, plots at 10 Hz), in
+alternating blocks of seeds so that drifts of a shared machine hit both alike.
+Throughput = iterations / seconds spent in the stepping loop, summed over the
+same seeds in both settings (reset round trips are not counted). A 10 ms
+QTimer records how late each tick fires while the window runs: its
+99th-percentile lateness is the event loop's latency.
 """
 
 from __future__ import annotations
@@ -24,7 +28,13 @@ import time
 import numpy as np
 
 
-def _headless(puzzle, seeds) -> tuple[int, float]:
+def _termination(iterations: int):
+    from sudoku_lab import loop
+
+    return loop.AnyOf(loop.Solved(), loop.MaxIterations(iterations)) if iterations else loop.Solved()
+
+
+def _headless(name, params, puzzle, seeds, iterations) -> tuple[int, float]:
     from sudoku_lab import loop
     from sudoku_lab.solvers import create
 
@@ -32,9 +42,9 @@ def _headless(puzzle, seeds) -> tuple[int, float]:
     seconds = 0.0
     chunk = 1
     for seed in seeds:
-        s = create("reseda")
+        s = create(name, **params)
         s.reset(puzzle, seed=seed)
-        last = loop.run(s, loop.Solved(), chunk=chunk)  # carries the chunk size over, as the worker does
+        last = loop.run(s, _termination(iterations), chunk=chunk)  # carries the chunk size over, as the worker does
         chunk = last.chunk
         steps += last.snapshot.iteration
         seconds += last.elapsed
@@ -86,7 +96,22 @@ class _Window:
             if time.perf_counter() - t0 > limit:
                 raise TimeoutError("the window did not respond in time")
 
-    def solve(self, seeds) -> tuple[int, float]:
+    def select(self, name: str, params: dict, puzzle) -> None:
+        """Choose the solver in the window's algorithm box, as a user would, then its parameters and puzzle."""
+        box = self.win.solver_box
+        box.setCurrentIndex(box.findData(name))
+        for key, value in params.items():
+            err = self.c.set_param(key, value)
+            if err:
+                raise ValueError(err)
+        if self.c.puzzle is not puzzle:
+            self.c.load_puzzle(puzzle)
+        self.wait(lambda: self.c.state == "idle" and self.c.latest is not None
+                  and self.c.latest.snapshot.solver == name, self.timeout)
+        self.win.view_host.raise_solver_views()  # the solver's own views in front, drawing
+        self.wait(lambda: True, 1)
+
+    def solve(self, seeds, iterations: int) -> tuple[int, float]:
         """Solve for each seed as a user would (seed box, Run); steps and seconds in the stepping loop."""
         c = self.c
         steps, seconds = 0, 0.0
@@ -98,7 +123,7 @@ class _Window:
             self.wait(lambda: c.state == "idle" and c.latest is not None and c.latest.snapshot.iteration == 0,
                       self.timeout)
             self.ends.clear()
-            c.run()
+            c.run(_termination(iterations))
             self.wait(lambda: bool(self.ends) and c.latest is not None and c.latest.done, self.timeout)
             steps += c.latest.snapshot.iteration
             seconds += c.latest.elapsed
@@ -109,48 +134,82 @@ class _Window:
         self.win.close()
 
 
+def _algos(asked: list[str]) -> list[str]:
+    from sudoku_lab.solvers import registry
+
+    reg = registry()
+    if not asked:
+        return ["reseda"]
+    if "all" in asked:
+        return [name for name, cls in reg.items() if cls.examples and cls.iteration_name != "search"]
+    for name in asked:
+        if name not in reg:
+            raise SystemExit(f"sudoku-lab bench gui: unknown algorithm {name!r}; choose from {', '.join(reg)} or all")
+    return asked
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="sudoku-lab bench gui", description=__doc__)
-    ap.add_argument("--runs", type=int, default=150, help="seeded solves in each setting (default 150)")
+    ap.add_argument("--algo", action="append", default=[],
+                    help="solver to measure (repeatable; 'all': every registered metaheuristic; default reseda)")
+    ap.add_argument("--runs", type=int, default=150, help="seeded runs in each setting (default 150)")
     ap.add_argument("--rounds", type=int, default=5, help="alternating headless/window blocks (default 5)")
+    ap.add_argument("--iterations", type=int, default=20_000,
+                    help="most iterations of one run (0: until solved; default 20000)")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one solve in the window")
     args = ap.parse_args(argv)
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from sudoku_lab import library
+    from sudoku_lab.solvers import get_solver_class
 
-    puzzle = library.puzzle("reseda_fig4_1_hard")
+    names = _algos(args.algo)
     seeds = list(range(args.runs))
-    _headless(puzzle, seeds[:2])  # compile or load the kernels first
-    window = _Window(puzzle, args.timeout)
-    h_steps = g_steps = 0
-    h_sec = g_sec = 0.0
-    ratios = []
-    # Alternate blocks of seeds between the two settings, so a slow patch of a shared machine
-    # slows both alike instead of deciding the ratio.
-    for block in np.array_split(np.array(seeds), max(1, args.rounds)):
-        hs, ht = _headless(puzzle, block.tolist())
-        gs, gt = window.solve(block.tolist())
-        h_steps, h_sec, g_steps, g_sec = h_steps + hs, h_sec + ht, g_steps + gs, g_sec + gt
-        ratios.append((gs / gt) / (hs / ht))
-    window.close()
-    h_rate, g_rate = h_steps / h_sec, g_steps / g_sec
-    late = np.array(window.late_running)
-    late_all = np.array(window.late_all)
-    p99 = float(np.percentile(late, 99)) if late.size else float("nan")
+    window = None
     platform = os.environ.get("QT_QPA_PLATFORM") or "xcb"
-    print(f"RESEDA (default parameters) on reseda_fig4_1_hard, seeds 0..{args.runs - 1}, one process, "
-          f"Qt platform {platform}")
-    print(f"  headless (loop.run)           {h_steps:7d} steps in {h_sec:7.3f} s = {h_rate:9,.0f} steps/s")
-    print(f"  window drawing (worker+GUI)   {g_steps:7d} steps in {g_sec:7.3f} s = {g_rate:9,.0f} steps/s")
-    print(f"  throughput with the window / headless: {g_rate / h_rate:.2f} (target >= 0.80); per round: "
-          + ", ".join(f"{r:.2f}" for r in ratios))
-    print(f"  GUI event loop while runs draw: 10 ms timer, {late.size} ticks, lateness median "
-          f"{np.median(late):.1f} ms, 99th percentile {p99:.1f} ms (target < 50 ms)")
-    print(f"  including the {args.runs} resets between solves: {late_all.size} ticks, 99th percentile "
-          f"{np.percentile(late_all, 99):.1f} ms")
-    if g_steps != h_steps:
-        print(f"  note: step counts differ ({g_steps} vs {h_steps}): the runs were not identical")
+    print(f"Throughput with the lab window drawing / headless, seeds 0..{args.runs - 1}, runs until solved or "
+          f"{args.iterations} iterations, one process, Qt platform {platform}; target >= 0.80 for each solver")
+    for name in names:
+        cls = get_solver_class(name)
+        params, pname = cls.examples[0] if cls.examples else ({}, "reseda_fig4_1_hard")
+        params = dict(params)
+        puzzle = library.puzzle(pname)
+        _headless(name, params, puzzle, seeds[:2], args.iterations)  # compile or load the kernels first
+        if window is None:
+            window = _Window(puzzle, args.timeout)
+        window.select(name, params, puzzle)
+        h_steps = g_steps = 0
+        h_sec = g_sec = 0.0
+        ratios = []
+        window.late_running.clear()
+        window.late_all.clear()
+        # Alternate blocks of seeds between the two settings, so a slow patch of a shared machine
+        # slows both alike instead of deciding the ratio.
+        for block in np.array_split(np.array(seeds), max(1, args.rounds)):
+            hs, ht = _headless(name, params, puzzle, block.tolist(), args.iterations)
+            gs, gt = window.solve(block.tolist(), args.iterations)
+            h_steps, h_sec, g_steps, g_sec = h_steps + hs, h_sec + ht, g_steps + gs, g_sec + gt
+            ratios.append((gs / gt) / (hs / ht))
+        h_rate, g_rate = h_steps / h_sec, g_steps / g_sec
+        late = np.array(window.late_running)
+        late_all = np.array(window.late_all)
+        p99 = float(np.percentile(late, 99)) if late.size else float("nan")
+        unit = cls.iteration_name + "s"
+        shown = ", ".join(f"{k}={v}" for k, v in params.items()) or "default parameters"
+        print(f"{cls.title} [{name}] on {pname} ({shown}), views: "
+              + ", ".join(window.win.view_host.visible_titles()))
+        print(f"  headless (loop.run)           {h_steps:8d} {unit} in {h_sec:7.3f} s = {h_rate:11,.0f} /s")
+        print(f"  window drawing (worker+GUI)   {g_steps:8d} {unit} in {g_sec:7.3f} s = {g_rate:11,.0f} /s")
+        print(f"  throughput with the window / headless: {g_rate / h_rate:.2f} (target >= 0.80); per round: "
+              + ", ".join(f"{r:.2f}" for r in ratios))
+        print(f"  GUI event loop while runs draw: 10 ms timer, {late.size} ticks, lateness median "
+              f"{np.median(late) if late.size else float('nan'):.1f} ms, 99th percentile {p99:.1f} ms "
+              f"(target < 50 ms); with the resets: 99th percentile "
+              f"{np.percentile(late_all, 99) if late_all.size else float('nan'):.1f} ms")
+        if g_steps != h_steps:
+            print(f"  note: iteration counts differ ({g_steps} vs {h_steps}): the runs were not identical")
+    if window is not None:
+        window.close()
     return 0
 
 

@@ -119,6 +119,17 @@ class ViewHost(QObject):
                 self.views[key].on_progress(self._last)
                 self._stale[key] = False
 
+    def raise_solver_views(self) -> None:
+        """Bring the views chosen by the solver's declarations (a required role or an own ``applies``) to the
+        front of their tab groups, in registration order (so a solver's own views end in front)."""
+        for key, spec in self.specs.items():
+            if self._applies.get(key) and not spec.for_every_solver:
+                self.docks[key].raise_()
+
+    def visible_titles(self) -> list[str]:
+        """Titles of the views that apply and are on screen (not hidden behind another tab)."""
+        return [self.specs[k].title for k, w in self.views.items() if self._applies.get(k) and w.isVisible()]
+
     def bottom_docks(self) -> list[QDockWidget]:
         """Visible docks of the bottom area (the window gives them a modest height)."""
         return [d for k, d in self.docks.items()

@@ -67,9 +67,15 @@ class ViewSpec:
     requires_role: str | None = None
     tab_with: str | None = None
 
+    @property
+    def for_every_solver(self) -> bool:
+        """True for a view shown whatever the solver (no role required, no own ``applies``)."""
+        return self.requires_role is None and getattr(self, "_every", False)
+
     def __post_init__(self):
         if not self.key or not isinstance(self.key, str):
             raise TypeError(f"a view needs a key, got {self.key!r}")
+        object.__setattr__(self, "_every", self.applies is None)
         if self.applies is None:
             role = self.requires_role
             object.__setattr__(self, "applies",

@@ -12,22 +12,37 @@ import subprocess
 import sys
 from collections.abc import Callable
 
+from ..errors import ParameterError
 from . import register_benchmark
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     from .._console import int_option
 
+    parser.add_argument("--algo", action="append", default=[], metavar="NAME",
+                        help="solver to measure (repeatable; 'all': every registered metaheuristic; default reseda)")
     parser.add_argument("--runs", type=int_option(1, 100_000), default=150,
-                        help="seeded solves per setting (default 150)")
+                        help="seeded runs per setting and solver (default 150)")
+    parser.add_argument("--iterations", type=int_option(0, 10**9), default=20_000,
+                        help="most iterations of one run (0: until solved; default 20000)")
     parser.add_argument("--rounds", type=int_option(1, 1000), default=5, help="alternating blocks (default 5)")
 
 
 def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
+    from ..solvers import registry
     from ..warmup import warm_up
 
-    warm_up(("reseda",))  # the subprocess then loads the kernels from numba's cache instead of compiling them
-    cmd = [sys.executable, "-m", "sudoku_lab_ui.bench_gui", "--runs", str(args.runs), "--rounds", str(args.rounds)]
+    reg = registry()
+    unknown = [a for a in args.algo if a != "all" and a not in reg]
+    if unknown:
+        raise ParameterError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(reg)} or all", name="algo")
+    names = ([n for n, c in reg.items() if c.examples and c.iteration_name != "search"] if "all" in args.algo
+             else args.algo or ["reseda"])
+    warm_up(tuple(names))  # the subprocess then loads the kernels from numba's cache instead of compiling them
+    cmd = [sys.executable, "-m", "sudoku_lab_ui.bench_gui", "--runs", str(args.runs), "--rounds", str(args.rounds),
+           "--iterations", str(args.iterations)]
+    for name in names:
+        cmd += ["--algo", name]
     done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
     for line in done.stdout.splitlines():
         out(line)
@@ -35,9 +50,11 @@ def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
 
 
 register_benchmark(
-    "gui", help="RESEDA's throughput with the window drawing / headless (side by side); GUI event-loop latency",
-    add_arguments=_add_arguments, run=_run, solver="reseda",
-    description="Open the lab window (offscreen without a display) and measure RESEDA's throughput while the "
-    "window draws against headless throughput on reseda_fig4_1_hard, in alternating blocks of the same seeds; "
+    "gui", help="each solver's throughput with the window and its views drawing / headless (side by side); "
+    "GUI event-loop latency",
+    add_arguments=_add_arguments, run=_run, solver=None,
+    description="Open the lab window (offscreen without a display) and measure each solver's throughput while the "
+    "window and the solver's own views draw against headless throughput, on the puzzle and parameters of the "
+    "solver's first declared example (RESEDA: reseda_fig4_1_hard), in alternating blocks of the same seeds; "
     "printed as the ratio window / headless. Also the GUI event loop's latency (absolute) with a 10 ms timer. "
     "Runs in a subprocess: the core never imports Qt.")
