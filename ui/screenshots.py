@@ -7,7 +7,12 @@ Drives the window through its own controls, as a user would, and saves what
   restart partial+full, seed 3, shading on) after 180 EDA steps;
 * ``screenshot-long-run.png``: RESEDA on ``ai_escargot`` (restart
   partial+full, seed 7) after ``--long-steps`` steps (32,000), the whole run
-  in view, its run ends merged into marks.
+  in view, its run ends merged into marks;
+* one file per :class:`Shot` a solver's module in ``ui/solver_views`` adds
+  with :func:`register_shot` (its own views in front).
+
+``--only NAME`` (repeatable) remakes just those files (``reseda``,
+``long-run`` or a shot's file stem without ``screenshot-``).
 
 Run it on a display, e.g. ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m
 sudoku_lab_ui.screenshots docs`` (the window is 1600 x 1000).
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -37,6 +43,88 @@ def _settle(app, seconds: float = 0.8) -> None:
 
 def _ready(win) -> bool:
     return win.controller.state == "idle" and win.controller.latest is not None
+
+
+@dataclass(frozen=True)
+class Shot:
+    """A screenshot of one solver: the window after ``iterations`` on ``puzzle`` with ``params`` and ``seed``.
+
+    ``front`` names views (keys) to bring to the front of their tab groups;
+    ``toggles`` names board overlay toggles (roles) to switch on; ``whole`` shows
+    the whole run in the convergence plot instead of the recent range.
+    """
+
+    file: str
+    algo: str
+    puzzle: str
+    iterations: int
+    params: dict = field(default_factory=dict)
+    seed: int = 0
+    front: tuple[str, ...] = ()
+    toggles: tuple[str, ...] = ()
+    whole: bool = True
+
+
+_SHOTS: list[Shot] = []
+
+
+def register_shot(shot: Shot) -> Shot:
+    """Add a solver's screenshot to ``python -m sudoku_lab_ui.screenshots``."""
+    if any(s.file == shot.file for s in _SHOTS):
+        raise ValueError(f"a screenshot named {shot.file!r} is already registered")
+    _SHOTS.append(shot)
+    return shot
+
+
+def shots() -> list[Shot]:
+    """Registered solver screenshots (the solver views loaded)."""
+    from .views import views
+
+    views()  # imports ui/solver_views, where shots are registered
+    return list(_SHOTS)
+
+
+def take(app, out: Path, shot: Shot, timeout: float = 3600) -> Path:
+    """Drive the window through its own controls to ``shot`` and save what it shows."""
+    from sudoku_lab import library
+
+    from .app import create_window
+
+    win = create_window(library.puzzle(shot.puzzle))
+    win.resize(1600, 1000)
+    win.show()
+    _pump(app, lambda: _ready(win), 300, "ready")
+    box = win.solver_box
+    box.setCurrentIndex(box.findData(shot.algo))
+    _pump(app, lambda: _ready(win) and win.controller.latest.snapshot.solver == shot.algo, 120, "the solver")
+    for name, value in shot.params.items():
+        w = win.params_panel.spin_box(name)
+        if hasattr(w, "setCurrentText"):
+            w.setCurrentText(str(value))
+        elif hasattr(w, "setChecked"):
+            w.setChecked(bool(value))
+        else:
+            w.setValue(value)
+    win.seed_box.setValue(shot.seed)
+    want = {**win.controller.current_params(), **shot.params}
+    _pump(app, lambda: _ready(win) and win.controller.latest.snapshot.params == want
+          and win.controller.latest.snapshot.iteration == 0, 60, "reset")
+    for role in shot.toggles:
+        win.overlay_toggles[role].setChecked(True)
+    win.until_box.setCurrentIndex(1)  # for N iterations
+    win.until_value.setValue(shot.iterations)
+    win.act_run.trigger()
+    _pump(app, lambda: win.controller.state == "running" or win.controller.latest.snapshot.done, 60, "running")
+    _pump(app, lambda: win.controller.state != "running", timeout, f"{shot.iterations} iterations")
+    for key in shot.front:
+        win.view_docks[key].raise_()
+    if shot.whole:
+        win.views["convergence"].set_range_mode(None)
+    _settle(app, 1.5)
+    path = out / shot.file
+    win.grab().save(str(path))
+    win.close()
+    return path
 
 
 def short_run(app, out: Path) -> Path:
@@ -94,6 +182,8 @@ def main(argv=None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", help="folder for the PNG files (docs/ for the README's)")
     ap.add_argument("--long-steps", type=int, default=32_000, help="EDA steps of the long run (default 32000)")
+    ap.add_argument("--only", action="append", default=[], metavar="NAME",
+                    help="remake only this screenshot (repeatable): reseda, long-run or a solver shot's stem")
     args = ap.parse_args(argv)
     out = Path(args.out)
     if not out.is_dir():
@@ -102,8 +192,16 @@ def main(argv=None) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    for path in (short_run(app, out), long_run(app, out, args.long_steps)):
-        print(f"wrote {path}")
+    jobs = [("reseda", lambda: short_run(app, out)), ("long-run", lambda: long_run(app, out, args.long_steps))]
+    jobs += [(Path(s.file).stem.removeprefix("screenshot-"), lambda s=s: take(app, out, s)) for s in shots()]
+    unknown = set(args.only) - {name for name, _ in jobs}
+    if unknown:
+        print(f"sudoku-lab: error: no screenshot named {', '.join(sorted(unknown))}; choose from "
+              f"{', '.join(name for name, _ in jobs)}", file=sys.stderr)
+        return 2
+    for name, job in jobs:
+        if not args.only or name in args.only:
+            print(f"wrote {job()}")
     return 0
 
 
