@@ -229,3 +229,43 @@ def test_live_weights_rescore_the_queue():
     snap = s.snapshot()
     assert snap.layers["f"] == snap.layers["f1"] - 3.0 * snap.layers["f2"]
     assert [e.name for e in snap.events if e.kind == "param"] == ["w2"]
+
+
+# ------------------------------------------------------------------ benchmark and reproductions
+def test_numpy_move_picks_the_kernels_swap():
+    """The benchmark's numpy move scores every swap from scratch; it agrees with the kernel's delta evaluation."""
+    from sudoku_lab.benchmarks.hill_climb import NumpyMove, numpy_move
+
+    for name, seed in (("kennett_hard_007", 0), ("ai_escargot", 4)):
+        pz = library.puzzle(name)
+        mv = NumpyMove(pz)
+        s = _solver(pz, seed, plateau=3)
+        checked = 0
+        for _ in range(60):
+            g = s.grid.copy()
+            a, b, delta, df1, df2, ev = K.best_swap(g, s.box_free, s.box_nfree, s.row_cnt, s.col_cnt, s.GR, s.GC,
+                                                     1.0, -1.0, False, np.random.default_rng(0))
+            na, nb, nd, after = numpy_move(mv, g)
+            assert (na, nb, nd) == (a, b, delta) and ev == len(mv.pairs)
+            f1, f2 = mv.scores(after[None, :])
+            assert (int(f1[0]), int(f2[0])) == NH.scores(after.tolist(), pz.grid.tolist(), 3)
+            checked += 1
+            s.step(1)
+        assert checked == 60
+
+
+def test_reproductions_run_small():
+    from sudoku_lab.reproductions import Runner, get_reproduction
+
+    for name in ("hill-climb-figure4", "hill-climb-figure5"):
+        rep = get_reproduction(name)
+        assert rep.paper == "jones" and rep.solver == "hill_climb"
+        report = rep.run(Runner(seed=0), puzzles=1)
+        text = report.markdown()
+        assert not report.interrupted and "Kennett" in text
+        if name.endswith("4"):
+            assert [r[0] for r in report.rows] == ["greedy alone", "greedy + post-swap"]
+            assert all(r[-1] == "4/4" for r in report.rows)
+        else:
+            assert [r[0] for r in report.rows] == ["easy", "medium", "hard", "hardest"]
+            assert report.rows[0][9] == "1.00" and report.rows[3][1] == "fiendish"
