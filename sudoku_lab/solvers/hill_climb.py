@@ -151,7 +151,7 @@ class HillClimb(Solver):
               "among equals); 0 disables plateau escapes.", low=0, high=100_000, live=False),
         Param("random_ties", "bool", False, "Break ties between equally good swaps uniformly at random (else "
               "the first in box and reading order)."),
-        Param("budget", "int", 1_000_000, "Most moves before the search gives up (0 = no limit).", low=0,
+        Param("budget", "int", 5_000_000, "Most moves before the search gives up (0 = no limit).", low=0,
               high=10**10, when="next move"),
     )
 
