@@ -48,10 +48,10 @@ CASES = [
     (PUZZLE_4, {}, 40),
     (PUZZLE_4, {"greedy": False, "post_swap": False, "random_ties": True, "plateau": 2}, 40),
     (PUZZLE_4, {"initial_order": "sorted", "queue_capacity": 3}, 40),
-    (library.puzzle("reseda_fig4_1_hard"), {"plateau": 3, "queue_capacity": 5}, 45),
+    (library.puzzle("reseda_fig4_1_hard"), {"plateau": 3, "queue_capacity": 5}, 25),
     (library.puzzle("ai_escargot"), {"greedy": True, "post_swap": False, "plateau": 2, "random_ties": True,
-                                     "w2": -2.5}, 40),
-    (library.puzzle("kennett_hard_007"), {"greedy": False, "queue_capacity": 0, "initial_order": "sorted"}, 30),
+                                     "w2": -2.5}, 25),
+    (library.puzzle("kennett_hard_007"), {"greedy": False, "queue_capacity": 0, "initial_order": "sorted"}, 20),
 ]
 
 
