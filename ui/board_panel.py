@@ -153,6 +153,7 @@ class BoardPanel(QWidget):
         board.set_overlay("removed", canvas.struck is not None)
         board.set_cell_sets(canvas.cell_sets)
         board.set_links(canvas.links)
+        board.set_margins(canvas.margins)
         domains = canvas.domains
         if domains is None and self.show_pencil.isChecked():
             domains = self._ac3_marks(s.puzzle)

@@ -11,6 +11,7 @@ role            drawn as
 ``cell_pairs``  a link between the two cells of each pair (a swap)
 ``struck``      struck-out candidates in the pencil marks
 ``domains``     pencil marks: the candidates the solver still allows
+``unit_counts`` a number per row (right margin) and per column (bottom margin)
 =============== ====================================================================
 
 A plugin (a module of the ``sudoku_lab.ui_plugins`` entry-point group, or any
@@ -38,7 +39,7 @@ from sudoku_lab._registry import UI_PLUGIN_GROUP, Registry
 
 
 __all__ = ["OverlaySpec", "OverlayCanvas", "register_overlay", "unregister_overlay", "overlays", "overlay_for",
-           "domain_masks"]
+           "domain_masks", "MARGIN_SIDES", "count_colour"]
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,9 @@ class OverlayCanvas:
         Pencil marks and struck-out marks as digit masks.
     cell_sets : dict of str to (tuple of int, colour or None)
     links : dict of str to (ndarray of int (k, 2), colour or None)
+    margins : dict of str to dict of int to (str, colour or None)
+        Texts in the board's margins by side (``"left"``, ``"top"``, ``"right"``,
+        ``"bottom"``), then by row (left, right) or column (top, bottom) index.
     """
 
     C: int
@@ -161,6 +165,7 @@ class OverlayCanvas:
     struck: np.ndarray | None = None
     cell_sets: dict = field(default_factory=dict)
     links: dict = field(default_factory=dict)
+    margins: dict = field(default_factory=dict)
 
     def shade(self, values) -> None:
         """Shade cells by ``values`` (float (C,) in [0, 1])."""
@@ -186,6 +191,28 @@ class OverlayCanvas:
         self.links[name] = (p[((p >= 0) & (p < self.C)).all(axis=1)], color)
 
 
+    def margin(self, side: str, index: int, text: str, color=None) -> None:
+        """Write a short ``text`` in the board's margin beside row (left, right) or column (top, bottom) ``index``.
+
+        ``color`` None draws it in the board's quiet margin colour.
+        """
+        if side not in MARGIN_SIDES:
+            raise ValueError(f"unknown margin side {side!r}; choose from {', '.join(MARGIN_SIDES)}")
+        self.margins.setdefault(side, {})[int(index)] = (str(text), color)
+
+
+#: Sides of the board a margin text can go (:meth:`OverlayCanvas.margin`).
+MARGIN_SIDES = ("left", "top", "right", "bottom")
+
+#: Colours of a unit count: 0 quiet grey, then stronger as the count grows (Okabe-Ito orange, vermillion, dark red).
+COUNT_COLOURS = ("#A8A8A8", "#E69F00", "#D55E00", "#990000")
+
+
+def count_colour(value: int) -> str:
+    """The margin colour of a count: grey for 0, orange, vermillion, then dark red from 3 up."""
+    return COUNT_COLOURS[min(max(int(value), 0), len(COUNT_COLOURS) - 1)]
+
+
 # ---------------------------------------------------------------- built-ins
 def _draw_probability(canvas: OverlayCanvas, name, value, snapshot) -> None:
     canvas.shade(np.asarray(value).max(axis=1))
@@ -207,6 +234,13 @@ def _draw_domains(canvas: OverlayCanvas, name, value, snapshot) -> None:
     canvas.pencil(value)
 
 
+def _draw_unit_counts(canvas: OverlayCanvas, name, value, snapshot) -> None:
+    counts = np.asarray(value)
+    for side, row in (("right", counts[0]), ("bottom", counts[1])):
+        for i, v in enumerate(row):
+            canvas.margin(side, i, str(int(v)), count_colour(v))
+
+
 register_overlay(OverlaySpec("probability", _draw_probability, "Shading",
                              "Shade each cell by max_k p[cell, k] (solvers with a probability model)", False))
 register_overlay(OverlaySpec("cells", _draw_cells, "Cells",
@@ -217,6 +251,9 @@ register_overlay(OverlaySpec("struck", _draw_struck, "Struck out",
                              "Candidates the solver struck out, crossed in the pencil marks"))
 register_overlay(OverlaySpec("domains", _draw_domains, "Domains",
                              "The solver's own candidates as pencil marks"))
+register_overlay(OverlaySpec("unit_counts", _draw_unit_counts, "Unit counts",
+                             "A count per row (right margin) and per column (bottom margin), e.g. clashes; "
+                             "0 in grey, larger counts in stronger colours"))
 
 
 _OWN_REGISTERED = True

@@ -39,6 +39,10 @@ Roles
     bool (C, N): candidates still allowed (pencil marks).
 ``population``
     float (P,): fitness or cost of each member of a population.
+``unit_counts``
+    int (2, N): a count per row (row 0) and per column (row 1), e.g. the
+    clashes in each row and column; drawn as small numbers in the board's
+    margins (rows on the right, columns below).
 Other role strings are allowed: a plugin's own view can look for them.
 """
 
@@ -54,7 +58,8 @@ __all__ = ["Objective", "Axis", "Column", "Threshold", "Layer", "KNOWN_ROLES", "
            "check_declarations", "COST_AXIS", "FRACTION_AXIS", "PALETTE", "column_colours"]
 
 SCALAR_KINDS = ("int", "float", "str", "bool", "records", "object")
-KNOWN_ROLES = ("probability", "entropy", "runs", "cells", "cell_pairs", "struck", "domains", "population")
+KNOWN_ROLES = ("probability", "entropy", "runs", "cells", "cell_pairs", "struck", "domains", "population",
+               "unit_counts")
 
 
 @dataclass(frozen=True)

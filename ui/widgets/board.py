@@ -25,10 +25,19 @@ from sudoku_lab.puzzle import Puzzle
 
 from . import theme
 
-__all__ = ["BoardView", "OVERLAYS"]
+__all__ = ["BoardView", "OVERLAYS", "MARGIN_SIDES"]
 
 #: Overlay names accepted by :meth:`BoardView.set_overlay`.
 OVERLAYS = ("conflicts", "pencil", "removed", "shading", "diff")
+
+#: Sides of the board that can hold margin texts (:meth:`BoardView.set_margins`).
+MARGIN_SIDES = ("left", "top", "right", "bottom")
+
+#: Width of a margin band, in cells.
+MARGIN_BAND = 0.6
+
+#: Colour of margin texts drawn without one (and of zero counts): a quiet grey.
+_QUIET = "#A8A8A8"
 
 #: Smallest mini-cell (pixels) at which pencil marks are still drawn.
 MIN_PENCIL_PX = 8.0
@@ -82,6 +91,7 @@ class BoardView(QWidget):
         self._highlight_color = self._colors["highlight"]
         self._cell_sets: dict[str, tuple[frozenset[int], object]] = {}
         self._links: dict[str, tuple[np.ndarray, object]] = {}
+        self._margins: dict[str, dict[int, tuple[str, object]]] = {}
         self._focus = -1
         self._selected = -1
         self._hovered = -1
@@ -110,7 +120,7 @@ class BoardView(QWidget):
         self._puzzle = puzzle
         self._grid = self._fixed = self._domains = self._removed = self._shading = self._solution = None
         self._highlight = frozenset()
-        self._cell_sets, self._links = {}, {}
+        self._cell_sets, self._links, self._margins = {}, {}, {}
         self._focus = -1
         if not same_size:
             self._selected = -1
@@ -245,6 +255,48 @@ class BoardView(QWidget):
         """The linked cell pairs shown (:meth:`set_links`), int (k, 2) per name."""
         return {k: pairs for k, (pairs, _) in self._links.items()}
 
+    def set_margins(self, margins: Mapping[str, Mapping[int, tuple[str, object]]]) -> None:
+        """Short texts in the margins around the board (e.g. a count per row and per column).
+
+        Parameters
+        ----------
+        margins : mapping of side to mapping of int to (str, colour or None)
+            Sides ``"left"``, ``"top"``, ``"right"``, ``"bottom"``; then the row
+            (left, right) or column (top, bottom) index and its text. The board
+            shrinks to leave room on every side that has texts. An empty mapping
+            clears them; a None colour is the theme's quiet grey.
+        """
+        new = {}
+        for side, texts in margins.items():
+            if side not in MARGIN_SIDES:
+                raise ValueError(f"unknown margin side {side!r}; choose from {', '.join(MARGIN_SIDES)}")
+            if texts:
+                new[side] = {int(i): (str(t), theme.qcolor(_QUIET if c is None else c)) for i, (t, c) in texts.items()}
+        if new != self._margins:
+            self._margins = new
+            self._lines_cache = None
+            self.update()
+
+    def margins(self) -> dict[str, dict[int, str]]:
+        """The margin texts shown (:meth:`set_margins`): side -> index -> text."""
+        return {side: {i: t for i, (t, _) in texts.items()} for side, texts in self._margins.items()}
+
+    def margin_color(self, side: str, index: int):
+        """The QColor of one margin text."""
+        return self._margins[side][index][1]
+
+    def margin_rect(self, side: str, index: int) -> QRectF:
+        """Where the margin text of row or column ``index`` on ``side`` is drawn, in widget coordinates."""
+        xs, ys = self._lines()
+        band = self._margin_band()
+        if side == "right":
+            return QRectF(xs[-1] + 2, ys[index], band - 2, ys[index + 1] - ys[index])
+        if side == "left":
+            return QRectF(xs[0] - band, ys[index], band - 2, ys[index + 1] - ys[index])
+        if side == "bottom":
+            return QRectF(xs[index], ys[-1] + 2, xs[index + 1] - xs[index], band - 2)
+        return QRectF(xs[index], ys[0] - band, xs[index + 1] - xs[index], band - 2)
+
     def set_focus_cell(self, cell: int) -> None:
         """Mark one cell with a thick outline (e.g. AC3's popped cell); -1 for none."""
         self._focus = int(cell)
@@ -338,10 +390,21 @@ class BoardView(QWidget):
 
     # -------------------------------------------------------------- geometry
     def board_rect(self) -> QRectF:
-        """The square the board occupies, in widget coordinates."""
+        """The square the board occupies, in widget coordinates (beside the bands of any margin texts)."""
         margin = 4.0
-        side = max(0.0, min(self.width(), self.height()) - 2 * margin)
-        return QRectF((self.width() - side) / 2, (self.height() - side) / 2, side, side)
+        N = self._puzzle.N if self._puzzle is not None else 9
+        m = self._margins
+        kx = ("left" in m) + ("right" in m)
+        ky = ("top" in m) + ("bottom" in m)
+        f = MARGIN_BAND / N  # band width as a fraction of the board side
+        side = max(0.0, min((self.width() - 2 * margin) / (1 + kx * f), (self.height() - 2 * margin) / (1 + ky * f)))
+        band = side * f
+        left = (self.width() - side * (1 + kx * f)) / 2 + (band if "left" in m else 0.0)
+        top = (self.height() - side * (1 + ky * f)) / 2 + (band if "top" in m else 0.0)
+        return QRectF(left, top, side, side)
+
+    def _margin_band(self) -> float:
+        return self.board_rect().width() * MARGIN_BAND / self._puzzle.N
 
     def cell_rect(self, cell: int) -> QRectF:
         """The rectangle of ``cell`` in widget coordinates."""
@@ -445,6 +508,7 @@ class BoardView(QWidget):
         self._paint_lines(painter, rect)
         self._paint_contents(painter)
         self._paint_marks(painter)
+        self._paint_margins(painter)
         painter.end()
 
     def _paint_backgrounds(self, p: QPainter) -> None:
@@ -611,11 +675,30 @@ class BoardView(QWidget):
             for cell in {int(x) for x in pairs.reshape(-1) if 0 <= x < C}:
                 p.drawEllipse(self.cell_rect(cell).center(), dot, dot)
 
+    def _paint_margins(self, p: QPainter) -> None:
+        """Each margin text centred beside its row or column; quiet texts normal, coloured ones bold."""
+        if not self._margins:
+            return
+        N = self._puzzle.N
+        band = self._margin_band()
+        cell_px = self.board_rect().width() / N
+        px = max(6.0, min(band * 0.8, cell_px * 0.45))
+        quiet = theme.qcolor(_QUIET)
+        normal, bold = _pixel_font(px, QFont.Weight.Normal), _pixel_font(px, QFont.Weight.Bold)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        for side, texts in self._margins.items():
+            for index, (text, color) in texts.items():
+                if not 0 <= index < N:
+                    continue
+                p.setFont(normal if color == quiet else bold)
+                p.setPen(color)
+                p.drawText(self.margin_rect(side, index), Qt.AlignmentFlag.AlignCenter, text)
+
     # --------------------------------------------------------------- helpers
     def _lines(self) -> tuple[list[float], list[float]]:
         """Pixel-snapped x and y positions of the N + 1 grid lines (cached per widget size and N)."""
         N = self._puzzle.N
-        key = (self.width(), self.height(), N)
+        key = (self.width(), self.height(), N, tuple(sorted(self._margins)))
         if self._lines_cache is None or self._lines_cache[0] != key:
             rect = self.board_rect()
             step = rect.width() / N
