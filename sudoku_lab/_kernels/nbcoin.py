@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 
 from .common import jit
-from .reseda import draw_digit
 from .scores import distinct_count
 
 # What run_generations reports.
@@ -77,7 +76,7 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, o
     down to the second, ``j = int(u * (i + 1))``); then each position, in
     that order, draws its digit from its row of ``M`` restricted to the
     digits still unused in the box, renormalised (one ``rng.random()``,
-    :func:`~sudoku_lab._kernels.reseda.draw_digit`); with no mass left on the
+    :func:`_draw`); with no mass left on the
     unused digits the same draw picks one of them uniformly.
     """
     N = M.shape[0]
@@ -94,9 +93,46 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, o
         avail = box_avail[b]
         for i in range(m):
             pos = order[i]
-            d = draw_digit(M[b, pos], avail, rng)
+            d = _draw(M, b, pos, avail, N, rng)
             out[box_cells[b, pos]] = d
             avail &= ~(np.int64(1) << (d - 1))
+
+
+@jit
+def _draw(M, b, pos, avail, N, rng):
+    """:func:`~sudoku_lab._kernels.reseda.draw_digit` on ``M[b, pos]``, indexed in place (no row view).
+
+    One ``rng.random()``: a digit of ``avail`` with probability proportional to
+    ``M[b, pos, digit]``; with no mass on ``avail``, the same draw picks one of
+    its digits uniformly.
+    """
+    total = 0.0
+    k = 0
+    for d in range(N):
+        if (avail >> d) & 1:
+            total += M[b, pos, d]
+            k += 1
+    r = rng.random()
+    if not total > 0.0:
+        j = int(r * k)
+        for d in range(N):
+            if (avail >> d) & 1:
+                if j == 0:
+                    return d + 1
+                j -= 1
+        return 0
+    u = r * total
+    acc = 0.0
+    last = 0
+    for d in range(N):
+        if (avail >> d) & 1:
+            v = M[b, pos, d]
+            if v > 0.0:
+                acc += v
+                last = d + 1
+                if u < acc:
+                    return d + 1
+    return last
 
 
 @jit
