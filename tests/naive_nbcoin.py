@@ -71,8 +71,33 @@ def naive_select(fitness: list[int], G: int) -> tuple[list[int], list[int]]:
     return ranked[:G], ranked[::-1][:G]
 
 
-def naive_update(M, allowed, base: list[int], n: int, pop, good, bad, k: float, upper: float, counts: bool = False):
-    """Reward (eq. 4) and punish (eq. 5) every free position; clip, forbid, renormalise.
+def naive_cap(row: list[float], ok: list[bool], upper: float) -> list[float]:
+    """Cap at ``upper``, the excess spread evenly over the allowed digits below it, until none exceeds it."""
+    row = list(row)
+    N = len(row)
+    for _ in range(N):
+        excess = 0.0
+        below = 0
+        for d in range(N):
+            if ok[d]:
+                if row[d] > upper:
+                    excess += row[d] - upper
+                    row[d] = upper
+                elif row[d] < upper:
+                    below += 1
+        if excess <= 0.0 or below == 0:
+            if below == 0 and excess > 0.0:
+                n_ok = sum(ok)
+                row = [v + excess / n_ok if ok[d] else v for d, v in enumerate(row)]
+            return row
+        share = excess / below
+        row = [v + share if ok[d] and v < upper else v for d, v in enumerate(row)]
+    return row
+
+
+def naive_update(M, allowed, base: list[int], n: int, pop, good, bad, k: float, upper: float, counts: bool = False,
+                 cap: bool = False):
+    """Reward (eq. 4) and punish (eq. 5) every free position; clip, forbid, renormalise (then cap, with ``cap``).
 
     Returns the new model and the change per (box, position, digit); ``M`` is not modified.
     """
@@ -115,6 +140,8 @@ def naive_update(M, allowed, base: list[int], n: int, pop, good, bad, k: float, 
             else:
                 ok = sum(allowed[b][pos])
                 row = [1.0 / ok if allowed[b][pos][d] else 0.0 for d in range(N)]
+            if cap:
+                row = naive_cap(row, allowed[b][pos], upper)
             for d in range(N):
                 delta[b][pos][d] = row[d] - M[b][pos][d]
             newM[b][pos] = row
@@ -122,7 +149,7 @@ def naive_update(M, allowed, base: list[int], n: int, pop, good, bad, k: float, 
 
 
 def naive_run(grid: list[int], n: int, rng, generations: int, P: int, G: int, k: float, upper: float,
-              counts: bool = False):
+              counts: bool = False, cap: bool = False):
     """``generations`` NB-COIN generations from the initial model (or until solved).
 
     Returns the model, the last population and fitnesses, the good and bad sets of the last
@@ -146,5 +173,5 @@ def naive_run(grid: list[int], n: int, rng, generations: int, P: int, G: int, k:
             good, bad = [], []
             break
         good, bad = naive_select(fit, G)
-        M, _ = naive_update(M, allowed, grid, n, pop, good, bad, k, upper, counts)
+        M, _ = naive_update(M, allowed, grid, n, pop, good, bad, k, upper, counts, cap)
     return M, pop, fit, good, bad, best_grid, trace

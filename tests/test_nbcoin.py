@@ -48,6 +48,7 @@ def test_initial_model_follows_the_paper():
     ("unique_4x4_a", {"population": 5, "C": 40.0, "generations": 0}, 6),
     ("nbcoin_106_difficult", {"population": 12, "C": 25.0, "k": 0.5, "upper": 0.9}, 5),
     ("nbcoin_106_difficult", {"population": 8, "C": 50.0, "update": "counts"}, 4),
+    ("nbcoin_106_difficult", {"population": 10, "k": 1.0, "upper": 0.5, "bound": "cap"}, 6),
 ])
 def test_generations_equal_the_twin(puzzle, params, gens):
     """Same seed: the same models, population, fitness, good and bad sets, best grid and trace."""
@@ -59,7 +60,7 @@ def test_generations_equal_the_twin(puzzle, params, gens):
     rng = np.random.default_rng(5)
     M, pop, fit, good, bad, best, trace = naive_run(
         [int(x) for x in pz.grid], pz.n, rng, gens, p["population"], selected_count(p["population"], p["C"]),
-        p["k"], p["upper"], counts=p["update"] == "counts")
+        p["k"], p["upper"], counts=p["update"] == "counts", cap=p["bound"] == "cap")
     snap = s.snapshot()
     np.testing.assert_array_equal(snap.layers["models"], np.array(M))
     np.testing.assert_array_equal(snap.layers["population"], np.array(pop))
@@ -122,6 +123,31 @@ def test_update_rule_clips_at_the_upper_bound():
     np.testing.assert_allclose(M[0, 0], [12 / 29, 17 / 58, 17 / 58, 0.0], rtol=1e-12)
     # cell 1: .59 and .49 both clipped to .4: an even split
     np.testing.assert_allclose(M[0, 1], [0.0, 0.5, 0.5, 0.0], rtol=1e-12)
+
+
+def test_cap_bound_by_hand():
+    """bound='cap': after renormalising, no entry exceeds upper; the excess goes evenly to the other allowed digits."""
+    row = np.array([0.0, 0.9, 0.1, 0.0])
+    K.cap_row(row, np.array([True, True, True, False]), 0.6)
+    np.testing.assert_allclose(row, [0.15, 0.6, 0.25, 0.0], rtol=1e-12)  # 0.3 shared by digits 1 and 3
+    row = np.array([0.0, 1.0, 0.0, 0.0])
+    K.cap_row(row, np.array([True, True, True, True]), 0.4)  # 0.6 to three digits: 0.2 each; none above 0.4
+    np.testing.assert_allclose(row, [0.2, 0.4, 0.2, 0.2], rtol=1e-12)
+    row = np.array([0.0, 1.0, 0.0, 0.0])
+    K.cap_row(row, np.array([False, True, False, False]), 0.4)  # a single allowed digit stays certain
+    np.testing.assert_array_equal(row, [0.0, 1.0, 0.0, 0.0])
+
+
+def test_with_cap_no_free_position_becomes_certain():
+    pz = library.puzzle("nbcoin_106_difficult")
+    s = create("nbcoin", population=20, k=1.0, upper=0.8, bound="cap")
+    s.reset(pz, seed=4)
+    s.step(60)
+    M = s.snapshot().layers["models"]
+    _, allowed = initial_model(pz.grid, 3)
+    several = (allowed.sum(axis=2) > 1) & (pz.grid[pz.geometry.units[18:]] == 0)
+    assert M[several].max() <= 0.8 + 1e-12
+    np.testing.assert_allclose(M.sum(axis=2), 1.0)
 
 
 # ------------------------------------------------------------------ solver

@@ -28,6 +28,10 @@ BUDGET = 2  #: the generation budget is spent: the run failed
 UPDATE_FREQUENCIES = 0  #: counts divided by the size of the good (bad) set: ours, see docs/algorithms.md
 UPDATE_COUNTS = 1  #: raw counts, the paper's formulas read literally
 
+# How the upper bound holds after renormalisation.
+BOUND_RENORMALISE = 0  #: clip to [0, upper], then divide by the sum (docs/algorithms.md; a lone entry returns to 1)
+BOUND_CAP = 1  #: then also cap every entry at upper, spreading the excess evenly over the other allowed digits
+
 # Layout of the int64 counters array.
 C_ITERATION = 0  #: generations since reset
 C_EVALUATIONS = 1  #: individuals sampled and scored since reset
@@ -38,7 +42,7 @@ C_POP = 5  #: individuals of the latest generation (valid rows of ``pop`` and ``
 N_COUNTERS = 6
 
 # Layout of the int64 and float64 parameter arrays.
-P_POPULATION, P_SELECTED, P_BUDGET, P_UPDATE = 0, 1, 2, 3
+P_POPULATION, P_SELECTED, P_BUDGET, P_UPDATE, P_BOUND = 0, 1, 2, 3, 4
 P_K, P_UPPER = 0, 1
 
 # Trace row per generation: iteration, cost of the generation's best (2N^2 - best fitness),
@@ -158,7 +162,8 @@ def select(fitness, P, G, good, bad):
 
 
 @jit
-def update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, k, upper, mode, delta):
+def update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, k, upper, mode, delta,
+                 bound=BOUND_RENORMALISE):
     """NB-COIN's reward (eq. 4) and punishment (eq. 5) of every free position, then clip and renormalise.
 
     Parameters
@@ -181,6 +186,8 @@ def update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, 
         UPDATE_FREQUENCIES (counts / G) or UPDATE_COUNTS.
     delta : ndarray of float64, shape (N, N, N)
         The change of ``M`` by this update (written; 0 on given positions).
+    bound : int
+        BOUND_RENORMALISE (docs/algorithms.md) or BOUND_CAP (:func:`cap_row` after renormalising).
 
     Notes
     -----
@@ -241,9 +248,45 @@ def update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, 
                         n_ok += 1
                 for d in range(N):
                     row[d] = 1.0 / n_ok if allowed[b, pos, d] else 0.0
+            if bound == BOUND_CAP:
+                cap_row(row, allowed[b, pos], upper)
             for d in range(N):
                 delta[b, pos, d] = row[d] - M[b, pos, d]
                 M[b, pos, d] = row[d]
+
+
+@jit
+def cap_row(row, ok, upper):
+    """Cap a row summing to 1 at ``upper``: the excess goes evenly to the allowed digits below ``upper``.
+
+    Repeated until no entry exceeds ``upper`` (water filling, at most N rounds);
+    a row with a single allowed digit keeps its 1. No random draws.
+    """
+    N = row.shape[0]
+    for _ in range(N):
+        excess = 0.0
+        below = 0
+        for d in range(N):
+            if ok[d]:
+                if row[d] > upper:
+                    excess += row[d] - upper
+                    row[d] = upper
+                elif row[d] < upper:
+                    below += 1
+        if excess <= 0.0 or below == 0:
+            if below == 0 and excess > 0.0:  # every allowed digit at the bound: give the excess back evenly
+                n_ok = 0
+                for d in range(N):
+                    if ok[d]:
+                        n_ok += 1
+                for d in range(N):
+                    if ok[d]:
+                        row[d] += excess / n_ok
+            return
+        share = excess / below
+        for d in range(N):
+            if ok[d] and row[d] < upper:
+                row[d] += share
 
 
 @jit
@@ -272,7 +315,7 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
     trace : ndarray of float64, shape (>= n_gen, TRACE_WIDTH)
         One row per generation done (written).
     iparams : ndarray of int64
-        Population P, selected G per set, generation budget (0 = none), update mode.
+        Population P, selected G per set, generation budget (0 = none), update mode, bound mode.
     fparams : ndarray of float64
         Step size k, upper bound.
     order : ndarray of int64, shape (>= N,)
@@ -300,6 +343,7 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
     G = iparams[P_SELECTED]
     budget = iparams[P_BUDGET]
     mode = iparams[P_UPDATE]
+    bound = iparams[P_BOUND]
     k = fparams[P_K]
     upper = fparams[P_UPPER]
     optimum = 2 * N * N
@@ -335,7 +379,7 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
             return s + 1, SOLVED
         select(fitness, P, G, good, bad)
         counters[C_N_SELECTED] = G
-        update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, k, upper, mode, delta)
+        update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, k, upper, mode, delta, bound)
         if budget > 0 and counters[C_ITERATION] >= budget:
             return s + 1, BUDGET
     return n_gen, RUNNING

@@ -34,6 +34,7 @@ __all__ = ["NBCoin", "initial_model", "selected_count", "box_tables", "model_as_
 
 _CHUNK = 4096  # most generations per kernel call (bounds the trace buffer)
 UPDATES = ("frequencies", "counts")
+BOUNDS = ("renormalise", "cap")
 
 
 def selected_count(population: int, C: float) -> int:
@@ -191,6 +192,11 @@ class NBCoin(Solver):
         Param("update", "choice", "frequencies", "What the update counts: 'frequencies' (counts divided by the "
               "size of the set: ours, a step stays within k/L) or 'counts' (the paper's sums read literally).",
               choices=UPDATES, paper="NB-COIN eq. 4-5"),
+        Param("bound", "choice", "renormalise", "How the upper bound holds: 'renormalise' (clip to [0, upper], "
+              "then divide by the sum, as docs/algorithms.md fixes it: a row whose other digits reached 0 "
+              "returns to 1) or 'cap' (ours: then cap every entry at upper, spreading the excess evenly over "
+              "the other allowed digits, so a position never becomes certain).", choices=BOUNDS,
+              paper="NB-COIN Table I (upper bound)"),
     )
 
     # ---------------------------------------------------------------- reset
@@ -261,7 +267,8 @@ class NBCoin(Solver):
         pr = self._params
         P = pr["population"]
         ip = np.array([P, selected_count(P, pr["C"]), pr["generations"],
-                       K.UPDATE_COUNTS if pr["update"] == "counts" else K.UPDATE_FREQUENCIES], dtype=np.int64)
+                       K.UPDATE_COUNTS if pr["update"] == "counts" else K.UPDATE_FREQUENCIES,
+                       K.BOUND_CAP if pr["bound"] == "cap" else K.BOUND_RENORMALISE], dtype=np.int64)
         fp = np.array([pr["k"], pr["upper"]], dtype=np.float64)
         return ip, fp
 
