@@ -41,3 +41,10 @@ def test_box_models_view_follows_the_solver(window, qtbot):
     qtbot.waitUntil(lambda: iteration(win) == 20)
     events = [e for e in win.controller.latest.snapshot.events if e.kind == "param" and e.name == "k"]
     assert len(events) == 1 and events[0].iteration == 10 and events[0].new == 0.6
+    conv = win.views["convergence"]
+    win.view_docks["convergence"].raise_()
+    qtbot.waitUntil(lambda: conv.n_events >= 1)
+    conv.update_markers()
+    drawn = conv.drawn_markers()
+    assert [(m.kind, m.iteration) for m in drawn] == [("param", 10)]
+    assert "k" in conv.marker_labels()[0]
