@@ -142,8 +142,9 @@ class NBCoin(Solver):
                    "worst C % of them with step size k.")
     iteration_name = "generation"
     examples = (
-        ({}, "nbcoin_27_medium"),
-        ({"population": 40, "C": 30.0, "k": 0.6, "update": "counts"}, "nbcoin_106_difficult"),
+        ({}, "nbcoin_11_easy"),
+        ({"population": 40, "C": 30.0, "k": 0.6, "update": "counts", "generations": 2000}, "nbcoin_106_difficult"),
+        ({"population": 30, "bound": "cap", "upper": 0.9, "generations": 2000}, "nbcoin_27_medium"),
         ({"population": 6, "C": 50.0, "generations": 300}, "unique_4x4_a"),
         ({"population": 12, "generations": 2000}, "unique_16x16_a"),
     )
