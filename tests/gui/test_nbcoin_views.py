@@ -10,6 +10,7 @@ from lab_helpers import button, iteration
 
 def test_box_models_view_follows_the_solver(window, qtbot):
     from sudoku_lab_ui.solver_views.nbcoin import top_movers
+    from sudoku_lab_ui.widgets.probability import model_image
 
     win = window("nbcoin_106_difficult")
     win.solver_box.setCurrentIndex(win.solver_box.findData("nbcoin"))
@@ -35,6 +36,11 @@ def test_box_models_view_follows_the_solver(window, qtbot):
     assert win.overlay_toggles["probability"].isEnabled()
     win.show_shading.setChecked(True)
     np.testing.assert_allclose(win.board._shading, snap.layers["prob"].max(axis=1))
+    prob_view = win.views["probability"]
+    win.view_docks["probability"].raise_()
+    qtbot.waitUntil(lambda: prob_view.prob_panel.image.image is not None)
+    np.testing.assert_array_equal(prob_view.prob_panel.image.image, model_image(snap.layers["prob"], 3))
+    win.view_docks["nbcoin_box_models"].raise_()
     # a live change of k is logged as an Event and drawn as a marker on the convergence plot
     win.params_panel.spin_box("k").setValue(0.6)
     qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
