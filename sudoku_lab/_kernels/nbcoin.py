@@ -1,0 +1,385 @@
+"""NB-COIN kernels: permutation sampling per box, distinct-count fitness, selection, reward/punish update.
+
+Paper: Waiyapara, Wattanapornprom and Chongstitvatana, "Solving Sudoku puzzles
+with node based coincidence algorithm" (citation ``waiyapara`` in
+:mod:`sudoku_lab.citations`), equations (4)-(6) and section IV; the choices the
+paper leaves open are fixed in docs/algorithms.md, "NB-COIN".
+
+The model is one N x N matrix per box, ``M[box, position, digit]`` (positions
+0..N-1 in reading order inside the box, digits 0-based here). Every random
+draw is ``rng.random()`` (a uniform double), taken in the order documented on
+each function, so that the pure-Python twins in ``tests/naive_nbcoin.py``
+replay a kernel draw for draw from the same seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .common import jit
+from .scores import distinct_count
+
+# What run_generations reports.
+RUNNING = 0  #: the chunk's generations are done, the run goes on
+SOLVED = 1  #: an individual has fitness 2*N*N
+BUDGET = 2  #: the generation budget is spent: the run failed
+
+# Update modes (the Python class maps names to these).
+UPDATE_FREQUENCIES = 0  #: counts divided by the size of the good (bad) set: ours, see docs/algorithms.md
+UPDATE_COUNTS = 1  #: raw counts, the paper's formulas read literally
+
+# How the upper bound holds after renormalisation.
+BOUND_RENORMALISE = 0  #: clip to [0, upper], then divide by the sum (docs/algorithms.md; a lone entry returns to 1)
+BOUND_CAP = 1  #: then also cap every entry at upper, spreading the excess evenly over the other allowed digits
+
+# Layout of the int64 counters array.
+C_ITERATION = 0  #: generations since reset
+C_EVALUATIONS = 1  #: individuals sampled and scored since reset
+C_BEST_FITNESS = 2  #: fitness of ``best_grid`` (best individual since reset)
+C_GEN_BEST = 3  #: best fitness of the latest generation
+C_N_SELECTED = 4  #: valid entries of ``good`` and ``bad`` (0 before the first update or after a success)
+C_POP = 5  #: individuals of the latest generation (valid rows of ``pop`` and ``fitness``)
+N_COUNTERS = 6
+
+# Layout of the int64 and float64 parameter arrays.
+P_POPULATION, P_SELECTED, P_BUDGET, P_UPDATE, P_BOUND = 0, 1, 2, 3, 4
+P_K, P_UPPER = 0, 1
+
+# Trace row per generation: iteration, cost of the generation's best (2N^2 - best fitness),
+# best cost since reset, best, mean and worst fitness of the generation.
+TRACE_WIDTH = 6
+
+
+@jit
+def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, order, rng):
+    """One individual: a permutation per box drawn from that box's model.
+
+    Parameters
+    ----------
+    M : ndarray of float64, shape (N, N, N)
+        The model ``M[box, position, digit]``.
+    box_cells : ndarray of int32, shape (N, N)
+        Cell index of each box position (reading order).
+    box_free : ndarray of int32, shape (N, N)
+        Free positions of each box in increasing order, padded with -1.
+    box_nfree : ndarray of int32, shape (N,)
+    box_avail : ndarray of int64, shape (N,)
+        Digits no given of the box holds (bit d-1 for digit d).
+    base : ndarray of int8, shape (C,)
+        The givens (0 where free).
+    out : ndarray of int8, shape (C,)
+        The individual (written).
+    order : ndarray of int64, shape (>= N,)
+        Scratch.
+    rng : numpy.random.Generator
+
+    Notes
+    -----
+    Per box, in box order: the free positions in increasing order are
+    shuffled by Fisher-Yates (one ``rng.random()`` per slot from the last
+    down to the second, ``j = int(u * (i + 1))``); then each position, in
+    that order, draws its digit from its row of ``M`` restricted to the
+    digits still unused in the box, renormalised (one ``rng.random()``,
+    :func:`_draw`); with no mass left on the
+    unused digits the same draw picks one of them uniformly.
+    """
+    N = M.shape[0]
+    out[:] = base
+    for b in range(N):
+        m = box_nfree[b]
+        for i in range(m):
+            order[i] = box_free[b, i]
+        for i in range(m - 1, 0, -1):
+            j = int(rng.random() * (i + 1))
+            t = order[i]
+            order[i] = order[j]
+            order[j] = t
+        avail = box_avail[b]
+        for i in range(m):
+            pos = order[i]
+            d = _draw(M, b, pos, avail, N, rng)
+            out[box_cells[b, pos]] = d
+            avail &= ~(np.int64(1) << (d - 1))
+
+
+@jit
+def _draw(M, b, pos, avail, N, rng):
+    """:func:`~sudoku_lab._kernels.reseda.draw_digit` on ``M[b, pos]``, indexed in place (no row view).
+
+    One ``rng.random()``: a digit of ``avail`` with probability proportional to
+    ``M[b, pos, digit]``; with no mass on ``avail``, the same draw picks one of
+    its digits uniformly.
+    """
+    total = 0.0
+    k = 0
+    for d in range(N):
+        if (avail >> d) & 1:
+            total += M[b, pos, d]
+            k += 1
+    r = rng.random()
+    if not total > 0.0:
+        j = int(r * k)
+        for d in range(N):
+            if (avail >> d) & 1:
+                if j == 0:
+                    return d + 1
+                j -= 1
+        return 0
+    u = r * total
+    acc = 0.0
+    last = 0
+    for d in range(N):
+        if (avail >> d) & 1:
+            v = M[b, pos, d]
+            if v > 0.0:
+                acc += v
+                last = d + 1
+                if u < acc:
+                    return d + 1
+    return last
+
+
+@jit
+def select(fitness, P, G, good, bad):
+    """The ``G`` fittest and the ``G`` least fit of the first ``P`` individuals.
+
+    Individuals are ranked by fitness, highest first, ties by index (lowest
+    first); ``good`` gets the first ``G`` of that ranking, best first, and
+    ``bad`` the last ``G``, worst first. No random draws: individuals are
+    independent, so the first of equals is as random as any.
+    """
+    top = 0
+    for q in range(P):
+        if fitness[q] > top:
+            top = fitness[q]
+    keys = np.empty(P, dtype=np.int64)
+    for q in range(P):
+        keys[q] = (top - fitness[q]) * P + q
+    order = np.argsort(keys)
+    for g in range(G):
+        good[g] = order[g]
+        bad[g] = order[P - 1 - g]
+
+
+@jit
+def update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, k, upper, mode, delta,
+                 bound=BOUND_RENORMALISE):
+    """NB-COIN's reward (eq. 4) and punishment (eq. 5) of every free position, then clip and renormalise.
+
+    Parameters
+    ----------
+    M : ndarray of float64, shape (N, N, N)
+        Updated in place.
+    allowed : ndarray of bool, shape (N, N, N)
+        Digits the initial model allows (False: stays 0 for ever).
+    box_cells, box_free, box_nfree : see :func:`sample_individual`
+    pop : ndarray of int8, shape (>= P, C)
+    good, bad : ndarray of int64, shape (>= G,)
+        Indices of the rewarded and punished individuals.
+    G : int
+        Size of each set.
+    k : float
+        Step size (learning rate).
+    upper : float
+        Upper bound of an entry before renormalisation.
+    mode : int
+        UPDATE_FREQUENCIES (counts / G) or UPDATE_COUNTS.
+    delta : ndarray of float64, shape (N, N, N)
+        The change of ``M`` by this update (written; 0 on given positions).
+    bound : int
+        BOUND_RENORMALISE (docs/algorithms.md) or BOUND_CAP (:func:`cap_row` after renormalising).
+
+    Notes
+    -----
+    With L = N, for a free position i of a box and each digit j, ``f`` the
+    good (``h`` the bad) set's frequency of j at i and ``F``, ``H`` their sums
+    over the digits: ``m = M + (k/L) f - (k/L^2) F``, then
+    ``m = m - (k/L) h + (k/L^2) H``; then ``m`` is clipped to ``[0, upper]``,
+    set to 0 where the initial model forbids the digit, and the row is
+    divided by its sum (a row left with no mass becomes uniform over its
+    allowed digits).
+    """
+    N = M.shape[0]
+    L = float(N)
+    a = k / L
+    c = k / (L * L)
+    scale = 1.0 / G if mode == UPDATE_FREQUENCIES else 1.0
+    f = np.empty(N)
+    h = np.empty(N)
+    row = np.empty(N)
+    delta[:] = 0.0
+    for b in range(N):
+        for i in range(box_nfree[b]):
+            pos = box_free[b, i]
+            cell = box_cells[b, pos]
+            for d in range(N):
+                f[d] = 0.0
+                h[d] = 0.0
+            for g in range(G):
+                f[pop[good[g], cell] - 1] += 1.0
+                h[pop[bad[g], cell] - 1] += 1.0
+            F = 0.0
+            H = 0.0
+            for d in range(N):
+                f[d] *= scale
+                h[d] *= scale
+                F += f[d]
+                H += h[d]
+            total = 0.0
+            for d in range(N):
+                if allowed[b, pos, d]:
+                    v = M[b, pos, d] + a * f[d] - c * F
+                    v = v - a * h[d] + c * H
+                    if v < 0.0:
+                        v = 0.0
+                    elif v > upper:
+                        v = upper
+                else:
+                    v = 0.0
+                row[d] = v
+                total += v
+            if total > 0.0:
+                for d in range(N):
+                    row[d] = row[d] / total
+            else:
+                n_ok = 0
+                for d in range(N):
+                    if allowed[b, pos, d]:
+                        n_ok += 1
+                for d in range(N):
+                    row[d] = 1.0 / n_ok if allowed[b, pos, d] else 0.0
+            if bound == BOUND_CAP:
+                cap_row(row, allowed[b, pos], upper)
+            for d in range(N):
+                delta[b, pos, d] = row[d] - M[b, pos, d]
+                M[b, pos, d] = row[d]
+
+
+@jit
+def cap_row(row, ok, upper):
+    """Cap a row summing to 1 at ``upper``: the excess goes evenly to the allowed digits below ``upper``.
+
+    Repeated until no entry exceeds ``upper`` (water filling, at most N rounds);
+    a row with a single allowed digit keeps its 1. No random draws.
+    """
+    N = row.shape[0]
+    for _ in range(N):
+        excess = 0.0
+        below = 0
+        for d in range(N):
+            if ok[d]:
+                if row[d] > upper:
+                    excess += row[d] - upper
+                    row[d] = upper
+                elif row[d] < upper:
+                    below += 1
+        if excess <= 0.0 or below == 0:
+            if below == 0 and excess > 0.0:  # every allowed digit at the bound: give the excess back evenly
+                n_ok = 0
+                for d in range(N):
+                    if ok[d]:
+                        n_ok += 1
+                for d in range(N):
+                    if ok[d]:
+                        row[d] += excess / n_ok
+            return
+        share = excess / below
+        for d in range(N):
+            if ok[d] and row[d] < upper:
+                row[d] += share
+
+
+@jit
+def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base, units, pop, fitness,
+                    good, bad, best_grid, delta, counters, trace, iparams, fparams, order, rng, n_gen):
+    """Advance NB-COIN by up to ``n_gen`` generations.
+
+    Parameters
+    ----------
+    M, allowed, box_cells, box_free, box_nfree, box_avail, base : see :func:`sample_individual`
+        and :func:`update_model`.
+    units : ndarray of int32, shape (3N, N)
+    pop : ndarray of int8, shape (>= P, C)
+        The generation's individuals (written).
+    fitness : ndarray of int64, shape (>= P,)
+        Their distinct-count fitness (written).
+    good, bad : ndarray of int64, shape (>= G,)
+        The selected sets of the latest update (written).
+    best_grid : ndarray of int8, shape (C,)
+        Best individual since reset (written at the first generation, then when improved: strictly
+        higher fitness).
+    delta : ndarray of float64, shape (N, N, N)
+        Change of the model by the latest update (written).
+    counters : ndarray of int64, shape (N_COUNTERS,)
+        See the ``C_*`` constants; updated in place.
+    trace : ndarray of float64, shape (>= n_gen, TRACE_WIDTH)
+        One row per generation done (written).
+    iparams : ndarray of int64
+        Population P, selected G per set, generation budget (0 = none), update mode, bound mode.
+    fparams : ndarray of float64
+        Step size k, upper bound.
+    order : ndarray of int64, shape (>= N,)
+        Scratch.
+    rng : numpy.random.Generator
+    n_gen : int
+
+    Returns
+    -------
+    generations : int
+        Generations done (rows of ``trace`` written).
+    status : int
+        RUNNING, SOLVED or BUDGET.
+
+    Notes
+    -----
+    One generation: sample P individuals in order (each with its own draws,
+    :func:`sample_individual`) and score them; the first individual with the
+    highest fitness is the generation's best. If it has fitness ``2*N*N`` the
+    run succeeds (no update). Otherwise select (no draws), update the model,
+    and stop if the budget is spent.
+    """
+    N = M.shape[0]
+    P = iparams[P_POPULATION]
+    G = iparams[P_SELECTED]
+    budget = iparams[P_BUDGET]
+    mode = iparams[P_UPDATE]
+    bound = iparams[P_BOUND]
+    k = fparams[P_K]
+    upper = fparams[P_UPPER]
+    optimum = 2 * N * N
+    for s in range(n_gen):
+        best = 0
+        worst = optimum
+        total = 0
+        for q in range(P):
+            sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, pop[q], order, rng)
+            fq = distinct_count(pop[q], units, N)
+            fitness[q] = fq
+            total += fq
+            if fq > fitness[best]:
+                best = q
+            if fq < worst:
+                worst = fq
+        counters[C_ITERATION] += 1
+        counters[C_EVALUATIONS] += P
+        counters[C_POP] = P
+        counters[C_GEN_BEST] = fitness[best]
+        if fitness[best] > counters[C_BEST_FITNESS] or counters[C_ITERATION] == 1:
+            best_grid[:] = pop[best]
+            counters[C_BEST_FITNESS] = fitness[best]
+        trace[s, 0] = counters[C_ITERATION]
+        trace[s, 1] = optimum - fitness[best]
+        trace[s, 2] = optimum - counters[C_BEST_FITNESS]
+        trace[s, 3] = fitness[best]
+        trace[s, 4] = total / P
+        trace[s, 5] = worst
+        if fitness[best] == optimum:
+            counters[C_N_SELECTED] = 0
+            delta[:] = 0.0
+            return s + 1, SOLVED
+        select(fitness, P, G, good, bad)
+        counters[C_N_SELECTED] = G
+        update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, k, upper, mode, delta, bound)
+        if budget > 0 and counters[C_ITERATION] >= budget:
+            return s + 1, BUDGET
+    return n_gen, RUNNING

@@ -1,0 +1,340 @@
+"""NB-COIN: the node based coincidence algorithm of Waiyapara, Wattanapornprom and Chongstitvatana.
+
+One N x N model per box, ``M[box, position, digit]``, starts from the givens
+(a given position has 1 on its digit; a free position is uniform over the
+digits that are neither givens of the box nor givens of its grid row or
+column). Each generation samples a population of grids, one permutation per
+box; scores them by the distinct-count fitness (``2*N*N`` when solved); rewards
+the best C % and punishes the worst C % with step size k and L = N (the
+paper's equations 4 and 5); clips to ``[0, upper]`` and renormalises. The run
+stops at the optimum or after the generation budget.
+
+``cost`` is ``2*N*N`` minus the best fitness since reset: the missing-symbol
+cost over rows and columns (boxes are permutations), 0 iff solved. The
+paper's fitness is traced as best / mean / worst per generation on its own
+axis. The choices the paper leaves open (frequencies rather than counts in
+the update, the size of the selected sets, the sampling order) are fixed in
+docs/algorithms.md, "NB-COIN", and are parameters here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._kernels import nbcoin as K
+from ..citations import cite
+from ..geometry import geometry
+from ..scoring import distinct_count
+from .base import Param, Solver, Status, frozen_copy, register
+from .declare import Axis, Column, Layer, Objective
+
+__all__ = ["NBCoin", "initial_model", "selected_count", "box_tables", "model_as_cells"]
+
+_CHUNK = 4096  # most generations per kernel call (bounds the trace buffer)
+UPDATES = ("frequencies", "counts")
+BOUNDS = ("renormalise", "cap")
+
+
+def selected_count(population: int, C: float) -> int:
+    """Size of the good set and of the bad set: ``floor(C % of the population)``, at least 1.
+
+    150 individuals with C = 25 give 37 rewarded and 37 punished.
+    """
+    return max(1, int(math.floor(population * C / 100.0 + 1e-9)))
+
+
+def box_tables(grid: np.ndarray, n: int):
+    """Cells of each box position, free positions per box (padded with -1), their count, unused digits.
+
+    Returns
+    -------
+    box_cells : ndarray of int32, shape (N, N)
+    box_free : ndarray of int32, shape (N, N)
+    box_nfree : ndarray of int32, shape (N,)
+    box_avail : ndarray of int64, shape (N,)
+        Bit d-1 set when no given of the box holds digit d.
+    """
+    geo = geometry(n)
+    N = geo.N
+    box_cells = np.ascontiguousarray(geo.units[2 * N:], dtype=np.int32)
+    box_free = np.full((N, N), -1, dtype=np.int32)
+    box_nfree = np.zeros(N, dtype=np.int32)
+    box_avail = np.zeros(N, dtype=np.int64)
+    for b in range(N):
+        vals = grid[box_cells[b]]
+        free = np.flatnonzero(vals == 0)
+        box_free[b, : len(free)] = free
+        box_nfree[b] = len(free)
+        held = 0
+        for d in vals[vals > 0]:
+            held |= 1 << (int(d) - 1)
+        box_avail[b] = ((1 << N) - 1) & ~held
+    return box_cells, box_free, box_nfree, box_avail
+
+
+def initial_model(grid: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The paper's initial model from the givens (section IV, Figure 7c).
+
+    Parameters
+    ----------
+    grid : ndarray of int8, shape (C,)
+        The givens (0 where free).
+    n : int
+        Box size.
+
+    Returns
+    -------
+    M : ndarray of float64, shape (N, N, N)
+        ``M[box, position, digit - 1]``: 1 on a given position's digit; on a
+        free position, uniform over the digits held neither by a given of the
+        box nor by a given of the position's grid row or column; 0 elsewhere.
+        A free position left with no digit at all (inconsistent givens) gets
+        the box's unused digits uniformly.
+    allowed : ndarray of bool, shape (N, N, N)
+        Where ``M`` starts non-zero (the update keeps every other entry at 0).
+    """
+    geo = geometry(n)
+    N = geo.N
+    g = np.asarray(grid).reshape(N, N)
+    allowed = np.zeros((N, N, N), dtype=bool)
+    box_cells = geo.units[2 * N:]
+    for b in range(N):
+        cells = box_cells[b]
+        in_box = {int(grid[c]) for c in cells if grid[c] > 0}
+        for i, c in enumerate(cells):
+            v = int(grid[c])
+            if v > 0:
+                allowed[b, i, v - 1] = True
+                continue
+            r, col = divmod(int(c), N)
+            used = in_box | set(int(x) for x in g[r]) | set(int(x) for x in g[:, col])
+            for d in range(1, N + 1):
+                if d not in used:
+                    allowed[b, i, d - 1] = True
+            if not allowed[b, i].any():
+                for d in range(1, N + 1):
+                    allowed[b, i, d - 1] = d not in in_box
+    M = allowed / allowed.sum(axis=2, keepdims=True)
+    return np.ascontiguousarray(M, dtype=np.float64), allowed
+
+
+def model_as_cells(M: np.ndarray, n: int) -> np.ndarray:
+    """The box models as ``p[cell, digit]`` (float64, shape (C, N)): row ``c`` is ``M[box(c), position(c)]``."""
+    geo = geometry(n)
+    N = geo.N
+    p = np.empty((N * N, N))
+    p[geo.units[2 * N:].reshape(-1)] = M.reshape(N * N, N)
+    return p
+
+
+@register
+class NBCoin(Solver):
+    name = "nbcoin"
+    title = "NB-COIN (node based coincidence)"
+    paper = cite("waiyapara").short
+    citation = cite("waiyapara").full
+    reference = cite("waiyapara").anchor
+    order = 30
+    description = ("Coincidence algorithm with one position x digit probability model per box: each generation "
+                   "samples a population of grids (a permutation per box), rewards the best C % and punishes the "
+                   "worst C % of them with step size k.")
+    iteration_name = "generation"
+    examples = (
+        ({}, "nbcoin_11_easy"),
+        ({"population": 40, "C": 30.0, "k": 0.6, "update": "counts", "generations": 2000}, "nbcoin_106_difficult"),
+        ({"population": 30, "bound": "cap", "upper": 0.9, "generations": 2000}, "nbcoin_27_medium"),
+        ({"population": 6, "C": 50.0, "generations": 300}, "unique_4x4_a"),
+        ({"population": 12, "generations": 2000}, "unique_16x16_a"),
+    )
+    objective = Objective(cost="missing symbols over rows and columns (2*N*N - best fitness)",
+                          native="best_fitness", native_label="distinct-count fitness (2*N*N = solved)",
+                          native_sense="max")
+    axes = (Axis("cost", "cost (2N\u00b2 - fitness)", "left"), Axis("fitness", "fitness (distinct count)", "right"))
+    columns = (
+        Column("cost", "cost of the generation's best", color="#0072B2"),
+        Column("best_cost", "best cost since reset", color="#E69F00", style="steps"),
+        Column("best_fitness", "best fitness of the generation", axis="fitness", color="#009E73"),
+        Column("mean_fitness", "mean fitness of the generation", axis="fitness", color="#56B4E9", style="dotted"),
+        Column("worst_fitness", "worst fitness of the generation", axis="fitness", color="#CC79A7",
+               style="dashed", shown=False),
+    )
+    layers = (
+        Layer("models", "the box models M[box, position, digit] (digit 1 in column 0)", "float64", ("N", "N", "N"),
+              role="box_models"),
+        Layer("prob", "the same model as p[cell, digit]", "float64", ("C", "N"), role="probability"),
+        Layer("entropy", "normalised entropy of p per cell", "float64", ("C",), role="entropy"),
+        Layer("fitness", "fitness of each individual of the latest generation", "float64", ("*",),
+              role="population"),
+        Layer("population", "the latest generation's individuals", "int8", ("*", "C")),
+        Layer("good", "indices of the rewarded individuals of the latest update, best first", "int64", ("*",)),
+        Layer("bad", "indices of the punished individuals of the latest update, worst first", "int64", ("*",)),
+        Layer("delta", "change of the model by the latest update, per (box, position, digit)", "float64",
+              ("N", "N", "N")),
+        Layer("moved", "largest absolute change per (box, position) in the latest update", "float64", ("N", "N")),
+        Layer("best_fitness", "fitness of the best individual since reset", "int"),
+        Layer("generation_best", "best fitness of the latest generation", "int"),
+        Layer("selected", "size of the good (and of the bad) set in force", "int"),
+    )
+
+    params = (
+        Param("population", "int", 150, "Individuals sampled per generation.", low=2, high=100_000,
+              paper="NB-COIN Table I", when="next generation"),
+        Param("C", "float", 25.0, "Selection pressure: the best C % are rewarded and the worst C % punished "
+              "(each set floor(C % of the population), at least 1).", low=0.0, high=50.0, low_open=True,
+              label="C (%)", paper="NB-COIN III, Table I", step=5.0),
+        Param("k", "float", 0.4, "Step size (learning rate) of the reward and punishment, L = N.", low=0.0,
+              high=1.0, low_open=True, label="k (step size)", paper="NB-COIN eq. 4-5, Table I", step=0.05),
+        Param("upper", "float", 0.99, "Upper bound of a model entry before each position is renormalised.",
+              low=0.0, high=1.0, low_open=True, label="upper bound", paper="NB-COIN Table I", step=0.01),
+        Param("generations", "int", 100_000, "Generation budget: the run fails after this many (0 = no limit).",
+              low=0, high=10**9, paper="NB-COIN Table I", when="next generation"),
+        Param("update", "choice", "frequencies", "What the update counts: 'frequencies' (counts divided by the "
+              "size of the set: ours, a step stays within k/L) or 'counts' (the paper's sums read literally).",
+              choices=UPDATES, paper="NB-COIN eq. 4-5"),
+        Param("bound", "choice", "renormalise", "How the upper bound holds: 'renormalise' (clip to [0, upper], "
+              "then divide by the sum, as docs/algorithms.md fixes it: a row whose other digits reached 0 "
+              "returns to 1) or 'cap' (ours: then cap every entry at upper, spreading the excess evenly over "
+              "the other allowed digits, so a position never becomes certain).", choices=BOUNDS,
+              paper="NB-COIN Table I (upper bound)"),
+    )
+
+    # ---------------------------------------------------------------- reset
+    def _reset(self):
+        pz = self.puzzle
+        self.geo = geometry(pz.n)
+        N = pz.N
+        self.base = pz.grid.copy()
+        self.M, self.allowed = initial_model(self.base, pz.n)
+        self.box_cells, self.box_free, self.box_nfree, self.box_avail = box_tables(self.base, pz.n)
+        self.delta = np.zeros((N, N, N))
+        self.best_grid = self.base.copy()
+        self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
+        self.counters[K.C_BEST_FITNESS] = distinct_count(self.base, pz.n)
+        self.counters[K.C_GEN_BEST] = self.counters[K.C_BEST_FITNESS]
+        self._alloc_buffers()
+        if not np.any(self.base == 0):
+            self.status = Status.SOLVED  # givens only: checked for clashes by reset()
+
+    def _alloc_buffers(self):
+        """Population buffers for the parameters in force (they apply from the next generation)."""
+        P = self._params["population"]
+        G = selected_count(P, self._params["C"])
+        C = self.puzzle.C
+        old_P = int(self.counters[K.C_POP])
+        pop = np.zeros((max(P, old_P), C), dtype=np.int8)
+        fitness = np.zeros(max(P, old_P), dtype=np.int64)
+        if old_P:  # the latest generation stays readable (snapshots) until the next one
+            pop[:old_P] = self.pop[:old_P]
+            fitness[:old_P] = self.fitness[:old_P]
+        self.pop, self.fitness = pop, fitness
+        k = int(self.counters[K.C_N_SELECTED])
+        good = np.zeros(max(G, k), dtype=np.int64)
+        bad = np.zeros(max(G, k), dtype=np.int64)
+        if k:
+            good[:k] = self.good[:k]
+            bad[:k] = self.bad[:k]
+        self.good, self.bad = good, bad
+        self.order = np.zeros(self.puzzle.N, dtype=np.int64)
+
+    def _params_changed(self, names):
+        if names & {"population", "C"}:
+            self._alloc_buffers()
+
+    # ---------------------------------------------------------- properties
+    @property
+    def optimum(self) -> int:
+        return 2 * self.puzzle.N * self.puzzle.N
+
+    @property
+    def grid(self) -> np.ndarray:
+        return self.best_grid
+
+    @property
+    def cost(self) -> int:
+        return self.optimum - int(self.counters[K.C_BEST_FITNESS])
+
+    @property
+    def best_cost(self) -> int:
+        return self.cost
+
+    @property
+    def fixed(self) -> np.ndarray:
+        return self.base > 0
+
+    # ---------------------------------------------------------------- step
+    def _kernel_params(self):
+        pr = self._params
+        P = pr["population"]
+        ip = np.array([P, selected_count(P, pr["C"]), pr["generations"],
+                       K.UPDATE_COUNTS if pr["update"] == "counts" else K.UPDATE_FREQUENCIES,
+                       K.BOUND_CAP if pr["bound"] == "cap" else K.BOUND_RENORMALISE], dtype=np.int64)
+        fp = np.array([pr["k"], pr["upper"]], dtype=np.float64)
+        return ip, fp
+
+    def _step(self, n: int) -> int:
+        done = 0
+        ip, fp = self._kernel_params()
+        if ip[K.P_BUDGET] > 0 and self.iteration >= ip[K.P_BUDGET]:  # the budget was lowered below the count
+            self.status = Status.FAILED
+            return 0
+        while done < n and self.status == Status.RUNNING:
+            k = min(n - done, _CHUNK)
+            trace = np.empty((k, K.TRACE_WIDTH))
+            gens, code = K.run_generations(
+                self.M, self.allowed, self.box_cells, self.box_free, self.box_nfree, self.box_avail, self.base,
+                self.geo.units, self.pop, self.fitness, self.good, self.bad, self.best_grid, self.delta,
+                self.counters, trace, ip, fp, self.order, self.rng, k)
+            gens = int(gens)
+            done += gens
+            self.iteration = int(self.counters[K.C_ITERATION])
+            self.evaluations = int(self.counters[K.C_EVALUATIONS])
+            self.trace.extend(trace[:gens])
+            if code == K.SOLVED:
+                self.status = Status.SOLVED
+            elif code == K.BUDGET:
+                self.status = Status.FAILED
+        return done
+
+    # ------------------------------------------------------------ snapshot
+    def _layers(self):
+        N = self.puzzle.N
+        p = model_as_cells(self.M, self.puzzle.n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            h = -np.sum(np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0), axis=1) / math.log(N)
+        P = int(self.counters[K.C_POP])
+        k = int(self.counters[K.C_N_SELECTED])
+        return {
+            "models": frozen_copy(self.M),
+            "prob": frozen_copy(p),
+            "entropy": frozen_copy(np.clip(h, 0.0, 1.0)),
+            "fitness": frozen_copy(self.fitness[:P].astype(np.float64)),
+            "population": frozen_copy(self.pop[:P]),
+            "good": frozen_copy(self.good[:k]),
+            "bad": frozen_copy(self.bad[:k]),
+            "delta": frozen_copy(self.delta),
+            "moved": frozen_copy(np.abs(self.delta).max(axis=2)),
+            "best_fitness": int(self.counters[K.C_BEST_FITNESS]),
+            "generation_best": int(self.counters[K.C_GEN_BEST]),
+            "selected": selected_count(self._params["population"], self._params["C"]),
+        }
+
+    @classmethod
+    def summarize(cls, snapshot):
+        """Best fitness reached and its optimum."""
+        N = snapshot.puzzle.N
+        return {"best_fitness": int(snapshot.layers["best_fitness"]), "optimum": 2 * N * N}
+
+    # --------------------------------------------------------------- state
+    _ARRAYS = ("M", "allowed", "base", "best_grid", "delta", "counters", "pop", "fitness", "good", "bad",
+               "box_cells", "box_free", "box_nfree", "box_avail")
+
+    def _state(self):
+        return {name: getattr(self, name).copy() for name in self._ARRAYS}
+
+    def _load(self, st):
+        self.geo = geometry(self.puzzle.n)
+        for name in self._ARRAYS:
+            setattr(self, name, np.array(st[name], copy=True))
+        self.order = np.zeros(self.puzzle.N, dtype=np.int64)
