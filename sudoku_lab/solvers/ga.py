@@ -88,9 +88,9 @@ class GA(Solver):
     )
     objective = Objective(cost="missing symbols = 2*N*N - best fitness", native="best_fitness",
                           native_label="fitness: distinct digits over rows and columns", native_sense="max")
-    axes = (COST_AXIS, Axis("fitness", "fitness (distinct digits in rows and columns)", "right"))
+    axes = (COST_AXIS, Axis("fitness", "fitness (distinct digits)", "right"))
     columns = (
-        Column("cost", "cost of the generation's best (2N² - fitness)", color="#0072B2"),
+        Column("cost", "cost (2N² - best fitness)", color="#0072B2"),
         Column("best_cost", "best cost since reset", color="#E69F00", style="steps"),
         Column("best_fitness", "best fitness", axis="fitness", color="#009E73"),
         Column("mean_fitness", "mean fitness", axis="fitness", color="#CC79A7", style="dashed"),
@@ -105,7 +105,6 @@ class GA(Solver):
         Layer("max_fitness", "fitness of a solution, 2*N*N", "int"),
         Layer("crossovers", "pairs crossed in the last generation", "int"),
         Layer("mutations", "children mutated in the last generation", "int"),
-        Layer("mutable_boxes", "boxes with at least two free cells (mutation sites)", "bool", ("C",), role="cells"),
     )
 
     params = (
@@ -222,10 +221,6 @@ class GA(Solver):
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):
-        mask = np.zeros(self.puzzle.C, dtype=bool)
-        for b in self.mut_boxes[: self.n_mut]:
-            mask[self.geo.units[2 * self.puzzle.N + int(b)]] = True
-        mask &= self.puzzle.grid == 0
         best = int(self.counters[K.C_BEST_INDEX])
         return {
             "fitness": frozen_copy(self.fit.astype(np.float64)),
@@ -235,7 +230,6 @@ class GA(Solver):
             "max_fitness": int(self.full),
             "crossovers": int(self.counters[K.C_CROSSOVERS]),
             "mutations": int(self.counters[K.C_MUTATIONS]),
-            "mutable_boxes": frozen_copy(mask),
         }
 
     @classmethod
