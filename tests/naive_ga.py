@@ -103,8 +103,34 @@ def mutate(child: list[int], givens: list[int], n: int, rng) -> list[int]:
     return out
 
 
+def _repeats(grid: list[int], cell: int, N: int) -> bool:
+    """The cell's digit appears again in its row or its column."""
+    r, c = divmod(cell, N)
+    row = [grid[r * N + k] for k in range(N) if k != c]
+    col = [grid[k * N + c] for k in range(N) if k != r]
+    return grid[cell] in row or grid[cell] in col
+
+
+def local_search(child: list[int], givens: list[int], n: int) -> list[int]:
+    """Boxes in order, pairs i < j of free cells both repeating in their row or column: swap if the fitness rises."""
+    N = n * n
+    g = list(child)
+    for b in range(N):
+        free = [c for c in box_cells(n, b) if givens[c] == 0]
+        for i in range(len(free)):
+            for j in range(i + 1, len(free)):
+                a, c = free[i], free[j]
+                if not (_repeats(g, a, N) and _repeats(g, c, N)):
+                    continue
+                before = fitness(g, n)[0]
+                g[a], g[c] = g[c], g[a]
+                if fitness(g, n)[0] <= before:
+                    g[a], g[c] = g[c], g[a]
+    return g
+
+
 def generation(pop: list[list[int]], givens: list[int], n: int, rng, *, size: int, tournament_size: int,
-               elites: int, crossover: float, mutation: float, ties: str) -> tuple[list[list[int]], int, int]:
+               elites: int, crossover: float, mutation: float, ties: str, local_search_on: bool = False) -> tuple[list[list[int]], int, int]:
     """The next population (``size`` individuals), the pairs crossed and the children mutated."""
     fits = [fitness(g, n)[0] for g in pop]
     order = sorted(range(len(pop)), key=lambda q: (-fits[q], q))
@@ -126,6 +152,8 @@ def generation(pop: list[list[int]], givens: list[int], n: int, rng, *, size: in
             if rng.random() < mutation:
                 mutated += 1
                 child = mutate(child, givens, n, rng)
+            if local_search_on:
+                child = local_search(child, givens, n)
             new.append(child)
     return new, crossed, mutated
 

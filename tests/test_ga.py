@@ -43,16 +43,22 @@ def puzzle4():
     ("4x4", dict(population=6, tournament=2, elites=1, crossover=0.5, mutation=0.5, ties="coin"), 25),
     ("nbcoin_106_difficult", dict(population=8, tournament=3, elites=2, crossover=0.6, mutation=0.4, ties="coin"), 12),
     ("reseda_fig4_1_hard", dict(population=7, tournament=3, elites=0, crossover=0.3, mutation=0.3, ties="first"), 10),
+    ("4x4-ls", dict(population=5, tournament=3, elites=1, crossover=0.3, mutation=0.3, ties="coin",
+                    local_search=True), 6),
+    ("nbcoin_29_medium-ls", dict(population=6, tournament=3, elites=1, crossover=0.4, mutation=0.5, ties="coin",
+                                 local_search=True), 6),
 ], ids=lambda c: c[0])
 def test_kernel_equals_the_naive_twin_draw_for_draw(case, puzzle4):
     """Population, fitness and trace after k generations equal the pure-Python GA from the same seed."""
     name, params, k = case
-    pz = puzzle4 if name == "4x4" else library.puzzle(name)
+    pz = puzzle4 if name.startswith("4x4") else library.puzzle(name.removesuffix("-ls"))
+    params = dict(params)
     s = create("ga", **params)
     s.reset(pz, seed=11)
     s.step(k)
     rng = np.random.default_rng(11)
     size = params.pop("population")
+    params["local_search_on"] = params.pop("local_search", False)
     pop, trace = naive_ga.run(pz.grid.tolist(), pz.n, rng, k, size=size, tournament_size=params.pop("tournament"),
                               **params)
     snap = s.snapshot()
@@ -180,6 +186,27 @@ def test_a_box_with_one_free_cell_is_never_mutated():
     g[70] = 0
     _, box_nfree, _, mut_boxes, n_mut = box_tables(g, 3)
     assert n_mut == 1 and mut_boxes[0] == 8 and box_nfree[0] == 1
+
+
+def test_local_search_worked_example():
+    """Swaps inside a box between two conflicting cells are kept only when the fitness rises."""
+    givens = [0] * 16
+    a = [1, 2, 3, 4,
+         3, 4, 1, 2,
+         2, 1, 4, 3,
+         4, 3, 2, 1]  # a solution
+    bad = list(a)
+    bad[0], bad[5] = bad[5], bad[0]  # top-left box: 4 2 / 3 1, rows 0 and 1 and columns 0 and 1 repeat
+    assert _boxes_ok(bad, 2) and distinct_count(np.array(bad), 2) < 32
+    pz = Puzzle.parse(PUZZLE_4)
+    box_free, box_nfree, *_ = box_tables(np.zeros(16, np.int8), 2)
+    g = np.array(bad, np.int8)
+    swaps = K.local_search(g, box_free, box_nfree, pz.geometry.units, 4)
+    assert swaps >= 1 and distinct_count(g, 2) > distinct_count(np.array(bad), 2) and _boxes_ok(g, 2)
+    assert g.tolist() == naive_ga.local_search(bad, givens, 2)
+    # a solution has no conflicting cell: nothing to do
+    g = np.array(a, np.int8)
+    assert K.local_search(g, box_free, box_nfree, pz.geometry.units, 4) == 0 and g.tolist() == a
 
 
 def test_tournament_picks_the_fittest_of_its_draws():

@@ -43,7 +43,7 @@ C_BEST_INDEX = 6  #: index of the current population's best individual (first on
 N_COUNTERS = 7
 
 # Layout of the int64 and float64 parameter arrays.
-P_TOURNAMENT, P_ELITES, P_TIES, P_BUDGET = 0, 1, 2, 3
+P_TOURNAMENT, P_ELITES, P_TIES, P_BUDGET, P_LOCAL = 0, 1, 2, 3, 4
 P_CROSSOVER, P_MUTATION = 0, 1
 
 # Trace row written per generation: iteration, cost, best cost since reset,
@@ -231,6 +231,63 @@ def mutate(child, box_free, box_nfree, mut_boxes, n_mut, rng):
 
 
 @jit
+def _in_conflict(ind, cell, N):
+    """True if the digit of ``cell`` appears again in its row or its column."""
+    r = cell // N
+    c = cell % N
+    d = ind[cell]
+    for k in range(N):
+        if k != c and ind[r * N + k] == d:
+            return True
+        if k != r and ind[k * N + c] == d:
+            return True
+    return False
+
+
+@jit
+def _lines_score(ind, units, N, ci, cj):
+    """Distinct digits of the rows and columns through cells ``ci`` and ``cj`` (each line once)."""
+    ri, rj, ki, kj = ci // N, cj // N, ci % N, cj % N
+    s = N - unit_missing(ind, units, ri, N) + N - unit_missing(ind, units, N + ki, N)
+    if rj != ri:
+        s += N - unit_missing(ind, units, rj, N)
+    if kj != ki:
+        s += N - unit_missing(ind, units, N + kj, N)
+    return s
+
+
+@jit
+def local_search(ind, box_free, box_nfree, units, N):
+    """One first-improvement pass of swaps inside boxes; returns the swaps made (no draws).
+
+    Boxes in order; in each, pairs ``i < j`` of free cells in reading order
+    whose digits both repeat in their row or column (checked on the grid as
+    it is then); a swap is kept when it raises the distinct count of the
+    rows and columns through the two cells, so the fitness rises by as much.
+    Ours: the paper's local search is not in our copy (docs/algorithms.md).
+    """
+    swaps = 0
+    for b in range(box_free.shape[0]):
+        m = box_nfree[b]
+        for i in range(m):
+            ci = box_free[b, i]
+            for j in range(i + 1, m):
+                cj = box_free[b, j]
+                if not (_in_conflict(ind, ci, N) and _in_conflict(ind, cj, N)):
+                    continue
+                before = _lines_score(ind, units, N, ci, cj)
+                t = ind[ci]
+                ind[ci] = ind[cj]
+                ind[cj] = t
+                if _lines_score(ind, units, N, ci, cj) > before:
+                    swaps += 1
+                else:
+                    ind[cj] = ind[ci]
+                    ind[ci] = t
+    return swaps
+
+
+@jit
 def elites_of(fit, E, out):
     """The ``E`` fittest indices, best first, ties to the lower index (no draws)."""
     P = fit.shape[0]
@@ -261,7 +318,7 @@ def generation(pop, fit, rsc, csc, out, ofit, orsc, ocsc, n, box_free, box_nfree
     box_free, box_nfree, mut_boxes, n_mut : see :func:`mutate`
     units : ndarray of int32, shape (3N, N)
     iparams : ndarray of int64
-        Tournament size, elites, tie rule, budget.
+        Tournament size, elites, tie rule, budget, local search (0 or 1).
     fparams : ndarray of float64
         Crossover and mutation probabilities.
     counters : ndarray of int64
@@ -276,7 +333,8 @@ def generation(pop, fit, rsc, csc, out, ofit, orsc, ocsc, n, box_free, box_nfree
     draw ``u < crossover`` deciding crossover; if crossing, child 1 by rows
     (:func:`crossover_rows`) and, when a second slot is left, child 2 by
     columns; else copies of a and b. Then for each child placed: one draw
-    ``u < mutation`` and, if mutating, :func:`mutate`'s draws. A last single
+    ``u < mutation`` and, if mutating, :func:`mutate`'s draws; then, with
+    the local search on, :func:`local_search` (no draws). A last single
     slot takes child 1 only (no draws for a child 2). Children are evaluated
     after the pair.
     """
@@ -287,6 +345,7 @@ def generation(pop, fit, rsc, csc, out, ofit, orsc, ocsc, n, box_free, box_nfree
     ties = iparams[P_TIES]
     pc = fparams[P_CROSSOVER]
     pm = fparams[P_MUTATION]
+    ls = iparams[P_LOCAL]
     elite = np.empty(max(E, 1), dtype=np.int64)
     elites_of(fit, E, elite)
     for e in range(E):
@@ -316,6 +375,8 @@ def generation(pop, fit, rsc, csc, out, ofit, orsc, ocsc, n, box_free, box_nfree
             if rng.random() < pm:
                 mutated += 1
                 mutate(out[s + i], box_free, box_nfree, mut_boxes, n_mut, rng)
+            if ls:
+                local_search(out[s + i], box_free, box_nfree, units, N)
             ofit[s + i] = evaluate(out[s + i], units, N, orsc[s + i], ocsc[s + i])
         s += k
     counters[C_CROSSOVERS] = crossed
