@@ -284,3 +284,41 @@ def test_bad_parameters_are_one_clear_line(bad, word):
     with pytest.raises(ParameterError) as info:
         create("ga", **bad)
     assert word in str(info.value) and "\n" not in str(info.value)
+
+
+# ------------------------------------------------- the benchmark's numpy version
+def test_numpy_generation_behaves_like_the_kernel():
+    """Same fitness, same tournament winners from the same draws, same bands chosen, valid children."""
+    from sudoku_lab.benchmarks.ga import NumpyGA, numpy_fitness
+
+    pz = library.puzzle("nbcoin_29_medium")
+    ref = NumpyGA(pz, population=40, ties="first", seed=3)
+    units = pz.geometry.units
+    # fitness and per-line counts equal the kernel's
+    for q in range(40):
+        r, c = np.zeros(9, np.int64), np.zeros(9, np.int64)
+        assert K.evaluate(ref.pop[q], units, 9, r, c) == ref.fit[q]
+        assert r.tolist() == ref.rows[q].tolist() and c.tolist() == ref.cols[q].tolist()
+    # tournaments: the kernel's draws one by one, numpy's all at once from the same stream
+    r1, r2 = np.random.default_rng(6), np.random.default_rng(6)
+    kernel = [K.tournament(ref.fit, 3, r1) for _ in range(30)]
+    np.testing.assert_array_equal(ref.tournament(r2.random((30, 3))), kernel)
+    # band crossover: the same children as the kernel's (ties to the first parent)
+    a, b = np.arange(0, 20), np.arange(20, 40)
+    c1, c2 = ref.band_children(a, b, np.zeros((20, 2, 3), bool))
+    for k in range(20):
+        x, y = np.zeros(81, np.int8), np.zeros(81, np.int8)
+        K.crossover_rows(ref.pop[a[k]], ref.pop[b[k]], ref.rows[a[k]], ref.rows[b[k]], 3, x, K.TIES_FIRST, r1)
+        K.crossover_cols(ref.pop[a[k]], ref.pop[b[k]], ref.cols[a[k]], ref.cols[b[k]], 3, y, K.TIES_FIRST, r1)
+        np.testing.assert_array_equal(c1[k], x)
+        np.testing.assert_array_equal(c2[k], y)
+    # generations: valid children, the elite kept, the fitness never below the elite's
+    ref = NumpyGA(pz, population=41, crossover=0.8, mutation=0.8, seed=1)
+    for _ in range(30):
+        best = ref.fit.max()
+        ref.generation()
+        assert ref.pop.shape == (41, 81) and ref.fit.max() >= best
+        for g in ref.pop:
+            assert _boxes_ok(g, 3) and _keeps_givens(g, pz.grid)
+        np.testing.assert_array_equal(ref.fit, numpy_fitness(ref.pop, 3)[0])
+    assert ref.fit.max() > 140
