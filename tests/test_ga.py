@@ -322,3 +322,16 @@ def test_numpy_generation_behaves_like_the_kernel():
             assert _boxes_ok(g, 3) and _keeps_givens(g, pz.grid)
         np.testing.assert_array_equal(ref.fit, numpy_fitness(ref.pop, 3)[0])
     assert ref.fit.max() > 140
+
+
+def test_bench_ga_prints_the_ratio_it_measures():
+    from sudoku_lab.benchmarks import get_benchmark
+    from sudoku_lab.benchmarks.ga import bench_ga
+
+    assert get_benchmark("ga").solver == "ga"
+    lines = []
+    res = bench_ga(generations=20, seeds=1, out=lines.append)
+    assert res["kernel_generations_per_second"] > 0 and res["numpy_generations_per_second"] > 0
+    assert res["kernel_over_numpy"] == pytest.approx(res["kernel_generations_per_second"]
+                                                     / res["numpy_generations_per_second"])
+    assert f"{res['kernel_over_numpy']:.2f}x" in lines[-1] or f"{res['kernel_over_numpy']:.1f}x" in lines[-1]
