@@ -130,7 +130,8 @@ def local_search(child: list[int], givens: list[int], n: int) -> list[int]:
 
 
 def generation(pop: list[list[int]], givens: list[int], n: int, rng, *, size: int, tournament_size: int,
-               elites: int, crossover: float, mutation: float, ties: str, local_search_on: bool = False) -> tuple[list[list[int]], int, int]:
+               elites: int, crossover_rate: float, mutation_rate: float, ties: str,
+               local_search_on: bool = False) -> tuple[list[list[int]], int, int]:
     """The next population (``size`` individuals), the pairs crossed and the children mutated."""
     fits = [fitness(g, n)[0] for g in pop]
     order = sorted(range(len(pop)), key=lambda q: (-fits[q], q))
@@ -141,7 +142,7 @@ def generation(pop: list[list[int]], givens: list[int], n: int, rng, *, size: in
         two = len(new) + 1 < size
         a = pop[tournament(fits, tournament_size, rng)]
         b = pop[tournament(fits, tournament_size, rng)]
-        if rng.random() < crossover:
+        if rng.random() < crossover_rate:
             crossed += 1
             children = [crossover_rows(a, b, n, ties, rng)]
             if two:
@@ -149,7 +150,7 @@ def generation(pop: list[list[int]], givens: list[int], n: int, rng, *, size: in
         else:
             children = [list(a), list(b)] if two else [list(a)]
         for child in children:
-            if rng.random() < mutation:
+            if rng.random() < mutation_rate:
                 mutated += 1
                 child = mutate(child, givens, n, rng)
             if local_search_on:

@@ -40,12 +40,12 @@ def puzzle4():
 
 # ----------------------------------------------------------------- twins
 @pytest.mark.parametrize("case", [
-    ("4x4", dict(population=6, tournament=2, elites=1, crossover=0.5, mutation=0.5, ties="coin"), 25),
-    ("nbcoin_106_difficult", dict(population=8, tournament=3, elites=2, crossover=0.6, mutation=0.4, ties="coin"), 12),
-    ("reseda_fig4_1_hard", dict(population=7, tournament=3, elites=0, crossover=0.3, mutation=0.3, ties="first"), 10),
-    ("4x4-ls", dict(population=5, tournament=3, elites=1, crossover=0.3, mutation=0.3, ties="coin",
+    ("4x4", dict(population=6, tournament=2, elites=1, crossover_rate=0.5, mutation_rate=0.5, ties="coin"), 25),
+    ("nbcoin_106_difficult", dict(population=8, tournament=3, elites=2, crossover_rate=0.6, mutation_rate=0.4, ties="coin"), 12),
+    ("reseda_fig4_1_hard", dict(population=7, tournament=3, elites=0, crossover_rate=0.3, mutation_rate=0.3, ties="first"), 10),
+    ("4x4-ls", dict(population=5, tournament=3, elites=1, crossover_rate=0.3, mutation_rate=0.3, ties="coin",
                     local_search=True), 6),
-    ("nbcoin_29_medium-ls", dict(population=6, tournament=3, elites=1, crossover=0.4, mutation=0.5, ties="coin",
+    ("nbcoin_29_medium-ls", dict(population=6, tournament=3, elites=1, crossover_rate=0.4, mutation_rate=0.5, ties="coin",
                                  local_search=True), 6),
 ], ids=lambda c: c[0])
 def test_kernel_equals_the_naive_twin_draw_for_draw(case, puzzle4):
@@ -153,7 +153,7 @@ def test_band_crossover_worked_example():
 
 def test_children_keep_givens_and_box_permutations():
     pz = library.puzzle("nbcoin_77_difficult")
-    s = create("ga", population=20, crossover=1.0, mutation=1.0, elites=0)
+    s = create("ga", population=20, crossover_rate=1.0, mutation_rate=1.0, elites=0)
     s.reset(pz, seed=2)
     for _ in range(5):
         s.step(7)
@@ -263,20 +263,20 @@ def test_a_live_population_change_breeds_the_next_generation_at_the_new_size():
     s = create("ga", population=20)
     s.reset(library.puzzle("nbcoin_27_medium"), seed=3)
     s.step(5)
-    s.set_params(population=9, mutation=0.8)
+    s.set_params(population=9, mutation_rate=0.8)
     assert s.snapshot().layers["fitness"].shape == (20,)  # applies at the next generation
     s.step(1)
     assert s.snapshot().layers["fitness"].shape == (9,) and s.evaluations == 20 + 5 * 19 + 8
     s.step(3)
     assert s.snapshot().layers["individuals"].shape == (9, 81)
-    assert [e.name for e in s.events if e.kind == "param"] == ["population", "mutation"]
+    assert [e.name for e in s.events if e.kind == "param"] == ["population", "mutation_rate"]
 
 
 @pytest.mark.parametrize("bad,word", [
     ({"elites": 150}, "elites must be less than the population"),
     ({"population": 1}, "population must be an integer in [2, 100000]"),
-    ({"crossover": 1.5}, "crossover must be [0, 1]"),
-    ({"mutation": "lots"}, "mutation must be [0, 1]"),
+    ({"crossover_rate": 1.5}, "crossover_rate must be [0, 1]"),
+    ({"mutation_rate": "lots"}, "mutation_rate must be [0, 1]"),
     ({"ties": "dice"}, "ties must be one of coin, first"),
     ({"tournament": 0}, "tournament must be an integer in [1, 1000]"),
 ])
@@ -313,7 +313,7 @@ def test_numpy_generation_behaves_like_the_kernel():
         np.testing.assert_array_equal(c1[k], x)
         np.testing.assert_array_equal(c2[k], y)
     # generations: valid children, the elite kept, the fitness never below the elite's
-    ref = NumpyGA(pz, population=41, crossover=0.8, mutation=0.8, seed=1)
+    ref = NumpyGA(pz, population=41, crossover_rate=0.8, mutation_rate=0.8, seed=1)
     for _ in range(30):
         best = ref.fit.max()
         ref.generation()

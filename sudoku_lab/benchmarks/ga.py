@@ -51,12 +51,13 @@ class NumpyGA:
     seed : int
     """
 
-    def __init__(self, puzzle, population=150, tournament=3, crossover=0.3, mutation=0.3, elites=1,
+    def __init__(self, puzzle, population=150, tournament=3, crossover_rate=0.3, mutation_rate=0.3, elites=1,
                  ties="coin", seed=0):
         from ..solvers.ga import box_tables
 
         self.n, self.N, self.C = puzzle.n, puzzle.N, puzzle.C
-        self.P, self.T, self.pc, self.pm, self.E, self.ties = population, tournament, crossover, mutation, elites, ties
+        self.P, self.T, self.pc, self.pm, self.E, self.ties = (population, tournament, crossover_rate, mutation_rate,
+                                                               elites, ties)
         self.givens = puzzle.grid.astype(np.int8)
         self.box_free, self.box_nfree, self.box_missing, self.mut_boxes, self.n_mut = box_tables(puzzle.grid, puzzle.n)
         self.rng = np.random.default_rng(seed)

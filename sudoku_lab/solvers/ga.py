@@ -4,11 +4,11 @@ An individual is a grid whose boxes are permutations of their missing digits
 (givens in place), so only rows and columns can hold repeats. The fitness is
 the distinct-count over rows and columns (``2*N*N`` when solved). Each
 generation keeps the ``elites`` fittest, then fills the population in pairs:
-two parents by tournament selection; with probability ``crossover`` child 1
+two parents by tournament selection; with probability ``crossover_rate`` child 1
 takes each horizontal band of boxes from the parent whose band rows score
 more and child 2 each vertical band from the parent whose band columns score
 more (else the children copy the parents); each child, with probability
-``mutation``, swaps two free cells of a random box. The search stops at
+``mutation_rate``, swaps two free cells of a random box. The search stops at
 fitness ``2*N*N`` or after ``generations`` generations.
 
 The paper's local search ("GA (mut+cross+LS)" in NB-COIN's Table II) is not
@@ -84,7 +84,7 @@ class GA(Solver):
     examples = (
         ({}, "nbcoin_01_easy"),
         ({"population": 30, "elites": 2, "tournament": 2, "ties": "first"}, "nbcoin_106_difficult"),
-        ({"population": 12, "crossover": 0.9, "mutation": 0.9, "elites": 0, "generations": 150},
+        ({"population": 12, "crossover_rate": 0.9, "mutation_rate": 0.9, "elites": 0, "generations": 150},
          "reseda_fig4_1_hard"),
         ({"population": 20, "local_search": True}, "nbcoin_77_difficult"),
         ({"population": 16}, "benchmarks/lewis_16x16_50:1"),
@@ -115,9 +115,9 @@ class GA(Solver):
               "bred from the current one).", low=2, high=100_000, paper="Sato & Inoue; NB-COIN Table II"),
         Param("tournament", "int", 3, "Tournament size: contestants drawn with replacement, the fittest "
               "becomes a parent.", low=1, high=1000, paper="Sato & Inoue"),
-        Param("crossover", "float", 0.3, "Probability that a pair of parents is crossed (band crossover); "
+        Param("crossover_rate", "float", 0.3, "Probability that a pair of parents is crossed (band crossover); "
               "else the children copy them.", low=0.0, high=1.0, step=0.05, paper="Sato & Inoue"),
-        Param("mutation", "float", 0.3, "Probability that a child swaps two free cells of a random box "
+        Param("mutation_rate", "float", 0.3, "Probability that a child swaps two free cells of a random box "
               "(boxes with fewer than two free cells are never chosen).", low=0.0, high=1.0, step=0.05,
               paper="Sato & Inoue"),
         Param("elites", "int", 1, "Fittest individuals copied unchanged into the next generation (less than "
@@ -193,7 +193,7 @@ class GA(Solver):
         pr = self._params
         ip = np.array([pr["tournament"], pr["elites"], K.TIES_COIN if pr["ties"] == "coin" else K.TIES_FIRST,
                        pr["generations"], int(pr["local_search"])], dtype=np.int64)
-        fp = np.array([pr["crossover"], pr["mutation"]], dtype=np.float64)
+        fp = np.array([pr["crossover_rate"], pr["mutation_rate"]], dtype=np.float64)
         return ip, fp
 
     def _step(self, n: int) -> int:

@@ -48,11 +48,11 @@ def test_ga_population_histogram_and_live_mutation_marker(window, qtbot):
     assert conv.curves["mean_fitness"].getViewBox() is conv.right_view
     assert conv.plot.getAxis("bottom").labelText == "generation"
     # a live change of the mutation probability: logged at generation 10, a marker on the curves
-    win.params_panel.spin_box("mutation").setValue(0.6)
+    win.params_panel.spin_box("mutation_rate").setValue(0.6)
     qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
     qtbot.waitUntil(lambda: iteration(win) == 20 and win.controller.state == "idle")
     events = win.controller.latest.snapshot.events
-    assert [(e.kind, e.name, e.iteration, e.old, e.new) for e in events] == [("param", "mutation", 10, 0.3, 0.6)]
+    assert [(e.kind, e.name, e.iteration, e.old, e.new) for e in events] == [("param", "mutation_rate", 10, 0.3, 0.6)]
     qtbot.waitUntil(lambda: any("mutation" in label for label in conv.marker_labels()))
     marker = next(m for m in conv.drawn_markers() if "mutation" in m.label)
     assert marker.iteration == 10

@@ -45,7 +45,7 @@ def screenshot_ga(app, out: Path, generations: int, name: str, puzzle: str = "nb
 
     if change_at:
         run_until(change_at)
-        win.params_panel.spin_box("mutation").setValue(0.6)
+        win.params_panel.spin_box("mutation_rate").setValue(0.6)
         _settle(app, 0.3)
         run_until(generations - change_at)
     else:
