@@ -37,11 +37,16 @@ def screenshot_ga(app, out: Path, generations: int, name: str, puzzle: str = "nb
     _pump(app, lambda: _ready(win) and win.controller.latest.snapshot.iteration == 0, 60, "reset")
 
     def run_until(n):
+        start = win.controller.latest.snapshot.iteration
         win.until_box.setCurrentIndex(1)  # for N iterations
         win.until_value.setValue(n)
         win.act_run.trigger()
-        _pump(app, lambda: win.controller.state == "running" or win.controller.latest.snapshot.done, 60, "running")
-        _pump(app, lambda: win.controller.state != "running", 3600, f"{n} generations")
+
+        def finished():
+            snap = win.controller.latest.snapshot
+            return win.controller.state != "running" and (snap.iteration >= start + n or snap.done)
+
+        _pump(app, finished, 3600, f"{n} generations")
 
     if change_at:
         run_until(change_at)
