@@ -1,11 +1,15 @@
-"""The GA's part of the lab: nothing to register (its population histogram is the generic "Population"
-view, its curves come from its columns, its elite is the board's grid), and the screenshot script.
+"""The GA's part of the lab: its screenshot (no view of its own: its population histogram is the generic
+"Population" view, its curves come from its columns, its elite is the board's grid).
 
-``python -m sudoku_lab_ui.solver_views.ga docs`` (on a display, e.g. ``xvfb-run -a -s "-screen 0
+:data:`SHOT` is ``docs/screenshot-ga.png`` for ``python -m sudoku_lab_ui.screenshots docs --only ga``:
+6000 generations on ``nbcoin_27_medium``, seed 2, the Population view in front.
+
+``python -m sudoku_lab_ui.solver_views.ga OUT`` (on a display, e.g. ``xvfb-run -a -s "-screen 0
 1600x1000x24"``, with ``QT_QPA_PLATFORM=xcb``) drives the real window through its controls: the GA on
 ``nbcoin_27_medium`` (seed 2), a short run of ``--short`` generations and a long one of ``--long``
 generations with the mutation probability raised half-way, and saves ``screenshot-ga-short.png`` and
-``screenshot-ga.png`` (1600 x 1000) in the folder given.
+``screenshot-ga-live.png`` (1600 x 1000) in the folder given: the same run with a live parameter change
+marked on the curves.
 """
 
 from __future__ import annotations
@@ -14,7 +18,11 @@ import argparse
 import sys
 from pathlib import Path
 
-__all__ = ["screenshot_ga"]
+from ..screenshots import Shot, register_shot
+
+__all__ = ["screenshot_ga", "SHOT"]
+
+SHOT = register_shot(Shot("screenshot-ga.png", "ga", "nbcoin_27_medium", 6000, seed=2, front=("population",)))
 
 
 def screenshot_ga(app, out: Path, generations: int, name: str, puzzle: str = "nbcoin_27_medium",
@@ -75,7 +83,7 @@ def main(argv=None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     out = Path(args.out)
     print("wrote", screenshot_ga(app, out, args.short, "screenshot-ga-short.png"))
-    print("wrote", screenshot_ga(app, out, args.long, "screenshot-ga.png", change_at=args.long // 2))
+    print("wrote", screenshot_ga(app, out, args.long, "screenshot-ga-live.png", change_at=args.long // 2))
     return 0
 
 
