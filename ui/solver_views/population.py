@@ -83,6 +83,7 @@ class PopulationView(_RoleView, QWidget):
         self.edges = np.zeros(0)
         self.counts = np.zeros(0, dtype=np.int64)
         self.marks: dict[str, float] = {}
+        self._ranges: tuple | None = None
         self._layer: str | None = None
         self._higher = True
         self.redraws = 0
@@ -131,11 +132,24 @@ class PopulationView(_RoleView, QWidget):
             line.setValue(self.marks[key])
             line.setVisible(True)
         pad = float(edges[1] - edges[0])
-        self.plot.setXRange(float(edges[0]) - pad, float(edges[-1]) + pad, padding=0)
-        self.plot.setYRange(0, max(1, int(counts.max())) * 1.15, padding=0)
+        ranges = (float(edges[0]) - pad, float(edges[-1]) + pad, _nice_top(int(counts.max()) * 1.15))
+        if ranges != self._ranges:  # a new range re-lays out the axes: only when it changes
+            self._ranges = ranges
+            self.plot.setXRange(ranges[0], ranges[1], padding=0)
+            self.plot.setYRange(0, ranges[2], padding=0)
         self.summary.setText(f"{iteration_name} {iteration}: {len(values)} individuals, best {_fmt(best)}, "
                              f"mean {values.mean():.2f}, worst {_fmt(worst)}")
         self.redraws += 1
+
+
+def _nice_top(x: float) -> float:
+    """The next of 1, 2, 5 x 10^k at or above ``x`` (so the y range changes rarely)."""
+    k = 1.0
+    while True:
+        for m in (1.0, 2.0, 5.0):
+            if m * k >= x:
+                return m * k
+        k *= 10.0
 
 
 def _fmt(x: float) -> str:
