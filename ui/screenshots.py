@@ -206,4 +206,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the importable module's main: ui/solver_views registers its shots into
+    # sudoku_lab_ui.screenshots, which is not this __main__ module's registry.
+    from sudoku_lab_ui.screenshots import main as _main
+
+    sys.exit(_main())

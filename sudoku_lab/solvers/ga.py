@@ -1,0 +1,264 @@
+"""The genetic algorithm of Sato and Inoue, the baseline of NB-COIN's Table II.
+
+An individual is a grid whose boxes are permutations of their missing digits
+(givens in place), so only rows and columns can hold repeats. The fitness is
+the distinct-count over rows and columns (``2*N*N`` when solved). Each
+generation keeps the ``elites`` fittest, then fills the population in pairs:
+two parents by tournament selection; with probability ``crossover_rate`` child 1
+takes each horizontal band of boxes from the parent whose band rows score
+more and child 2 each vertical band from the parent whose band columns score
+more (else the children copy the parents); each child, with probability
+``mutation_rate``, swaps two free cells of a random box. The search stops at
+fitness ``2*N*N`` or after ``generations`` generations.
+
+The paper's local search ("GA (mut+cross+LS)" in NB-COIN's Table II) is not
+described in our copy; ``local_search`` switches on ours (one first-improvement
+pass of in-box swaps between conflicting cells per child, off by default). Every parameter is
+live: a change applies at the next generation (a new ``population`` size
+too: the next generation is bred at that size from the current one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._kernels import ga as K
+from ..citations import cite
+from ..errors import ParameterError
+from ..geometry import geometry
+from .base import Param, Solver, Status, frozen_copy, register
+from .declare import COST_AXIS, Axis, Column, Layer, Objective
+
+__all__ = ["GA", "box_tables"]
+
+_CHUNK = 4096  # most generations per kernel call (bounds the trace buffer)
+TIES = ("coin", "first")
+
+
+def box_tables(g: np.ndarray, n: int):
+    """Free cells of each box, their count, the box's missing digits, and the boxes a mutation can use.
+
+    Returns
+    -------
+    box_free : ndarray of int32, shape (N, N)
+        Free cells per box in reading order, padded with -1.
+    box_nfree : ndarray of int32, shape (N,)
+    box_missing : ndarray of int8, shape (N, N)
+        Digits no given of the box holds, increasing, padded with 0.
+    mut_boxes : ndarray of int32, shape (N,)
+        Boxes with at least two free cells first (the rest padded with -1).
+    n_mut : int
+        How many boxes a mutation can use.
+    """
+    geo = geometry(n)
+    N = geo.N
+    box_free = np.full((N, N), -1, dtype=np.int32)
+    box_nfree = np.zeros(N, dtype=np.int32)
+    box_missing = np.zeros((N, N), dtype=np.int8)
+    for b in range(N):
+        cells = geo.units[2 * N + b]
+        free = cells[g[cells] == 0]
+        box_free[b, : len(free)] = free
+        box_nfree[b] = len(free)
+        missing = sorted(set(range(1, N + 1)) - {int(d) for d in g[cells] if d > 0})
+        box_missing[b, : len(missing)] = missing
+    eligible = np.flatnonzero(box_nfree >= 2).astype(np.int32)
+    mut_boxes = np.full(N, -1, dtype=np.int32)
+    mut_boxes[: len(eligible)] = eligible
+    return box_free, box_nfree, box_missing, mut_boxes, int(len(eligible))
+
+
+@register
+class GA(Solver):
+    name = "ga"
+    title = "GA (Sato & Inoue)"
+    paper = cite("sato2010").short
+    citation = cite("sato2010").full
+    reference = cite("sato2010").anchor
+    order = 40
+    description = ("Genetic algorithm on grids whose boxes are permutations: tournament selection, "
+                   "crossover exchanging whole bands of boxes by their row or column scores, "
+                   "mutation swapping two free cells of a box, elitism; fitness = distinct digits "
+                   "over rows and columns (the baseline of NB-COIN's Table II).")
+    iteration_name = "generation"
+    examples = (
+        ({}, "nbcoin_01_easy"),
+        ({"population": 30, "elites": 2, "tournament": 2, "ties": "first"}, "nbcoin_106_difficult"),
+        ({"population": 12, "crossover_rate": 0.9, "mutation_rate": 0.9, "elites": 0, "generations": 150},
+         "reseda_fig4_1_hard"),
+        ({"population": 20, "local_search": True}, "nbcoin_77_difficult"),
+        ({"population": 16}, "benchmarks/lewis_16x16_50:1"),
+    )
+    objective = Objective(cost="missing symbols = 2*N*N - best fitness", native="best_fitness",
+                          native_label="fitness: distinct digits over rows and columns", native_sense="max")
+    axes = (COST_AXIS, Axis("fitness", "fitness (distinct digits)", "right"))
+    columns = (
+        Column("cost", "cost (2N² - best fitness)", color="#0072B2"),
+        Column("best_cost", "best cost since reset", color="#E69F00", style="steps"),
+        Column("best_fitness", "best fitness", axis="fitness", color="#009E73"),
+        Column("mean_fitness", "mean fitness", axis="fitness", color="#CC79A7", style="dashed"),
+        Column("worst_fitness", "worst fitness", axis="fitness", color="#D55E00", style="dotted"),
+    )
+    layers = (
+        Layer("fitness", "fitness of each individual (distinct digits in rows and columns)", "float64", ("*",),
+              role="population"),
+        Layer("individuals", "the population, one grid per row", "int8", ("*", "C")),
+        Layer("elite", "index of the best individual (the board's grid)", "int"),
+        Layer("best_fitness", "its fitness", "int"),
+        Layer("max_fitness", "fitness of a solution, 2*N*N", "int"),
+        Layer("crossovers", "pairs crossed in the last generation", "int"),
+        Layer("mutations", "children mutated in the last generation", "int"),
+    )
+
+    params = (
+        Param("population", "int", 150, "Individuals per generation (a change applies at the next generation, "
+              "bred from the current one).", low=2, high=100_000, paper="Sato & Inoue; NB-COIN Table II"),
+        Param("tournament", "int", 3, "Tournament size: contestants drawn with replacement, the fittest "
+              "becomes a parent.", low=1, high=1000, paper="Sato & Inoue"),
+        Param("crossover_rate", "float", 0.3, "Probability that a pair of parents is crossed (band crossover); "
+              "else the children copy them.", low=0.0, high=1.0, step=0.05, paper="Sato & Inoue"),
+        Param("mutation_rate", "float", 0.3, "Probability that a child swaps two free cells of a random box "
+              "(boxes with fewer than two free cells are never chosen).", low=0.0, high=1.0, step=0.05,
+              paper="Sato & Inoue"),
+        Param("elites", "int", 1, "Fittest individuals copied unchanged into the next generation (less than "
+              "the population).", low=0, high=1000, paper="Sato & Inoue (elitism)"),
+        Param("ties", "choice", "coin", "Band crossover when both parents' bands score the same: 'coin' "
+              "(a fair coin, one draw) or 'first' (the first parent). Ours: the paper does not say.",
+              choices=TIES),
+        Param("local_search", "bool", False, "After mutation, one pass of swaps inside each box between two "
+              "free cells whose digits both repeat in their row or column, each kept if the fitness rises "
+              "(ours: the paper's 'GA (mut+cross+LS)' local search is not described in our copy).",
+              paper="NB-COIN Table II (LS)"),
+        Param("generations", "int", 100_000, "Generation budget: the search fails after this many.",
+              low=1, high=10**9, paper="NB-COIN Table II (100000)", when="next step"),
+    )
+
+    @classmethod
+    def check_params(cls, params):
+        if "elites" in params and "population" in params and params["elites"] >= params["population"]:
+            raise ParameterError(f"elites must be less than the population (at least one child per "
+                                 f"generation), got elites = {params['elites']} >= population = "
+                                 f"{params['population']}", name="elites")
+
+    # ---------------------------------------------------------------- reset
+    def _reset(self):
+        pz = self.puzzle
+        self.geo = geometry(pz.n)
+        N, C = pz.N, pz.C
+        self.full = 2 * N * N
+        self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
+        (self.box_free, self.box_nfree, self.box_missing, self.mut_boxes,
+         self.n_mut) = box_tables(pz.grid, pz.n)
+        P = self._params["population"]
+        self.pop = np.zeros((P, C), dtype=np.int8)
+        self.fit = np.zeros(P, dtype=np.int64)
+        self.rsc = np.zeros((P, N), dtype=np.int64)
+        self.csc = np.zeros((P, N), dtype=np.int64)
+        K.init_population(self.pop, self.fit, self.rsc, self.csc, pz.grid, self.box_free, self.box_nfree,
+                          self.box_missing, self.geo.units, self.rng)
+        self.counters[K.C_EVALUATIONS] = P
+        self.evaluations = P
+        best = int(np.argmax(self.fit))
+        self.counters[K.C_BEST_INDEX] = best
+        self.counters[K.C_COST] = self.counters[K.C_BEST_COST] = self.full - int(self.fit[best])
+        self.grid = self.pop[best].copy()
+        self.best_grid = self.grid.copy()
+        self._alloc_scratch()
+        if self.counters[K.C_COST] == 0:
+            self.status = Status.SOLVED
+
+    def _alloc_scratch(self, size: int | None = None):
+        P = self.pop.shape[0] if size is None else size
+        N, C = self.puzzle.N, self.puzzle.C
+        self.out = np.zeros((P, C), dtype=np.int8)
+        self.ofit = np.zeros(P, dtype=np.int64)
+        self.orsc = np.zeros((P, N), dtype=np.int64)
+        self.ocsc = np.zeros((P, N), dtype=np.int64)
+
+    # ---------------------------------------------------------- properties
+    @property
+    def cost(self) -> int:
+        return int(self.counters[K.C_COST])
+
+    @property
+    def best_cost(self) -> int:
+        return int(self.counters[K.C_BEST_COST])
+
+    @property
+    def fixed(self) -> np.ndarray:
+        return self.puzzle.grid > 0
+
+    # ---------------------------------------------------------------- step
+    def _kernel_params(self):
+        pr = self._params
+        ip = np.array([pr["tournament"], pr["elites"], K.TIES_COIN if pr["ties"] == "coin" else K.TIES_FIRST,
+                       pr["generations"], int(pr["local_search"])], dtype=np.int64)
+        fp = np.array([pr["crossover_rate"], pr["mutation_rate"]], dtype=np.float64)
+        return ip, fp
+
+    def _step(self, n: int) -> int:
+        done = 0
+        ip, fp = self._kernel_params()
+        if self.iteration >= self._params["generations"]:  # the budget was lowered below the generations done
+            self.status = Status.FAILED
+            return 0
+        while done < n and self.status == Status.RUNNING:
+            resize = self._params["population"] != self.pop.shape[0]
+            if resize:
+                self._alloc_scratch(self._params["population"])
+            k = 1 if resize else min(n - done, _CHUNK)
+            trace = np.empty((k, K.TRACE_WIDTH))
+            gens, code = K.run_generations(
+                self.pop, self.fit, self.rsc, self.csc, self.out, self.ofit, self.orsc, self.ocsc, self.puzzle.n,
+                self.box_free, self.box_nfree, self.mut_boxes, self.n_mut, self.geo.units, self.grid,
+                self.best_grid, self.counters, trace, ip, fp, self.rng, k)
+            gens = int(gens)
+            if resize and gens:
+                self.pop, self.fit, self.rsc, self.csc = self.out, self.ofit, self.orsc, self.ocsc
+                self._alloc_scratch()
+            done += gens
+            self.iteration = int(self.counters[K.C_ITERATION])
+            self.evaluations = int(self.counters[K.C_EVALUATIONS])
+            self.trace.extend(trace[:gens])
+            if code == K.SOLVED:
+                self.status = Status.SOLVED
+            elif code == K.BUDGET:
+                self.status = Status.FAILED
+        return done
+
+    # ------------------------------------------------------------ snapshot
+    def _layers(self):
+        best = int(self.counters[K.C_BEST_INDEX])
+        return {
+            "fitness": frozen_copy(self.fit.astype(np.float64)),
+            "individuals": frozen_copy(self.pop),
+            "elite": best,
+            "best_fitness": int(self.fit[best]),
+            "max_fitness": int(self.full),
+            "crossovers": int(self.counters[K.C_CROSSOVERS]),
+            "mutations": int(self.counters[K.C_MUTATIONS]),
+        }
+
+    @classmethod
+    def summarize(cls, snapshot):
+        """Generations, individuals evaluated and the final best fitness."""
+        return {"generations": int(snapshot.iteration), "evaluations": int(snapshot.evaluations),
+                "best_fitness": int(snapshot.layers["best_fitness"])}
+
+    # --------------------------------------------------------------- state
+    _ARRAYS = ("counters", "pop", "fit", "rsc", "csc", "grid", "best_grid", "box_free", "box_nfree",
+               "box_missing", "mut_boxes")
+
+    def _state(self):
+        st = {name: getattr(self, name).copy() for name in self._ARRAYS}
+        st["n_mut"] = self.n_mut
+        return st
+
+    def _load(self, st):
+        self.geo = geometry(self.puzzle.n)
+        self.full = 2 * self.puzzle.N * self.puzzle.N
+        for name in self._ARRAYS:
+            setattr(self, name, np.array(st[name], copy=True))
+        self.n_mut = int(st["n_mut"])
+        self._alloc_scratch()
+
