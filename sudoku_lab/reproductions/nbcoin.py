@@ -36,7 +36,7 @@ PUZZLES = tuple(PAPER)
 PAPER_RUNS = 100
 BUDGET = 100_000
 #: The GA column's settings (NB-COIN Table I; Sato and Inoue's GA by its registry name).
-GA_PARAMS = {"population": 150, "tournament": 3, "crossover": 0.3, "mutation": 0.3, "elitism": 1}
+GA_PARAMS = {"population": 150, "tournament": 3, "crossover_rate": 0.3, "mutation_rate": 0.3, "elites": 1}
 
 MAGNITUDE_NOTE = ("Generations: mean over the successful runs. Verdict \"same order\" when ours is within a factor "
                   "10 of the paper's (|log10(ours / paper)| < 1), else \"ours higher\" / \"ours lower\" "
