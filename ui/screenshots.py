@@ -114,8 +114,13 @@ def take(app, out: Path, shot: Shot, timeout: float = 3600) -> Path:
     win.until_box.setCurrentIndex(1)  # for N iterations
     win.until_value.setValue(shot.iterations)
     win.act_run.trigger()
-    _pump(app, lambda: win.controller.state == "running" or win.controller.latest.snapshot.done, 60, "running")
-    _pump(app, lambda: win.controller.state != "running", timeout, f"{shot.iterations} iterations")
+
+    def finished() -> bool:  # a short run may end before a "running" state is ever seen
+        latest = win.controller.latest
+        return (win.controller.state != "running" and latest is not None
+                and (latest.snapshot.iteration >= shot.iterations or latest.snapshot.done))
+
+    _pump(app, finished, timeout, f"{shot.iterations} iterations")
     for key in shot.front:
         win.view_docks[key].raise_()
     if shot.whole:

@@ -13,10 +13,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from sudoku_lab_ui.screenshots import Shot, register_shot
 from sudoku_lab_ui.views import ViewSpec, register_view
 from sudoku_lab_ui.widgets import theme
 
-__all__ = ["BoxModelsView", "top_movers", "save_screenshot"]
+__all__ = ["BoxModelsView", "top_movers"]
 
 
 def top_movers(moved: np.ndarray, k: int) -> list[tuple[int, int]]:
@@ -166,41 +167,7 @@ register_view(ViewSpec("nbcoin_box_models", "Box models", BoxModelsView, require
                        area=Qt.RightDockWidgetArea, tab_with="probability"), replace=True)
 
 
-def save_screenshot(path: str = "docs/screenshot-nbcoin.png", generations: int = 3000,
-                    puzzle: str = "nbcoin_77_difficult", seed: int = 1) -> str:
-    """Run NB-COIN in the real lab window for ``generations`` and save a 1600x1000 grab.
-
-    Run under a real X server: ``QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 1600x1000x24"
-    .venv/bin/python -c "from sudoku_lab_ui.solver_views.nbcoin import save_screenshot; save_screenshot()"``.
-    """
-    import time
-
-    from PySide6.QtWidgets import QApplication
-
-    from sudoku_lab import library
-    from sudoku_lab_ui.app import create_window
-
-    app = QApplication.instance() or QApplication([])
-    win = create_window(library.puzzle(puzzle), "nbcoin")
-    win.resize(1600, 1000)
-    win.show()
-    deadline = time.time() + 300
-    while not (win.controller.state == "idle" and win.controller.latest is not None) and time.time() < deadline:
-        app.processEvents()
-        time.sleep(0.02)
-    dock = win.view_docks["nbcoin_box_models"]
-    dock.raise_()
-    win.act_run.trigger()
-    while time.time() < deadline:
-        app.processEvents()
-        snap = win.controller.latest.snapshot
-        if snap.iteration >= generations or snap.done:
-            break
-        time.sleep(0.02)
-    win.act_stop.trigger()
-    for _ in range(50):
-        app.processEvents()
-        time.sleep(0.02)
-    win.grab().save(path)
-    win.close()
-    return path
+# ``python -m sudoku_lab_ui.screenshots docs --only nbcoin-short --only nbcoin`` (under a display)
+register_shot(Shot("screenshot-nbcoin-short.png", "nbcoin", "nbcoin_77_difficult", 40, seed=1,
+                   front=("nbcoin_box_models",), whole=False))
+register_shot(Shot("screenshot-nbcoin.png", "nbcoin", "nbcoin_77_difficult", 3000, seed=1, front=("nbcoin_box_models",)))
