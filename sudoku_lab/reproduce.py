@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from .errors import ParameterError
-from .reproductions import OPTION_NAMES, Report, Runner, get_paper, get_reproduction, reproductions, resolve_options
+from .reproductions import Report, Runner, get_paper, get_reproduction, option_names, reproductions, resolve_options
 
 __all__ = ["Report", "run_experiment", "add_cli", "cmd_reproduce"]
 
@@ -76,6 +76,8 @@ def _option_help(option: str) -> str:
     takers = [(r.name, r.options[option]) for r in reproductions().values() if option in r.options]
     if not takers:
         return f"{_OPTION_HELP[option]} (no registered experiment takes it)"
+    if option not in _OPTION_HELP:  # an experiment's own option
+        return "; ".join(f"{name}: {opt.help}, default {opt.default}" for name, opt in takers)
     parts = []
     for name, opt in takers:
         text = opt.help or _OPTION_HELP[option]
@@ -111,7 +113,7 @@ def add_cli(sub) -> None:
                        f"Ctrl-C prints what finished. Papers: {cites}.")
     r.add_argument("experiment", choices=names,
                    help="the experiment: " + "; ".join(f"{n} ({reg[n].title})" for n in names).replace("%", "%%"))
-    for option in OPTION_NAMES:
+    for option in option_names():
         flag = "--" + option.replace("_", "-")
         help_text = _option_help(option).replace("%", "%%")
         if option == "out":
@@ -152,7 +154,7 @@ def cmd_reproduce(args) -> int:
     rep = get_reproduction(args.experiment)
     params = _parse_params(args.param)
     _check_params(rep, params)
-    given = {option: getattr(args, option) for option in OPTION_NAMES}
+    given = {option: getattr(args, option) for option in option_names()}
     resolve_options(rep, given)
     if given["out"]:
         given["out"] = check_figure_path(given["out"])

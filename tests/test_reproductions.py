@@ -69,14 +69,34 @@ def test_a_duplicate_name_is_refused_and_the_first_one_kept():
     assert register_reproduction(first) is first
 
 
+def test_an_experiment_may_declare_its_own_integer_option():
+    """nbcoin-table2's --ga-generations: a flag of its own, checked against its range, refused elsewhere."""
+    from sudoku_lab import cli
+    from sudoku_lab.reproductions import option_names, resolve_options
+
+    assert "ga_generations" in option_names() and option_names()[:4] == ("runs", "puzzles", "solve_runs", "out")
+    rep = get_reproduction("nbcoin-table2")
+    assert resolve_options(rep, {"ga_generations": 500})["ga_generations"] == 500
+    with pytest.raises(ParameterError, match="--ga-generations applies to nbcoin-table2 only"):
+        resolve_options(get_reproduction("reseda-table1"), {"ga_generations": 5})
+    with pytest.raises(ParameterError, match="--ga-generations of nbcoin-table2 must be an integer from 0"):
+        resolve_options(rep, {"ga_generations": -1})
+    sub = next(a for a in cli.build_parser()._actions if a.dest == "command").choices["reproduce"]
+    flag = next(a for a in sub._actions if a.dest == "ga_generations")
+    assert flag.option_strings == ["--ga-generations"] and "generation budget of the GA column" in flag.help
+
+
 def test_declarations_are_checked():
-    with pytest.raises(ValueError, match="unknown option 'seeds'"):
-        Reproduction("x-1", "x", "t", "reseda", lambda runner: None, {"seeds": Option(3)})
+    with pytest.raises(ValueError, match="option 'Seeds' must be a lower-case identifier"):
+        Reproduction("x-1", "x", "t", "reseda", lambda runner: None, {"Seeds": Option(3)})
+    with pytest.raises(ValueError, match="option 'jobs' must be a lower-case identifier that is not one of"):
+        Reproduction("x-1", "x", "t", "reseda", lambda runner: None, {"jobs": Option(3)})
     with pytest.raises(TypeError, match="option 'runs' must be an Option"):
         Reproduction("x-1", "x", "t", "reseda", lambda runner: None, {"runs": 3})
     with pytest.raises(TypeError, match="solver must be a non-empty string"):
         Reproduction("x-1", "x", "t", "", lambda runner: None)
-    with pytest.raises(ParameterError, match="unknown reproduction 'reseda-table9'; choose from reseda-table1"):
+    with pytest.raises(ParameterError, match="unknown reproduction 'reseda-table9'; choose from "
+                       + ", ".join(reproductions())):
         get_reproduction("reseda-table9")
 
 
@@ -84,7 +104,9 @@ def test_options_resolve_to_defaults_and_refuse_what_an_experiment_does_not_take
     t1, t4 = get_reproduction("reseda-table1"), get_reproduction("reseda-table4")
     assert resolve_options(t1, {"runs": None}) == {"runs": 100}
     assert resolve_options(t4, {"puzzles": 7, "runs": None}) == {"puzzles": 7}
-    with pytest.raises(ParameterError, match="--puzzles applies to reseda-table4 only .*, not to reseda-table1"):
+    takers = ", ".join(n for n, r in reproductions().items() if "puzzles" in r.options)
+    assert "reseda-table4" in takers
+    with pytest.raises(ParameterError, match=f"--puzzles applies to {takers} only, not to reseda-table1"):
         resolve_options(t1, {"puzzles": 5})
     with pytest.raises(ParameterError, match="--runs applies to .*, not to reseda-table4"):
         resolve_options(t4, {"runs": 5})

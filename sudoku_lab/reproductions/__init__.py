@@ -46,13 +46,21 @@ from .._registry import Registry
 from ..errors import ParameterError
 from ._core import COMPARISON_HEADER, COMPARISON_NOTE, Report, Runner, comparison_cells
 
-__all__ = ["Paper", "Reproduction", "Option", "OPTION_NAMES", "register_paper", "register_reproduction", "papers",
+__all__ = ["Paper", "Reproduction", "Option", "OPTION_NAMES", "option_names", "register_paper", "register_reproduction", "papers",
            "get_paper", "reproductions", "get_reproduction", "resolve_options", "Report", "Runner",
            "COMPARISON_HEADER", "COMPARISON_NOTE", "comparison_cells"]
 
-#: The options a reproduction may declare (``sudoku-lab reproduce`` flags ``--runs``, ``--puzzles``,
-#: ``--solve-runs``, ``--out``). ``out`` is a figure path; the others are integers.
+#: The common options (``sudoku-lab reproduce`` flags ``--runs``, ``--puzzles``, ``--solve-runs``, ``--out``).
+#: ``out`` is a figure path; every other option is an integer. A reproduction may declare its own integer
+#: options too (a lower-case identifier, e.g. ``ga_generations``): the command line gets a flag for each
+#: (see :func:`option_names`).
 OPTION_NAMES = ("runs", "puzzles", "solve_runs", "out")
+
+
+def option_names() -> tuple[str, ...]:
+    """The common options, then every other option some registered reproduction declares (sorted)."""
+    own = {k for r in reproductions().values() for k in r.options} - set(OPTION_NAMES)
+    return OPTION_NAMES + tuple(sorted(own))
 
 
 @dataclass(frozen=True)
@@ -111,7 +119,8 @@ class Reproduction:
     run : callable
         ``run(runner, **options) -> Report`` with the declared options as keywords.
     options : mapping of str to Option
-        The options it accepts (keys among :data:`OPTION_NAMES`); any other is refused.
+        The options it accepts (the common :data:`OPTION_NAMES` or its own integer options); any other
+        given on the command line is refused.
     """
 
     name: str
@@ -127,10 +136,11 @@ class Reproduction:
                 raise TypeError(f"reproduction {self.name!r}: {attr} must be a non-empty string")
         if not callable(self.run):
             raise TypeError(f"reproduction {self.name!r}: run must be callable")
-        unknown = [k for k in self.options if k not in OPTION_NAMES]
-        if unknown:
-            raise ValueError(f"reproduction {self.name!r}: unknown option {unknown[0]!r}; options are "
-                             f"{', '.join(OPTION_NAMES)}")
+        bad = [k for k in self.options if not (isinstance(k, str) and k.isidentifier() and k == k.lower())
+                                                  or k in ("seed", "jobs", "param", "markdown", "quiet", "experiment")]
+        if bad:
+            raise ValueError(f"reproduction {self.name!r}: option {bad[0]!r} must be a lower-case identifier that "
+                             "is not one of the command's own flags (seed, jobs, param, markdown, quiet)")
         for k, opt in self.options.items():
             if not isinstance(opt, Option):
                 raise TypeError(f"reproduction {self.name!r}: option {k!r} must be an Option, got {opt!r}")
@@ -227,8 +237,8 @@ def resolve_options(rep: Reproduction, given: Mapping[str, Any]) -> dict:
         An option ``rep`` does not declare was given, or an integer is outside the declared range.
     """
     for key, value in given.items():
-        if key not in OPTION_NAMES:
-            raise ParameterError(f"unknown reproduction option {key!r}; options are {', '.join(OPTION_NAMES)}",
+        if key not in option_names():
+            raise ParameterError(f"unknown reproduction option {key!r}; options are {', '.join(option_names())}",
                                  name=key)
         if value is not None and key not in rep.options:
             takers = [r.name for r in reproductions().values() if key in r.options]
