@@ -51,7 +51,7 @@ TRACE_WIDTH = 6
 
 
 @jit
-def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, order, rng):
+def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, order, digits, rng):
     """One individual: a permutation per box drawn from that box's model.
 
     Parameters
@@ -69,7 +69,7 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, o
         The givens (0 where free).
     out : ndarray of int8, shape (C,)
         The individual (written).
-    order : ndarray of int64, shape (>= N,)
+    order, digits : ndarray of int64, shape (>= N,)
         Scratch.
     rng : numpy.random.Generator
 
@@ -82,11 +82,18 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, o
     digits still unused in the box, renormalised (one ``rng.random()``,
     :func:`_draw`); with no mass left on the
     unused digits the same draw picks one of them uniformly.
+
+    The unused digits are kept as a sorted list (``digits``), so a draw
+    walks only those (the same additions in the same order as walking all
+    N digits and skipping the used ones: the same result bit for bit).
     """
     N = M.shape[0]
-    out[:] = base
+    for c in range(out.shape[0]):
+        out[c] = base[c]
     for b in range(N):
         m = box_nfree[b]
+        if m == 0:
+            continue
         for i in range(m):
             order[i] = box_free[b, i]
         for i in range(m - 1, 0, -1):
@@ -95,47 +102,46 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, o
             order[i] = order[j]
             order[j] = t
         avail = box_avail[b]
+        k = 0
+        for d in range(N):
+            if (avail >> d) & 1:
+                digits[k] = d
+                k += 1
         for i in range(m):
             pos = order[i]
-            d = _draw(M, b, pos, avail, N, rng)
-            out[box_cells[b, pos]] = d
-            avail &= ~(np.int64(1) << (d - 1))
+            j = _draw(M, b, pos, digits, k, rng)
+            out[box_cells[b, pos]] = digits[j] + 1
+            k -= 1
+            for t in range(j, k):
+                digits[t] = digits[t + 1]
 
 
 @jit
-def _draw(M, b, pos, avail, N, rng):
-    """:func:`~sudoku_lab._kernels.reseda.draw_digit` on ``M[b, pos]``, indexed in place (no row view).
+def _draw(M, b, pos, digits, k, rng):
+    """:func:`~sudoku_lab._kernels.reseda.draw_digit` on ``M[b, pos]`` over the digits ``digits[:k]``.
 
-    One ``rng.random()``: a digit of ``avail`` with probability proportional to
-    ``M[b, pos, digit]``; with no mass on ``avail``, the same draw picks one of
-    its digits uniformly.
+    One ``rng.random()``: an index ``j < k`` with probability proportional to
+    ``M[b, pos, digits[j]]`` (``digits`` increasing, 0-based); with no mass
+    on those digits, the same draw picks one of them uniformly.
     """
-    total = 0.0
-    k = 0
-    for d in range(N):
-        if (avail >> d) & 1:
-            total += M[b, pos, d]
-            k += 1
     r = rng.random()
-    if not total > 0.0:
-        j = int(r * k)
-        for d in range(N):
-            if (avail >> d) & 1:
-                if j == 0:
-                    return d + 1
-                j -= 1
+    if k == 1:
         return 0
+    total = 0.0
+    for t in range(k):
+        total += M[b, pos, digits[t]]
+    if not total > 0.0:
+        return int(r * k)
     u = r * total
     acc = 0.0
     last = 0
-    for d in range(N):
-        if (avail >> d) & 1:
-            v = M[b, pos, d]
-            if v > 0.0:
-                acc += v
-                last = d + 1
-                if u < acc:
-                    return d + 1
+    for t in range(k):
+        v = M[b, pos, digits[t]]
+        if v > 0.0:
+            acc += v
+            last = t
+            if u < acc:
+                return t
     return last
 
 
@@ -347,12 +353,13 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
     k = fparams[P_K]
     upper = fparams[P_UPPER]
     optimum = 2 * N * N
+    digits = np.empty(N, dtype=np.int64)
     for s in range(n_gen):
         best = 0
         worst = optimum
         total = 0
         for q in range(P):
-            sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, pop[q], order, rng)
+            sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, pop[q], order, digits, rng)
             fq = distinct_count(pop[q], units, N)
             fitness[q] = fq
             total += fq
