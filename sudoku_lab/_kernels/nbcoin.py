@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import jit
-from .scores import distinct_count
+from .common import popcount
 
 # What run_generations reports.
 RUNNING = 0  #: the chunk's generations are done, the run goes on
@@ -51,7 +51,7 @@ TRACE_WIDTH = 6
 
 
 @jit
-def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, order, digits, rng):
+def sample_individual(M, box_cells, box_free, box_nfree, box_digits, base, out, order, digits, rng):
     """One individual: a permutation per box drawn from that box's model.
 
     Parameters
@@ -63,8 +63,9 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, o
     box_free : ndarray of int32, shape (N, N)
         Free positions of each box in increasing order, padded with -1.
     box_nfree : ndarray of int32, shape (N,)
-    box_avail : ndarray of int64, shape (N,)
-        Digits no given of the box holds (bit d-1 for digit d).
+    box_digits : ndarray of int64, shape (N, N)
+        Digits no given of the box holds, 0-based and increasing (``box_nfree[b]`` of them;
+        :func:`unused_digits`).
     base : ndarray of int8, shape (C,)
         The givens (0 where free).
     out : ndarray of int8, shape (C,)
@@ -101,12 +102,9 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, o
             t = order[i]
             order[i] = order[j]
             order[j] = t
-        avail = box_avail[b]
-        k = 0
-        for d in range(N):
-            if (avail >> d) & 1:
-                digits[k] = d
-                k += 1
+        k = m
+        for t in range(m):
+            digits[t] = box_digits[b, t]
         for i in range(m):
             pos = order[i]
             j = _draw(M, b, pos, digits, k, rng)
@@ -122,7 +120,9 @@ def _draw(M, b, pos, digits, k, rng):
 
     One ``rng.random()``: an index ``j < k`` with probability proportional to
     ``M[b, pos, digits[j]]`` (``digits`` increasing, 0-based); with no mass
-    on those digits, the same draw picks one of them uniformly.
+    on those digits, the same draw picks one of them uniformly. The sums are
+    those of ``draw_digit`` (same additions in the same order), so the pick
+    is the same bit for bit; a lone digit is returned without summing.
     """
     r = rng.random()
     if k == 1:
@@ -143,6 +143,45 @@ def _draw(M, b, pos, digits, k, rng):
             if u < acc:
                 return t
     return last
+
+
+@jit
+def unused_digits(box_avail, N):
+    """The digits of each box's mask, 0-based and increasing: int64 array of shape (N, N), padded with -1."""
+    out = np.full((N, N), -1, dtype=np.int64)
+    for b in range(N):
+        k = 0
+        for d in range(N):
+            if (box_avail[b] >> d) & 1:
+                out[b, k] = d
+                k += 1
+    return out
+
+
+@jit
+def row_col_fitness(grid, N, cols):
+    """Distinct digits summed over the rows and columns of a row-major grid: ``2*N*N`` when solved.
+
+    The same number as :func:`~sudoku_lab._kernels.scores.distinct_count` on
+    the geometry's units, in one pass over the cells (a bit mask per row and
+    per column; ``cols``, int64 of shape (>= N,), is scratch).
+    """
+    for c in range(N):
+        cols[c] = 0
+    total = 0
+    for r in range(N):
+        seen = np.int64(0)
+        start = r * N
+        for c in range(N):
+            d = grid[start + c]
+            if d > 0:
+                bit = np.int64(1) << (d - 1)
+                seen |= bit
+                cols[c] |= bit
+        total += popcount(seen)
+    for c in range(N):
+        total += popcount(cols[c])
+    return total
 
 
 @jit
@@ -305,6 +344,8 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
     M, allowed, box_cells, box_free, box_nfree, box_avail, base : see :func:`sample_individual`
         and :func:`update_model`.
     units : ndarray of int32, shape (3N, N)
+        The geometry's units (rows first, then columns); fitness is computed on the row-major grid by
+        :func:`row_col_fitness`, which gives the same number.
     pop : ndarray of int8, shape (>= P, C)
         The generation's individuals (written).
     fitness : ndarray of int64, shape (>= P,)
@@ -354,13 +395,15 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
     upper = fparams[P_UPPER]
     optimum = 2 * N * N
     digits = np.empty(N, dtype=np.int64)
+    cols = np.empty(N, dtype=np.int64)
+    box_digits = unused_digits(box_avail, N)
     for s in range(n_gen):
         best = 0
         worst = optimum
         total = 0
         for q in range(P):
-            sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, pop[q], order, digits, rng)
-            fq = distinct_count(pop[q], units, N)
+            sample_individual(M, box_cells, box_free, box_nfree, box_digits, base, pop[q], order, digits, rng)
+            fq = row_col_fitness(pop[q], N, cols)
             fitness[q] = fq
             total += fq
             if fq > fitness[best]:
