@@ -127,16 +127,17 @@ def _draw(M, b, pos, digits, k, rng):
     r = rng.random()
     if k == 1:
         return 0
+    row = M[b, pos]
     total = 0.0
     for t in range(k):
-        total += M[b, pos, digits[t]]
+        total += row[np.uint64(digits[t])]
     if not total > 0.0:
         return int(r * k)
     u = r * total
     acc = 0.0
     last = 0
     for t in range(k):
-        v = M[b, pos, digits[t]]
+        v = row[np.uint64(digits[t])]
         if v > 0.0:
             acc += v
             last = t
