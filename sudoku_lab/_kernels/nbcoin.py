@@ -174,11 +174,11 @@ def row_col_fitness(grid, N, cols):
         seen = np.int64(0)
         start = r * N
         for c in range(N):
-            d = grid[start + c]
+            d = grid[np.uint64(start + c)]
             if d > 0:
                 bit = np.int64(1) << (d - 1)
                 seen |= bit
-                cols[c] |= bit
+                cols[np.uint64(c)] |= bit
         total += popcount(seen)
     for c in range(N):
         total += popcount(cols[c])
@@ -261,9 +261,9 @@ def update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, 
             for d in range(N):
                 f[d] = 0.0
                 h[d] = 0.0
-            for g in range(G):
-                f[pop[good[g], cell] - 1] += 1.0
-                h[pop[bad[g], cell] - 1] += 1.0
+            for g in range(G):  # unsigned indices: no wrap-around checks
+                f[np.uint64(pop[np.uint64(good[g]), cell] - 1)] += 1.0
+                h[np.uint64(pop[np.uint64(bad[g]), cell] - 1)] += 1.0
             F = 0.0
             H = 0.0
             for d in range(N):
