@@ -98,7 +98,7 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_digits, base, out, 
         for i in range(m):
             order[i] = box_free[b, i]
         for i in range(m - 1, 0, -1):
-            j = int(rng.random() * (i + 1))
+            j = np.uint64(rng.random() * (i + 1))  # int(u * (i + 1)), unsigned: no wrap-around checks
             t = order[i]
             order[i] = order[j]
             order[j] = t
@@ -108,7 +108,7 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_digits, base, out, 
         for i in range(m):
             pos = order[i]
             j = _draw(M, b, pos, digits, k, rng)
-            out[box_cells[b, pos]] = digits[j] + 1
+            out[np.uint64(box_cells[b, pos])] = digits[j] + 1
             k -= 1
             for t in range(j, k):
                 digits[t] = digits[t + 1]
