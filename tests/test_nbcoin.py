@@ -98,6 +98,24 @@ def _hand_case(upper):
     return M0, M, allowed, base, pop, good, bad, delta
 
 
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_row_col_fitness_equals_the_distinct_count(n):
+    N = n * n
+    rng = np.random.default_rng(n)
+    cols = np.empty(N, dtype=np.int64)
+    for _ in range(20):
+        grid = rng.integers(0, N + 1, size=N * N).astype(np.int8)  # blanks (0) count as no digit
+        assert K.row_col_fitness(grid, N, cols) == distinct_count(grid, n)
+    solved = exact.solve(library.puzzle("nbcoin_106_difficult")) if n == 3 else None
+    if solved is not None:
+        assert K.row_col_fitness(np.asarray(solved, dtype=np.int8).ravel(), N, cols) == 2 * N * N
+
+
+def test_unused_digits_lists_each_box_mask_in_increasing_order():
+    out = K.unused_digits(np.array([0b101, 0, 0b1110, 0], dtype=np.int64), 4)
+    assert out.tolist() == [[0, 2, -1, -1], [-1, -1, -1, -1], [1, 2, 3, -1], [-1, -1, -1, -1]]
+
+
 def test_update_rule_by_hand():
     """k = 0.4, L = 4: k/L = 0.1, k/L^2 = 0.025; frequencies f (good) and h (bad); clip, forbid, renormalise."""
     M0, M, allowed, base, pop, good, bad, delta = _hand_case(upper=0.99)

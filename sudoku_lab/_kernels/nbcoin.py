@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import jit
-from .scores import distinct_count
+from .common import popcount
 
 # What run_generations reports.
 RUNNING = 0  #: the chunk's generations are done, the run goes on
@@ -51,7 +51,7 @@ TRACE_WIDTH = 6
 
 
 @jit
-def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, order, rng):
+def sample_individual(M, box_cells, box_free, box_nfree, box_digits, base, out, order, digits, rng):
     """One individual: a permutation per box drawn from that box's model.
 
     Parameters
@@ -63,13 +63,14 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, o
     box_free : ndarray of int32, shape (N, N)
         Free positions of each box in increasing order, padded with -1.
     box_nfree : ndarray of int32, shape (N,)
-    box_avail : ndarray of int64, shape (N,)
-        Digits no given of the box holds (bit d-1 for digit d).
+    box_digits : ndarray of int64, shape (N, N)
+        Digits no given of the box holds, 0-based and increasing (``box_nfree[b]`` of them;
+        :func:`unused_digits`).
     base : ndarray of int8, shape (C,)
         The givens (0 where free).
     out : ndarray of int8, shape (C,)
         The individual (written).
-    order : ndarray of int64, shape (>= N,)
+    order, digits : ndarray of int64, shape (>= N,)
         Scratch.
     rng : numpy.random.Generator
 
@@ -82,61 +83,106 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, out, o
     digits still unused in the box, renormalised (one ``rng.random()``,
     :func:`_draw`); with no mass left on the
     unused digits the same draw picks one of them uniformly.
+
+    The unused digits are kept as a sorted list (``digits``), so a draw
+    walks only those (the same additions in the same order as walking all
+    N digits and skipping the used ones: the same result bit for bit).
     """
     N = M.shape[0]
-    out[:] = base
+    for c in range(out.shape[0]):
+        out[c] = base[c]
     for b in range(N):
         m = box_nfree[b]
+        if m == 0:
+            continue
         for i in range(m):
             order[i] = box_free[b, i]
         for i in range(m - 1, 0, -1):
-            j = int(rng.random() * (i + 1))
+            j = np.uint64(rng.random() * (i + 1))  # int(u * (i + 1)), unsigned: no wrap-around checks
             t = order[i]
             order[i] = order[j]
             order[j] = t
-        avail = box_avail[b]
+        k = m
+        for t in range(m):
+            digits[t] = box_digits[b, t]
         for i in range(m):
             pos = order[i]
-            d = _draw(M, b, pos, avail, N, rng)
-            out[box_cells[b, pos]] = d
-            avail &= ~(np.int64(1) << (d - 1))
+            j = _draw(M, b, pos, digits, k, rng)
+            out[np.uint64(box_cells[b, pos])] = digits[j] + 1
+            k -= 1
+            for t in range(j, k):
+                digits[t] = digits[t + 1]
 
 
 @jit
-def _draw(M, b, pos, avail, N, rng):
-    """:func:`~sudoku_lab._kernels.reseda.draw_digit` on ``M[b, pos]``, indexed in place (no row view).
+def _draw(M, b, pos, digits, k, rng):
+    """:func:`~sudoku_lab._kernels.reseda.draw_digit` on ``M[b, pos]`` over the digits ``digits[:k]``.
 
-    One ``rng.random()``: a digit of ``avail`` with probability proportional to
-    ``M[b, pos, digit]``; with no mass on ``avail``, the same draw picks one of
-    its digits uniformly.
+    One ``rng.random()``: an index ``j < k`` with probability proportional to
+    ``M[b, pos, digits[j]]`` (``digits`` increasing, 0-based); with no mass
+    on those digits, the same draw picks one of them uniformly. The sums are
+    those of ``draw_digit`` (same additions in the same order), so the pick
+    is the same bit for bit; a lone digit is returned without summing.
     """
-    total = 0.0
-    k = 0
-    for d in range(N):
-        if (avail >> d) & 1:
-            total += M[b, pos, d]
-            k += 1
     r = rng.random()
-    if not total > 0.0:
-        j = int(r * k)
-        for d in range(N):
-            if (avail >> d) & 1:
-                if j == 0:
-                    return d + 1
-                j -= 1
+    if k == 1:
         return 0
+    row = M[b, pos]
+    total = 0.0
+    for t in range(k):
+        total += row[np.uint64(digits[t])]
+    if not total > 0.0:
+        return int(r * k)
     u = r * total
     acc = 0.0
     last = 0
-    for d in range(N):
-        if (avail >> d) & 1:
-            v = M[b, pos, d]
-            if v > 0.0:
-                acc += v
-                last = d + 1
-                if u < acc:
-                    return d + 1
+    for t in range(k):
+        v = row[np.uint64(digits[t])]
+        if v > 0.0:
+            acc += v
+            last = t
+            if u < acc:
+                return t
     return last
+
+
+@jit
+def unused_digits(box_avail, N):
+    """The digits of each box's mask, 0-based and increasing: int64 array of shape (N, N), padded with -1."""
+    out = np.full((N, N), -1, dtype=np.int64)
+    for b in range(N):
+        k = 0
+        for d in range(N):
+            if (box_avail[b] >> d) & 1:
+                out[b, k] = d
+                k += 1
+    return out
+
+
+@jit
+def row_col_fitness(grid, N, cols):
+    """Distinct digits summed over the rows and columns of a row-major grid: ``2*N*N`` when solved.
+
+    The same number as :func:`~sudoku_lab._kernels.scores.distinct_count` on
+    the geometry's units, in one pass over the cells (a bit mask per row and
+    per column; ``cols``, int64 of shape (>= N,), is scratch).
+    """
+    for c in range(N):
+        cols[c] = 0
+    total = 0
+    for r in range(N):
+        seen = np.int64(0)
+        start = r * N
+        for c in range(N):
+            d = grid[np.uint64(start + c)]
+            if d > 0:
+                bit = np.int64(1) << (d - 1)
+                seen |= bit
+                cols[np.uint64(c)] |= bit
+        total += popcount(seen)
+    for c in range(N):
+        total += popcount(cols[c])
+    return total
 
 
 @jit
@@ -215,9 +261,9 @@ def update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, 
             for d in range(N):
                 f[d] = 0.0
                 h[d] = 0.0
-            for g in range(G):
-                f[pop[good[g], cell] - 1] += 1.0
-                h[pop[bad[g], cell] - 1] += 1.0
+            for g in range(G):  # unsigned indices: no wrap-around checks
+                f[np.uint64(pop[np.uint64(good[g]), cell] - 1)] += 1.0
+                h[np.uint64(pop[np.uint64(bad[g]), cell] - 1)] += 1.0
             F = 0.0
             H = 0.0
             for d in range(N):
@@ -299,6 +345,8 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
     M, allowed, box_cells, box_free, box_nfree, box_avail, base : see :func:`sample_individual`
         and :func:`update_model`.
     units : ndarray of int32, shape (3N, N)
+        The geometry's units (rows first, then columns); fitness is computed on the row-major grid by
+        :func:`row_col_fitness`, which gives the same number.
     pop : ndarray of int8, shape (>= P, C)
         The generation's individuals (written).
     fitness : ndarray of int64, shape (>= P,)
@@ -347,13 +395,16 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
     k = fparams[P_K]
     upper = fparams[P_UPPER]
     optimum = 2 * N * N
+    digits = np.empty(N, dtype=np.int64)
+    cols = np.empty(N, dtype=np.int64)
+    box_digits = unused_digits(box_avail, N)
     for s in range(n_gen):
         best = 0
         worst = optimum
         total = 0
         for q in range(P):
-            sample_individual(M, box_cells, box_free, box_nfree, box_avail, base, pop[q], order, rng)
-            fq = distinct_count(pop[q], units, N)
+            sample_individual(M, box_cells, box_free, box_nfree, box_digits, base, pop[q], order, digits, rng)
+            fq = row_col_fitness(pop[q], N, cols)
             fitness[q] = fq
             total += fq
             if fq > fitness[best]:
