@@ -29,7 +29,7 @@ def _check_params(rep, params: dict) -> None:
 
 def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = None, seed: int = 0, jobs: int = 1,
                    params: dict | None = None, out: Path | None = None, solve_runs: int | None = None,
-                   should_stop=None, progress=None) -> Report:
+                   should_stop=None, progress=None, **own) -> Report:
     """Run the registered reproduction ``name`` and return its report.
 
     Parameters
@@ -38,6 +38,8 @@ def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = 
         A name of :func:`sudoku_lab.reproductions.reproductions` (``"<paper>-<table>"``).
     runs, puzzles, solve_runs, out
         The experiment's options; None takes its default. Giving one it does not declare is an error.
+    **own
+        Options an experiment declares for itself (``ga_generations=`` of ``nbcoin-table2``), likewise.
     seed : int
         First seed.
     jobs : int
@@ -56,7 +58,7 @@ def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = 
     paper = get_paper(rep.paper)
     params = dict(params or {})
     _check_params(rep, params)
-    options = resolve_options(rep, {"runs": runs, "puzzles": puzzles, "solve_runs": solve_runs, "out": out})
+    options = resolve_options(rep, {"runs": runs, "puzzles": puzzles, "solve_runs": solve_runs, "out": out, **own})
     report = rep.run(Runner(jobs, should_stop, progress, params, seed), **options)
     report.citation = f"Paper: {paper.citation}. Published numbers: {paper.source}."
     return report
