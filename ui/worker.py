@@ -103,6 +103,7 @@ class SolverWorker(QObject):
         self._max_rate: float | None = None
         self._warmed: set[str] = set()
         self._chunk: dict[str, int] = {}  # adapted chunk size per solver, reused by the next run
+        self._published_iteration = -1  # iteration of the last progress published
         self.solver = None
         self.state = WorkerState.IDLE
 
@@ -255,7 +256,10 @@ class SolverWorker(QObject):
         for last in loop.iterate(self.solver, term, min_interval=1 / 30, should_stop=self._should_stop,
                                  before_chunk=self._apply_params, max_rate=self._rate if throttle else None,
                                  wait=self._interrupt.wait, chunk=self._chunk.get(self.solver.name, 1)):
-            self._publish(last)
+            if last.done or last.snapshot.iteration != self._published_iteration:
+                # A run's first progress repeats the frame on screen (the reset or the pause): the GUI
+                # would redraw a plot for nothing at the start of every run, which costs short runs.
+                self._publish(last)
         if last is not None and throttle and self._rate() is None:
             self._chunk[self.solver.name] = last.chunk  # the next run starts at full speed
         reason = last.reason if last is not None else "cancelled"
@@ -270,6 +274,7 @@ class SolverWorker(QObject):
         # (the kernels release it), and handing it over here made the worker wait for it back.
         with self._latest_lock:
             self._latest = progress
+        self._published_iteration = progress.snapshot.iteration
 
     def _publish_now(self) -> None:
         """Publish a snapshot of the current state outside a run (after reset, params, step)."""
