@@ -11,7 +11,6 @@ rare state changes (compiling, running, idle, finished, errors) are signals.
 from __future__ import annotations
 
 import queue
-import sys
 import threading
 from dataclasses import dataclass
 
@@ -22,13 +21,7 @@ from sudoku_lab._crash import internal_error_message
 from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.solvers import create
 
-__all__ = ["SolverWorker", "WorkerState", "warm_up", "GIL_SWITCH_INTERVAL"]
-
-#: Seconds a thread holding the GIL keeps it once another thread asks for it (Python's default is 5 ms),
-#: set while a worker thread lives. The kernels release the GIL, but the worker needs it back for a few
-#: lines of Python between kernel calls; with the default, a GUI thread busy painting in Python makes it
-#: wait up to 5 ms each time, which cost a third of the throughput of 20 ms chunks.
-GIL_SWITCH_INTERVAL = 0.0005
+__all__ = ["SolverWorker", "WorkerState", "warm_up"]
 
 
 def warm_up(names, progress=None) -> None:
@@ -156,14 +149,6 @@ class SolverWorker(QObject):
     @Slot()
     def loop(self) -> None:
         """The thread's body: execute commands until quit."""
-        previous = sys.getswitchinterval()
-        sys.setswitchinterval(min(previous, GIL_SWITCH_INTERVAL))
-        try:
-            self._serve()
-        finally:
-            sys.setswitchinterval(previous)
-
-    def _serve(self) -> None:
         while not self._quit.is_set():
             try:
                 cmd = self._commands.get(timeout=0.1)
