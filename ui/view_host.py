@@ -5,7 +5,8 @@ plugins) in registration order and grouped as tabs by each view's
 ``tab_with`` (:meth:`ViewHost.group_tabs`, once the window is shown). A view
 shows when its ``applies(solver_class)`` says so. Plots cost about 10 ms of
 GUI-thread time per repaint, so while a run goes they are redrawn at most
-every :attr:`ViewHost.VIEW_INTERVAL` seconds, one per frame, the most overdue
+every :attr:`ViewHost.VIEW_INTERVAL` seconds, one per frame and at most one
+every :attr:`ViewHost.REDRAW_GAP` seconds over all views, the most overdue
 first; hidden views are marked stale and drawn when shown; the last frame of a
 run is always drawn everywhere.
 """
@@ -44,6 +45,10 @@ class ViewHost(QObject):
 
     #: Plots redraw at most this often while running (the board follows every frame).
     VIEW_INTERVAL = 0.1
+    #: Least seconds between two plot redraws of any views while running: the views on screen share
+    #: these redraws (the most overdue first), so the GUI thread's drawing, which takes the CPU
+    #: from the solver on a busy machine, stays bounded however many views a solver shows.
+    REDRAW_GAP = 0.15
 
     def __init__(self, window: QMainWindow):
         super().__init__(window)
@@ -55,6 +60,7 @@ class ViewHost(QObject):
         self._drawn: dict[str, float] = {}
         self._stale: dict[str, bool] = {}
         self._last = None
+        self._last_redraw = 0.0
         for key, spec in self.specs.items():
             w = spec.factory(None)
             self.views[key] = w
@@ -103,8 +109,12 @@ class ViewHost(QObject):
                 due.append(key)
         if not final:
             # One plot per frame, the most overdue first: two plot repaints in one frame would be a
-            # visible hitch in the event loop.
+            # visible hitch in the event loop; and none until REDRAW_GAP has passed since the last one.
+            if now - self._last_redraw < self.REDRAW_GAP:
+                return
             due = sorted(due, key=lambda k: self._drawn.get(k, 0.0))[:1]
+        if due:
+            self._last_redraw = now
         for key in due:
             self.views[key].on_progress(prog)
             self._drawn[key] = now

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import queue
 import threading
-import time
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal, Slot
@@ -97,6 +96,7 @@ class SolverWorker(QObject):
         self._max_rate: float | None = None
         self._warmed: set[str] = set()
         self._chunk: dict[str, int] = {}  # adapted chunk size per solver, reused by the next run
+        self._published_iteration = -1  # iteration of the last progress published
         self.solver = None
         self.state = WorkerState.IDLE
 
@@ -241,7 +241,10 @@ class SolverWorker(QObject):
         for last in loop.iterate(self.solver, term, min_interval=1 / 30, should_stop=self._should_stop,
                                  before_chunk=self._apply_params, max_rate=self._rate if throttle else None,
                                  wait=self._interrupt.wait, chunk=self._chunk.get(self.solver.name, 1)):
-            self._publish(last)
+            if last.done or last.snapshot.iteration != self._published_iteration:
+                # A run's first progress repeats the frame on screen (the reset or the pause): the GUI
+                # would redraw a plot for nothing at the start of every run, which costs short runs.
+                self._publish(last)
         if last is not None and throttle and self._rate() is None:
             self._chunk[self.solver.name] = last.chunk  # the next run starts at full speed
         reason = last.reason if last is not None else "cancelled"
@@ -252,10 +255,11 @@ class SolverWorker(QObject):
         self.runEnded.emit(reason)
 
     def _publish(self, progress) -> None:
+        # No sleep(0) to hand the GIL over: the GUI thread takes it while the next kernel call runs
+        # (the kernels release it), and handing it over here made the worker wait for it back.
         with self._latest_lock:
             self._latest = progress
-        if not progress.done:
-            time.sleep(0)  # let the GUI thread take the GIL between chunks
+        self._published_iteration = progress.snapshot.iteration
 
     def _publish_now(self) -> None:
         """Publish a snapshot of the current state outside a run (after reset, params, step)."""

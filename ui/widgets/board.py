@@ -165,8 +165,10 @@ class BoardView(QWidget):
 
     def set_removed(self, removed: np.ndarray | None) -> None:
         """Removed marks: ndarray of uint32, shape (C,), digits drawn struck through; None hides them."""
-        self._removed = self._checked(removed, "removed")
-        self.update()
+        removed = self._checked(removed, "removed")
+        if not _same(removed, self._removed):  # the window sets them every frame: repaint only on a change
+            self._removed = removed
+            self.update()
 
     def removed(self) -> np.ndarray | None:
         """The removed marks shown (uint32 (C,)), or None."""
@@ -311,8 +313,9 @@ class BoardView(QWidget):
         """Switch an overlay of :data:`OVERLAYS` on or off (all are on initially)."""
         if name not in self._overlays:
             raise ValueError(f"unknown overlay {name!r}; choose from {', '.join(OVERLAYS)}")
-        self._overlays[name] = bool(enabled)
-        self.update()
+        if self._overlays[name] != bool(enabled):  # the window sets them every frame: repaint only on a change
+            self._overlays[name] = bool(enabled)
+            self.update()
 
     def overlay_enabled(self, name: str) -> bool:
         """Whether an overlay of :data:`OVERLAYS` is on."""
@@ -408,10 +411,8 @@ class BoardView(QWidget):
 
     def cell_rect(self, cell: int) -> QRectF:
         """The rectangle of ``cell`` in widget coordinates."""
-        N = self._puzzle.N
-        r, c = divmod(int(cell), N)
-        xs, ys = self._lines()
-        return QRectF(xs[c], ys[r], xs[c + 1] - xs[c], ys[r + 1] - ys[r])
+        self._lines()
+        return QRectF(*self._lines_cache[3][int(cell)])
 
     def cell_at(self, pos: QPointF) -> int:
         """The cell under a widget position, or -1 outside the board."""
@@ -704,7 +705,8 @@ class BoardView(QWidget):
             step = rect.width() / N
             xs = [round(rect.left() + i * step) + 0.5 for i in range(N + 1)]
             ys = [round(rect.top() + i * step) + 0.5 for i in range(N + 1)]
-            self._lines_cache = (key, xs, ys)
+            cells = [(xs[c], ys[r], xs[c + 1] - xs[c], ys[r + 1] - ys[r]) for r in range(N) for c in range(N)]
+            self._lines_cache = (key, xs, ys, cells)  # cells: (x, y, w, h) of each cell, for cell_rect
         return self._lines_cache[1], self._lines_cache[2]
 
     def _checked(self, a, what: str) -> np.ndarray | None:
