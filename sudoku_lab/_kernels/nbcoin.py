@@ -51,8 +51,9 @@ TRACE_WIDTH = 6
 
 
 @jit
-def sample_individual(M, box_cells, box_free, box_nfree, box_digits, base, out, order, digits, rng):
-    """One individual: a permutation per box drawn from that box's model.
+def sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_col, row0, col0, out, order,
+                  digits, rows, cols, cum, rng):
+    """One individual, a permutation per box drawn from that box's model, and its fitness.
 
     Parameters
     ----------
@@ -66,13 +67,23 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_digits, base, out, 
     box_digits : ndarray of int64, shape (N, N)
         Digits no given of the box holds, 0-based and increasing (``box_nfree[b]`` of them;
         :func:`unused_digits`).
-    base : ndarray of int8, shape (C,)
-        The givens (0 where free).
+    cell_row, cell_col : ndarray of int64, shape (C,)
+        Row and column of each cell.
+    row0, col0 : ndarray of int64, shape (N,)
+        Bit masks (bit ``d - 1`` for digit ``d``) of the givens of each row and column.
     out : ndarray of int8, shape (C,)
-        The individual (written).
-    order, digits : ndarray of int64, shape (>= N,)
+        The individual: only its free cells are written (the givens must be in place already).
+    order, digits, rows, cols : ndarray of int64, shape (>= N,)
         Scratch.
+    cum : ndarray of float64, shape (>= N,)
+        Scratch (running sums of a draw).
     rng : numpy.random.Generator
+
+    Returns
+    -------
+    int
+        The individual's fitness, distinct digits summed over the rows and columns (the number
+        :func:`row_col_fitness` gives), from bit masks kept while the digits are drawn.
 
     Notes
     -----
@@ -89,8 +100,10 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_digits, base, out, 
     N digits and skipping the used ones: the same result bit for bit).
     """
     N = M.shape[0]
-    for c in range(out.shape[0]):
-        out[c] = base[c]
+    Mf = M.reshape(N * N * N)
+    for r in range(N):
+        rows[r] = row0[r]
+        cols[r] = col0[r]
     for b in range(N):
         m = box_nfree[b]
         if m == 0:
@@ -107,11 +120,40 @@ def sample_individual(M, box_cells, box_free, box_nfree, box_digits, base, out, 
             digits[t] = box_digits[b, t]
         for i in range(m):
             pos = order[i]
-            j = _draw(M, b, pos, digits, k, rng)
-            out[np.uint64(box_cells[b, pos])] = digits[j] + 1
+            r = rng.random()  # the draw of _draw, written out without data-dependent branches
+            j = 0
+            if k > 1:
+                row = np.uint64((b * N + pos) * N)
+                total = 0.0
+                for t in range(k):
+                    total += Mf[row + np.uint64(digits[t])]
+                    cum[t] = total
+                if not total > 0.0:
+                    j = np.int64(r * k)
+                else:
+                    # _draw stops at the first positive entry whose running sum exceeds u; running sums
+                    # that also add the zero entries are the same numbers (x + 0.0 == x), so that
+                    # index is the count of running sums <= u (they never decrease).
+                    u = r * total
+                    for t in range(k):
+                        j += cum[t] <= u
+                    if j == k:  # u reached the total by rounding: _draw's last positive entry
+                        j = k - 1
+                        while not Mf[row + np.uint64(digits[j])] > 0.0:
+                            j -= 1
+            d = digits[j]
+            cell = np.uint64(box_cells[b, pos])
+            out[cell] = d + 1
+            bit = np.int64(1) << d
+            rows[np.uint64(cell_row[cell])] |= bit
+            cols[np.uint64(cell_col[cell])] |= bit
             k -= 1
-            for t in range(j, k):
-                digits[t] = digits[t + 1]
+            for t in range(k):  # drop digits[j], every slot written: no branch on j
+                digits[t] = digits[t + (t >= j)]
+    total = 0
+    for r in range(N):
+        total += popcount(rows[r]) + popcount(cols[r])
+    return total
 
 
 @jit
@@ -395,16 +437,34 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
     k = fparams[P_K]
     upper = fparams[P_UPPER]
     optimum = 2 * N * N
+    C = base.shape[0]
     digits = np.empty(N, dtype=np.int64)
+    rows = np.empty(N, dtype=np.int64)
+    cum = np.empty(N, dtype=np.float64)
     cols = np.empty(N, dtype=np.int64)
     box_digits = unused_digits(box_avail, N)
+    cell_row = np.empty(C, dtype=np.int64)
+    cell_col = np.empty(C, dtype=np.int64)
+    row0 = np.zeros(N, dtype=np.int64)
+    col0 = np.zeros(N, dtype=np.int64)
+    for c in range(C):
+        r = c // N
+        cell_row[c] = r
+        cell_col[c] = c - r * N
+        if base[c] > 0:
+            bit = np.int64(1) << (base[c] - 1)
+            row0[r] |= bit
+            col0[c - r * N] |= bit
+    for q in range(P):  # the givens, once: sampling writes only the free cells
+        for c in range(C):
+            pop[q, c] = base[c]
     for s in range(n_gen):
         best = 0
         worst = optimum
         total = 0
         for q in range(P):
-            sample_individual(M, box_cells, box_free, box_nfree, box_digits, base, pop[q], order, digits, rng)
-            fq = row_col_fitness(pop[q], N, cols)
+            fq = sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_col, row0, col0, pop[q],
+                               order, digits, rows, cols, cum, rng)
             fitness[q] = fq
             total += fq
             if fq > fitness[best]:
