@@ -73,7 +73,9 @@ def sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_
         Bit masks (bit ``d - 1`` for digit ``d``) of the givens of each row and column.
     out : ndarray of int8, shape (C,)
         The individual: only its free cells are written (the givens must be in place already).
-    order, digits, rows, cols : ndarray of int64, shape (>= N,)
+    order, digits : ndarray of uint64, shape (>= N,)
+        Scratch (unsigned: indices without wrap-around checks).
+    rows, cols : ndarray of int64, shape (>= N,)
         Scratch.
     cum : ndarray of float64, shape (>= N,)
         Scratch (running sums of a draw).
@@ -108,8 +110,9 @@ def sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_
         m = box_nfree[b]
         if m == 0:
             continue
+        bu = np.uint64(b)
         for i in range(m):
-            order[i] = box_free[b, i]
+            order[i] = np.uint64(box_free[bu, np.uint64(i)])
         for i in range(m - 1, 0, -1):
             j = np.uint64(rng.random() * (i + 1))  # int(u * (i + 1)), unsigned: no wrap-around checks
             t = order[i]
@@ -117,13 +120,13 @@ def sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_
             order[j] = t
         k = m
         for t in range(m):
-            digits[t] = box_digits[b, t]
+            digits[t] = np.uint64(box_digits[bu, np.uint64(t)])
         for i in range(m):
             pos = order[i]
             r = rng.random()  # the draw of _draw, written out without data-dependent branches
             j = 0
             if k > 1:
-                row = np.uint64((b * N + pos) * N)
+                row = (bu * np.uint64(N) + pos) * np.uint64(N)
                 total = 0.0
                 for t in range(k):
                     total += Mf[row + np.uint64(digits[t])]
@@ -141,15 +144,15 @@ def sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_
                         j = k - 1
                         while not Mf[row + np.uint64(digits[j])] > 0.0:
                             j -= 1
-            d = digits[j]
-            cell = np.uint64(box_cells[b, pos])
-            out[cell] = d + 1
-            bit = np.int64(1) << d
+            d = digits[np.uint64(j)]
+            cell = np.uint64(box_cells[bu, pos])
+            out[cell] = d + np.uint64(1)
+            bit = np.int64(1) << np.int64(d)
             rows[np.uint64(cell_row[cell])] |= bit
             cols[np.uint64(cell_col[cell])] |= bit
             k -= 1
             for t in range(k):  # drop digits[j], every slot written: no branch on j
-                digits[t] = digits[t + (t >= j)]
+                digits[np.uint64(t)] = digits[np.uint64(t + (t >= j))]
     total = 0
     for r in range(N):
         total += popcount(rows[r]) + popcount(cols[r])
@@ -438,7 +441,8 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
     upper = fparams[P_UPPER]
     optimum = 2 * N * N
     C = base.shape[0]
-    digits = np.empty(N, dtype=np.int64)
+    digits = np.empty(N, dtype=np.uint64)
+    uorder = np.empty(N, dtype=np.uint64)
     rows = np.empty(N, dtype=np.int64)
     cum = np.empty(N, dtype=np.float64)
     cols = np.empty(N, dtype=np.int64)
@@ -464,7 +468,7 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
         total = 0
         for q in range(P):
             fq = sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_col, row0, col0, pop[q],
-                               order, digits, rows, cols, cum, rng)
+                               uorder, digits, rows, cols, cum, rng)
             fitness[q] = fq
             total += fq
             if fq > fitness[best]:
