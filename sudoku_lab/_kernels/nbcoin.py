@@ -121,6 +121,7 @@ def sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_
         k = m
         for t in range(m):
             digits[t] = np.uint64(box_digits[bu, np.uint64(t)])
+        gone = m  # index of the digit the previous draw took, dropped from the list on the next pass over it
         for i in range(m):
             pos = order[i]
             r = rng.random()  # the draw of _draw, written out without data-dependent branches
@@ -129,7 +130,9 @@ def sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_
                 row = (bu * np.uint64(N) + pos) * np.uint64(N)
                 total = 0.0
                 for t in range(k):
-                    total += Mf[row + np.uint64(digits[t])]
+                    dt = digits[np.uint64(t + (t >= gone))]  # drop digits[gone]: no branch on it
+                    digits[np.uint64(t)] = dt
+                    total += Mf[row + dt]
                     cum[t] = total
                 if not total > 0.0:
                     j = np.int64(r * k)
@@ -142,17 +145,18 @@ def sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_
                         j += cum[t] <= u
                     if j == k:  # u reached the total by rounding: _draw's last positive entry
                         j = k - 1
-                        while not Mf[row + np.uint64(digits[j])] > 0.0:
+                        while not Mf[row + digits[np.uint64(j)]] > 0.0:
                             j -= 1
-            d = digits[np.uint64(j)]
+                d = digits[np.uint64(j)]
+            else:  # the box's last free position takes its last unused digit
+                d = digits[np.uint64(0 >= gone)]
             cell = np.uint64(box_cells[bu, pos])
             out[cell] = d + np.uint64(1)
             bit = np.int64(1) << np.int64(d)
             rows[np.uint64(cell_row[cell])] |= bit
             cols[np.uint64(cell_col[cell])] |= bit
             k -= 1
-            for t in range(k):  # drop digits[j], every slot written: no branch on j
-                digits[np.uint64(t)] = digits[np.uint64(t + (t >= j))]
+            gone = j
     total = 0
     for r in range(N):
         total += popcount(rows[r]) + popcount(cols[r])
