@@ -267,7 +267,7 @@ def update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, 
         Updated in place.
     allowed : ndarray of bool, shape (N, N, N)
         Digits the initial model allows (False: stays 0 for ever).
-    box_cells, box_free, box_nfree : see :func:`sample_individual`
+    box_cells, box_free, box_nfree : see :func:`sample_scored`
     pop : ndarray of int8, shape (>= P, C)
     good, bad : ndarray of int64, shape (>= G,)
         Indices of the rewarded and punished individuals.
@@ -391,13 +391,15 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
 
     Parameters
     ----------
-    M, allowed, box_cells, box_free, box_nfree, box_avail, base : see :func:`sample_individual`
+    M, allowed, box_cells, box_free, box_nfree, box_avail, base : see :func:`sample_scored`
         and :func:`update_model`.
     units : ndarray of int32, shape (3N, N)
-        The geometry's units (rows first, then columns); fitness is computed on the row-major grid by
-        :func:`row_col_fitness`, which gives the same number.
+        The geometry's units (rows first, then columns); unused: fitness comes from the row and
+        column bit masks :func:`sample_scored` keeps on the row-major grid (the number
+        :func:`row_col_fitness` gives).
     pop : ndarray of int8, shape (>= P, C)
-        The generation's individuals (written).
+        The generation's individuals (written: the givens into the first P rows once per call, then
+        only the free cells at each generation).
     fitness : ndarray of int64, shape (>= P,)
         Their distinct-count fitness (written).
     good, bad : ndarray of int64, shape (>= G,)
@@ -416,7 +418,7 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
     fparams : ndarray of float64
         Step size k, upper bound.
     order : ndarray of int64, shape (>= N,)
-        Scratch.
+        Unused (sampling keeps its own unsigned scratch).
     rng : numpy.random.Generator
     n_gen : int
 
@@ -430,7 +432,7 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
     Notes
     -----
     One generation: sample P individuals in order (each with its own draws,
-    :func:`sample_individual`) and score them; the first individual with the
+    :func:`sample_scored`) and score them; the first individual with the
     highest fitness is the generation's best. If it has fitness ``2*N*N`` the
     run succeeds (no update). Otherwise select (no draws), update the model,
     and stop if the budget is spent.
