@@ -21,7 +21,7 @@ from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, 
 
 __all__ = ["PAPER", "PUZZLES", "GA_PARAMS", "magnitude_verdict", "table2"]
 
-register_paper(Paper("waiyapara", cite("waiyapara").full, "Table II of the paper (Table I for the settings)"))
+register_paper(Paper("waiyapara", cite("waiyapara").full.rstrip("."), "Table II of the paper (Table I for the settings)"))
 
 #: Table II: puzzle -> (givens, NB-COIN (successes, mean generations), GA (successes, mean generations)), 100 runs.
 PAPER = {
