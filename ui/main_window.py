@@ -210,6 +210,8 @@ class MainWindow(QMainWindow):
     def _on_state(self, state: str) -> None:
         self.run_toolbar.on_state(state)
         running = state == WorkerState.RUNNING
+        if running:
+            self.view_host.cancel_pending()  # the run's own frames draw the views (throttled)
         self.params_panel.set_running(running or (self._last_progress is not None
                                                   and self._last_progress.snapshot.iteration > 0))
         self.status_labels["state"].setText(_STATE_TEXT.get(state, state))
