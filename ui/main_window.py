@@ -212,6 +212,8 @@ class MainWindow(QMainWindow):
         running = state == WorkerState.RUNNING
         if running:
             self.view_host.cancel_pending()  # the run's own frames draw the views (throttled)
+        else:
+            self.view_host.finish()  # a last frame taken while the run still went is drawn everywhere
         self.params_panel.set_running(running or (self._last_progress is not None
                                                   and self._last_progress.snapshot.iteration > 0))
         self.status_labels["state"].setText(_STATE_TEXT.get(state, state))

@@ -67,6 +67,7 @@ class ViewHost(QObject):
         self._stale: dict[str, bool] = {}
         self._last = None
         self._last_redraw = 0.0
+        self._last_final = True
         self._pending: list[str] = []  # views still to draw for the last final frame, in order
         self._drain = QTimer(self)
         self._drain.setSingleShot(True)
@@ -113,6 +114,7 @@ class ViewHost(QObject):
     def on_progress(self, prog, final: bool) -> None:
         """Feed the newest progress to the views that are due (all of them when ``final``)."""
         self._last = prog
+        self._last_final = final
         now = time.perf_counter()
         due = []
         for key, w in self.views.items():
@@ -154,6 +156,11 @@ class ViewHost(QObject):
             self._stale[key] = True
         if self._pending:
             self._drain.start()
+
+    def finish(self) -> None:
+        """The run ended: if its last frame came while it was still running, draw it everywhere now."""
+        if self._last is not None and not self._last_final:
+            self.on_progress(self._last, True)
 
     def cancel_pending(self) -> None:
         """A run started: the views not drawn yet for the last final frame wait for its frames.
