@@ -210,6 +210,10 @@ class MainWindow(QMainWindow):
     def _on_state(self, state: str) -> None:
         self.run_toolbar.on_state(state)
         running = state == WorkerState.RUNNING
+        if running:
+            self.view_host.cancel_pending()  # the run's own frames draw the views (throttled)
+        else:
+            self.view_host.finish()  # a last frame taken while the run still went is drawn everywhere
         self.params_panel.set_running(running or (self._last_progress is not None
                                                   and self._last_progress.snapshot.iteration > 0))
         self.status_labels["state"].setText(_STATE_TEXT.get(state, state))

@@ -8,14 +8,18 @@ GUI-thread time per repaint, so while a run goes they are redrawn at most
 every :attr:`ViewHost.VIEW_INTERVAL` seconds, one per frame and at most one
 every :attr:`ViewHost.REDRAW_GAP` seconds over all views, the most overdue
 first; hidden views are marked stale and drawn when shown; the last frame of a
-run is always drawn everywhere.
+run (and the frame after a reset, a step or a parameter change) is drawn
+everywhere, one view per event-loop turn (every :attr:`ViewHost.FINAL_GAP_MS`),
+so that no single turn paints every plot at once; a run that starts meanwhile
+supersedes the views not drawn yet (its own frames draw them, throttled), so a
+reset followed at once by Run does not paint every plot while the solver steps.
 """
 
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from .views import ViewSpec, views
@@ -49,6 +53,8 @@ class ViewHost(QObject):
     #: these redraws (the most overdue first), so the GUI thread's drawing, which takes the CPU
     #: from the solver on a busy machine, stays bounded however many views a solver shows.
     REDRAW_GAP = 0.15
+    #: Milliseconds between two views drawn for a final frame (one view per event-loop turn).
+    FINAL_GAP_MS = 10
 
     def __init__(self, window: QMainWindow):
         super().__init__(window)
@@ -61,6 +67,12 @@ class ViewHost(QObject):
         self._stale: dict[str, bool] = {}
         self._last = None
         self._last_redraw = 0.0
+        self._last_final = True
+        self._pending: list[str] = []  # views still to draw for the last final frame, in order
+        self._drain = QTimer(self)
+        self._drain.setSingleShot(True)
+        self._drain.setInterval(self.FINAL_GAP_MS)
+        self._drain.timeout.connect(self._draw_next)
         for key, spec in self.specs.items():
             w = spec.factory(None)
             self.views[key] = w
@@ -91,15 +103,18 @@ class ViewHost(QObject):
             w = self.views[key]
             if applies and hasattr(w, "on_solver"):
                 w.on_solver(cls)
+        self.cancel_pending()
         self._last = None
 
     def on_puzzle(self, puzzle) -> None:
+        self.cancel_pending()
         for w in self.views.values():
             w.on_puzzle(puzzle)
 
     def on_progress(self, prog, final: bool) -> None:
         """Feed the newest progress to the views that are due (all of them when ``final``)."""
         self._last = prog
+        self._last_final = final
         now = time.perf_counter()
         due = []
         for key, w in self.views.items():
@@ -107,18 +122,59 @@ class ViewHost(QObject):
                 self._stale[key] = True  # draw it when it is shown again
             elif final or now - self._drawn.get(key, 0.0) >= self.VIEW_INTERVAL:
                 due.append(key)
-        if not final:
-            # One plot per frame, the most overdue first: two plot repaints in one frame would be a
-            # visible hitch in the event loop; and none until REDRAW_GAP has passed since the last one.
-            if now - self._last_redraw < self.REDRAW_GAP:
-                return
-            due = sorted(due, key=lambda k: self._drawn.get(k, 0.0))[:1]
+        if final:
+            # Every view, one per event-loop turn: drawing them all in one turn is a long hitch.
+            self._pending = due
+            if due:
+                self._draw_next()
+            return
+        self.cancel_pending()
+        # One plot per frame, the most overdue first: two plot repaints in one frame would be a
+        # visible hitch in the event loop; and none until REDRAW_GAP has passed since the last one.
+        if now - self._last_redraw < self.REDRAW_GAP:
+            return
+        due = sorted(due, key=lambda k: self._drawn.get(k, 0.0))[:1]
         if due:
             self._last_redraw = now
         for key in due:
-            self.views[key].on_progress(prog)
-            self._drawn[key] = now
-            self._stale[key] = False
+            self._draw(key, prog, now)
+
+    def _draw(self, key: str, prog, now: float) -> None:
+        self.views[key].on_progress(prog)
+        self._drawn[key] = now
+        self._stale[key] = False
+
+    def _draw_next(self) -> None:
+        """Draw the next view of the final frame, and schedule the one after."""
+        while self._pending:
+            key = self._pending.pop(0)
+            if self._applies.get(key, True) and self.views[key].isVisible():
+                now = time.perf_counter()
+                self._draw(key, self._last, now)
+                self._last_redraw = now
+                break
+            self._stale[key] = True
+        if self._pending:
+            self._drain.start()
+
+    def finish(self) -> None:
+        """The run ended: if its last frame came while it was still running, draw it everywhere now."""
+        if self._last is not None and not self._last_final:
+            self.on_progress(self._last, True)
+
+    def cancel_pending(self) -> None:
+        """A run started: the views not drawn yet for the last final frame wait for its frames.
+
+        They stay marked stale, so a dock shown meanwhile still draws the latest state.
+        """
+        for key in self._pending:
+            self._stale[key] = True
+        self._pending = []
+        self._drain.stop()
+
+    def pending(self) -> bool:
+        """True while views of the last final frame are still to be drawn."""
+        return bool(self._pending)
 
     def redraw_stale(self) -> None:
         """A dock brought to the front shows the latest state at once."""

@@ -57,6 +57,8 @@ def test_hill_climb_margins_swap_and_markers(window, qtbot):
                    for p in pixels)
         assert board.margin_rect("right", 0).left() > board.cell_rect(8).right()  # outside the board
     # the state panel says f = f1 - f2
+    # the final frame's views are drawn one per event-loop turn: wait for this one's
+    qtbot.waitUntil(lambda: f"f = {snap.layers['f']:g}" in win.views["hill_climb_state"].label.text())
     text = win.views["hill_climb_state"].label.text()
     assert f"f = {snap.layers['f']:g}" in text and f"f1 {snap.layers['f1']}" in text
     # Step N: 300 moves with a small plateau, so restarts and plateau escapes happen
@@ -75,6 +77,7 @@ def test_hill_climb_margins_swap_and_markers(window, qtbot):
     qtbot.waitUntil(lambda: any(m.kind == "run" for m in conv.drawn_markers()))
     assert any(m.kind == "param" and "plateau" in m.label for m in conv.drawn_markers())
     assert {"f", "f1", "f2"} <= set(conv.curves)
+    qtbot.waitUntil(lambda: len(conv.curves["f"].getOriginalDataset()[1]) == len(snap.trace["f"]))
     np.testing.assert_array_equal(conv.curves["f"].getOriginalDataset()[1][-1:], snap.trace["f"][-1:])
     runs = win.views["runs"]
     qtbot.waitUntil(lambda: runs.table.rowCount() == len(win.controller.latest.snapshot.layers["runs"]))

@@ -89,7 +89,8 @@ def test_population_view_for_any_solver_with_the_role(window, qtbot, herd):
     qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
     qtbot.waitUntil(lambda: iteration(win) == 10 and win.controller.state == "idle")
     nests = win.controller.latest.snapshot.layers["nests"]
-    qtbot.waitUntil(lambda: view.counts.sum() == 12)
+    # the final frame's views are drawn one per event-loop turn: wait for this one's
+    qtbot.waitUntil(lambda: view.counts.sum() == 12 and "tick 10" in view.summary.text())
     np.testing.assert_array_equal(view.counts, np.histogram(nests, bins=view.edges)[0])
     assert view.marks["best"] == nests.min() and view.marks["worst"] == nests.max()
     assert "tick 10: 12 individuals" in view.summary.text()

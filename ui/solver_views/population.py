@@ -13,6 +13,8 @@ no solver.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSize, Qt
@@ -132,7 +134,11 @@ class PopulationView(_RoleView, QWidget):
             line.setValue(self.marks[key])
             line.setVisible(True)
         pad = float(edges[1] - edges[0])
-        ranges = (float(edges[0]) - pad, float(edges[-1]) + pad, _nice_top(int(counts.max()) * 1.15))
+        # The x range snapped outwards to a 1-2-5 step of about a quarter of the span, so it (and the axes'
+        # tick layout, which costs most of a repaint) stays put while the population drifts a little.
+        lo_x, hi_x = float(edges[0]) - pad, float(edges[-1]) + pad
+        step = _nice_top((hi_x - lo_x) / 4)
+        ranges = (math.floor(lo_x / step) * step, math.ceil(hi_x / step) * step, _nice_top(int(counts.max()) * 1.15))
         if ranges != self._ranges:  # a new range re-lays out the axes: only when it changes
             self._ranges = ranges
             self.plot.setXRange(ranges[0], ranges[1], padding=0)

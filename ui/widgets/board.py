@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QFont, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QFont, QPainter, QPen, QPolygonF, QStaticText, QTransform
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from sudoku_lab.ac3 import mask_to_digits
@@ -96,6 +96,7 @@ class BoardView(QWidget):
         self._selected = -1
         self._hovered = -1
         self._lines_cache: tuple | None = None
+        self._text_cache: tuple | None = None  # (size key, static texts of the digits)
         self._editable = False
         self._overlays = dict.fromkeys(OVERLAYS, True)
         self._tooltip_provider: Callable[[int], str | None] | None = None
@@ -568,23 +569,51 @@ class BoardView(QWidget):
         domains = self._domains if self._overlays["pencil"] else None
         removed = self._removed if self._overlays["removed"] else None
         pencil = (domains is not None or removed is not None) and self.pencil_marks_fit()
-        givens = puzzle.grid
-        center = Qt.AlignmentFlag.AlignCenter
+        givens = puzzle.grid.tolist()
+        shown = self._shown.tolist()
+        conflicting = conflicts.tolist() if conflicts is not None else None
+        lost_list = removed.tolist() if removed is not None else None
+        self._lines()
+        rects = self._lines_cache[3]
+        # Digits as cached static texts (their layout is made once per symbol and size, not per paint),
+        # drawn in runs of the same font and colour, so a frame costs little more than the glyph blits.
+        texts = self._static_texts(cell_px, given_font, solver_font)
+        state = None
         for cell in range(puzzle.C):
-            d = int(self._shown[cell])
-            lost = int(removed[cell]) if removed is not None else 0
-            r = self.cell_rect(cell)
+            d = shown[cell]
+            lost = lost_list[cell] if lost_list is not None else 0
             if d and not (lost and not givens[cell]):
                 is_given = givens[cell] > 0
-                p.setFont(given_font if is_given else solver_font)
-                if conflicts is not None and conflicts[cell]:
-                    p.setPen(col["conflict_fg"])
-                else:
-                    p.setPen(col["given_fg"] if is_given else col["solver_fg"])
-                p.drawText(r, center, SYMBOLS[d - 1])
+                conflict = conflicting is not None and conflicting[cell]
+                key = (is_given, conflict)
+                if key != state:
+                    state = key
+                    p.setFont(given_font if is_given else solver_font)
+                    p.setPen(col["conflict_fg"] if conflict else (col["given_fg"] if is_given else col["solver_fg"]))
+                st, w, h = texts[is_given][d - 1]
+                x, y, cw, ch = rects[cell]
+                p.drawStaticText(QPointF(x + (cw - w) / 2, y + (ch - h) / 2), st)
             elif pencil and not givens[cell]:
+                state = None
                 mask = int(domains[cell]) if domains is not None else 0
-                self._paint_pencil(p, r, n, mask, lost, pencil_font, removed_font)
+                self._paint_pencil(p, self.cell_rect(cell), n, mask, lost, pencil_font, removed_font)
+
+    def _static_texts(self, cell_px: float, given_font: QFont, solver_font: QFont) -> dict:
+        """Per font (given: True, solver: False), each symbol as (QStaticText, width, height), cached per size."""
+        key = (int(cell_px * 0.62), self._puzzle.N)
+        if self._text_cache is None or self._text_cache[0] != key:
+            out = {}
+            for is_given, font in ((True, given_font), (False, solver_font)):
+                row = []
+                for sym in SYMBOLS[:self._puzzle.N]:
+                    st = QStaticText(sym)
+                    st.setTextFormat(Qt.TextFormat.PlainText)
+                    st.prepare(QTransform(), font)
+                    size = st.size()
+                    row.append((st, size.width(), size.height()))
+                out[is_given] = row
+            self._text_cache = (key, out)
+        return self._text_cache[1]
 
     def _paint_pencil(self, p: QPainter, r: QRectF, n: int, mask: int, lost: int,
                       font: QFont, lost_font: QFont) -> None:
