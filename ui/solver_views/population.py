@@ -109,6 +109,11 @@ class PopulationView(_RoleView, QWidget):
         self.counts = np.zeros(0, dtype=np.int64)
         self.marks = {}
         self.summary.setText("no population yet")
+        # A plain 0..1 frame until the first population (the empty bar would auto-range to nonsense),
+        # and the next population sets its own range.
+        self._ranges = None
+        self.plot.setXRange(0, 1, padding=0)
+        self.plot.setYRange(0, 1, padding=0)
 
     def on_progress(self, prog) -> None:
         s = prog.snapshot
