@@ -26,6 +26,7 @@ from .._kernels import ga as K
 from ..citations import cite
 from ..errors import ParameterError
 from ..geometry import geometry
+from ._boxes import box_free_cells, box_missing_digits
 from .base import Param, Solver, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
 
@@ -52,16 +53,8 @@ def box_tables(g: np.ndarray, n: int):
     """
     geo = geometry(n)
     N = geo.N
-    box_free = np.full((N, N), -1, dtype=np.int32)
-    box_nfree = np.zeros(N, dtype=np.int32)
-    box_missing = np.zeros((N, N), dtype=np.int8)
-    for b in range(N):
-        cells = geo.units[2 * N + b]
-        free = cells[g[cells] == 0]
-        box_free[b, : len(free)] = free
-        box_nfree[b] = len(free)
-        missing = sorted(set(range(1, N + 1)) - {int(d) for d in g[cells] if d > 0})
-        box_missing[b, : len(missing)] = missing
+    box_free, box_nfree = box_free_cells(g, geo)
+    box_missing = box_missing_digits(g, geo).astype(np.int8)
     eligible = np.flatnonzero(box_nfree >= 2).astype(np.int32)
     mut_boxes = np.full(N, -1, dtype=np.int32)
     mut_boxes[: len(eligible)] = eligible

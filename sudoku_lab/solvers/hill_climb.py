@@ -25,6 +25,7 @@ from .._kernels import hill_climb as K
 from ..citations import cite
 from ..errors import ParameterError
 from ..geometry import geometry
+from ._boxes import box_free_cells, box_missing_digits
 from .base import Event, Param, Solver, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 
@@ -55,16 +56,8 @@ def hill_tables(base: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.nd
     """
     geo = geometry(n)
     N = geo.N
-    box_free = np.full((N, N), -1, dtype=np.int32)
-    box_nfree = np.zeros(N, dtype=np.int32)
-    box_missing = np.zeros((N, N), dtype=np.int32)
-    for b in range(N):
-        cells = geo.units[2 * N + b]
-        free = cells[base[cells] == 0]
-        box_free[b, : len(free)] = free
-        box_nfree[b] = len(free)
-        missing = sorted(set(range(1, N + 1)) - {int(d) for d in base[cells] if d > 0})
-        box_missing[b, : len(missing)] = missing
+    box_free, box_nfree = box_free_cells(base, geo)
+    box_missing = box_missing_digits(base, geo)
     GR = np.zeros((N, N), dtype=np.int32)
     GC = np.zeros((N, N), dtype=np.int32)
     for cell in np.flatnonzero(base > 0):

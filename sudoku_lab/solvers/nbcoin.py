@@ -27,6 +27,7 @@ from .._kernels import nbcoin as K
 from ..citations import cite
 from ..geometry import geometry
 from ..scoring import distinct_count
+from ._boxes import box_free_cells, box_missing_masks
 from .base import Param, Solver, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 
@@ -59,19 +60,8 @@ def box_tables(grid: np.ndarray, n: int):
     geo = geometry(n)
     N = geo.N
     box_cells = np.ascontiguousarray(geo.units[2 * N:], dtype=np.int32)
-    box_free = np.full((N, N), -1, dtype=np.int32)
-    box_nfree = np.zeros(N, dtype=np.int32)
-    box_avail = np.zeros(N, dtype=np.int64)
-    for b in range(N):
-        vals = grid[box_cells[b]]
-        free = np.flatnonzero(vals == 0)
-        box_free[b, : len(free)] = free
-        box_nfree[b] = len(free)
-        held = 0
-        for d in vals[vals > 0]:
-            held |= 1 << (int(d) - 1)
-        box_avail[b] = ((1 << N) - 1) & ~held
-    return box_cells, box_free, box_nfree, box_avail
+    box_free, box_nfree = box_free_cells(grid, geo, positions=True)
+    return box_cells, box_free, box_nfree, box_missing_masks(grid, geo, np.int64)
 
 
 def initial_model(grid: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -35,6 +35,7 @@ from ..citations import cite
 from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError
 from ..geometry import cell_name, geometry
+from ._boxes import box_free_cells, box_missing_masks
 from .base import Event, Param, Solver, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold
 
@@ -537,20 +538,8 @@ def _initial_p(g: np.ndarray, domains: np.ndarray, N: int, precompute: bool) -> 
 
 def _box_tables(g: np.ndarray, geo):
     """Free cells per box (padded with -1), their count, and the digits no fixed cell of the box holds."""
-    N = geo.N
-    box_free = np.full((N, N), -1, dtype=np.int32)
-    box_nfree = np.zeros(N, dtype=np.int32)
-    box_avail = np.zeros(N, dtype=np.uint32)
-    for b in range(N):
-        cells = geo.units[2 * N + b]
-        free = cells[g[cells] == 0]
-        box_free[b, : len(free)] = free
-        box_nfree[b] = len(free)
-        held = 0
-        for d in g[cells][g[cells] > 0]:
-            held |= 1 << (int(d) - 1)
-        box_avail[b] = geo.full_mask & ~held
-    return box_free, box_nfree, box_avail
+    box_free, box_nfree = box_free_cells(g, geo)
+    return box_free, box_nfree, box_missing_masks(g, geo, np.uint32)
 
 
 def _clashes_with_givens(g, cells, givens, geo) -> bool:
