@@ -338,6 +338,7 @@ def test_bench_gui_is_the_lab_benchmark_in_a_subprocess(monkeypatch):
     assert get_benchmark("gui").run(args, lines.append) == 0
     algos = [seen["cmd"][i + 1] for i, a in enumerate(seen["cmd"]) if a == "--algo"]
     assert algos == [n for n in registry() if n != "exact"], "all: every registered metaheuristic"
+    assert not registry()["exact"].stochastic and all(c.stochastic for n, c in registry().items() if n != "exact")
     assert warmed == [("reseda",), tuple(algos)], "the kernels are compiled before the subprocess starts"
     with pytest.raises(ParameterError, match="unknown algorithm 'nosuch'"):
         get_benchmark("gui").run(parser.parse_args(["bench", "gui", "--algo", "nosuch"]), lines.append)

@@ -134,20 +134,6 @@ class _Window:
         self.win.close()
 
 
-def _algos(asked: list[str]) -> list[str]:
-    from sudoku_lab.solvers import registry
-
-    reg = registry()
-    if not asked:
-        return ["reseda"]
-    if "all" in asked:
-        return [name for name, cls in reg.items() if cls.examples and cls.iteration_name != "search"]
-    for name in asked:
-        if name not in reg:
-            raise SystemExit(f"sudoku-lab bench gui: unknown algorithm {name!r}; choose from {', '.join(reg)} or all")
-    return asked
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="sudoku-lab bench gui", description=__doc__)
     ap.add_argument("--algo", action="append", default=[],
@@ -163,7 +149,13 @@ def main(argv=None) -> int:
     from sudoku_lab import library
     from sudoku_lab.solvers import get_solver_class
 
-    names = _algos(args.algo)
+    from sudoku_lab.benchmarks.gui import gui_solvers
+    from sudoku_lab.errors import ParameterError
+
+    try:
+        names = gui_solvers(args.algo)
+    except ParameterError as e:
+        raise SystemExit(f"sudoku-lab bench gui: {e}") from None
     seeds = list(range(args.runs))
     window = None
     platform = os.environ.get("QT_QPA_PLATFORM") or "xcb"

@@ -28,16 +28,29 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int_option(1, 1000), default=5, help="alternating blocks (default 5)")
 
 
-def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
+def gui_solvers(asked: list[str]) -> list[str]:
+    """The solvers ``bench gui --algo ...`` measures: those named, every stochastic one for ``all``, else RESEDA.
+
+    Raises
+    ------
+    ParameterError
+        A name no solver is registered under.
+    """
     from ..solvers import registry
-    from ..warmup import warm_up
 
     reg = registry()
-    unknown = [a for a in args.algo if a != "all" and a not in reg]
+    unknown = [a for a in asked if a != "all" and a not in reg]
     if unknown:
         raise ParameterError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(reg)} or all", name="algo")
-    names = ([n for n, c in reg.items() if c.examples and c.iteration_name != "search"] if "all" in args.algo
-             else args.algo or ["reseda"])
+    if "all" in asked:
+        return [n for n, c in reg.items() if c.stochastic]
+    return list(asked) or ["reseda"]
+
+
+def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
+    from ..warmup import warm_up
+
+    names = gui_solvers(args.algo)
     warm_up(tuple(names))  # the subprocess then loads the kernels from numba's cache instead of compiling them
     cmd = [sys.executable, "-m", "sudoku_lab_ui.bench_gui", "--runs", str(args.runs), "--rounds", str(args.rounds),
            "--iterations", str(args.iterations)]

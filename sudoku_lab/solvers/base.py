@@ -400,6 +400,9 @@ class Solver:
     layers: ClassVar[tuple[Layer, ...]] = ()
     #: What the "iteration" of this algorithm is, for labels ("EDA step", "generation", ...).
     iteration_name: ClassVar[str] = "iteration"
+    #: A stochastic search whose runs depend on the seed (a metaheuristic); False for a deterministic
+    #: solver such as the exact one, which ``bench gui --algo all`` and the seed contract leave out.
+    stochastic: ClassVar[bool] = True
     #: Settings worth showing, as ``(params, puzzle name)`` pairs: the registry-wide contract tests
     #: run every one, so a solver names the puzzles and switches that exercise all its code paths
     #: (restarts, options) in its own file. Empty: the contract tests use an easy puzzle.

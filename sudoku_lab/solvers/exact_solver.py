@@ -30,6 +30,7 @@ class ExactSolver(Solver):
                    "record of dead ends (dom/wdeg), with naked and hidden singles and, from 16x16 up, locked "
                    "candidates. One iteration solves the puzzle completely.")
     iteration_name = "search"
+    stochastic = False
     examples = (({}, "reseda_fig4_1_hard"),)
     params = ()
     objective = Objective(cost="missing symbols")

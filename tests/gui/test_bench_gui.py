@@ -9,7 +9,7 @@ import pytest
 from sudoku_lab.solvers import registry
 
 
-@pytest.mark.parametrize("name", [n for n, c in registry().items() if c.iteration_name != "search"])
+@pytest.mark.parametrize("name", [n for n, c in registry().items() if c.stochastic])
 def test_bench_gui_runs_each_solver_in_the_window_and_headless(name, qapp, capsys, warm_kernels):
     """Identical seeded runs in both settings (equal iteration counts), the solver's views on screen, a ratio."""
     from sudoku_lab_ui import bench_gui
