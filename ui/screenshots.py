@@ -51,7 +51,9 @@ class Shot:
 
     ``front`` names views (keys) to bring to the front of their tab groups;
     ``toggles`` names board overlay toggles (roles) to switch on; ``whole`` shows
-    the whole run in the convergence plot instead of the recent range.
+    the whole run in the convergence plot instead of the recent range;
+    ``changes`` are live parameter changes ``(iteration, name, value)``, made in
+    the parameter panel when the run reaches that iteration (a marker on the curves).
     """
 
     file: str
@@ -63,6 +65,7 @@ class Shot:
     front: tuple[str, ...] = ()
     toggles: tuple[str, ...] = ()
     whole: bool = True
+    changes: tuple[tuple[int, str, object], ...] = ()
 
 
 _SHOTS: list[Shot] = []
@@ -84,6 +87,17 @@ def shots() -> list[Shot]:
     return list(_SHOTS)
 
 
+def _set_param(win, name: str, value) -> None:
+    """Set a parameter in the parameter panel, as a user would."""
+    w = win.params_panel.spin_box(name)
+    if hasattr(w, "setCurrentText"):
+        w.setCurrentText(str(value))
+    elif hasattr(w, "setChecked"):
+        w.setChecked(bool(value))
+    else:
+        w.setValue(value)
+
+
 def take(app, out: Path, shot: Shot, timeout: float = 3600) -> Path:
     """Drive the window through its own controls to ``shot`` and save what it shows."""
     from sudoku_lab import library
@@ -98,13 +112,7 @@ def take(app, out: Path, shot: Shot, timeout: float = 3600) -> Path:
     box.setCurrentIndex(box.findData(shot.algo))
     _pump(app, lambda: _ready(win) and win.controller.latest.snapshot.solver == shot.algo, 120, "the solver")
     for name, value in shot.params.items():
-        w = win.params_panel.spin_box(name)
-        if hasattr(w, "setCurrentText"):
-            w.setCurrentText(str(value))
-        elif hasattr(w, "setChecked"):
-            w.setChecked(bool(value))
-        else:
-            w.setValue(value)
+        _set_param(win, name, value)
     win.seed_box.setValue(shot.seed)
     want = {**win.controller.current_params(), **shot.params}
     _pump(app, lambda: _ready(win) and win.controller.latest.snapshot.params == want
@@ -112,15 +120,22 @@ def take(app, out: Path, shot: Shot, timeout: float = 3600) -> Path:
     for role in shot.toggles:
         win.overlay_toggles[role].setChecked(True)
     win.until_box.setCurrentIndex(1)  # for N iterations
-    win.until_value.setValue(shot.iterations)
-    win.act_run.trigger()
+    done = 0
+    for at, name, value in sorted(shot.changes) + [(shot.iterations, None, None)]:
+        if at > done:
+            win.until_value.setValue(at - done)
+            win.act_run.trigger()
 
-    def finished() -> bool:  # a short run may end before a "running" state is ever seen
-        latest = win.controller.latest
-        return (win.controller.state != "running" and latest is not None
-                and (latest.snapshot.iteration >= shot.iterations or latest.snapshot.done))
+            def finished(at=at) -> bool:  # a short run may end before a "running" state is ever seen
+                latest = win.controller.latest
+                return (win.controller.state != "running" and latest is not None
+                        and (latest.snapshot.iteration >= at or latest.snapshot.done))
 
-    _pump(app, finished, timeout, f"{shot.iterations} iterations")
+            _pump(app, finished, timeout, f"{at} iterations")
+            done = at
+        if name is not None:
+            _set_param(win, name, value)  # live: logged at this iteration, a marker on the curves
+            _settle(app, 0.3)
     for key in shot.front:
         win.view_docks[key].raise_()
     if shot.whole:
