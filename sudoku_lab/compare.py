@@ -46,6 +46,13 @@ class Config:
     solver: str
     params: dict
 
+    def full_params(self) -> dict:
+        """Every parameter of the solver: the given ones over the declared defaults."""
+        from .solvers import get_solver_class
+
+        cls = get_solver_class(self.solver)
+        return cls.validate_params({**cls.defaults(), **self.params})
+
     @property
     def label(self) -> str:
         return self.solver + ("" if not self.params else
@@ -173,7 +180,8 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
             for pi in range(len(puzzles)) for ci in range(len(configs)) for i in range(runs)}
     store = None
     if results_file is not None:
-        header = {"kind": "compare", "configs": [[c.solver, c.params] for c in configs],
+        # Every parameter, defaults included: a resumed file whose defaults differ is refused, not mixed.
+        header = {"kind": "compare", "configs": [[c.solver, c.full_params()] for c in configs],
                   "puzzles": [p.to_line() for p in puzzles], "until": until, "seed0": seed}
         store = ResultsFile(results_file, header, puzzles[0].n)
     done: dict[str, RunResult] = dict(store.results) if store is not None else {}

@@ -11,7 +11,8 @@ import pytest
 from scipy import stats as st
 
 from sudoku_lab import cli, compare as cmp, exact, library
-from sudoku_lab.errors import ParameterError
+from sudoku_lab.errors import DataFileError, ParameterError
+from sudoku_lab.solvers import create
 from sudoku_lab.experiments import RunResult, Task, run_task
 
 
@@ -76,6 +77,13 @@ def test_every_configuration_gets_the_same_seeds_and_each_run_is_the_one_solve_g
     finally:
         cmp.run_tasks = original
     assert [(r.successes, r.mean_iterations) for r in again] == [(r.successes, r.mean_iterations) for r in rows]
+    # the file records every parameter, defaults included, so a run under other defaults cannot be mixed in
+    import json
+
+    header = json.loads(out.read_text().splitlines()[0])["header"]
+    assert header["configs"][1] == ["reseda", {**create("reseda").get_params(), "restart": "none", "alpha": 0.5}]
+    with pytest.raises(DataFileError):
+        cmp.compare(configs[:1], puzzles, runs=3, seed=5, until="solved,2000it", results_file=out)
 
 
 @pytest.mark.parametrize("text,message", [
