@@ -263,8 +263,8 @@ class AC3View(_RoleView, AC3Player):
             return
         it = s.layers.get(f"{self._layer}_iteration")
         where = "prefilter (before the first iteration)" if it == 0 else (
-            f"{cls.iteration_name} {it}" if it is not None else f"latest {cls.iteration_name}")
-        self.set_puzzle(s.puzzle, result, caption=f"{cls.title}: AC3 {'of the ' * (it != 0)}{where}")
+            f"{cls.iteration_name} {it}" if it is not None else f"the latest {cls.iteration_name}")
+        self.set_puzzle(s.puzzle, result, caption=f"{cls.title}: AC3 {'of ' * (it != 0)}{where}")
         self.show_end()
 
     def _source_changed(self, index: int) -> None:

@@ -151,7 +151,10 @@ class TabuView(_RoleView, QWidget):
             return
         self._shown_key = key
         N = s.puzzle.N
-        rows = np.asarray(s.layers.get(layer_of(cls, "tabu")), dtype=np.int64).reshape(-1, 4)
+        name = layer_of(cls, "tabu")
+        if name is None or s.layers.get(name) is None:  # a snapshot of another solver, in the moment of a switch
+            return
+        rows = np.asarray(s.layers[name], dtype=np.int64).reshape(-1, 4)
         self.show_tabu(rows, N)
         cands = s.layers.get("candidates") if cls.layer("candidates") is not None else None
         self.show_candidates(cands or (), N)
@@ -204,12 +207,12 @@ class TabuView(_RoleView, QWidget):
                 for r in range(t.rowCount())]
 
 
-register_view(ViewSpec("tabu", "Tabu list", TabuView, requires_role="tabu", area=Qt.RightDockWidgetArea),
-              replace=True)
+register_view(ViewSpec("tabu", "Tabu list", TabuView, requires_role="tabu", area=Qt.RightDockWidgetArea,
+                       tab_with="ac3"), replace=True)
 
 
 # ``python -m sudoku_lab_ui.screenshots docs --only ac3-tabu-short --only ac3-tabu`` (under a display)
-register_shot(Shot("screenshot-ac3-tabu-short.png", "ac3_tabu", "mk_hard_a", 12, seed=1, front=("tabu",),
+register_shot(Shot("screenshot-ac3-tabu-short.png", "ac3_tabu", "mk_hard_a", 12, seed=1, front=("ac3",),
                    whole=False))
-register_shot(Shot("screenshot-ac3-tabu.png", "ac3_tabu", "mk_hard_b", 3000, seed=2, front=("tabu", "ac3"),
+register_shot(Shot("screenshot-ac3-tabu.png", "ac3_tabu", "mk_hard_b", 3000, seed=2, front=("tabu",),
                    params={"iterations": 0}))

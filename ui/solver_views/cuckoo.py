@@ -4,8 +4,8 @@ Chosen by the ``nests`` layer role (the cost of each nest's egg). Read by
 name when the solver declares them: ``best_nest`` (int), ``abandoned`` (bool
 per nest: rebuilt in the latest iteration), ``picked`` / ``replaced`` (ints),
 ``operator`` (str) and ``mutated`` (bool) of the latest iteration,
-``nest_history`` (int (K, P): each nest's cost at every ``history_stride``-th
-iteration) and the trace columns ``pmx``, ``sorting``, ``mutations`` and
+``nest_history`` (int (K, P): row ``k`` holds each nest's cost after
+iteration ``history_start + (k + 1) * history_stride``) and the trace columns ``pmx``, ``sorting``, ``mutations`` and
 ``abandoned`` (cumulative counts).
 
 - Top: one bar per nest, sorted by cost, the best in green, nests abandoned in
@@ -154,14 +154,17 @@ class NestsView(_RoleView, QWidget):
             return
         self._shown_key = key
         L = s.layers
-        costs = np.asarray(L.get(layer_of(cls, "nests")), dtype=float).reshape(-1)
+        name = layer_of(cls, "nests")
+        if name is None or L.get(name) is None:  # a snapshot of another solver, in the moment of a switch
+            return
+        costs = np.asarray(L[name], dtype=float).reshape(-1)
         best = int(L.get("best_nest", int(np.argmin(costs)) if costs.size else -1))
         abandoned = np.asarray(L["abandoned"], dtype=bool) if L.get("abandoned") is not None else None
         replaced = int(L.get("replaced", -1) or -1) if "replaced" in L else -1
         self.show_costs(costs, best, abandoned, replaced)
         hist = L.get("nest_history")
         if hist is not None and np.asarray(hist).size:
-            self.show_history(np.asarray(hist), int(L.get("history_stride", 1) or 1))
+            self.show_history(np.asarray(hist), int(L.get("history_stride", 1) or 1), int(L.get("history_start", 0)))
         self.show_operators(s.trace or {})
         op = L.get("operator")
         it_name = cls.iteration_name
@@ -196,16 +199,16 @@ class NestsView(_RoleView, QWidget):
         self.bar_plot.setRange(xRange=(-0.6, max(len(costs), 1) - 0.4), yRange=(0, max(top, 1.0) * 1.15 + 1),
                                padding=0)
 
-    def show_history(self, hist: np.ndarray, stride: int) -> None:
-        """Draw the nests x iterations image from ``nest_history`` rows taken every ``stride`` iterations."""
+    def show_history(self, hist: np.ndarray, stride: int, start: int = 0) -> None:
+        """Draw the nests x iterations image: ``nest_history`` row ``k`` is iteration ``start + (k + 1) * stride``."""
         img = hist.T.astype(float)  # rows: nests, columns: recorded iterations
         lo, hi = float(img.min()), float(img.max())
         if hi <= lo:
             hi = lo + 1.0
         self.image.setImage(img, autoLevels=False, levels=(lo, hi))
-        self.image.setRect(0.0, 0.0, float(hist.shape[0] * stride), float(hist.shape[1]))
+        self.image.setRect(float(start), 0.0, float(hist.shape[0] * stride), float(hist.shape[1]))
         self.cbar.setLevels((lo, hi))
-        self.hist_plot.setRange(xRange=(0, hist.shape[0] * stride), yRange=(0, hist.shape[1]), padding=0)
+        self.hist_plot.setRange(xRange=(start, start + hist.shape[0] * stride), yRange=(0, hist.shape[1]), padding=0)
 
     def show_operators(self, arrays) -> None:
         """Cumulative operator counts from the trace columns of :data:`OPERATOR_COLUMNS`."""
@@ -218,8 +221,8 @@ class NestsView(_RoleView, QWidget):
             curve.setData(*thin(np.asarray(it, dtype=float), np.asarray(y, dtype=float)))
 
 
-register_view(ViewSpec("nests", "Nests", NestsView, requires_role="nests", area=Qt.RightDockWidgetArea),
-              replace=True)
+register_view(ViewSpec("nests", "Nests", NestsView, requires_role="nests", area=Qt.RightDockWidgetArea,
+                       tab_with="ac3"), replace=True)
 
 
 # ``python -m sudoku_lab_ui.screenshots docs --only cuckoo-short --only cuckoo`` (under a display)

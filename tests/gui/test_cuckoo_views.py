@@ -1,0 +1,83 @@
+"""The cuckoo search in the real window: the nests view's bars, history image and operator curves."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+
+from lab_helpers import button, iteration
+
+
+def test_nests_view_draws_the_nests_sorted_their_history_and_the_operators(window, qtbot):
+    from sudoku_lab_ui.solver_views.cuckoo import ABANDONED, BEST, OTHER
+
+    win = window("mk_hard_c", "cuckoo")
+    qtbot.waitUntil(lambda: win.controller.latest.snapshot.solver == "cuckoo")
+    dock = win.view_docks["nests"]
+    assert dock.toggleViewAction().isEnabled()
+    dock.raise_()
+    view = win.views["nests"]
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)  # 10 iterations
+    qtbot.waitUntil(lambda: iteration(win) == 10)
+    qtbot.waitUntil(lambda: view.readout.text().startswith("iteration 10:"))
+    snap = win.controller.latest.snapshot
+    L = snap.layers
+    costs = np.asarray(L["nest_costs"])
+    # one bar per nest, cheapest first; the best green, the abandoned vermillion, the rest blue
+    heights = view.bars.opts["height"]
+    np.testing.assert_array_equal(heights, np.sort(costs))
+    order = view.order
+    brushes = view.bars.opts["brushes"]
+    assert brushes[int(np.flatnonzero(order == L["best_nest"])[0])] == BEST
+    for rank, nest in enumerate(order.tolist()):
+        if nest != L["best_nest"]:
+            assert brushes[rank] == (ABANDONED if L["abandoned"][nest] else OTHER)
+    # the history image: nests as rows, one column per recorded iteration, equal to the layer
+    hist = np.asarray(L["nest_history"])
+    assert hist.shape == (10, len(costs))
+    np.testing.assert_array_equal(view.image.image, hist.T.astype(float))
+    np.testing.assert_array_equal(hist[-1], costs)
+    # cumulative operator counts: the curves end at the trace's last values
+    for key, curve in view.curves.items():
+        xs, ys = curve.getData()
+        assert xs[-1] == 10 and ys[-1] == snap.trace[key][-1]
+    assert snap.trace["pmx"][-1] + snap.trace["sorting"][-1] <= 10
+    words = {"pmx": "PMX with the best egg", "sorting": "multiparental sorting crossover",
+             "none": "nothing (the best nest was picked)"}
+    assert words[L["operator"]] in view.readout.text()
+    # the AC3 view shows the prefilter, the cuckoo's only AC3 run
+    ac3 = win.views["ac3"]
+    win.view_docks["ac3"].raise_()
+    qtbot.waitUntil(lambda: ac3.result is L["ac3"])
+    assert ac3.caption.endswith("AC3 prefilter (before the first iteration)")
+    np.testing.assert_array_equal(ac3.current_domains(), L["ac3"].domains)
+
+
+def test_long_runs_keep_the_history_bounded(window, qtbot):
+    win = window("mk_hard_c", "cuckoo")
+    qtbot.waitUntil(lambda: win.controller.latest.snapshot.solver == "cuckoo")
+    win.view_docks["nests"].raise_()
+    view = win.views["nests"]
+    win.step_n.setValue(9000)
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
+    qtbot.waitUntil(lambda: iteration(win) == 9000 or win.controller.latest.snapshot.solved, timeout=120_000)
+    snap = win.controller.latest.snapshot
+    hist = np.asarray(snap.layers["nest_history"])
+    stride = snap.layers["history_stride"]
+    assert hist.shape[0] <= 4096 and hist.shape[0] * stride + snap.layers["history_start"] <= snap.iteration
+    qtbot.waitUntil(lambda: view.readout.text().startswith(f"iteration {snap.iteration}:"))
+    rect = view.image.boundingRect()
+    assert rect.width() > 0
+    xs, _ = view.curves["pmx"].getData()
+    assert len(xs) <= 2 * 2000 and xs[-1] == snap.trace["iteration"][-1]
+
+
+def test_thin_keeps_the_ends_and_at_most_about_the_limit():
+    from sudoku_lab_ui.solver_views.cuckoo import thin
+
+    x = np.arange(10_001, dtype=float)
+    tx, ty = thin(x, 2 * x, most=100)
+    assert tx[0] == 0 and tx[-1] == 10_000 and len(tx) <= 102
+    np.testing.assert_array_equal(ty, 2 * tx)
+    sx, _ = thin(x[:50], x[:50], most=100)
+    assert len(sx) == 50
