@@ -74,12 +74,11 @@ class AC3Tabu(Solver):
                    "cells; unassigned and wiped-out assignments become tabu for a FIFO tenure.")
     iteration_name = "iteration"
     examples = (
-        ({}, "mk_easy_a"),
-        ({}, "mk_hard_b"),
+        ({}, "mk_hard_a"),
+        ({}, "mk_hard_c"),
         ({"candidates": 4, "tenure": 3, "p_drop": 0.5, "drop": 2, "iterations": 3000}, "mk_medium_b"),
         ({"hidden_singles": True, "tenure": 0}, "ai_escargot"),
-        ({"candidates": 3, "p_drop": 0.3}, "unique_4x4_a"),
-        ({"candidates": 5, "iterations": 2000}, "unique_16x16_a"),
+        ({"candidates": 5, "tenure": 30}, "benchmarks/lewis_16x16_35:1"),
     )
     objective = Objective(cost="open cells (domains that are not a single digit)")
     axes = (Axis("cost", "cost (open cells)", "left"), Axis("count", "count", "right"))
