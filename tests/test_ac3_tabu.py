@@ -433,3 +433,54 @@ def test_random_puzzles_from_solutions_keep_the_invariants(seed, density, steps)
     if s.done and s.status == Status.SOLVED:
         from sudoku_lab.puzzle import is_valid_solution
         assert is_valid_solution(s.snapshot().grid, 3)
+
+
+# ------------------------------------------------------------------ benchmark
+@pytest.mark.parametrize("name,seed,params", [("mk_hard_a", 0, {}), ("ai_escargot", 1, {}),
+                                              ("mk_medium_b", 2, {"p_drop": 0.6, "drop": 2, "tenure": 4})])
+def test_numpy_iteration_visits_the_kernels_states(name, seed, params):
+    """The benchmark's numpy version makes the same draws: the same costs, state and random stream."""
+    from sudoku_lab.benchmarks.ac3_tabu import NumpyTabu
+
+    pz = library.puzzle(name)
+    s = _solver(pz, seed, **params)
+    t = NumpyTabu(pz, seed=seed, **params)
+    np.testing.assert_array_equal(domains_as_bool(s.S, 9), t.S)
+    s.step(120)
+    for _ in range(120):
+        t.iterate()
+    snap = s.snapshot()
+    np.testing.assert_array_equal(snap.trace["cost"], t.costs)
+    np.testing.assert_array_equal(domains_as_bool(s.S, 9), t.S)
+    assert t.best_cost == snap.best_cost and len(t.tabu) == len(snap.layers["tabu"])
+    assert s.rng.bit_generator.state == t.rng.bit_generator.state
+
+
+def test_numpy_propagation_reaches_the_kernels_fixed_point():
+    from sudoku_lab.benchmarks.ac3_tabu import numpy_propagate
+
+    rng = np.random.default_rng(0)
+    geo = library.puzzle("mk_hard_a").geometry
+    for name in ("mk_hard_a", "ai_escargot", "mk_medium_c"):
+        pz = library.puzzle(name)
+        sol = exact.solve(pz)
+        for _ in range(20):  # the givens plus random cells of the solution, sometimes one wrong digit
+            grid = np.where(rng.random(81) < 0.2, sol, pz.grid).astype(np.int8)
+            start = ac3_api.initial_domains(grid)
+            if rng.random() < 0.5:
+                c = int(rng.integers(81))
+                start[c] = np.uint32(1 << int(rng.integers(9)))
+            res = ac3_api.ac3(None, domains=start)
+            dom = domains_as_bool(start, 9)
+            assert numpy_propagate(dom, geo.peers) == res.consistent
+            if res.consistent:
+                np.testing.assert_array_equal(dom, domains_as_bool(res.domains, 9))
+
+
+def test_bench_reports_the_ratio():
+    from sudoku_lab.benchmarks.ac3_tabu import bench_ac3_tabu
+
+    lines = []
+    out = bench_ac3_tabu(iterations=50, numpy_iterations=5, repeat=1, out=lines.append)
+    assert out["kernel_over_numpy"] > 0 and len(lines) == 4 and "kernel / numpy" in lines[-1]
+    assert "over 50 iterations" in lines[1] and "over 5 iterations" in lines[2]
