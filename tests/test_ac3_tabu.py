@@ -484,3 +484,41 @@ def test_bench_reports_the_ratio():
     out = bench_ac3_tabu(iterations=50, numpy_iterations=5, repeat=1, out=lines.append)
     assert out["kernel_over_numpy"] > 0 and len(lines) == 4 and "kernel / numpy" in lines[-1]
     assert "over 50 iterations" in lines[1] and "over 5 iterations" in lines[2]
+
+
+# ------------------------------------------------------------ reproductions
+def test_table1_runs_small():
+    from sudoku_lab.experiments import Task, run_task
+    from sudoku_lab.reproductions import Runner, get_reproduction
+
+    rep = get_reproduction("tabu-table1")
+    assert rep.paper == "soto2013" and rep.solver == "ac3_tabu"
+    report = rep.run(Runner(seed=0), runs=2, puzzles=4, max_tries=40)
+    assert [r[0] for r in report.rows] == ["easy a", "easy b", "easy c", "medium a"]
+    easy = report.rows[0]
+    assert easy[2] == "2" and easy[4] == "2/2" and easy[10] == "0.0" and easy[13] == "1.0"  # AC3 alone solves it
+    med = report.rows[3]
+    tries = int(med[2])
+    # the same seeds alone: the try that brought the second success
+    pz = library.puzzle("mk_medium_a")
+    solved = [run_task(Task("ac3_tabu", {"iterations": 1000}, pz, s, "solved,1000it")).solved for s in range(tries)]
+    assert sum(solved) == 2 and solved[-1] and med[4] == f"2/{tries}"
+    text = report.markdown()
+    assert "until 2 are solved (at most 40)" in text and "iterations=1000" in text
+
+
+def test_table1_reports_not_reached_at_the_cap():
+    from sudoku_lab.reproductions import Runner, get_reproduction
+
+    report = get_reproduction("tabu-table1").run(Runner(seed=0, params={"iterations": 1}), runs=3, puzzles=8,
+                                                  max_tries=2)
+    assert report.rows[6][2].startswith("not reached (") and report.rows[6][2].endswith("solved in 2)")
+
+
+def test_table2_runs_small():
+    from sudoku_lab.reproductions import Runner, get_reproduction
+
+    report = get_reproduction("tabu-table2").run(Runner(seed=0, params={"iterations": 200}), runs=3, puzzles=5)
+    assert [r[0] for r in report.rows] == ["easy a", "easy b", "easy c", "medium a", "hard a"]
+    assert all(r[2] == "3/3" for r in report.rows[:3]) and report.rows[4][-1] == "2/30"
+    assert "solved out of 3 tries of 200 iterations" in report.markdown()
