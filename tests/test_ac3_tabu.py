@@ -496,7 +496,7 @@ def test_table1_runs_small():
     report = rep.run(Runner(seed=0), runs=2, puzzles=4, max_tries=40)
     assert [r[0] for r in report.rows] == ["easy a", "easy b", "easy c", "medium a"]
     easy = report.rows[0]
-    assert easy[2] == "2" and easy[4] == "2/2" and easy[10] == "0.0" and easy[13] == "1.0"  # AC3 alone solves it
+    assert easy[2] == "2" and easy[4] == "2/2" and easy[10] == "0.0" and easy[12] == "0" and easy[14] == "1.0"  # AC3 alone solves it
     med = report.rows[3]
     tries = int(med[2])
     # the same seeds alone: the try that brought the second success
