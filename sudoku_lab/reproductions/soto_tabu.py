@@ -53,6 +53,15 @@ def _settings(params: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(params.items()))
 
 
+def _others(params: dict) -> str:
+    """`` (others at their defaults: ...)`` for the solver parameters ``params`` leaves out."""
+    from ..solvers import get_solver_class
+
+    rest = [f"{p.name} {str(p.default).lower() if p.kind == 'bool' else p.default}"
+            for p in get_solver_class("ac3_tabu").params if p.name not in params]
+    return f" (others at their defaults: {', '.join(rest)})" if rest else ""
+
+
 def _tries_until(runner: Runner, pz, params: dict, budget: int, wanted: int, cap: int, label: str):
     """Tries (seeds from runner.seed) in batches until ``wanted`` are solved or ``cap`` tries ran.
 
@@ -119,8 +128,7 @@ def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 3000) -> Re
                          f"{np.mean(its):.1f}" if its else "n/a", f"{np.median(its):.0f}" if its else "n/a",
                          f"{max(its)}" if its else "n/a", f"{PAPER_TABLE1[name][3] / base_paper:.1f}", ratio,
                          "n/a" if math.isnan(t) else f"{t:.2f}"])
-    rep.notes.append(f"Settings: {_settings(params)} (others at their defaults: candidates 10, tenure 10, "
-                     "p_drop 0.1, drop 1, hidden_singles false).")
+    rep.notes.append(f"Settings: {_settings(params)}{_others(params)}.")
     rep.notes.append("Tries use seeds --seed, --seed + 1, ... in order; \"our tries\" is the try that brought the "
                      f"{runs}th success (the paper: tries until 30 were solved). The success-rate comparison "
                      "treats the paper's 30/tries and ours as binomial counts.")
@@ -159,8 +167,7 @@ def table2(runner: Runner, runs: int, puzzles: int) -> Report:
                          *rep.rate_cells(PAPER_TABLE2[name], TABLE2_RUNS, k, len(res)),
                          f"{np.mean(its):.1f}" if its else "n/a", f"{np.median(its):.0f}" if its else "n/a",
                          f"{max(its)}" if its else "n/a", f"{GA_TABLE2[name]}/{TABLE2_RUNS}"])
-    rep.notes.append(f"Settings: {_settings(params)} (others at their defaults: candidates 10, tenure 10, "
-                     "p_drop 0.1, drop 1, hidden_singles false). Seeds --seed .. --seed + runs - 1.")
+    rep.notes.append(f"Settings: {_settings(params)}{_others(params)}. Seeds --seed .. --seed + runs - 1.")
     rep.notes.append("The paper reports 30/30 for the hybrid TS with unlimited iterations too; the GA column is "
                      "Mantere and Koljonen's GA as the paper quotes it, not a run of ours.")
     rep.interrupted = runner.interrupted
