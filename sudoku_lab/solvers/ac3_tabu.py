@@ -101,7 +101,7 @@ class AC3Tabu(Solver):
               optional=True),
         Layer("ac3_iteration", "the iteration whose propagation 'ac3' shows (0 = the prefilter)", "int"),
         Layer("tabu", "the tabu list, oldest first: (cell, digit, age in iterations, reason 0 = unassigned by a "
-              "move, 1 = wipe-out)", "int64", ("*", 4)),
+              "move, 1 = wipe-out)", "int64", ("*", 4), role="tabu"),
         Layer("tabu_cells", "cells with a tabu feature", "bool", ("C",), role="cells"),
         Layer("prefilled", "givens and the cells the AC3 prefilter fixed (never dropped)", "bool", ("C",)),
         Layer("candidates", "the latest iteration's candidates in generation order", "records",
