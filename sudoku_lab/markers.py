@@ -18,8 +18,9 @@ from typing import Iterable, Sequence
 
 __all__ = ["Marker", "event_markers", "event_label"]
 
-#: Event kinds drawn as run markers (the rest, apart from parameter changes, are not plotted).
-RUN_KINDS = ("run_end", "restart")
+#: Event kinds drawn as run markers (the rest, apart from parameter changes, are not plotted): run ends,
+#: restarts, and moves a tabu search took by aspiration (a tabu move allowed because it beat every cost seen).
+RUN_KINDS = ("run_end", "restart", "aspiration")
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ def event_label(event) -> str:
     if event.kind == "run_end":
         where = str(event.new).split(",")[0] if event.new else ""
         return f"{event.name}: {where}" if where else str(event.name)
+    if event.kind == event.name and event.new not in (None, ""):  # e.g. "aspiration: r3c4=5"
+        return f"{event.kind}: {event.new}"
     return f"{event.kind} {event.name}"
 
 
@@ -90,7 +93,8 @@ def _group(events: Sequence, kind: str, start: float, stop: float, max_markers: 
         ends = Counter(e.name for e in group if e.kind == "run_end")
         if kind == "run":
             n_runs = sum(ends.values())
-            head = f"{n_runs} runs ended" if n_runs else f"{len(group)} restarts"
+            others = Counter(e.kind for e in group if e.kind != "run_end")
+            head = f"{n_runs} runs ended" if n_runs else ", ".join(f"{v} {k}s" for k, v in sorted(others.items()))
             tail = ", ".join(f"{k} {v}" for k, v in sorted(ends.items()))
             label = f"{head}: {tail}" if tail else head
         else:

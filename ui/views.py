@@ -20,7 +20,7 @@ from typing import Callable, Mapping
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from sudoku_lab._registry import UI_PLUGIN_GROUP, Registry
 from sudoku_lab.ac3 import ac3
@@ -193,21 +193,56 @@ class ProbabilityModelView(_RoleView, ProbabilityView):
             self.set_entropy(h)
 
 
-class AC3View(AC3Player):
-    """The AC3 player on the current puzzle (a teaching tool independent of the solver).
+class AC3View(_RoleView, AC3Player):
+    """The AC3 player: the current puzzle's propagation, or the one a solver ran in its latest iteration.
 
-    AC3 with its removal log runs off the GUI thread; the player shows the
-    result when it arrives (a newer puzzle supersedes an older computation).
+    Every solver gets the puzzle's AC3 (a teaching tool independent of the
+    solver), run off the GUI thread; the player shows the result when it
+    arrives (a newer puzzle supersedes an older computation). A solver that
+    declares a layer with role ``ac3`` (an :class:`~sudoku_lab.ac3.AC3Result`:
+    AC3-tabu search's propagation of its latest move, the cuckoo search's
+    prefilter) adds a second source, chosen by default: while a run goes on
+    the player shows that result at its end, with the removals of the
+    iteration struck through; once paused, Reset / Step / Fine step replay
+    it arc by arc. An int layer named ``<layer>_iteration``, when declared,
+    says which iteration the result belongs to.
     """
+
+    PUZZLE, SOLVER = 0, 1
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._jobs = Jobs(self)
+        self._layer: str | None = None
+        self._current = None  # the puzzle shown
+        self.source = QComboBox()
+        self.source.setObjectName("ac3_source")
+        self.source.addItems(["the puzzle's AC3", "the solver's latest iteration"])
+        self.source.setToolTip("Replay AC3 on the puzzle's givens, or the propagation the solver ran in its "
+                               "latest iteration (solvers that run AC3 themselves)")
+        self.source.setEnabled(False)
+        self.source.currentIndexChanged.connect(self._source_changed)
+        self.side_layout.insertWidget(0, self.source)
 
     def sizeHint(self) -> QSize:
         return SIDE_DOCK_HINT
 
+    @property
+    def showing_solver(self) -> bool:
+        """True when the player follows the solver's own AC3 runs."""
+        return self._layer is not None and self.source.currentIndex() == self.SOLVER
+
+    def on_solver(self, cls) -> None:
+        super().on_solver(cls)
+        self._layer = layer_of(cls, "ac3")
+        self.source.blockSignals(True)
+        self.source.setEnabled(self._layer is not None)
+        self.source.setCurrentIndex(self.SOLVER if self._layer else self.PUZZLE)
+        self.source.blockSignals(False)
+        self.hidden_singles.setEnabled(not self.showing_solver)
+
     def on_puzzle(self, puzzle) -> None:
+        self._current = puzzle
         if puzzle is None:
             self.set_puzzle(None)
             return
@@ -217,7 +252,25 @@ class AC3View(AC3Player):
                           lambda result: self.set_puzzle(puzzle, result))
 
     def on_progress(self, prog) -> None:
-        pass
+        s = prog.snapshot
+        if self._solver_cls is None or self._solver_cls.name != s.solver:
+            self.on_solver(get_solver_class(s.solver))
+        cls = self._solver_cls
+        if not self.showing_solver:
+            return
+        result = s.layers.get(self._layer)
+        if result is None or result is self.result:
+            return
+        it = s.layers.get(f"{self._layer}_iteration")
+        where = "prefilter (before the first iteration)" if it == 0 else (
+            f"{cls.iteration_name} {it}" if it is not None else f"latest {cls.iteration_name}")
+        self.set_puzzle(s.puzzle, result, caption=f"{cls.title}: AC3 {'of the ' * (it != 0)}{where}")
+        self.show_end()
+
+    def _source_changed(self, index: int) -> None:
+        self.hidden_singles.setEnabled(not self.showing_solver)
+        if not self.showing_solver:
+            self.on_puzzle(self._current)
 
 
 class RunsView(_RoleView, QWidget):

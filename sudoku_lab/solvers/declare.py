@@ -43,6 +43,24 @@ Roles
     int (2, N): a count per row (row 0) and per column (row 1), e.g. the
     clashes in each row and column; drawn as small numbers in the board's
     margins (rows on the right, columns below).
+``ac3``
+    object: a :class:`sudoku_lab.ac3.AC3Result`, the propagation the solver
+    ran last (a prefilter, or the AC3 of its latest move), replayed arc by
+    arc in the lab's AC3 view. An int layer named ``<name>_iteration``, if
+    declared, says which iteration it belongs to (0 = before the first).
+``tabu``
+    int (k, 4): a tabu list, oldest first, rows ``(cell, digit, age,
+    reason)``; ``age`` in iterations since the feature entered; ``reason`` 0
+    for an assignment a move undid, 1 for an assignment that wiped out (the
+    lab's tabu view and board marks, fading with age). A ``records`` layer
+    named ``candidates`` with keys ``k, cell, digit, dropped, cost, status``,
+    if declared, is the candidate list of the latest iteration.
+``nests``
+    int or float (P,): the cost of each member of a population kept in
+    fixed slots (cuckoo nests): the lab's nests view draws them sorted, with
+    the best marked. Optional companions read by name: ``best_nest`` (int),
+    ``abandoned`` (bool (P,)), ``nest_history`` (int (K, P), one row per
+    recorded iteration) with ``history_stride`` (int).
 Other role strings are allowed: a plugin's own view can look for them.
 """
 
@@ -59,7 +77,7 @@ __all__ = ["Objective", "Axis", "Column", "Threshold", "Layer", "KNOWN_ROLES", "
 
 SCALAR_KINDS = ("int", "float", "str", "bool", "records", "object")
 KNOWN_ROLES = ("probability", "entropy", "runs", "cells", "cell_pairs", "struck", "domains", "population",
-               "unit_counts")
+               "unit_counts", "ac3", "tabu", "nests")
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,7 @@ class AC3Player(QWidget):
         self._pops = 0
         self._position = 0
         self._last = (0, 0)  # log rows [a, b) removed by the last move (struck through on the board)
+        self._caption = ""  # what the replayed run is, when it is not the puzzle's own AC3
 
         self.board = BoardView()
         self.board.set_tooltip_provider(self._tooltip)
@@ -140,6 +141,7 @@ class AC3Player(QWidget):
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(6, 0, 0, 0)
+        self.side_layout = side_layout
         side_layout.addWidget(self.hidden_singles)
         side_layout.addLayout(buttons)
         side_layout.addWidget(self.counters)
@@ -168,14 +170,29 @@ class AC3Player(QWidget):
         super().resizeEvent(event)
 
     # ------------------------------------------------------------------- API
-    def set_puzzle(self, puzzle: Puzzle | None, result: AC3Result | None = None) -> None:
+    def set_puzzle(self, puzzle: Puzzle | None, result: AC3Result | None = None, caption: str = "") -> None:
         """Run AC3 on ``puzzle`` (clashing givens allowed) and rewind the replay; None empties the player.
 
         ``result``: AC3 already run on ``puzzle`` (with the hidden-singles
-        setting of the box), e.g. in a background thread.
+        setting of the box), e.g. in a background thread, or a propagation a
+        solver ran on domains of its own (an iteration of AC3-tabu search).
+        ``caption`` then says what it is ("iteration 812: r3c4 = 5"); it
+        opens the messages instead of the text about the puzzle's givens.
         """
         self._puzzle = puzzle
+        self._caption = caption
         self._recompute(result)
+
+    @property
+    def caption(self) -> str:
+        """What the replayed run is (empty for the puzzle's own AC3)."""
+        return self._caption
+
+    def show_end(self) -> None:
+        """Jump to the end of the replay with every removal of the run struck through on the board."""
+        r = self._result
+        if r is not None:
+            self._move(r.n_pops, r.n_removed, last=(0, r.n_removed))
 
     @property
     def result(self) -> AC3Result | None:
@@ -332,14 +349,16 @@ class AC3Player(QWidget):
                 cells = [r.wipeout_cell]
             self.board.set_highlight(cells)
             self.message.setStyleSheet(f"color: {theme.VERMILLION}; font-weight: bold")
-            self.message.setText(f"contradiction: {what}")
+            self.message.setText(f"{self._caption + '. ' if self._caption else ''}contradiction: {what}")
             return
         self.board.set_highlight([])
         self.message.setStyleSheet("")
+        lead = f"{self._caption}. " if self._caption else ""
         if self.at_end:
-            self.message.setText(f"Fixed point. {r.describe()}")
+            self.message.setText(f"{lead}Fixed point. {r.describe()}")
         elif self._pops == 0:
-            self.message.setText("The queue holds every cell with one candidate (the givens). "
+            what = "every cell with one candidate" if self._caption else "every cell with one candidate (the givens)"
+            self.message.setText(f"{lead}The queue holds {what}. "
                                  "Step pops one and removes its digit from its row, column and box.")
         else:
             cell = int(r.pops[self._pops - 1])

@@ -532,7 +532,7 @@ class BoardView(QWidget):
         if self._selected >= 0 and self._editable:
             p.fillRect(self.cell_rect(self._selected), col["selection_bg"])
         for cells, color in self._cell_sets.values():
-            tint = theme.qcolor(color, 45)
+            tint = theme.qcolor(color, 45 * color.alpha() / 255)  # a translucent set colour tints less
             for cell in cells:
                 if 0 <= cell < self._puzzle.C:
                     p.fillRect(self.cell_rect(cell), tint)
