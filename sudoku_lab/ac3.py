@@ -23,6 +23,7 @@ __all__ = [
     "AC3Result",
     "LOG_DTYPE",
     "ac3",
+    "result_from_kernel",
     "initial_domains",
     "candidate_count",
     "mask_to_digits",
@@ -305,7 +306,41 @@ def ac3(p: PuzzleLike | np.ndarray | None, hidden_singles: bool = False, domains
     queue = np.empty(geo.C, dtype=np.int32)
     counters = np.zeros(_k.N_COUNTERS, dtype=np.int64)
     consistent = bool(_k.propagate(out, geo.peers, geo.units, bool(hidden_singles), log, queue, counters))
+    return result_from_kernel(geo.n, hidden_singles, start, out, log, queue, counters, consistent)
 
+
+def result_from_kernel(n: int, hidden_singles: bool, start: np.ndarray, out: np.ndarray, log: np.ndarray,
+                       queue: np.ndarray, counters: np.ndarray, consistent: bool) -> AC3Result:
+    """The :class:`AC3Result` of one :func:`sudoku_lab._kernels.ac3.propagate` call, from its inputs and outputs.
+
+    Parameters
+    ----------
+    n : int
+        Box size.
+    hidden_singles : bool
+        Whether the call applied hidden singles.
+    start : ndarray of uint32, shape (C,)
+        Domains before the call (kept: made read-only).
+    out : ndarray of uint32, shape (C,)
+        The same domains after it (kept: made read-only).
+    log : ndarray of int32, shape (>= counters[CNT_LOG], 4)
+        The call's log (rows past the ones it wrote are ignored).
+    queue : ndarray of int32, shape (C,)
+        The call's ``pops``.
+    counters : ndarray of int64, shape (N_COUNTERS,)
+        The call's counters.
+    consistent : bool
+        What the call returned.
+
+    Returns
+    -------
+    AC3Result
+
+    Notes
+    -----
+    :func:`ac3` and the AC3-tabu solver (which replays the propagation of its
+    latest accepted candidate) both build their results here.
+    """
     n_log = int(counters[_k.CNT_LOG])
     records = np.empty(n_log, dtype=LOG_DTYPE)
     for name, column in (("pop", _k.LOG_POP), ("cell", _k.LOG_CELL), ("digit", _k.LOG_DIGIT),
@@ -318,11 +353,11 @@ def ac3(p: PuzzleLike | np.ndarray | None, hidden_singles: bool = False, domains
     wipeout_cell, wipeout_unit, wipeout_digit = (
         int(counters[i]) for i in (_k.CNT_WIPEOUT_CELL, _k.CNT_WIPEOUT_UNIT, _k.CNT_WIPEOUT_DIGIT))
     return AC3Result(
-        n=geo.n,
+        n=int(n),
         hidden_singles=bool(hidden_singles),
         initial=start,
         domains=out,
-        consistent=consistent,
+        consistent=bool(consistent),
         wipeout_cell=wipeout_cell if wipeout_cell >= 0 else None,
         wipeout_unit=wipeout_unit if wipeout_unit >= 0 else None,
         # 0 means a domain was empty before any removal: no digit to blame.

@@ -1,0 +1,485 @@
+"""AC3-tabu search kernels: candidate generation by roulette wheels, AC3 after each assignment, a FIFO tabu list.
+
+Paper: Soto, Crawford, Galleguillos, Monfroy and Paredes, "A hybrid AC3-tabu
+search algorithm for solving Sudoku puzzles" (2013; citation ``soto2013`` in
+:mod:`sudoku_lab.citations`), Algorithm 4. Its roulette and feature details did
+not survive in our copy; our reading is fixed in docs/algorithms.md,
+"AC3-tabu search", and every open choice is a parameter.
+
+The state S is an array of domain masks (``uint32``, digit ``d`` as bit
+``d - 1``), always at an AC3 fixed point and without an empty domain; a
+singleton is an assigned cell, and the cost is the number of cells that are
+not singletons. Propagation is the shared :func:`sudoku_lab._kernels.ac3.propagate`
+(called with an empty log: the solver re-runs it with a log only when a
+snapshot asks for the replay).
+
+Every random draw is ``rng.random()`` (a uniform double), taken in the order
+documented on :func:`make_candidate`, so that the pure-Python twin in
+``tests/naive_ac3_tabu.py`` replays a kernel draw for draw from the same seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import ac3 as _ac3
+from .common import jit, lowest_digit, popcount
+
+# What run_iterations reports.
+RUNNING = 0  #: the chunk's iterations are done, the search goes on
+SOLVED = 1  #: the state has no open cell
+BUDGET = 2  #: the iteration budget is spent
+
+# Status of a candidate in the latest iteration (column K_STATUS).
+ST_TAKEN = 0  #: the accepted candidate (not tabu)
+ST_ASPIRATION = 1  #: the accepted candidate, tabu but below every cost seen (aspiration)
+ST_TABU = 2  #: tabu and not admissible
+ST_WIPED = 3  #: AC3 wiped a domain out: discarded, its assignment made tabu
+ST_NOT_BEST = 4  #: admissible, but another admissible candidate cost less (or as much and came first)
+ST_WORSE = 5  #: the best admissible candidate, but its cost exceeds the state's: no move
+
+# Columns of the candidate table (one row per candidate of the latest iteration, generation order).
+K_CELL, K_DIGIT, K_COST, K_STATUS, K_TABU, K_NDROP = range(6)
+CAND_WIDTH = 6
+
+# Columns of the tabu list (rows 0 .. C_TABU_LEN - 1, oldest first).
+T_CELL, T_DIGIT, T_ENTERED, T_REASON = range(4)
+TABU_WIDTH = 4
+REASON_DIFFERENCE = 0  #: a feature difference: unassigned by an accepted move
+REASON_WIPEOUT = 1  #: the assignment of a wiped-out candidate
+
+# Layout of the int64 counters array.
+C_ITERATION = 0  #: iterations since reset
+C_EVALUATIONS = 1  #: candidates generated since reset (wiped-out ones included)
+C_COST = 2  #: open cells of the state
+C_BEST_COST = 3  #: lowest cost of a state since reset
+C_TABU_LEN = 4  #: features in the tabu list
+C_ASPIRATIONS = 5  #: moves taken by aspiration
+C_DEAD = 6  #: 1 when the latest iteration had no candidate that survived AC3 (a dead end)
+C_MOVES = 7  #: accepted moves since reset
+C_WIPEOUTS = 8  #: wiped-out candidates since reset
+C_N_CAND = 9  #: rows of the candidate table (the latest iteration's candidates)
+C_MOVED = 10  #: 1 when the latest iteration moved
+C_AC3_ITERATION = 11  #: iteration of the latest accepted move (0: the prefilter), whose propagation ``pre`` starts
+C_AC3_HIDDEN = 12  #: whether that propagation used hidden singles
+N_COUNTERS = 13
+
+# Layout of the int64 and float64 parameter arrays.
+P_CANDIDATES, P_TENURE, P_DROP, P_BUDGET, P_HIDDEN = range(5)
+N_IPARAMS = 5
+F_P_DROP = 0
+
+# Trace row per iteration: iteration, cost, best cost, wiped-out candidates, tabu list length,
+# cells unassigned by the accepted move's drop.
+TRACE_WIDTH = 6
+# Event row per aspiration move: iteration, cell, digit.
+EVENT_WIDTH = 3
+
+
+@jit
+def is_single(m):
+    """True for a mask with exactly one bit set."""
+    m = np.int64(m)
+    return m != 0 and (m & (m - 1)) == 0
+
+
+@jit
+def open_cells(dom):
+    """Number of cells whose domain is not a singleton (the cost)."""
+    k = 0
+    for c in range(dom.shape[0]):
+        if not is_single(dom[c]):
+            k += 1
+    return k
+
+
+@jit
+def nth_digit(mask, j):
+    """The ``j``-th (0-based) digit of ``mask`` in increasing order."""
+    m = np.int64(mask)
+    for _ in range(j):
+        m &= m - 1
+    return lowest_digit(m & -m)
+
+
+@jit
+def tabu_remove(tabu, counters, mask, i):
+    """Remove row ``i`` of the tabu list, shifting the newer rows up, and clear its feature from ``mask``."""
+    length = counters[C_TABU_LEN]
+    cell = tabu[i, T_CELL]
+    bit = np.int64(1) << (tabu[i, T_DIGIT] - 1)
+    mask[cell] = np.uint32(np.int64(mask[cell]) & ~bit)
+    for r in range(i, length - 1):
+        for j in range(TABU_WIDTH):
+            tabu[r, j] = tabu[r + 1, j]
+    counters[C_TABU_LEN] = length - 1
+
+
+@jit
+def tabu_trim(tabu, counters, mask, tenure):
+    """Expire the oldest features while the list is longer than ``tenure``."""
+    while counters[C_TABU_LEN] > tenure:
+        tabu_remove(tabu, counters, mask, 0)
+
+
+@jit
+def tabu_push(tabu, counters, mask, cell, digit, iteration, reason, tenure):
+    """Append feature ``(cell, digit)`` as the newest; one already listed moves to the end (its age restarts).
+
+    The list then expires its oldest features down to ``tenure`` (``tabu`` needs
+    ``tenure + 1`` rows).
+    """
+    bit = np.int64(1) << (digit - 1)
+    if np.int64(mask[cell]) & bit:
+        for i in range(counters[C_TABU_LEN]):
+            if tabu[i, T_CELL] == cell and tabu[i, T_DIGIT] == digit:
+                tabu_remove(tabu, counters, mask, i)
+                break
+    k = counters[C_TABU_LEN]
+    tabu[k, T_CELL] = cell
+    tabu[k, T_DIGIT] = digit
+    tabu[k, T_ENTERED] = iteration
+    tabu[k, T_REASON] = reason
+    counters[C_TABU_LEN] = k + 1
+    mask[cell] = np.uint32(np.int64(mask[cell]) | bit)
+    tabu_trim(tabu, counters, mask, tenure)
+
+
+@jit
+def reset_open(dom, peers, full, single):
+    """Give every non-singleton cell the digits no singleton peer holds (``single``: scratch bool (C,))."""
+    C = dom.shape[0]
+    for c in range(C):
+        single[c] = is_single(dom[c])
+    for c in range(C):
+        if single[c]:
+            continue
+        m = full
+        for j in range(peers.shape[1]):
+            p = peers[c, j]
+            if single[p]:
+                m &= ~np.int64(dom[p])
+        dom[c] = np.uint32(m)
+
+
+@jit
+def make_candidate(S, cand, pre, prefilled, tabu_mask, peers, units, hidden, p_drop, drop, dead, drops,
+                   cum, single, log, pops, acnt, rng):
+    """Build one candidate from the state ``S`` into ``cand``.
+
+    Parameters
+    ----------
+    S : ndarray of uint32, shape (C,)
+        The state (read only).
+    cand, pre : ndarray of uint32, shape (C,)
+        Output: the candidate's domains after propagation (or at the wipe-out),
+        and before it (after the drop and the assignment).
+    prefilled : ndarray of bool, shape (C,)
+        Cells never dropped.
+    tabu_mask : ndarray of uint32, shape (C,)
+        Tabu digits of each cell.
+    peers, units : geometry tables
+    hidden : bool
+        Hidden singles in the propagations.
+    p_drop : float
+        Probability of dropping (when ``dead`` is false).
+    drop : int
+        Cells to drop, one at a time.
+    dead : bool
+        The state is a dead end: always drop.
+    drops : ndarray of int64, shape (>= drop, 2)
+        Output: the dropped ``(cell, digit)`` pairs in order.
+    cum : ndarray of float64, shape (C,); single : ndarray of bool, shape (C,)
+        Scratch.
+    log, pops, acnt :
+        Scratch for :func:`~sudoku_lab._kernels.ac3.propagate` (``log`` of shape (0, 4): no record).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    cell, digit : int
+        The assignment (digit 1..N).
+    n_drop : int
+        Cells dropped.
+    ok : bool
+        False on a wipe-out.
+    tabu_choice : bool
+        Every digit of the cell's domain was tabu.
+
+    Notes
+    -----
+    Draws, in order: unless ``dead``, one ``rng.random()`` deciding the drop
+    (``u < p_drop``); when dropping, one per dropped cell (the roulette over
+    search-assigned singletons, weight = their non-singleton peers, uniform
+    when every weight is 0; a drop stops early, without a draw, when no
+    search-assigned cell is left); one for the cell (roulette with weight
+    ``1/|D(x)|`` over the open cells in cell order) and one for the digit
+    (uniform among the non-tabu digits of ``D(x)``, or all of them if every
+    one is tabu). A roulette over running sums ``s_i`` picks the first ``i``
+    with ``s_i > u * s_last``.
+    """
+    C = S.shape[0]
+    N = units.shape[1]
+    full = (np.int64(1) << N) - 1
+    for c in range(C):
+        cand[c] = S[c]
+    do_drop = dead
+    if not dead:
+        do_drop = rng.random() < p_drop
+    n_drop = 0
+    if do_drop:
+        for _ in range(drop):
+            total = 0
+            count = 0
+            for c in range(C):
+                if prefilled[c] or not is_single(cand[c]):
+                    continue
+                w = 0
+                for j in range(peers.shape[1]):
+                    if not is_single(cand[peers[c, j]]):
+                        w += 1
+                total += w
+                count += 1
+            if count == 0:
+                break
+            u = rng.random()
+            pick = -1
+            if total == 0:
+                target = np.int64(u * count)
+                k = 0
+                for c in range(C):
+                    if prefilled[c] or not is_single(cand[c]):
+                        continue
+                    if k == target:
+                        pick = c
+                        break
+                    k += 1
+            else:
+                target = u * total
+                run = 0
+                last = -1
+                for c in range(C):
+                    if prefilled[c] or not is_single(cand[c]):
+                        continue
+                    w = 0
+                    for j in range(peers.shape[1]):
+                        if not is_single(cand[peers[c, j]]):
+                            w += 1
+                    if w == 0:
+                        continue
+                    run += w
+                    last = c
+                    if run > target:
+                        pick = c
+                        break
+                if pick < 0:
+                    pick = last
+            drops[n_drop, 0] = pick
+            drops[n_drop, 1] = lowest_digit(cand[pick])
+            n_drop += 1
+            cand[pick] = np.uint32(full)
+        if n_drop > 0:
+            reset_open(cand, peers, full, single)
+            _ac3.propagate(cand, peers, units, hidden, log, pops, acnt)
+    # the cell: roulette with weight 1 / |D(x)| over the open cells
+    total = 0.0
+    last = -1
+    for c in range(C):
+        k = popcount(cand[c])
+        if k > 1:
+            total += 1.0 / k
+            last = c
+        cum[c] = total
+    u = rng.random()
+    target = u * total
+    cell = last
+    for c in range(C):
+        if popcount(cand[c]) > 1 and cum[c] > target:
+            cell = c
+            break
+    dmask = np.int64(cand[cell])
+    allowed = dmask & ~np.int64(tabu_mask[cell])
+    tabu_choice = allowed == 0
+    if tabu_choice:
+        allowed = dmask
+    u = rng.random()
+    digit = nth_digit(allowed, np.int64(u * popcount(allowed)))
+    cand[cell] = np.uint32(np.int64(1) << (digit - 1))
+    for c in range(C):
+        pre[c] = cand[c]
+    ok = _ac3.propagate(cand, peers, units, hidden, log, pops, acnt)
+    return cell, digit, n_drop, ok, tabu_choice
+
+
+@jit
+def run_iterations(S, pre, prefilled, best_grid, tabu, tabu_mask, cands, cand_drops, counters, trace, events,
+                   iparams, fparams, peers, units, cand, cand_pre, best, best_pre, cum, single, log, pops, acnt,
+                   rng, n_iterations):
+    """Advance the search by up to ``n_iterations`` iterations.
+
+    Parameters
+    ----------
+    S : ndarray of uint32, shape (C,)
+        The state's domains (updated on a move).
+    pre : ndarray of uint32, shape (C,)
+        Domains of the latest accepted candidate before its propagation (updated on a move).
+    prefilled : ndarray of bool, shape (C,)
+        Singletons after the prefilter: never dropped.
+    best_grid : ndarray of int8, shape (C,)
+        Singletons of the lowest-cost state since reset (written when improved).
+    tabu : ndarray of int64, shape (>= tenure + 1, TABU_WIDTH)
+        The tabu list, oldest first (``T_*`` columns; ``C_TABU_LEN`` rows used).
+    tabu_mask : ndarray of uint32, shape (C,)
+        The tabu list's digits of each cell.
+    cands : ndarray of int64, shape (>= candidates, CAND_WIDTH)
+        Output: the latest iteration's candidates (``K_*`` columns; cost -1 when wiped out).
+    cand_drops : ndarray of int64, shape (>= candidates, >= drop, 2)
+        Output: each candidate's dropped ``(cell, digit)`` pairs.
+    counters : ndarray of int64, shape (N_COUNTERS,)
+        See the ``C_*`` constants; updated in place.
+    trace : ndarray of float64, shape (>= n_iterations, TRACE_WIDTH)
+        One row per iteration (written).
+    events : ndarray of int64, shape (>= n_iterations, EVENT_WIDTH)
+        One row per move taken by aspiration (written).
+    iparams : ndarray of int64
+        candidates, tenure, drop, budget (0 = none), hidden singles.
+    fparams : ndarray of float64
+        p_drop.
+    peers, units : geometry tables
+    cand, cand_pre, best, best_pre : ndarray of uint32, shape (C,)
+        Scratch.
+    cum : ndarray of float64, shape (C,); single : ndarray of bool, shape (C,)
+        Scratch.
+    log, pops, acnt :
+        Scratch for :func:`~sudoku_lab._kernels.ac3.propagate`.
+    rng : numpy.random.Generator
+    n_iterations : int
+
+    Returns
+    -------
+    iterations : int
+        Iterations done.
+    n_events : int
+        Rows written to ``events``.
+    code : int
+        RUNNING, SOLVED or BUDGET.
+
+    Notes
+    -----
+    One iteration: expire the list down to the tenure; build the candidates
+    (:func:`make_candidate`), a wiped-out one making its assignment tabu at
+    once; among the others, admissible = not tabu, or tabu with a cost below
+    every state's cost so far (aspiration); the admissible one of least cost
+    (the first on ties) is taken when its cost is at most the state's. Its
+    feature differences (assignments of the state it lacks, in cell order)
+    enter the list.
+    """
+    L = iparams[P_CANDIDATES]
+    tenure = iparams[P_TENURE]
+    drop = iparams[P_DROP]
+    budget = iparams[P_BUDGET]
+    hidden = iparams[P_HIDDEN] != 0
+    p_drop = fparams[F_P_DROP]
+    C = S.shape[0]
+    n_ev = 0
+    done = 0
+    code = RUNNING
+    while done < n_iterations:
+        if counters[C_COST] == 0:
+            code = SOLVED
+            break
+        if budget > 0 and counters[C_ITERATION] >= budget:
+            code = BUDGET
+            break
+        it = counters[C_ITERATION] + 1
+        tabu_trim(tabu, counters, tabu_mask, tenure)
+        dead = counters[C_DEAD] != 0
+        cost_s = counters[C_COST]
+        aspire = counters[C_BEST_COST]
+        b = -1
+        b_cost = 0
+        wiped = 0
+        for i in range(L):
+            cell, digit, n_drop, ok, tabu_choice = make_candidate(
+                S, cand, cand_pre, prefilled, tabu_mask, peers, units, hidden, p_drop, drop, dead, cand_drops[i],
+                cum, single, log, pops, acnt, rng)
+            cands[i, K_CELL] = cell
+            cands[i, K_DIGIT] = digit
+            cands[i, K_NDROP] = n_drop
+            if not ok:
+                wiped += 1
+                cands[i, K_COST] = -1
+                cands[i, K_TABU] = 0
+                cands[i, K_STATUS] = ST_WIPED
+                tabu_push(tabu, counters, tabu_mask, cell, digit, it, REASON_WIPEOUT, tenure)
+                continue
+            cost = 0
+            is_tabu = tabu_choice
+            for c in range(C):
+                m = cand[c]
+                if is_single(m):
+                    if m != S[c] and (np.int64(tabu_mask[c]) & np.int64(m)) != 0:
+                        is_tabu = True
+                else:
+                    cost += 1
+            cands[i, K_COST] = cost
+            cands[i, K_TABU] = 1 if is_tabu else 0
+            cands[i, K_STATUS] = ST_NOT_BEST
+            if is_tabu and not cost < aspire:
+                cands[i, K_STATUS] = ST_TABU
+                continue
+            if b < 0 or cost < b_cost:
+                b = i
+                b_cost = cost
+                for c in range(C):
+                    best[c] = cand[c]
+                    best_pre[c] = cand_pre[c]
+        counters[C_EVALUATIONS] += L
+        counters[C_WIPEOUTS] += wiped
+        counters[C_N_CAND] = L
+        counters[C_DEAD] = 1 if wiped == L else 0
+        counters[C_MOVED] = 0
+        moved_drop = 0
+        if b >= 0:
+            if b_cost <= cost_s:
+                aspiring = cands[b, K_TABU] != 0
+                cands[b, K_STATUS] = ST_ASPIRATION if aspiring else ST_TAKEN
+                for c in range(C):
+                    m = S[c]
+                    if is_single(m) and best[c] != m:
+                        tabu_push(tabu, counters, tabu_mask, c, lowest_digit(m), it, REASON_DIFFERENCE, tenure)
+                for c in range(C):
+                    S[c] = best[c]
+                    pre[c] = best_pre[c]
+                counters[C_COST] = b_cost
+                counters[C_MOVES] += 1
+                counters[C_MOVED] = 1
+                counters[C_AC3_ITERATION] = it
+                counters[C_AC3_HIDDEN] = 1 if hidden else 0
+                moved_drop = cands[b, K_NDROP]
+                if aspiring:
+                    counters[C_ASPIRATIONS] += 1
+                    events[n_ev, 0] = it
+                    events[n_ev, 1] = cands[b, K_CELL]
+                    events[n_ev, 2] = cands[b, K_DIGIT]
+                    n_ev += 1
+                if b_cost < counters[C_BEST_COST]:
+                    counters[C_BEST_COST] = b_cost
+                    for c in range(C):
+                        best_grid[c] = lowest_digit(S[c]) if is_single(S[c]) else 0
+            else:
+                cands[b, K_STATUS] = ST_WORSE
+        counters[C_ITERATION] = it
+        trace[done, 0] = it
+        trace[done, 1] = counters[C_COST]
+        trace[done, 2] = counters[C_BEST_COST]
+        trace[done, 3] = wiped
+        trace[done, 4] = counters[C_TABU_LEN]
+        trace[done, 5] = moved_drop
+        done += 1
+    if code == RUNNING:
+        if counters[C_COST] == 0:
+            code = SOLVED
+        elif budget > 0 and counters[C_ITERATION] >= budget:
+            code = BUDGET
+    return done, n_ev, code

@@ -1,0 +1,261 @@
+"""``sudoku-lab bench ac3_tabu``: the AC3-tabu kernel next to a straightforward numpy iteration.
+
+The measured ratio is iterations per second of the numba kernel
+(``solver.step``) over :class:`NumpyTabu` (the same iteration written the way
+one would in numpy: domains as a boolean (C, N) table, each candidate built
+with vectorised roulette wheels, AC3 as rounds of "remove every singleton's
+digit from its peers" on the whole table until nothing changes, the tabu list
+as a Python list). Both start from the same puzzle and seed and make the same
+random draws, so they visit the same states; they are timed side by side in
+interleaved passes in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+import numpy as np
+
+from . import register_benchmark
+from ._timing import ratio, ratio_text, side_by_side
+
+__all__ = ["NumpyTabu", "numpy_propagate", "bench_ac3_tabu"]
+
+
+def numpy_propagate(dom: np.ndarray, peers: np.ndarray) -> bool:
+    """AC3 (singleton propagation) on a boolean domain table, in place; False on a wipe-out.
+
+    Parameters
+    ----------
+    dom : ndarray of bool, shape (C, N)
+        ``dom[cell, d - 1]``: digit d is a candidate. Narrowed in place to the fixed point.
+    peers : ndarray of int, shape (C, P)
+
+    Returns
+    -------
+    bool
+        True at a fixed point without an empty domain.
+
+    Notes
+    -----
+    Rounds remove, at once, every singleton's digit from all its peers. The
+    removals are the same deductions the kernel's queue makes one at a time,
+    so the fixed point (and whether a domain empties) is the same.
+    """
+    while True:
+        count = dom.sum(axis=1)
+        if not count.all():
+            return False
+        single = dom & (count == 1)[:, None]
+        new = dom & ~single[peers].any(axis=1)
+        if np.array_equal(new, dom):
+            return True
+        dom[...] = new
+
+
+class NumpyTabu:
+    """One AC3-tabu iteration at a time in plain numpy, with the kernel's random draws.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    candidates, tenure, p_drop, drop : as the solver's parameters (hidden singles off).
+    seed : int
+
+    Attributes
+    ----------
+    S : ndarray of bool, shape (C, N)
+        The state's domains.
+    cost, best_cost, iteration : int
+    costs : list of int
+        The state's cost after each iteration.
+    """
+
+    def __init__(self, puzzle, candidates: int = 10, tenure: int = 10, p_drop: float = 0.1, drop: int = 1,
+                 seed: int = 0):
+        geo = puzzle.geometry
+        self.N, self.C = geo.N, geo.C
+        self.peers = geo.peers.astype(np.int64)
+        g = puzzle.grid.astype(np.int64)
+        dom = np.ones((self.C, self.N), dtype=bool)
+        given = g > 0
+        dom[given] = False
+        dom[np.flatnonzero(given), g[given] - 1] = True
+        self.consistent = numpy_propagate(dom, self.peers)
+        self.S = dom
+        self.prefilled = dom.sum(axis=1) == 1
+        self.cost = self.best_cost = int((~self.prefilled).sum())
+        self.L, self.tenure, self.p_drop, self.drop = candidates, tenure, p_drop, drop
+        self.tabu: list[tuple[int, int]] = []  # (cell, digit index), oldest first
+        self.tabu_table = np.zeros((self.C, self.N), dtype=bool)
+        self.dead = False
+        self.iteration = 0
+        self.costs: list[int] = []
+        self.rng = np.random.default_rng(seed)
+
+    # ------------------------------------------------------------ tabu list
+    def _push(self, cell: int, d: int) -> None:
+        if self.tabu_table[cell, d]:
+            self.tabu.remove((cell, d))
+        self.tabu.append((cell, d))
+        self.tabu_table[cell, d] = True
+        self._trim()
+
+    def _trim(self) -> None:
+        while len(self.tabu) > self.tenure:
+            c, d = self.tabu.pop(0)
+            self.tabu_table[c, d] = False
+
+    # ------------------------------------------------------------ candidates
+    def _candidate(self):
+        rng = self.rng
+        cand = self.S.copy()
+        n_drop = 0
+        if self.dead or rng.random() < self.p_drop:
+            for _ in range(self.drop):
+                single = cand.sum(axis=1) == 1
+                eligible = np.flatnonzero(single & ~self.prefilled)
+                if len(eligible) == 0:
+                    break
+                w = (~single)[self.peers[eligible]].sum(axis=1)
+                u = rng.random()
+                total = int(w.sum())
+                if total == 0:
+                    pick = eligible[int(u * len(eligible))]
+                else:
+                    i = int(np.searchsorted(np.cumsum(w), u * total, side="right"))
+                    pick = eligible[i] if i < len(eligible) else eligible[np.flatnonzero(w)[-1]]
+                cand[pick] = True
+                n_drop += 1
+            if n_drop:
+                single = cand.sum(axis=1) == 1
+                used = (cand & single[:, None])[self.peers].any(axis=1)
+                cand[~single] = ~used[~single]
+                numpy_propagate(cand, self.peers)
+        count = cand.sum(axis=1)
+        open_cells = np.flatnonzero(count > 1)
+        cum = np.cumsum(1.0 / count[open_cells])
+        i = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
+        cell = int(open_cells[min(i, len(open_cells) - 1)])
+        digits = np.flatnonzero(cand[cell])
+        allowed = digits[~self.tabu_table[cell, digits]]
+        tabu_choice = len(allowed) == 0
+        if tabu_choice:
+            allowed = digits
+        d = int(allowed[int(rng.random() * len(allowed))])
+        cand[cell] = False
+        cand[cell, d] = True
+        ok = numpy_propagate(cand, self.peers)
+        return cell, d, n_drop, cand if ok else None, tabu_choice
+
+    def iterate(self) -> bool:
+        """One iteration; True while the search goes on (False once solved)."""
+        if self.cost == 0:
+            return False
+        best, best_cost, wiped = None, 0, 0
+        self._trim()
+        for _ in range(self.L):
+            cell, d, n_drop, cand, tabu_choice = self._candidate()
+            if cand is None:
+                wiped += 1
+                self._push(cell, d)
+                continue
+            single = cand.sum(axis=1) == 1
+            cost = int((~single).sum())
+            added = single & (cand != self.S).any(axis=1)
+            is_tabu = tabu_choice or bool((self.tabu_table & cand)[added].any())
+            if is_tabu and not cost < self.best_cost:
+                continue
+            if best is None or cost < best_cost:
+                best, best_cost = cand, cost
+        self.dead = wiped == self.L
+        if best is not None and best_cost <= self.cost:
+            lost = np.flatnonzero((self.S.sum(axis=1) == 1) & (best != self.S).any(axis=1))
+            for c in lost:
+                self._push(int(c), int(np.flatnonzero(self.S[c])[0]))
+            self.S, self.cost = best, best_cost
+            self.best_cost = min(self.best_cost, best_cost)
+        self.iteration += 1
+        self.costs.append(self.cost)
+        return self.cost > 0
+
+
+def bench_ac3_tabu(iterations: int = 2000, numpy_iterations: int = 100, repeat: int = 3, puzzle: str = "mk_hard_c",
+                   seed: int = 0, out: Callable[[str], object] = print) -> dict:
+    """Iterations per second of the kernel and of :class:`NumpyTabu`, side by side.
+
+    Parameters
+    ----------
+    iterations : int
+        Kernel iterations per pass.
+    numpy_iterations : int
+        Iterations of the numpy version per pass (it is much slower).
+    repeat : int
+        Interleaved passes; the fastest of each way counts.
+    puzzle : str
+        Bundled puzzle (one the search does not solve quickly, so both ways do the same work throughout).
+    seed : int
+    out : callable
+        Receives each line of the report.
+
+    Returns
+    -------
+    dict
+        ``kernel_iterations_per_second``, ``numpy_iterations_per_second``, ``kernel_over_numpy``.
+    """
+    from .. import library
+    from ..solvers import create
+    from ..warmup import warm_up
+
+    warm_up(("ac3_tabu",))
+    pz = library.puzzle(puzzle)
+    done = {}
+
+    def kernel():
+        s = create("ac3_tabu", iterations=0)
+        s.reset(pz, seed=seed)
+        done["kernel"] = s.step(iterations)
+
+    def numpy_version():
+        t = NumpyTabu(pz, seed=seed)
+        k = 0
+        while k < numpy_iterations and t.iterate():
+            k += 1
+        done["numpy"] = t.iteration
+
+    best = side_by_side({"kernel": kernel, "numpy": numpy_version}, repeat)
+    k_rate = done["kernel"] / best["kernel"]
+    np_rate = done["numpy"] / best["numpy"]
+    r = ratio(k_rate, np_rate)
+    out(f"AC3-tabu search on {puzzle}, default parameters (10 candidates, AC3 after each), seed {seed}, one "
+        "process, kernels compiled before timing")
+    out(f"  numba kernel (solver.step, queue-based AC3): {k_rate:,.0f} iterations/s over {done['kernel']} iterations")
+    out(f"  straightforward numpy iteration (boolean domain table, AC3 by whole-table rounds, same draws): "
+        f"{np_rate:,.0f} iterations/s over {done['numpy']} iterations")
+    out(f"    kernel / numpy, iterations per second (above 1: the kernel is faster): {ratio_text(r, 0)}")
+    return {"kernel_iterations_per_second": k_rate, "numpy_iterations_per_second": np_rate, "kernel_over_numpy": r}
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    from .._console import int_option
+
+    parser.add_argument("--iterations", type=int_option(10, 10_000_000), default=2000,
+                        help="kernel iterations per pass (default 2000)")
+    parser.add_argument("--numpy-iterations", type=int_option(1, 100_000), default=100,
+                        help="numpy iterations per pass (default 100)")
+    parser.add_argument("--repeat", type=int_option(1, 100), default=3, help="interleaved passes (default 3)")
+
+
+def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
+    bench_ac3_tabu(iterations=args.iterations, numpy_iterations=args.numpy_iterations, repeat=args.repeat, out=out)
+    return 0
+
+
+register_benchmark(
+    "ac3_tabu", help="AC3-tabu search: kernel / numpy in iterations/s (side by side, same puzzle and draws)",
+    add_arguments=_add_arguments, run=_run, solver="ac3_tabu",
+    description="Time AC3-tabu search with its default parameters on mk_hard_c. Measured side by side in "
+    "interleaved passes: iterations per second of the numba kernel and of a straightforward numpy iteration "
+    "(boolean domain table, vectorised roulette wheels, AC3 as whole-table rounds) making the same random draws; "
+    "printed as the ratio kernel / numpy.")
