@@ -26,12 +26,12 @@ class NaiveTabu:
     """
 
     def __init__(self, grid: list[int], n: int, rng, candidates=10, tenure=10, p_drop=0.1, drop=1,
-                 iterations=100000, hidden_singles=False):
+                 iterations=100000, hidden_singles=False, accept="no worse", dead_end="drop"):
         self.n, self.N = n, n * n
         self.C = self.N * self.N
         self.rng = rng
         self.params = dict(candidates=candidates, tenure=tenure, p_drop=p_drop, drop=drop, iterations=iterations,
-                           hidden_singles=hidden_singles)
+                           hidden_singles=hidden_singles, accept=accept, dead_end=dead_end)
         self.peers = [_peers(n, c) for c in range(self.C)]
         start = [{g} if g else set(range(1, self.N + 1)) for g in grid]
         res = naive_ac3(start, n, hidden_singles)
@@ -74,7 +74,12 @@ class NaiveTabu:
         cand = [set(d) for d in self.S]
         do_drop = self.dead or self.rng.random() < self.params["p_drop"]
         dropped = []
-        if do_drop:
+        if do_drop and self.dead and self.params["dead_end"] == "restart":
+            for c in range(self.C):  # every search-assigned cell, in cell order, without a draw
+                if not self.prefilled[c] and len(cand[c]) == 1:
+                    dropped.append((c, next(iter(cand[c]))))
+                    cand[c] = set(range(1, self.N + 1))
+        elif do_drop:
             for _ in range(self.params["drop"]):
                 eligible = [c for c in range(self.C) if not self.prefilled[c] and len(cand[c]) == 1]
                 if not eligible:
@@ -98,13 +103,13 @@ class NaiveTabu:
                         pick = last
                 dropped.append((pick, next(iter(cand[pick]))))
                 cand[pick] = set(range(1, self.N + 1))
-            if dropped:
-                single = [len(d) == 1 for d in cand]
-                for c in range(self.C):
-                    if not single[c]:
-                        used = {next(iter(cand[p])) for p in self.peers[c] if single[p]}
-                        cand[c] = set(range(1, self.N + 1)) - used
-                cand = naive_ac3(cand, self.n, self.params["hidden_singles"]).domains
+        if dropped:
+            single = [len(d) == 1 for d in cand]
+            for c in range(self.C):
+                if not single[c]:
+                    used = {next(iter(cand[p])) for p in self.peers[c] if single[p]}
+                    cand[c] = set(range(1, self.N + 1)) - used
+            cand = naive_ac3(cand, self.n, self.params["hidden_singles"]).domains
         total, cum = 0.0, []
         for c in range(self.C):
             if len(cand[c]) > 1:
@@ -165,7 +170,7 @@ class NaiveTabu:
         moved_drop = 0
         if best is not None:
             rec, after, pre = best
-            if rec["cost"] <= self.cost:
+            if rec["cost"] <= self.cost or self.params["accept"] == "always":
                 rec["status"] = "aspiration" if rec["tabu"] else "taken"
                 for c in range(self.C):
                     if len(self.S[c]) == 1 and after[c] != self.S[c]:

@@ -75,6 +75,10 @@ TWIN_CASES = [
     ("empty_2", 7, {"candidates": 1, "p_drop": 1.0, "drop": 2}),
     ("benchmarks/lewis_16x16_35:1", 8, {"candidates": 4}),
     ("benchmarks/lewis_16x16_40:2", 9, {"candidates": 3, "p_drop": 0.5, "tenure": 30}),
+    ("mk_hard_a", 10, {"accept": "always", "dead_end": "restart"}),
+    ("mk_hard_c", 11, {"accept": "always"}),
+    ("mk_medium_b", 12, {"dead_end": "restart", "p_drop": 0.0, "tenure": 30}),
+    ("benchmarks/lewis_16x16_35:1", 13, {"accept": "always", "dead_end": "restart", "candidates": 4}),
 ]
 
 
@@ -157,6 +161,63 @@ def test_dead_end_makes_every_candidate_drop():
                 assert all(r["dropped"] == () for r in recs)  # p_drop = 0: no drop outside dead ends
             assert s.snapshot().layers["dead_end"] == all(r["status"] == "wiped out" for r in recs)
     assert seen > 0
+
+
+def test_a_restart_at_a_dead_end_unassigns_every_search_assigned_cell():
+    """dead_end="restart": each candidate after a dead end starts from the prefilter's singletons."""
+    seen = 0
+    for seed in range(6):
+        s = _solver("mk_hard_a", seed, p_drop=0.0, dead_end="restart")
+        prefilled = s.snapshot().layers["prefilled"]
+        for _ in range(60):
+            before = s.snapshot()
+            dead = before.layers["dead_end"]
+            assigned = [(int(c), int(before.grid[c])) for c in np.flatnonzero((before.grid > 0) & ~prefilled)]
+            s.step(1)
+            recs = s.snapshot().layers["candidates"]
+            if dead:
+                seen += 1
+                assert all(list(r["dropped"]) == assigned for r in recs) and assigned
+            else:
+                assert all(r["dropped"] == () for r in recs)
+            if s.done:
+                break
+    assert seen > 0
+
+
+def test_accept_always_moves_uphill_and_no_worse_does_not():
+    """The best admissible candidate is taken even when it costs more with accept="always", never with the
+    paper's rule; "worse" (no move) appears only under the paper's rule."""
+    ups = {"no worse": 0, "always": 0}
+    worse_status = {"no worse": 0, "always": 0}
+    for accept in ups:
+        for seed in range(4):
+            s = _solver("mk_hard_b", seed, accept=accept, dead_end="restart", p_drop=0.3)
+            for _ in range(80):
+                cost = s.cost
+                s.step(1)
+                recs = s.snapshot().layers["candidates"]
+                if s.cost > cost:
+                    ups[accept] += 1
+                    assert any(r["status"] in ("taken", "aspiration") for r in recs)
+                worse_status[accept] += sum(r["status"] == "worse" for r in recs)
+                if s.done:
+                    break
+    assert ups["no worse"] == 0 and ups["always"] > 0
+    assert worse_status["always"] == 0 and worse_status["no worse"] > 0
+
+
+def test_the_two_readings_of_ours_leave_dead_ends():
+    """On mk_hard_a, which the paper's literal rules solve only in their first descent (docs/reproduction),
+    accept="always" with dead_end="restart" solves every one of 8 seeds within 1000 iterations."""
+    solved = 0
+    for seed in range(8):
+        s = _solver("mk_hard_a", seed, accept="always", dead_end="restart", iterations=1000)
+        s.step(1000)
+        solved += s.status == "solved"
+        if s.status == "solved":
+            np.testing.assert_array_equal(s.snapshot().grid, exact.solve(s.puzzle.grid))
+    assert solved == 8
 
 
 def test_a_wipe_out_makes_its_assignment_tabu():

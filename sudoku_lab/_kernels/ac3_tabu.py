@@ -65,8 +65,12 @@ C_AC3_HIDDEN = 12  #: whether that propagation used hidden singles
 N_COUNTERS = 13
 
 # Layout of the int64 and float64 parameter arrays.
-P_CANDIDATES, P_TENURE, P_DROP, P_BUDGET, P_HIDDEN = range(5)
-N_IPARAMS = 5
+P_CANDIDATES, P_TENURE, P_DROP, P_BUDGET, P_HIDDEN, P_ACCEPT, P_DEAD_END = range(7)
+N_IPARAMS = 7
+ACCEPT_NO_WORSE = 0  #: move only to a candidate whose cost is at most the state's (the paper's Algorithm 4)
+ACCEPT_BEST = 1  #: always move to the best admissible candidate (classic tabu search; ours)
+DEAD_END_DROP = 0  #: a dead end drops ``drop`` cells like any dropping candidate (docs/algorithms.md)
+DEAD_END_RESTART = 1  #: a dead end unassigns every search-assigned cell (ours)
 F_P_DROP = 0
 
 # Trace row per iteration: iteration, cost, best cost, wiped-out candidates, tabu list length,
@@ -163,7 +167,7 @@ def reset_open(dom, peers, full, single):
 
 
 @jit
-def make_candidate(S, cand, pre, prefilled, tabu_mask, peers, units, hidden, p_drop, drop, dead, drops,
+def make_candidate(S, cand, pre, prefilled, tabu_mask, peers, units, hidden, p_drop, drop, dead, restart, drops,
                    cum, single, log, pops, acnt, rng):
     """Build one candidate from the state ``S`` into ``cand``.
 
@@ -187,8 +191,11 @@ def make_candidate(S, cand, pre, prefilled, tabu_mask, peers, units, hidden, p_d
         Cells to drop, one at a time.
     dead : bool
         The state is a dead end: always drop.
+    restart : bool
+        At a dead end, unassign every search-assigned cell (in cell order,
+        without a draw) instead of ``drop`` of them.
     drops : ndarray of int64, shape (>= drop, 2)
-        Output: the dropped ``(cell, digit)`` pairs in order.
+        Output: the dropped ``(cell, digit)`` pairs in order (as many as fit).
     cum : ndarray of float64, shape (C,); single : ndarray of bool, shape (C,)
         Scratch.
     log, pops, acnt :
@@ -227,7 +234,19 @@ def make_candidate(S, cand, pre, prefilled, tabu_mask, peers, units, hidden, p_d
     if not dead:
         do_drop = rng.random() < p_drop
     n_drop = 0
-    if do_drop:
+    if do_drop and dead and restart:
+        for c in range(C):
+            if prefilled[c] or not is_single(cand[c]):
+                continue
+            if n_drop < drops.shape[0]:
+                drops[n_drop, 0] = c
+                drops[n_drop, 1] = lowest_digit(cand[c])
+            n_drop += 1
+            cand[c] = np.uint32(full)
+        if n_drop > 0:
+            reset_open(cand, peers, full, single)
+            _ac3.propagate(cand, peers, units, hidden, log, pops, acnt)
+    elif do_drop:
         for _ in range(drop):
             total = 0
             count = 0
@@ -342,7 +361,8 @@ def run_iterations(S, pre, prefilled, best_grid, tabu, tabu_mask, cands, cand_dr
     events : ndarray of int64, shape (>= n_iterations, EVENT_WIDTH)
         One row per move taken by aspiration (written).
     iparams : ndarray of int64
-        candidates, tenure, drop, budget (0 = none), hidden singles.
+        candidates, tenure, drop, budget (0 = none), hidden singles, acceptance (``ACCEPT_*``), dead-end
+        rule (``DEAD_END_*``).
     fparams : ndarray of float64
         p_drop.
     peers, units : geometry tables
@@ -370,15 +390,18 @@ def run_iterations(S, pre, prefilled, best_grid, tabu, tabu_mask, cands, cand_dr
     (:func:`make_candidate`), a wiped-out one making its assignment tabu at
     once; among the others, admissible = not tabu, or tabu with a cost below
     every state's cost so far (aspiration); the admissible one of least cost
-    (the first on ties) is taken when its cost is at most the state's. Its
-    feature differences (assignments of the state it lacks, in cell order)
-    enter the list.
+    (the first on ties) is taken when its cost is at most the state's
+    (``ACCEPT_NO_WORSE``), or in any case (``ACCEPT_BEST``). Its feature
+    differences (assignments of the state it lacks, in cell order) enter the
+    list.
     """
     L = iparams[P_CANDIDATES]
     tenure = iparams[P_TENURE]
     drop = iparams[P_DROP]
     budget = iparams[P_BUDGET]
     hidden = iparams[P_HIDDEN] != 0
+    accept_best = iparams[P_ACCEPT] == ACCEPT_BEST
+    restart = iparams[P_DEAD_END] == DEAD_END_RESTART
     p_drop = fparams[F_P_DROP]
     C = S.shape[0]
     n_ev = 0
@@ -401,8 +424,8 @@ def run_iterations(S, pre, prefilled, best_grid, tabu, tabu_mask, cands, cand_dr
         wiped = 0
         for i in range(L):
             cell, digit, n_drop, ok, tabu_choice = make_candidate(
-                S, cand, cand_pre, prefilled, tabu_mask, peers, units, hidden, p_drop, drop, dead, cand_drops[i],
-                cum, single, log, pops, acnt, rng)
+                S, cand, cand_pre, prefilled, tabu_mask, peers, units, hidden, p_drop, drop, dead, restart,
+                cand_drops[i], cum, single, log, pops, acnt, rng)
             cands[i, K_CELL] = cell
             cands[i, K_DIGIT] = digit
             cands[i, K_NDROP] = n_drop
@@ -441,7 +464,7 @@ def run_iterations(S, pre, prefilled, best_grid, tabu, tabu_mask, cands, cand_dr
         counters[C_MOVED] = 0
         moved_drop = 0
         if b >= 0:
-            if b_cost <= cost_s:
+            if b_cost <= cost_s or accept_best:
                 aspiring = cands[b, K_TABU] != 0
                 cands[b, K_STATUS] = ST_ASPIRATION if aspiring else ST_TAKEN
                 for c in range(C):

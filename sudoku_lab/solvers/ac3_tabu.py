@@ -17,6 +17,12 @@ taken when its cost is at most the state's (the paper's acceptance); the
 assignments it lost enter the FIFO tabu list of length ``tenure``. S is a
 dead end when the previous iteration had no candidate left after AC3.
 
+Two readings of ours are parameters, off by default: ``accept="always"``
+moves to the best admissible candidate even when it costs more (classic tabu
+search), and ``dead_end="restart"`` makes a dead end unassign every
+search-assigned cell. Together they leave dead ends, which the paper's
+literal rule cannot (docs/reproduction/tabu_table1.md).
+
 Our reading of the paper, with every open choice a parameter, is in
 docs/algorithms.md, "AC3-tabu search".
 """
@@ -38,6 +44,8 @@ from .declare import Axis, Column, Layer, Objective
 __all__ = ["AC3Tabu", "STATUS_NAMES", "domains_as_bool", "singleton_grid"]
 
 _CHUNK = 4096  # most iterations per kernel call (bounds the trace and event buffers)
+ACCEPTS = ("no worse", "always")
+DEAD_ENDS = ("drop", "restart")
 
 #: Candidate status words by kernel code (``ST_*`` in :mod:`sudoku_lab._kernels.ac3_tabu`).
 STATUS_NAMES = {K.ST_TAKEN: "taken", K.ST_ASPIRATION: "aspiration", K.ST_TABU: "tabu", K.ST_WIPED: "wiped out",
@@ -126,6 +134,14 @@ class AC3Tabu(Solver):
               low=0, high=10**10, paper="Soto 2013 Tables 1 (1000) and 2 (100000)"),
         Param("hidden_singles", "bool", False, "Also apply hidden singles in every propagation: STRONGER than "
               "the paper's AC3 (off = plain AC3, as the paper)."),
+        Param("accept", "choice", "no worse", "When the state moves to the best admissible candidate: 'no worse' "
+              "(only when its cost is at most the state's, the paper's Algorithm 4 read literally) or 'always' "
+              "(classic tabu search, ours: a dead end can then be left uphill).", choices=ACCEPTS,
+              paper="Soto 2013 Algorithm 4, line 10"),
+        Param("dead_end", "choice", "drop", "What a candidate does at a dead end (every candidate of the "
+              "latest iteration wiped out): 'drop' (unassign drop (k) cells, as any dropping candidate) or "
+              "'restart' (ours: unassign every search-assigned cell, keeping the prefilter's).",
+              choices=DEAD_ENDS, label="dead end"),
     )
 
     @classmethod
@@ -180,6 +196,8 @@ class AC3Tabu(Solver):
     def _alloc_candidates(self):
         """Candidate tables for the parameters in force (the latest iteration's rows are kept)."""
         L, k = self._params["candidates"], self._params["drop"]
+        if self._params["dead_end"] == "restart":  # a restart may drop every free cell
+            k = max(k, self.puzzle.C)
         old = getattr(self, "cands", None)
         cands = np.zeros((max(L, 0 if old is None else old.shape[0]), K.CAND_WIDTH), dtype=np.int64)
         drops = np.zeros((cands.shape[0], max(k, 0 if old is None else self.cand_drops.shape[1]), 2), dtype=np.int64)
@@ -189,7 +207,7 @@ class AC3Tabu(Solver):
         self.cands, self.cand_drops = cands, drops
 
     def _params_changed(self, names):
-        if names & {"candidates", "drop"}:
+        if names & {"candidates", "drop", "dead_end"}:
             self._alloc_candidates()
         if "tenure" in names and self.tabu.shape[0] < self._params["tenure"] + 1:
             tabu = np.zeros((self._params["tenure"] + 1, K.TABU_WIDTH), dtype=np.int64)
@@ -222,6 +240,8 @@ class AC3Tabu(Solver):
         ip[K.P_DROP] = pr["drop"]
         ip[K.P_BUDGET] = pr["iterations"]
         ip[K.P_HIDDEN] = int(pr["hidden_singles"])
+        ip[K.P_ACCEPT] = K.ACCEPT_BEST if pr["accept"] == "always" else K.ACCEPT_NO_WORSE
+        ip[K.P_DEAD_END] = K.DEAD_END_RESTART if pr["dead_end"] == "restart" else K.DEAD_END_DROP
         fp = np.array([pr["p_drop"]], dtype=np.float64)
         return ip, fp
 
