@@ -58,16 +58,22 @@ register_overlay(OverlaySpec("tabu", _draw_tabu, "Tabu",
                              "Outline the cells of tabu features, strongest for the newest and fading with age"))
 
 
-def _item(text, colour=None, bold=False) -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    item.setFlags(item.flags() & ~Qt.ItemIsEditable)
-    if colour:
-        item.setForeground(QBrush(QColor(colour)))
-    if bold:
-        f = QFont(item.font())
-        f.setBold(True)
-        item.setFont(f)
-    return item
+def _set_row(table: QTableWidget, row: int, texts, colour=None, bold=False) -> None:
+    """Write one row, reusing its items (a new item per cell per frame is what made the tables slow)."""
+    brush = QBrush(QColor(colour)) if colour else QBrush()
+    for col, text in enumerate(texts):
+        item = table.item(row, col)
+        if item is None:
+            item = QTableWidgetItem()
+            item.setFlags(item.flags() & ~Qt.ItemIsEditable)
+            table.setItem(row, col, item)
+        if item.text() != text:
+            item.setText(text)
+        item.setForeground(brush)
+        if item.font().bold() != bold:
+            f = QFont(item.font())
+            f.setBold(bold)
+            item.setFont(f)
 
 
 class TabuView(_RoleView, QWidget):
@@ -128,17 +134,27 @@ class TabuView(_RoleView, QWidget):
         t.verticalHeader().hide()
         t.setEditTriggers(QTableWidget.NoEditTriggers)
         t.setSelectionMode(QTableWidget.NoSelection)
-        t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        # Columns are fitted to their contents when the table first fills (and on a new puzzle), not on every
+        # frame: ResizeToContents measured every cell at each update (about 20 ms a frame).
+        t.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
         t.horizontalHeader().setStretchLastSection(True)
+        t.fitted = False
         return t
+
+    @staticmethod
+    def _fit(t: QTableWidget) -> None:
+        if not t.fitted and t.rowCount():
+            t.resizeColumnsToContents()
+            t.fitted = True
 
     def sizeHint(self):
         return SIDE_DOCK_HINT
 
     # ------------------------------------------------------------ lab hooks
     def on_puzzle(self, puzzle) -> None:
-        self.tabu_table.setRowCount(0)
-        self.candidate_table.setRowCount(0)
+        for t in (self.tabu_table, self.candidate_table):
+            t.setRowCount(0)
+            t.fitted = False
         self.readout.setText("no run yet")
         self.aspirations.setText("aspiration moves: none yet")
         self._shown_key = None
@@ -177,10 +193,9 @@ class TabuView(_RoleView, QWidget):
         t.setUpdatesEnabled(False)
         t.setRowCount(len(rows))
         for i, (cell, digit, age, reason) in enumerate(rows.tolist()):
-            colour = theme.VERMILLION if reason == 1 else None
-            for j, text in enumerate((str(i + 1), f"{cell_name(cell, N)} = {symbol(digit)}", str(age),
-                                      REASONS.get(reason, str(reason)))):
-                t.setItem(i, j, _item(text, colour))
+            _set_row(t, i, (str(i + 1), f"{cell_name(cell, N)} = {symbol(digit)}", str(age),
+                            REASONS.get(reason, str(reason))), theme.VERMILLION if reason == 1 else None)
+        self._fit(t)
         t.setUpdatesEnabled(True)
 
     def show_candidates(self, records, N: int) -> None:
@@ -196,8 +211,8 @@ class TabuView(_RoleView, QWidget):
             cost = rec.get("cost")
             texts = (str(rec.get("k", i + 1)), f"{cell_name(int(rec['cell']), N)} = {symbol(int(rec['digit']))}",
                      dropped, "-" if cost is None else str(cost), status)
-            for j, text in enumerate(texts):
-                t.setItem(i, j, _item(text, colour, bold))
+            _set_row(t, i, texts, colour, bold)
+        self._fit(t)
         t.setUpdatesEnabled(True)
 
     def rows_text(self, table: str = "candidates") -> list[list[str]]:

@@ -615,28 +615,52 @@ class BoardView(QWidget):
             self._text_cache = (key, out)
         return self._text_cache[1]
 
+    def _pencil_texts(self, font: QFont) -> list:
+        """Each symbol in a pencil-mark font as (QStaticText, width, height), cached per font (laid out once)."""
+        key = (font.key(), self._puzzle.N)
+        cache = self.__dict__.setdefault("_pencil_cache", {})
+        if key not in cache:
+            if len(cache) > 8:
+                cache.clear()
+            row = []
+            for sym in SYMBOLS[:self._puzzle.N]:
+                st = QStaticText(sym)
+                st.setTextFormat(Qt.TextFormat.PlainText)
+                st.prepare(QTransform(), font)
+                size = st.size()
+                row.append((st, size.width(), size.height()))
+            cache[key] = row
+        return cache[key]
+
     def _paint_pencil(self, p: QPainter, r: QRectF, n: int, mask: int, lost: int,
                       font: QFont, lost_font: QFont) -> None:
+        # Pre-laid-out static texts, and the painter's font and pen set once per kind: drawText laid out every
+        # digit on every frame (pencil marks on all 81 cells made the board the lab's costliest repaint).
         w, h = r.width() / n, r.height() / n
-        center = Qt.AlignmentFlag.AlignCenter
         col = self._colors
-        strike = QPen(col["removed_fg"], max(1.0, w / 9))
-        for k in range(n * n):
-            bit = 1 << k
-            if not (mask | lost) & bit:
-                continue
-            sub = QRectF(r.left() + (k % n) * w, r.top() + (k // n) * h, w, h)
-            if lost & bit:
+        kept, gone = mask & ~lost, lost
+        if kept:
+            texts = self._pencil_texts(font)
+            p.setFont(font)
+            p.setPen(col["pencil_fg"])
+            for k in range(n * n):
+                if kept >> k & 1:
+                    st, tw, th = texts[k]
+                    p.drawStaticText(QPointF(r.left() + (k % n + 0.5) * w - tw / 2,
+                                             r.top() + (k // n + 0.5) * h - th / 2), st)
+        if gone:
+            texts = self._pencil_texts(lost_font)
+            strike = QPen(col["removed_fg"], max(1.0, w / 9))
+            for k in range(n * n):
+                if not gone >> k & 1:
+                    continue
+                st, tw, th = texts[k]
+                x0, y0 = r.left() + (k % n) * w, r.top() + (k // n) * h
                 p.setFont(lost_font)
                 p.setPen(col["removed_fg"])
-                p.drawText(sub, center, SYMBOLS[k])
+                p.drawStaticText(QPointF(x0 + w / 2 - tw / 2, y0 + h / 2 - th / 2), st)
                 p.setPen(strike)
-                p.drawLine(QPointF(sub.left() + w * 0.15, sub.bottom() - h * 0.2),
-                           QPointF(sub.right() - w * 0.15, sub.top() + h * 0.2))
-            else:
-                p.setFont(font)
-                p.setPen(col["pencil_fg"])
-                p.drawText(sub, center, SYMBOLS[k])
+                p.drawLine(QPointF(x0 + w * 0.15, y0 + h * 0.8), QPointF(x0 + w * 0.85, y0 + h * 0.2))
 
     def _paint_marks(self, p: QPainter) -> None:
         col = self._colors
