@@ -248,7 +248,7 @@ class Cuckoo(Solver):
         ({"nests": 8, "pa": 0.5, "p_pmx": 0.2, "pmx_segment": "current", "ties": "replace", "w1": 1.0, "w2": 1.0,
           "w3": 1.0}, "mk_medium_b"),
         ({"levy": True, "infeasible": "accept", "fill_nodes": 3}, "ai_escargot"),
-        ({"prefilter": "none", "nests": 6}, "unique_4x4_a"),
+        ({"prefilter": "none", "nests": 3, "fill_nodes": 1, "p_mut": 0.0}, "unique_4x4_a"),
         ({"prefilter": "none", "nests": 10, "iterations": 3000}, "unique_16x16_a"),
     )
     objective = Objective(cost="missing symbols over columns and boxes (rows are permutations)")
@@ -317,7 +317,8 @@ class Cuckoo(Solver):
               choices=("discard", "accept"), label="infeasible rows"),
         Param("prefilter", "choice", "ac3", "Domains the eggs stay in: 'ac3' (AC3's fixed point, its singletons "
               "prefilled: the paper) or 'none' (digits no given peer holds; ours, for comparison). A change "
-              "rebuilds every nest at the next iteration.", choices=("ac3", "none")),
+              "applies to the eggs built, crossed and mutated from the next iteration; older eggs stay until "
+              "abandoned.", choices=("ac3", "none")),
         Param("fill_nodes", "int", 10_000, "Search nodes the randomised backtracking filling a row may visit "
               "before the row takes a random permutation of its missing digits (ours).", low=1, high=10**9,
               label="fill node limit"),
@@ -402,7 +403,10 @@ class Cuckoo(Solver):
         self._restart_history()
 
     def _params_changed(self, names):
-        pass  # structural changes (nests, prefilter) apply at the start of the next step, see _step
+        # New domains serve the next iterations: rebuilt nests, the feasibility of child rows and mutations use
+        # them; eggs built before stay until abandoned. A new number of nests applies at the next step (_step).
+        if "prefilter" in names:
+            self._apply_prefilter(self._params["prefilter"])
 
     # ---------------------------------------------------------- properties
     @property
@@ -445,14 +449,7 @@ class Cuckoo(Solver):
         if budget > 0 and self.iteration >= budget:  # the budget was lowered below the iterations done
             self.status = Status.FAILED
             return 0
-        if self._params["prefilter"] != self.mode:  # new domains: every nest rebuilt from them
-            self._apply_prefilter(self._params["prefilter"])
-            self._populate(self._params["nests"])
-            self.counters[K.C_PICKED] = self.counters[K.C_REPLACED] = -1
-            if self.counters[K.C_BEST_COST] == 0:
-                self.status = Status.SOLVED
-                return 0
-        elif self._params["nests"] != self.eggs.shape[0]:
+        if self._params["nests"] != self.eggs.shape[0]:
             self._resize(self._params["nests"])
         ip, fp = self._kernel_params()
         done = 0
