@@ -111,7 +111,7 @@ class NaiveCuckoo:
 
     def __init__(self, grid, n, rng, nests=22, pa=0.3, p_pmx=0.65, p_mut=0.9, w1=5.0, w2=3.0, w3=1.0,
                  pmx_segment="best", levy=False, ties="keep", infeasible="discard", prefilter="ac3",
-                 fill_nodes=10_000, history_rows=4096, **_):
+                 fill_nodes=10_000, abandon="each", history_rows=4096, **_):
         self.n, self.N = n, n * n
         self.rng = rng
         self.nests, self.pa, self.p_pmx, self.p_mut = nests, pa, p_pmx, p_mut
@@ -120,6 +120,7 @@ class NaiveCuckoo:
         self.c2 = w1 / total + w2 / total
         self.segment, self.levy, self.ties, self.infeasible = pmx_segment, levy, ties, infeasible
         self.fill_nodes = fill_nodes
+        self.abandon = abandon
         beta = 1.5
         self.sigma = ((math.gamma(1 + beta) * math.sin(math.pi * beta / 2))
                       / (math.gamma((1 + beta) / 2) * beta * 2 ** ((beta - 1) / 2))) ** (1 / beta)
@@ -206,8 +207,10 @@ class NaiveCuckoo:
             if c_new < self.costs[b]:
                 b = j
         self.abandoned = [False] * nests
+        worst = set(sorted((k for k in range(nests) if k != b), key=lambda k: (-self.costs[k], k))[
+            : min(int(self.pa * nests), nests - 1)])
         for k in range(nests):
-            if k != b and rng.random() < self.pa:
+            if k != b and (k in worst if self.abandon == "worst" else rng.random() < self.pa):
                 self.eggs[k] = self.new_egg()
                 self.costs[k] = naive_cost(self.eggs[k], self.n)
                 self.abandoned[k] = True

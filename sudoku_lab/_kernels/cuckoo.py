@@ -39,6 +39,8 @@ TIES_KEEP = 0  #: the new egg replaces nest j only when strictly better
 TIES_REPLACE = 1  #: ... or as good
 INFEASIBLE_DISCARD = 0  #: a crossover child row outside the domains is dropped (the current row is kept)
 INFEASIBLE_ACCEPT = 1  #: it is kept anyway
+ABANDON_EACH = 0  #: each nest but the best is abandoned with probability pa (one draw per nest)
+ABANDON_WORST = 1  #: the floor(pa * nests) worst nests are abandoned (never the best; no draw)
 
 # Layout of the int64 counters array.
 C_ITERATION = 0  #: iterations since reset
@@ -62,8 +64,8 @@ C_HIST_PENDING = 17  #: iterations since the last history row
 N_COUNTERS = 18
 
 # Layout of the int64 and float64 parameter arrays.
-P_NESTS, P_BUDGET, P_SEGMENT, P_LEVY, P_TIES, P_INFEASIBLE, P_FILL_NODES = 0, 1, 2, 3, 4, 5, 6
-N_IPARAMS = 7
+P_NESTS, P_BUDGET, P_SEGMENT, P_LEVY, P_TIES, P_INFEASIBLE, P_FILL_NODES, P_ABANDON = 0, 1, 2, 3, 4, 5, 6, 7
+N_IPARAMS = 8
 P_PA, P_P_PMX, P_P_MUT, P_CUM1, P_CUM2, P_LEVY_SIGMA = 0, 1, 2, 3, 4, 5
 N_FPARAMS = 6
 
@@ -420,7 +422,8 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
     trace : ndarray of float64, shape (>= n_it, TRACE_WIDTH)
         One row per iteration done (written).
     iparams : ndarray of int64, shape (N_IPARAMS,)
-        Nests, iteration budget (0 = none), PMX segment, Levy, ties, infeasible rule, fill node limit.
+        Nests, iteration budget (0 = none), PMX segment, Levy, ties, infeasible rule, fill node limit,
+        abandon rule.
     fparams : ndarray of float64, shape (N_FPARAMS,)
         pa, p_pmx, p_mut, cumulative mask weights w1 and w1 + w2, Mantegna's sigma.
     rng : numpy.random.Generator
@@ -449,7 +452,8 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
        if its cost is lower (or equal, with TIES_REPLACE); the best nest becomes ``j`` if now
        strictly better;
     4. every nest but the best, in index order: ``u < pa`` abandons it, rebuilt by
-       :func:`build_egg`;
+       :func:`build_egg` (ABANDON_WORST: no draw, the ``floor(pa * nests)`` worst nests other than
+       the best, highest cost first and ties to the lower index, are rebuilt in index order);
     5. the best nest becomes the first of the lowest cost if that is strictly below its own;
        ``best_grid`` copies it on a strict improvement. Then the trace row and the history.
     """
@@ -462,6 +466,7 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
     ties = iparams[P_TIES]
     infeasible = iparams[P_INFEASIBLE]
     node_limit = iparams[P_FILL_NODES]
+    abandon = iparams[P_ABANDON]
     pa = fparams[P_PA]
     p_pmx = fparams[P_P_PMX]
     p_mut = fparams[P_P_MUT]
@@ -542,10 +547,18 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
             replaced = j
             if c_new < costs[b]:
                 b = j
+        if abandon == ABANDON_WORST:  # mark the worst first: highest cost, then lowest index
+            n_worst = min(int(pa * nests), nests - 1)
+            for t in range(n_worst):
+                w = -1
+                for k in range(nests):
+                    if k != b and not abandoned[k] and (w < 0 or costs[k] > costs[w]):
+                        w = k
+                abandoned[w] = True
         for k in range(nests):
             if k == b:
                 continue
-            if rng.random() < pa:
+            if (abandoned[k] if abandon == ABANDON_WORST else rng.random() < pa):
                 counters[C_FALLBACKS] += build_egg(eggs[k], pre, N, row_free, row_nfree, row_avail, dom, node_limit,
                                                    cand, ncand, idx, chosen, rng)
                 costs[k] = egg_cost(eggs[k], units, N)

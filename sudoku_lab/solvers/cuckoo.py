@@ -292,6 +292,10 @@ class Cuckoo(Solver):
               low=2, high=100_000, paper="Soto et al. 2014 sec. 7 (value lost; ours)"),
         Param("pa", "float", 0.3, "Probability that each nest but the best is abandoned and rebuilt from the "
               "domains at each iteration.", low=0.0, high=1.0, step=0.05, paper="Soto et al. 2014 Alg. 8"),
+        Param("abandon", "choice", "each", "Which nests are abandoned at each iteration: 'each' (every nest but "
+              "the best with probability pa: docs/algorithms.md) or 'worst' (the floor(pa * nests) worst nests, "
+              "never the best: Yang and Deb's 'fraction pa of worse nests'; ours).", choices=("each", "worst"),
+              paper="Soto et al. 2014 Alg. 8 line 11"),
         Param("p_pmx", "float", 0.65, "Probability of row-wise PMX with the best egg; otherwise the "
               "multiparental sorting crossover.", low=0.0, high=1.0, step=0.05, label="p PMX",
               paper="Soto et al. 2014 Alg. 9"),
@@ -438,6 +442,7 @@ class Cuckoo(Solver):
         ip[K.P_TIES] = K.TIES_KEEP if pr["ties"] == "keep" else K.TIES_REPLACE
         ip[K.P_INFEASIBLE] = K.INFEASIBLE_DISCARD if pr["infeasible"] == "discard" else K.INFEASIBLE_ACCEPT
         ip[K.P_FILL_NODES] = pr["fill_nodes"]
+        ip[K.P_ABANDON] = K.ABANDON_EACH if pr["abandon"] == "each" else K.ABANDON_WORST
         fp = np.zeros(K.N_FPARAMS, dtype=np.float64)
         fp[K.P_PA], fp[K.P_P_PMX], fp[K.P_P_MUT] = pr["pa"], pr["p_pmx"], pr["p_mut"]
         fp[K.P_CUM1], fp[K.P_CUM2] = w[0], w[0] + w[1]
