@@ -402,3 +402,41 @@ def test_box_size_five_resets_and_steps():
     assert snap.layers["eggs"].shape == (4, 625) and snap.cost == missing_symbols(snap.grid, 5)
     for egg in snap.layers["eggs"]:  # some rows fall back to plain permutations: 10000 nodes do not always do
         _egg_checks(egg, pz, s.dom, s.pre, domains=False)
+
+
+# -------------------------------------------------------------- benchmark
+def test_numpy_iteration_behaves_like_the_kernel():
+    """The benchmark's numpy version: same operators and costs as the kernel, feasible eggs, the same invariants."""
+    from sudoku_lab.benchmarks.cuckoo import NumpyCuckoo
+
+    pz = library.puzzle("mk_hard_b")
+    ref = NumpyCuckoo(pz, nests=8, seed=3)
+    p1, p2 = np.array(_digits("927543861")), np.array(_digits("851962437"))
+    assert ref.pmx_row(p1, p2, 3, 5).tolist() == _digits("891543627")
+    assert ref.sorting_row(np.array([_digits("756812493"), _digits("219485673"), _digits("769842315")]),
+                           np.array(_digits("222123333")) - 1).tolist() == _digits("219847365")
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        a, b, c = (rng.permutation(9) + 1 for _ in range(3))
+        lo, hi = sorted(rng.integers(0, 9, size=2))
+        assert ref.pmx_row(a, b, lo, hi).tolist() == pmx(a.tolist(), b.tolist(), lo, hi)
+        mask = rng.integers(0, 3, size=9)
+        assert ref.sorting_row(np.stack([a, b, c]), mask).tolist() == sorting_crossover(
+            [a.tolist(), b.tolist(), c.tolist()], (mask + 1).tolist())
+    s = create("cuckoo", nests=8)
+    s.reset(pz, seed=3)
+    for egg in ref.eggs:
+        _egg_checks(egg, pz, s.dom, s.pre)
+    np.testing.assert_array_equal(ref.cost(ref.eggs), [missing_cost(e, 3) for e in ref.eggs])
+    np.testing.assert_array_equal(ref.cost(s.eggs.astype(np.int64)), s.costs)
+    for _ in range(40):
+        before = ref.best_cost
+        ref.iteration()
+        assert ref.best_cost <= before and ref.costs.min() == ref.best_cost == ref.costs[ref.best]
+        np.testing.assert_array_equal(ref.eggs[ref.best], ref.best_grid)
+        for egg in ref.eggs:
+            _egg_checks(egg, pz, s.dom, s.pre)
+        np.testing.assert_array_equal(ref.cost(ref.eggs), ref.costs)
+    # the same kind of search: starting costs drawn alike, both improve their best within a few hundred iterations
+    s.step(40)
+    assert abs(float(np.mean(ref.costs)) - float(np.mean(s.costs))) < 15
