@@ -178,7 +178,7 @@ class NaiveCuckoo:
                     lo, hi = min(lo, hi), max(lo, hi)
                     best_row, cur_row = self.row(self.best_grid, r), self.row(self.eggs[i], r)
                     child = pmx(best_row, cur_row, lo, hi) if self.segment == "best" else pmx(cur_row, best_row, lo, hi)
-                    self._put(new, child, r)
+                    self._put(new, child, r, self.row(self.best_grid, r))
             else:
                 op = "sorting"
                 for r in range(N):
@@ -188,7 +188,7 @@ class NaiveCuckoo:
                         mask.append(1 if u < self.c1 else 2 if u < self.c2 else 3)
                     child = sorting_crossover([self.row(self.best_grid, r), self.row(self.eggs[b], r),
                                                self.row(self.eggs[i], r)], mask)
-                    self._put(new, child, r)
+                    self._put(new, child, r, self.row(self.best_grid, r))
             self.counts[op] += 1
             if rng.random() < self.p_mut:
                 mutated = True
@@ -231,8 +231,10 @@ class NaiveCuckoo:
                 self.history = self.history[1::2]
                 self.stride *= 2
 
-    def _put(self, new, child, r) -> None:
+    def _put(self, new, child, r, best_row) -> None:
         if self.infeasible == "accept" or self.feasible(child, r):
             new[r * self.N:(r + 1) * self.N] = child
         else:
             self.counts["discarded"] += 1
+            if self.infeasible == "best":
+                new[r * self.N:(r + 1) * self.N] = best_row

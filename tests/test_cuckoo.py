@@ -216,6 +216,7 @@ TWIN_CASES = [
     ("mk_hard_a", {}, 1, 60),
     ("mk_medium_b", {"nests": 5, "pa": 0.6, "p_pmx": 0.3}, 2, 80),
     ("mk_hard_b", {"abandon": "worst", "nests": 9}, 12, 80),
+    ("mk_hard_c", {"infeasible": "best", "nests": 6, "p_pmx": 0.5}, 14, 60),
     ("mk_hard_b", {"abandon": "worst", "nests": 5, "pa": 1.0, "ties": "replace"}, 13, 40),
     ("mk_medium_c", {"pmx_segment": "current", "ties": "replace", "w1": 1.0, "w2": 0.0, "w3": 2.0}, 3, 60),
     ("ai_escargot", {"levy": True, "infeasible": "accept", "nests": 6}, 4, 60),

@@ -39,6 +39,7 @@ TIES_KEEP = 0  #: the new egg replaces nest j only when strictly better
 TIES_REPLACE = 1  #: ... or as good
 INFEASIBLE_DISCARD = 0  #: a crossover child row outside the domains is dropped (the current row is kept)
 INFEASIBLE_ACCEPT = 1  #: it is kept anyway
+INFEASIBLE_BEST = 2  #: it is dropped and the best egg's row taken instead
 ABANDON_EACH = 0  #: each nest but the best is abandoned with probability pa (one draw per nest)
 ABANDON_WORST = 1  #: the floor(pa * nests) worst nests are abandoned (never the best; no draw)
 
@@ -512,6 +513,9 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
                             new[r * N + t] = child[t]
                     else:
                         counters[C_DISCARDED] += 1
+                        if infeasible == INFEASIBLE_BEST:
+                            for t in range(N):
+                                new[r * N + t] = best_grid[r * N + t]
             else:
                 op = OP_SORTING
                 counters[C_SORTING] += 1
@@ -526,6 +530,9 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
                             new[r * N + t] = child[t]
                     else:
                         counters[C_DISCARDED] += 1
+                        if infeasible == INFEASIBLE_BEST:
+                            for t in range(N):
+                                new[r * N + t] = best_grid[r * N + t]
             if rng.random() < p_mut:
                 mutated = 1
                 counters[C_MUTATIONS] += 1

@@ -317,8 +317,8 @@ class Cuckoo(Solver):
               "('keep': a tie keeps the nest) or also when as good ('replace'). Ours.", choices=("keep", "replace")),
         Param("infeasible", "choice", "discard", "A crossover child row with a digit outside its cell's "
               "prefiltered domain: 'discard' (keep the current egg's row; ours, after the paper's 'the cuckoo "
-              "procedure is responsible for detecting and discarding' unfeasible solutions) or 'accept'.",
-              choices=("discard", "accept"), label="infeasible rows"),
+              "procedure is responsible for detecting and discarding' unfeasible solutions), 'best' (take the best "
+              "egg's row instead; ours) or 'accept'.", choices=("discard", "best", "accept"), label="infeasible rows"),
         Param("prefilter", "choice", "ac3", "Domains the eggs stay in: 'ac3' (AC3's fixed point, its singletons "
               "prefilled: the paper) or 'none' (digits no given peer holds; ours, for comparison). A change "
               "applies to the eggs built, crossed and mutated from the next iteration; older eggs stay until "
@@ -440,7 +440,8 @@ class Cuckoo(Solver):
         ip[K.P_SEGMENT] = K.SEG_BEST if pr["pmx_segment"] == "best" else K.SEG_CURRENT
         ip[K.P_LEVY] = int(pr["levy"])
         ip[K.P_TIES] = K.TIES_KEEP if pr["ties"] == "keep" else K.TIES_REPLACE
-        ip[K.P_INFEASIBLE] = K.INFEASIBLE_DISCARD if pr["infeasible"] == "discard" else K.INFEASIBLE_ACCEPT
+        ip[K.P_INFEASIBLE] = {"discard": K.INFEASIBLE_DISCARD, "accept": K.INFEASIBLE_ACCEPT,
+                              "best": K.INFEASIBLE_BEST}[pr["infeasible"]]
         ip[K.P_FILL_NODES] = pr["fill_nodes"]
         ip[K.P_ABANDON] = K.ABANDON_EACH if pr["abandon"] == "each" else K.ABANDON_WORST
         fp = np.zeros(K.N_FPARAMS, dtype=np.float64)
