@@ -441,3 +441,29 @@ def test_numpy_iteration_behaves_like_the_kernel():
     # the same kind of search: starting costs drawn alike, both improve their best within a few hundred iterations
     s.step(40)
     assert abs(float(np.mean(ref.costs)) - float(np.mean(s.costs))) < 15
+
+
+# ------------------------------------------------------------ reproduction
+def test_table1_in_a_tiny_form():
+    from sudoku_lab.reproduce import run_experiment
+
+    rep = run_experiment("cuckoo-table1", runs=2, puzzles=5, max_tries=3, params={"iterations": "100"})
+    rows = {r[0]: r for r in rep.rows}
+    assert list(rows) == ["mk_easy_a", "mk_easy_b", "mk_easy_c", "mk_medium_a", "mk_medium_b"]
+    for name in ("mk_easy_a", "mk_easy_b", "mk_easy_c"):  # AC3 fixes every cell: two tries, two solved, 0 iterations
+        assert rows[name][2] == "50/50" and rows[name][3] == "2/2" and rows[name][-2] == "0"
+    assert rows["mk_easy_a"][1] == 50 and rows["mk_medium_a"][1] == 11
+    k, n = map(int, rows["mk_medium_a"][3].split("/"))
+    assert (k == 2 and n <= 3) or (k < 2 and n == 3)  # stops at the target, or at the try limit
+    assert rows["mk_medium_b"][2] == "slightly less than 100 %" and rows["mk_medium_b"][4] == "n/a"
+    text = rep.markdown()
+    assert "tries of 100 iterations until 2 are solved (at most 3 tries)" in text and "Fisher" in text
+
+
+def test_table2_in_a_tiny_form():
+    from sudoku_lab.reproduce import run_experiment
+
+    rep = run_experiment("cuckoo-table2", runs=2, puzzles=2, params={"iterations": "200"})
+    assert [r[0] for r in rep.rows] == ["mk_easy_a", "mk_medium_a"]
+    assert rep.rows[0][1:3] == ["30/30", "2/2"] and rep.rows[1][-1] == "10/30"
+    assert "solved in 2 tries of 200 iterations" in rep.markdown()
