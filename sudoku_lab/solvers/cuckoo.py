@@ -337,6 +337,21 @@ class Cuckoo(Solver):
             raise ParameterError("w1 + w2 + w3 must be positive (the mask weights are divided by their sum), "
                                  "got 0", name="w1")
 
+    @classmethod
+    def warm_up(cls) -> None:
+        """Compile the kernels: the generic warm-up's puzzles are fixed by AC3 at reset, so step a hard one too."""
+        from .. import library
+        from ..warmup import generic_warm_up
+
+        generic_warm_up(cls)
+        for params, name in (({}, "mk_hard_a"), ({"prefilter": "none", "nests": 3}, "unique_4x4_a")):
+            s = cls(**params)
+            s.reset(library.puzzle(name), seed=0)
+            s.step(3)
+            s.set_params(nests=s.get_params()["nests"] + 1)  # the resize path
+            s.step(1)
+            s.snapshot()
+
     # ---------------------------------------------------------------- reset
     def check_puzzle(self, puzzle):
         prefilter(puzzle, "ac3")  # refuses a puzzle whose AC3 wipes out, whatever the mode
