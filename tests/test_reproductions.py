@@ -221,7 +221,9 @@ def test_a_reproduction_from_outside_the_package(tmp_path):
         (["toy-table1", "--out", "x.png"], "--out applies to reseda-fig4-2 only (the figure of the grades), "
                                            "not to toy-table1"),
         (["toy-table1", "--runs", "6"], "--runs of toy-table1 must be an integer from 1 to 5, got 6"),
-        (["reseda-table1", "--puzzles", "3"], "only, not to reseda-table1"),  # the takers: every table with --puzzles
+        # every experiment taking --puzzles is listed, in registration order (other papers' come after RESEDA's)
+        (["reseda-table1", "--puzzles", "3"], "--puzzles applies to " + ", ".join(
+            n for n, r in reproductions().items() if "puzzles" in r.options) + " only, not to reseda-table1"),
     ]:
         bad = _cli(tmp_path, *args)
         assert bad.returncode == 2, (args, bad.stderr)

@@ -1,0 +1,544 @@
+"""Prefiltered cuckoo search with geometric operators (Soto, Crawford, Galleguillos, Monfroy and Paredes 2014).
+
+AC3 (:func:`sudoku_lab.ac3.ac3`) prefilters the domains; its singletons become
+prefilled cells. Each nest holds one egg, a grid whose rows are permutations
+with every free digit inside its prefiltered domain (rows filled by randomised
+backtracking). An iteration picks a random nest; unless it is the best nest,
+its egg is crossed with the best egg (row-wise PMX with probability ``p_pmx``,
+else the multiparental sorting crossover of the best egg so far, the best nest
+and the current egg) and mutated (a feasible swap of two free cells of a row,
+probability ``p_mut``); the new egg replaces another random nest if it is
+better. Then every nest but the best is abandoned with probability ``pa`` and
+rebuilt from the domains. The cost is the missing-symbol count over columns
+and boxes (rows are always complete); the search stops at cost 0 or after
+``iterations`` iterations.
+
+The paper's parameter values did not survive in our copy; the defaults and
+every choice it leaves open are fixed in docs/algorithms.md, "Cuckoo search".
+The pure-Python operators :func:`pmx`, :func:`sorting_crossover`,
+:func:`feasible_pairs` and :func:`missing_cost` state them on plain lists; the
+kernels in :mod:`sudoku_lab._kernels.cuckoo` must give the same results.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._kernels import cuckoo as K
+from ..ac3 import ac3, initial_domains
+from ..citations import cite
+from ..errors import ParameterError, PuzzleError
+from ..geometry import cell_name, geometry
+from .base import Param, Solver, Status, frozen_copy, register
+from .declare import COST_AXIS, Axis, Column, Layer, Objective
+
+__all__ = ["Cuckoo", "pmx", "sorting_crossover", "feasible_pairs", "missing_cost", "levy_sigma", "row_tables",
+           "prefilter", "HISTORY_ROWS"]
+
+_CHUNK = 4096  # most iterations per kernel call (bounds the trace buffer)
+#: Rows of the nest history before it keeps every second row and doubles its stride.
+HISTORY_ROWS = 4096
+OPERATORS = {K.OP_BEFORE: "none", K.OP_NONE: "none", K.OP_PMX: "pmx", K.OP_SORTING: "sorting"}
+
+
+# ---------------------------------------------------------- pure operators
+def pmx(p1: Sequence[int], p2: Sequence[int], lo: int, hi: int) -> list[int]:
+    """Partially matched crossover of two permutations (the paper's Algorithm 2 and Example 1).
+
+    Parameters
+    ----------
+    p1, p2 : sequence of int
+        Two permutations of the same digits (one row of two eggs).
+    lo, hi : int
+        The segment, 0-based and inclusive (``0 <= lo <= hi < len(p1)``), copied from ``p1``.
+
+    Returns
+    -------
+    list of int
+        The child: ``p1`` on the segment; each value of ``p2``'s segment missing from the child
+        goes where the chain ``p1[t]`` -> its position in ``p2`` first leaves the segment; every
+        other position from ``p2``.
+
+    Examples
+    --------
+    >>> pmx([9, 2, 7, 5, 4, 3, 8, 6, 1], [8, 5, 1, 9, 6, 2, 4, 3, 7], 3, 5)
+    [8, 9, 1, 5, 4, 3, 6, 2, 7]
+    """
+    n = len(p1)
+    if not 0 <= lo <= hi < n:
+        raise ValueError(f"pmx needs 0 <= lo <= hi < {n}, got lo={lo}, hi={hi}")
+    child: list[int | None] = [None] * n
+    child[lo:hi + 1] = p1[lo:hi + 1]
+    where2 = {v: i for i, v in enumerate(p2)}
+    for i in range(lo, hi + 1):
+        v = p2[i]
+        if v in child:
+            continue
+        t = i
+        while True:
+            t = where2[p1[t]]
+            if not lo <= t <= hi:
+                break
+        child[t] = v
+    return [p2[i] if c is None else c for i, c in enumerate(child)]
+
+
+def sorting_crossover(parents: Sequence[Sequence[int]], mask: Sequence[int]) -> list[int]:
+    """Multiparental sorting crossover (the paper's Algorithms 3 and 4, Example 2).
+
+    Parameters
+    ----------
+    parents : three sequences of int
+        Permutations of the same digits: best egg so far, best nest of the last iteration, current
+        egg (one row each).
+    mask : sequence of int
+        The parent (1-based, 1..3) each position follows.
+
+    Returns
+    -------
+    list of int
+        The child: for each position ``i`` in order, the two other parents swap so that their
+        position ``i`` holds parent ``mask[i]``'s digit; at the end all three agree.
+
+    Examples
+    --------
+    >>> sorting_crossover([[7, 5, 6, 8, 1, 2, 4, 9, 3], [2, 1, 9, 4, 8, 5, 6, 7, 3], [7, 6, 9, 8, 4, 2, 3, 1, 5]],
+    ...                   [2, 2, 2, 1, 2, 3, 3, 3, 3])
+    [2, 1, 9, 8, 4, 7, 3, 6, 5]
+    """
+    work = [list(p) for p in parents]
+    if len(work) != 3 or len(mask) != len(work[0]):
+        raise ValueError("sorting_crossover needs three parents and one mask entry per position")
+    for i, k in enumerate(mask):
+        v = work[k - 1][i]
+        for j in range(3):
+            if j != k - 1 and work[j][i] != v:
+                p = work[j].index(v)
+                work[j][i], work[j][p] = work[j][p], work[j][i]
+    return work[0]
+
+
+def feasible_pairs(row: Sequence[int], free: Sequence[int], domains: Sequence[set[int]]) -> list[tuple[int, int]]:
+    """The swaps the feasible geometric mutation may choose in one row (the paper's Algorithm 5).
+
+    Parameters
+    ----------
+    row : sequence of int
+        The row's digits.
+    free : sequence of int
+        Positions of its free cells, increasing.
+    domains : sequence of sets of int
+        The prefiltered domain of each position.
+
+    Returns
+    -------
+    list of (int, int)
+        Pairs ``(a, b)`` of free positions, ``a`` before ``b``, in that order, whose swap puts each
+        digit inside the other cell's domain.
+    """
+    return [(a, b) for i, a in enumerate(free) for b in free[i + 1:]
+            if row[b] in domains[a] and row[a] in domains[b]]
+
+
+def missing_cost(grid: Sequence[int], n: int) -> int:
+    """Missing symbols over the columns and boxes of a complete grid (the cuckoo's cost; rows are permutations)."""
+    units = geometry(n).units
+    N = n * n
+    return sum(N - len({int(grid[c]) for c in units[u]}) for u in range(N, 3 * N))
+
+
+def levy_sigma(beta: float = K.LEVY_BETA) -> float:
+    """Mantegna's scale of the numerator: ``(G(1+b) sin(pi b/2) / (G((1+b)/2) b 2^((b-1)/2)))^(1/b)``."""
+    num = math.gamma(1 + beta) * math.sin(math.pi * beta / 2)
+    den = math.gamma((1 + beta) / 2) * beta * 2 ** ((beta - 1) / 2)
+    return (num / den) ** (1 / beta)
+
+
+# ------------------------------------------------------------------ tables
+def prefilter(puzzle, mode: str = "ac3"):
+    """Domains and prefilled cells of ``puzzle``.
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    mode : {"ac3", "none"}
+        ``ac3``: AC3's fixed point, its singletons prefilled (the paper). ``none``: the one-pass
+        candidate domains (digits no given peer holds), only the givens prefilled.
+
+    Returns
+    -------
+    dom : ndarray of uint32, shape (C,)
+    pre : ndarray of int8, shape (C,)
+        Prefilled digits, 0 where free.
+    result : AC3Result or None
+        AC3's run (``ac3`` mode).
+
+    Raises
+    ------
+    PuzzleError
+        If AC3 wipes a domain out: the puzzle has no solution.
+    """
+    res = ac3(puzzle)
+    if not res.consistent:
+        where = "" if res.wipeout_cell is None else f": {cell_name(res.wipeout_cell, puzzle.N)} has no candidate left"
+        raise PuzzleError(f"the AC3 prefilter wipes out a domain{where}, so the puzzle has no solution",
+                          kind="no_solution", cells=() if res.wipeout_cell is None else (res.wipeout_cell,))
+    if mode == "ac3":
+        return np.array(res.domains, dtype=np.uint32), np.array(res.grid, dtype=np.int8), res
+    dom = initial_domains(puzzle.grid, puzzle.n, one_pass=True).astype(np.uint32)
+    return dom, np.array(puzzle.grid, dtype=np.int8), None
+
+
+def row_tables(pre: np.ndarray, N: int):
+    """Free positions, their count and the missing digits of each row, and the rows a mutation can use.
+
+    Returns
+    -------
+    row_free : ndarray of int32, shape (N, N)
+        Positions (0..N-1) of each row's free cells, increasing, padded with -1.
+    row_nfree : ndarray of int32, shape (N,)
+    row_avail : ndarray of int64, shape (N,)
+        Bit ``d - 1`` set when no prefilled cell of the row holds ``d``.
+    mut_rows : ndarray of int32, shape (N,)
+        Rows with two free cells or more first, padded with -1.
+    n_mut : int
+    """
+    g = np.asarray(pre).reshape(N, N)
+    row_free = np.full((N, N), -1, dtype=np.int32)
+    row_nfree = np.zeros(N, dtype=np.int32)
+    row_avail = np.zeros(N, dtype=np.int64)
+    full = (1 << N) - 1
+    for r in range(N):
+        free = np.flatnonzero(g[r] == 0)
+        row_free[r, : len(free)] = free
+        row_nfree[r] = len(free)
+        held = 0
+        for d in g[r][g[r] > 0]:
+            held |= 1 << (int(d) - 1)
+        row_avail[r] = full & ~held
+    eligible = np.flatnonzero(row_nfree >= 2).astype(np.int32)
+    mut_rows = np.full(N, -1, dtype=np.int32)
+    mut_rows[: len(eligible)] = eligible
+    return row_free, row_nfree, row_avail, mut_rows, int(len(eligible))
+
+
+def _domains_bool(dom: np.ndarray, N: int) -> np.ndarray:
+    return ((dom[:, None].astype(np.int64) >> np.arange(N)) & 1).astype(bool)
+
+
+@register
+class Cuckoo(Solver):
+    name = "cuckoo"
+    title = "Cuckoo search (prefiltered, geometric operators)"
+    paper = cite("soto2014").short
+    citation = cite("soto2014").full
+    reference = cite("soto2014").anchor
+    order = 60
+    description = ("Discrete cuckoo search on AC3-prefiltered domains: each nest holds a grid whose rows are "
+                   "permutations inside the domains; a random nest's egg is crossed with the best (row-wise PMX "
+                   "or the multiparental sorting crossover), mutated by a feasible swap and replaces another "
+                   "random nest if better; a fraction pa of the other nests is abandoned and rebuilt each "
+                   "iteration. Cost: missing symbols over columns and boxes.")
+    iteration_name = "iteration"
+    examples = (
+        ({}, "mk_hard_a"),
+        ({"nests": 8, "pa": 0.5, "p_pmx": 0.2, "pmx_segment": "current", "ties": "replace", "w1": 1.0, "w2": 1.0,
+          "w3": 1.0}, "mk_medium_b"),
+        ({"levy": True, "infeasible": "accept", "fill_nodes": 3}, "ai_escargot"),
+        ({"prefilter": "none", "nests": 3, "fill_nodes": 1, "p_mut": 0.0}, "unique_4x4_a"),
+        ({"prefilter": "none", "nests": 10, "iterations": 3000}, "unique_16x16_a"),
+    )
+    objective = Objective(cost="missing symbols over columns and boxes (rows are permutations)")
+    axes = (COST_AXIS, Axis("count", "operator count", "right"))
+    columns = (
+        Column("cost", "cost of the best nest", color="#0072B2"),
+        Column("best_cost", "best cost since reset", color="#E69F00", style="steps"),
+        Column("mean_cost", "mean nest cost", color="#009E73", style="dotted"),
+        Column("pmx", "PMX crossovers (cumulative)", axis="count", shown=False),
+        Column("sorting", "sorting crossovers (cumulative)", axis="count", shown=False),
+        Column("mutations", "mutations (cumulative)", axis="count", shown=False),
+        Column("abandoned", "abandoned nests (cumulative)", axis="count", shown=False),
+    )
+    layers = (
+        Layer("nest_costs", "cost of each nest's egg", "int64", ("*",), role="nests"),
+        Layer("best_nest", "index of the best nest", "int"),
+        Layer("picked", "nest the latest iteration picked (-1 before the first)", "int"),
+        Layer("replaced", "nest that received the new egg in the latest iteration, or -1", "int"),
+        Layer("abandoned", "nests rebuilt from the domains in the latest iteration", "bool", ("*",)),
+        Layer("eggs", "each nest's egg, one grid per row", "int8", ("*", "C")),
+        Layer("nest_history", "each nest's cost (columns, in nest order) every history_stride iterations "
+              "(rows); restarts when the number of nests changes", "int16", ("*", "*")),
+        Layer("history_stride", "iterations between two rows of nest_history", "int"),
+        Layer("history_start", "iteration the nest history starts after (row k is iteration "
+              "history_start + (k + 1) * history_stride)", "int"),
+        Layer("operator", "operator of the latest iteration: pmx, sorting or none (the best nest was picked)",
+              "str"),
+        Layer("mutated", "the latest iteration mutated its new egg", "bool"),
+        Layer("domains", "candidate domains after prefiltering", "bool", ("C", "N"), role="domains"),
+        Layer("ac3", "the AC3 prefilter's run (None with prefilter = none)", "object", role="ac3", optional=True),
+        Layer("prefilled", "cells the prefilter fixed beyond the givens", "bool", ("C",), role="cells"),
+        Layer("weights", "mask weights of the sorting crossover in force (w1, w2, w3 normalised)", "float64", (3,)),
+        Layer("swaps", "swaps done by mutations since reset", "int"),
+        Layer("discarded", "crossover child rows discarded since reset as outside the domains", "int"),
+        Layer("fallbacks", "rows filled by a plain permutation since reset (backtracking gave up)", "int"),
+    )
+
+    params = (
+        Param("nests", "int", 22, "Number of nests, one egg each (a change resizes the population at the next "
+              "iteration: the best nests are kept, new ones built from the domains; the nest history restarts).",
+              low=2, high=100_000, paper="Soto et al. 2014 sec. 7 (value lost; ours)"),
+        Param("pa", "float", 0.3, "Probability that each nest but the best is abandoned and rebuilt from the "
+              "domains at each iteration.", low=0.0, high=1.0, step=0.05, paper="Soto et al. 2014 Alg. 8"),
+        Param("abandon", "choice", "each", "Which nests are abandoned at each iteration: 'each' (every nest but "
+              "the best with probability pa: docs/algorithms.md) or 'worst' (the floor(pa * nests) worst nests, "
+              "never the best: Yang and Deb's 'fraction pa of worse nests'; ours).", choices=("each", "worst"),
+              paper="Soto et al. 2014 Alg. 8 line 11"),
+        Param("p_pmx", "float", 0.65, "Probability of row-wise PMX with the best egg; otherwise the "
+              "multiparental sorting crossover.", low=0.0, high=1.0, step=0.05, label="p PMX",
+              paper="Soto et al. 2014 Alg. 9"),
+        Param("p_mut", "float", 0.9, "Probability of the feasible geometric mutation after the crossover.",
+              low=0.0, high=1.0, step=0.05, label="p mutation", paper="Soto et al. 2014 Alg. 5, 9"),
+        Param("w1", "float", 5.0, "Relative weight of the best egg so far in the sorting crossover's mask "
+              "(the weights are divided by w1 + w2 + w3: 5, 3, 1 give 5/9, 3/9, 1/9).", low=0.0, high=1000.0,
+              step=0.5, label="w1 (best)", paper="Soto et al. 2014 eq. 8, Example 2"),
+        Param("w2", "float", 3.0, "Relative weight of the best nest of the last iteration in the mask.", low=0.0,
+              high=1000.0, step=0.5, label="w2 (best nest)", paper="Soto et al. 2014 eq. 8"),
+        Param("w3", "float", 1.0, "Relative weight of the current egg in the mask.", low=0.0, high=1000.0,
+              step=0.5, label="w3 (current)", paper="Soto et al. 2014 eq. 8"),
+        Param("pmx_segment", "choice", "best", "Which parent gives PMX's segment: 'best' (the best egg; the "
+              "current egg gives the rest) or 'current'. Ours: the paper does not say.",
+              choices=("best", "current"), label="PMX segment from"),
+        Param("levy", "bool", False, "Ours: the number of mutation swaps is 1 + floor of a Levy-flight step "
+              "(Mantegna's algorithm, beta 1.5), at most N; off: one swap.", label="Levy swaps"),
+        Param("ties", "choice", "keep", "The new egg replaces the other random nest when strictly better "
+              "('keep': a tie keeps the nest) or also when as good ('replace'). Ours.", choices=("keep", "replace")),
+        Param("infeasible", "choice", "discard", "A crossover child row with a digit outside its cell's "
+              "prefiltered domain: 'discard' (keep the current egg's row; ours, after the paper's 'the cuckoo "
+              "procedure is responsible for detecting and discarding' unfeasible solutions), 'best' (take the best "
+              "egg's row instead; ours) or 'accept'.", choices=("discard", "best", "accept"), label="infeasible rows"),
+        Param("prefilter", "choice", "ac3", "Domains the eggs stay in: 'ac3' (AC3's fixed point, its singletons "
+              "prefilled: the paper) or 'none' (digits no given peer holds; ours, for comparison). A change "
+              "applies to the eggs built, crossed and mutated from the next iteration; older eggs stay until "
+              "abandoned.", choices=("ac3", "none")),
+        Param("fill_nodes", "int", 10_000, "Search nodes the randomised backtracking filling a row may visit "
+              "before the row takes a random permutation of its missing digits (ours).", low=1, high=10**9,
+              label="fill node limit"),
+        Param("iterations", "int", 100_000, "Iteration budget: the run fails after this many (0 = no limit).",
+              low=0, high=10**9, paper="Soto et al. 2014 Tables 1 (10000) and 2 (100000)"),
+    )
+
+    @classmethod
+    def check_params(cls, params):
+        ws = [params.get(k) for k in ("w1", "w2", "w3")]
+        if all(w is not None for w in ws) and sum(ws) <= 0:
+            raise ParameterError("w1 + w2 + w3 must be positive (the mask weights are divided by their sum), "
+                                 "got 0", name="w1")
+
+    @classmethod
+    def warm_up(cls) -> None:
+        """Compile the kernels: the generic warm-up's puzzles are fixed by AC3 at reset, so step a hard one too."""
+        from .. import library
+        from ..warmup import generic_warm_up
+
+        generic_warm_up(cls)
+        for params, name in (({}, "mk_hard_a"), ({"prefilter": "none", "nests": 3}, "unique_4x4_a")):
+            s = cls(**params)
+            s.reset(library.puzzle(name), seed=0)
+            s.step(3)
+            s.set_params(nests=s.get_params()["nests"] + 1)  # the resize path
+            s.step(1)
+            s.snapshot()
+
+    # ---------------------------------------------------------------- reset
+    def check_puzzle(self, puzzle):
+        prefilter(puzzle, "ac3")  # refuses a puzzle whose AC3 wipes out, whatever the mode
+
+    def _apply_prefilter(self, mode: str):
+        pz = self.puzzle
+        self.mode = mode
+        self.dom, self.pre, self.ac3_result = prefilter(pz, mode)
+        self.row_free, self.row_nfree, self.row_avail, self.mut_rows, self.n_mut = row_tables(self.pre, pz.N)
+
+    def _reset(self):
+        pz = self.puzzle
+        self.geo = geometry(pz.n)
+        self._apply_prefilter(self._params["prefilter"])
+        self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
+        self.counters[K.C_PICKED] = self.counters[K.C_REPLACED] = -1
+        self.counters[K.C_OPERATOR] = K.OP_BEFORE
+        self.best_grid = self.pre.copy()
+        self._populate(self._params["nests"])
+        if self.counters[K.C_BEST_COST] == 0:
+            self.status = Status.SOLVED
+
+    def _populate(self, nests: int):
+        """Every nest built afresh from the domains; the best egg so far becomes the best nest's."""
+        C = self.puzzle.C
+        self.eggs = np.zeros((nests, C), dtype=np.int8)
+        self.costs = np.zeros(nests, dtype=np.int64)
+        self.abandoned = np.zeros(nests, dtype=bool)
+        self.counters[K.C_FALLBACKS] += K.build_nests(
+            self.eggs, self.costs, 0, nests, self.pre, self.geo.units, self.row_free, self.row_nfree, self.row_avail,
+            self.dom, self._params["fill_nodes"], self.rng)
+        self.counters[K.C_EVALUATIONS] += nests
+        self.evaluations = int(self.counters[K.C_EVALUATIONS])
+        b = int(np.argmin(self.costs))
+        self.counters[K.C_BEST] = b
+        self.counters[K.C_BEST_COST] = self.costs[b]
+        self.best_grid = self.eggs[b].copy()
+        self._restart_history()
+
+    def _restart_history(self):
+        self.hist = np.zeros((HISTORY_ROWS, self.eggs.shape[0]), dtype=np.int16)
+        self.counters[K.C_HIST_LEN] = 0
+        self.counters[K.C_HIST_STRIDE] = 1
+        self.counters[K.C_HIST_PENDING] = 0
+        self.hist_start = int(self.iteration)
+
+    def _resize(self, nests: int):
+        """Keep the ``nests`` lowest-cost nests (ties by index, in index order) or add new ones from the domains."""
+        old = self.eggs.shape[0]
+        if nests < old:
+            keep = np.sort(np.lexsort((np.arange(old), self.costs))[:nests])
+            self.eggs = self.eggs[keep].copy()
+            self.costs = self.costs[keep].copy()
+        else:
+            eggs = np.zeros((nests, self.puzzle.C), dtype=np.int8)
+            costs = np.zeros(nests, dtype=np.int64)
+            eggs[:old], costs[:old] = self.eggs, self.costs
+            self.counters[K.C_FALLBACKS] += K.build_nests(
+                eggs, costs, old, nests, self.pre, self.geo.units, self.row_free, self.row_nfree, self.row_avail,
+                self.dom, self._params["fill_nodes"], self.rng)
+            self.counters[K.C_EVALUATIONS] += nests - old
+            self.evaluations = int(self.counters[K.C_EVALUATIONS])
+            self.eggs, self.costs = eggs, costs
+        self.abandoned = np.zeros(nests, dtype=bool)
+        # The best nest survives a shrink (lowest cost, first index), so the best egg so far stays in the population.
+        self.counters[K.C_BEST] = int(np.argmin(self.costs))
+        self.counters[K.C_PICKED] = self.counters[K.C_REPLACED] = -1
+        self._restart_history()
+
+    def _params_changed(self, names):
+        # New domains serve the next iterations: rebuilt nests, the feasibility of child rows and mutations use
+        # them; eggs built before stay until abandoned. A new number of nests applies at the next step (_step).
+        if "prefilter" in names:
+            self._apply_prefilter(self._params["prefilter"])
+
+    # ---------------------------------------------------------- properties
+    @property
+    def grid(self) -> np.ndarray:
+        return self.best_grid
+
+    @property
+    def cost(self) -> int:
+        return int(self.counters[K.C_BEST_COST])
+
+    @property
+    def best_cost(self) -> int:
+        return self.cost
+
+    @property
+    def fixed(self) -> np.ndarray:
+        return self.pre > 0
+
+    # ---------------------------------------------------------------- step
+    def _kernel_params(self):
+        pr = self._params
+        w = np.array([pr["w1"], pr["w2"], pr["w3"]], dtype=np.float64)
+        w = w / w.sum()
+        ip = np.zeros(K.N_IPARAMS, dtype=np.int64)
+        ip[K.P_NESTS] = self.eggs.shape[0]
+        ip[K.P_BUDGET] = pr["iterations"]
+        ip[K.P_SEGMENT] = K.SEG_BEST if pr["pmx_segment"] == "best" else K.SEG_CURRENT
+        ip[K.P_LEVY] = int(pr["levy"])
+        ip[K.P_TIES] = K.TIES_KEEP if pr["ties"] == "keep" else K.TIES_REPLACE
+        ip[K.P_INFEASIBLE] = {"discard": K.INFEASIBLE_DISCARD, "accept": K.INFEASIBLE_ACCEPT,
+                              "best": K.INFEASIBLE_BEST}[pr["infeasible"]]
+        ip[K.P_FILL_NODES] = pr["fill_nodes"]
+        ip[K.P_ABANDON] = K.ABANDON_EACH if pr["abandon"] == "each" else K.ABANDON_WORST
+        fp = np.zeros(K.N_FPARAMS, dtype=np.float64)
+        fp[K.P_PA], fp[K.P_P_PMX], fp[K.P_P_MUT] = pr["pa"], pr["p_pmx"], pr["p_mut"]
+        fp[K.P_CUM1], fp[K.P_CUM2] = w[0], w[0] + w[1]
+        fp[K.P_LEVY_SIGMA] = levy_sigma()
+        return ip, fp
+
+    def _step(self, n: int) -> int:
+        budget = self._params["iterations"]
+        if budget > 0 and self.iteration >= budget:  # the budget was lowered below the iterations done
+            self.status = Status.FAILED
+            return 0
+        if self._params["nests"] != self.eggs.shape[0]:
+            self._resize(self._params["nests"])
+        ip, fp = self._kernel_params()
+        done = 0
+        while done < n and self.status == Status.RUNNING:
+            k = min(n - done, _CHUNK)
+            trace = np.empty((k, K.TRACE_WIDTH))
+            its, code = K.run_iterations(
+                self.eggs, self.costs, self.best_grid, self.abandoned, self.pre, self.dom, self.geo.units,
+                self.row_free, self.row_nfree, self.row_avail, self.mut_rows, self.n_mut, self.hist, self.counters,
+                trace, ip, fp, self.rng, k)
+            its = int(its)
+            done += its
+            self.iteration = int(self.counters[K.C_ITERATION])
+            self.evaluations = int(self.counters[K.C_EVALUATIONS])
+            self.trace.extend(trace[:its])
+            if code == K.SOLVED:
+                self.status = Status.SOLVED
+            elif code == K.BUDGET:
+                self.status = Status.FAILED
+        return done
+
+    # ------------------------------------------------------------ snapshot
+    def _layers(self):
+        pr = self._params
+        w = np.array([pr["w1"], pr["w2"], pr["w3"]], dtype=np.float64)
+        N = self.puzzle.N
+        rows = int(self.counters[K.C_HIST_LEN])
+        return {
+            "nest_costs": frozen_copy(self.costs),
+            "best_nest": int(self.counters[K.C_BEST]),
+            "picked": int(self.counters[K.C_PICKED]),
+            "replaced": int(self.counters[K.C_REPLACED]),
+            "abandoned": frozen_copy(self.abandoned),
+            "eggs": frozen_copy(self.eggs),
+            "nest_history": frozen_copy(self.hist[:rows]),
+            "history_stride": int(self.counters[K.C_HIST_STRIDE]),
+            "history_start": int(self.hist_start),
+            "operator": OPERATORS[int(self.counters[K.C_OPERATOR])],
+            "mutated": bool(self.counters[K.C_MUTATED]),
+            "domains": frozen_copy(_domains_bool(self.dom, N)),
+            "ac3": self.ac3_result,
+            "prefilled": frozen_copy((self.pre > 0) & (self.puzzle.grid == 0)),
+            "weights": frozen_copy(w / w.sum()),
+            "swaps": int(self.counters[K.C_SWAPS]),
+            "discarded": int(self.counters[K.C_DISCARDED]),
+            "fallbacks": int(self.counters[K.C_FALLBACKS]),
+        }
+
+    @classmethod
+    def summarize(cls, snapshot):
+        """Best cost, operator counts and the prefilter's fixed cells."""
+        tr = snapshot.trace
+        last = {k: int(tr[k][-1]) if len(tr[k]) else 0 for k in ("pmx", "sorting", "mutations", "abandoned")}
+        return {"best_cost": int(snapshot.best_cost), **last,
+                "prefilled": int(np.count_nonzero(snapshot.layers["prefilled"]))}
+
+    # --------------------------------------------------------------- state
+    _ARRAYS = ("eggs", "costs", "best_grid", "abandoned", "counters", "hist")
+
+    def _state(self):
+        st = {name: getattr(self, name).copy() for name in self._ARRAYS}
+        st["mode"] = self.mode
+        st["hist_start"] = self.hist_start
+        return st
+
+    def _load(self, st):
+        self.geo = geometry(self.puzzle.n)
+        self._apply_prefilter(st["mode"])  # the domains the eggs were built in (a pending change stays pending)
+        for name in self._ARRAYS:
+            setattr(self, name, np.array(st[name], copy=True))
+        self.hist_start = int(st["hist_start"])
