@@ -110,7 +110,8 @@ class AC3Tabu(Solver):
         Layer("ac3_iteration", "the iteration whose propagation 'ac3' shows (0 = the prefilter)", "int"),
         Layer("tabu", "the tabu list, oldest first: (cell, digit, age in iterations, reason 0 = unassigned by a "
               "move, 1 = wipe-out)", "int64", ("*", 4), role="tabu"),
-        Layer("tabu_cells", "cells with a tabu feature", "bool", ("C",), role="cells"),
+        # No board role: the "tabu" role's overlay marks these cells already, fading with age.
+        Layer("tabu_cells", "cells with a tabu feature", "bool", ("C",)),
         Layer("prefilled", "givens and the cells the AC3 prefilter fixed (never dropped)", "bool", ("C",)),
         Layer("candidates", "the latest iteration's candidates in generation order", "records",
               columns=(("k", "#"), ("cell", "cell"), ("digit", "digit"), ("dropped", "dropped"), ("cost", "cost"),
