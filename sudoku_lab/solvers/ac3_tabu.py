@@ -36,7 +36,6 @@ import numpy as np
 from .._kernels import ac3 as KA
 from .._kernels import ac3_tabu as K
 from ..ac3 import initial_domains, result_from_kernel
-from ..citations import cite
 from ..geometry import MASK_DTYPE, cell_name, geometry, symbol
 from .base import Event, Param, Solver, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
@@ -72,9 +71,7 @@ def singleton_grid(domains: np.ndarray) -> np.ndarray:
 class AC3Tabu(Solver):
     name = "ac3_tabu"
     title = "AC3-tabu search"
-    paper = cite("soto2013").short
-    citation = cite("soto2013").full
-    reference = cite("soto2013").anchor
+    cites = "soto2013"
     order = 50
     description = ("Tabu search over consistent partial assignments: each iteration builds a list of candidates "
                    "(an open cell by roulette wheel on 1/|D|, a non-tabu digit, sometimes a drop of assigned "

@@ -378,6 +378,9 @@ class Solver:
     name: ClassVar[str] = ""
     #: Human name for menus.
     title: ClassVar[str] = ""
+    #: Key of the paper in :mod:`sudoku_lab.citations` (``"maire2012"``): fills :attr:`paper`,
+    #: :attr:`citation` and :attr:`reference` that the class does not set itself.
+    cites: ClassVar[str] = ""
     #: Short citation shown next to the title ("Maire & Prissette 2012").
     paper: ClassVar[str] = ""
     #: The paper's full citation (authors, title, venue, year, DOI).
@@ -409,6 +412,17 @@ class Solver:
     examples: ClassVar[tuple[tuple[Mapping[str, Any], str], ...]] = ()
 
     # ------------------------------------------------------- declarations
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        key = cls.__dict__.get("cites")
+        if key:
+            from ..citations import cite
+
+            c = cite(key)
+            for attr, value in (("paper", c.short), ("citation", c.full), ("reference", c.anchor)):
+                if attr not in cls.__dict__:
+                    setattr(cls, attr, value)
+
     @classmethod
     def trace_names(cls) -> tuple[str, ...]:
         """Trace column names, ``iteration`` first."""

@@ -29,7 +29,6 @@ import numpy as np
 
 from .._kernels import cuckoo as K
 from ..ac3 import ac3, initial_domains
-from ..citations import cite
 from ..errors import ParameterError, PuzzleError
 from ..geometry import cell_name, geometry
 from .base import Param, Solver, Status, frozen_copy, register
@@ -233,9 +232,7 @@ def _domains_bool(dom: np.ndarray, N: int) -> np.ndarray:
 class Cuckoo(Solver):
     name = "cuckoo"
     title = "Cuckoo search (prefiltered, geometric operators)"
-    paper = cite("soto2014").short
-    citation = cite("soto2014").full
-    reference = cite("soto2014").anchor
+    cites = "soto2014"
     order = 60
     description = ("Discrete cuckoo search on AC3-prefiltered domains: each nest holds a grid whose rows are "
                    "permutations inside the domains; a random nest's egg is crossed with the best (row-wise PMX "

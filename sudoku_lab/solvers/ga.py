@@ -23,7 +23,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels import ga as K
-from ..citations import cite
 from ..errors import ParameterError
 from ..geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
@@ -65,9 +64,7 @@ def box_tables(g: np.ndarray, n: int):
 class GA(Solver):
     name = "ga"
     title = "GA (Sato & Inoue)"
-    paper = cite("sato2010").short
-    citation = cite("sato2010").full
-    reference = cite("sato2010").anchor
+    cites = "sato2010"
     order = 40
     description = ("Genetic algorithm on grids whose boxes are permutations: tournament selection, "
                    "crossover exchanging whole bands of boxes by their row or column scores, "

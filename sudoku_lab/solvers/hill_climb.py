@@ -22,7 +22,6 @@ from types import MappingProxyType
 import numpy as np
 
 from .._kernels import hill_climb as K
-from ..citations import cite
 from ..errors import ParameterError
 from ..geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
@@ -82,9 +81,7 @@ def unit_clashes(grid: np.ndarray, n: int) -> np.ndarray:
 class HillClimb(Solver):
     name = "hill_climb"
     title = "Hill climbing (steepest ascent)"
-    paper = cite("jones2008").short
-    citation = cite("jones2008").full
-    reference = cite("jones2008").anchor
+    cites = "jones2008"
     order = 20
     description = ("Steepest-ascent hill climbing over in-box swaps from a greedy initial state with "
                    "post-swapping; f = w1*f1 + w2*f2 (distinct digits per row and column, clashes with "

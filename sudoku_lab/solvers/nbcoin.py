@@ -24,7 +24,6 @@ import math
 import numpy as np
 
 from .._kernels import nbcoin as K
-from ..citations import cite
 from ..geometry import geometry
 from ..scoring import distinct_count
 from ._boxes import box_free_cells, box_missing_masks
@@ -123,9 +122,7 @@ def model_as_cells(M: np.ndarray, n: int) -> np.ndarray:
 class NBCoin(Solver):
     name = "nbcoin"
     title = "NB-COIN (node based coincidence)"
-    paper = cite("waiyapara").short
-    citation = cite("waiyapara").full
-    reference = cite("waiyapara").anchor
+    cites = "waiyapara"
     order = 30
     description = ("Coincidence algorithm with one position x digit probability model per box: each generation "
                    "samples a population of grids (a permutation per box), rewards the best C % and punishes the "

@@ -31,7 +31,6 @@ from types import MappingProxyType
 import numpy as np
 
 from .._kernels import reseda as K
-from ..citations import cite
 from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError
 from ..geometry import cell_name, geometry
@@ -125,9 +124,7 @@ def admissible_box_permutations(grid: np.ndarray, n: int, box: int, limit: int =
 class Reseda(Solver):
     name = "reseda"
     title = "RESEDA (restarted EDA)"
-    paper = cite("maire2012").short
-    citation = cite("maire2012").full
-    reference = cite("maire2012").anchor
+    cites = "maire2012"
     order = 10
     description = ("Estimation of distribution algorithm with per-cell probabilities p[cell, digit], "
                    "updated from the best of Q sampled grids, and partial restarts that fix a zone of a "
