@@ -103,3 +103,15 @@ def test_ac3_view_keeps_the_puzzle_source_for_solvers_without_an_ac3_layer(windo
     view = win.views["ac3"]
     assert not view.source.isEnabled() and not view.showing_solver
     assert view.hidden_singles.isEnabled()
+
+
+def test_tables_fill_their_width(window, qtbot):
+    win = _tabu_window(window, qtbot)
+    win.view_docks["tabu"].raise_()
+    view = win.views["tabu"]
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
+    qtbot.waitUntil(lambda: iteration(win) == 10)
+    qtbot.waitUntil(lambda: view.candidate_table.rowCount() > 0 and view.candidate_table.fitted)
+    for t in (view.tabu_table, view.candidate_table):
+        widths = sum(t.columnWidth(c) for c in range(t.columnCount()))
+        assert abs(widths - t.viewport().width()) <= 2, (widths, t.viewport().width())

@@ -145,6 +145,9 @@ class TabuView(_RoleView, QWidget):
     def _fit(t: QTableWidget) -> None:
         if not t.fitted and t.rowCount():
             t.resizeColumnsToContents()
+            h = t.horizontalHeader()
+            h.setStretchLastSection(False)  # fitting took the last column back to its contents: stretch it again
+            h.setStretchLastSection(True)
             t.fitted = True
 
     def sizeHint(self):
