@@ -34,6 +34,7 @@ from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.solvers import registry
 
+from . import gui_gc
 from .board_panel import BoardPanel
 from .controller import Controller
 from .edit_mode import EditMode
@@ -69,6 +70,8 @@ class MainWindow(QMainWindow):
 
     def __init__(self, controller: Controller | None = None, settings: QSettings | None = None):
         super().__init__()
+        gui_gc.acquire(self)  # cyclic garbage is collected in the GUI thread only (see gui_gc)
+        self._gc_released = False
         self.setWindowTitle("Sudoku Lab")
         self.controller = controller or Controller(self)
         self.settings = settings
@@ -399,6 +402,9 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------- closing
     def closeEvent(self, event) -> None:
         self.controller.shutdown()
+        if not self._gc_released:
+            self._gc_released = True
+            gui_gc.release()
         if self.settings is not None:
             self.settings.setValue("geometry", self.saveGeometry())
             self.settings.setValue("state", self.saveState())
