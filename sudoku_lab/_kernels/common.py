@@ -38,7 +38,7 @@ from numba import njit
 
 from .._paths import private_dir, user_dir
 
-__all__ = ["jit", "popcount", "lowest_digit", "digit_bit", "cache_key", "CACHE_DIR"]
+__all__ = ["jit", "popcount", "lowest_digit", "digit_bit", "shuffle", "cache_key", "CACHE_DIR"]
 
 _HERE = Path(__file__).resolve().parent
 #: Cache directories of other source versions are deleted once this many newer ones exist and they
@@ -129,3 +129,13 @@ def lowest_digit(x):
 def digit_bit(d):
     """Mask of digit ``d`` (1-based)."""
     return np.uint32(1) << np.uint32(d - 1)
+
+
+@jit
+def shuffle(a, k, rng):
+    """Fisher-Yates shuffle of ``a[:k]`` in place: for i = k-1 down to 1, one ``rng.random()``, j = int(u*(i+1))."""
+    for i in range(k - 1, 0, -1):
+        j = int(rng.random() * (i + 1))
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t

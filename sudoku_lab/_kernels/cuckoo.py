@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import jit, popcount
+from .common import jit, popcount, shuffle
 
 # What run_iterations reports.
 RUNNING = 0  #: the chunk's iterations are done, the run goes on
@@ -78,14 +78,23 @@ LEVY_BETA = 1.5
 TRACE_WIDTH = 8
 
 
+
 @jit
-def shuffle(a, k, rng):
-    """Fisher-Yates on ``a[:k]``: one ``rng.random()`` per slot from the last down to the second."""
-    for i in range(k - 1, 0, -1):
-        j = int(rng.random() * (i + 1))
-        t = a[i]
-        a[i] = a[j]
-        a[j] = t
+def take_child_row(child, r, N, dom, infeasible, new, best_grid, counters):
+    """Put a crossover's child row ``r`` into ``new``, or apply the ``infeasible`` rule when it leaves the domains.
+
+    ``INFEASIBLE_ACCEPT`` keeps it anyway; otherwise a row outside the domains
+    is counted in ``C_DISCARDED`` and ``new`` keeps the current egg's row
+    (``INFEASIBLE_DISCARD``) or takes the best egg's (``INFEASIBLE_BEST``).
+    """
+    if infeasible == INFEASIBLE_ACCEPT or row_feasible(child, r, N, dom):
+        for t in range(N):
+            new[r * N + t] = child[t]
+    else:
+        counters[C_DISCARDED] += 1
+        if infeasible == INFEASIBLE_BEST:
+            for t in range(N):
+                new[r * N + t] = best_grid[r * N + t]
 
 
 @jit
@@ -508,14 +517,7 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
                         pmx_row(best_grid[r * N:(r + 1) * N], eggs[i, r * N:(r + 1) * N], lo, hi, child, pos2, placed)
                     else:
                         pmx_row(eggs[i, r * N:(r + 1) * N], best_grid[r * N:(r + 1) * N], lo, hi, child, pos2, placed)
-                    if infeasible == INFEASIBLE_ACCEPT or row_feasible(child, r, N, dom):
-                        for t in range(N):
-                            new[r * N + t] = child[t]
-                    else:
-                        counters[C_DISCARDED] += 1
-                        if infeasible == INFEASIBLE_BEST:
-                            for t in range(N):
-                                new[r * N + t] = best_grid[r * N + t]
+                    take_child_row(child, r, N, dom, infeasible, new, best_grid, counters)
             else:
                 op = OP_SORTING
                 counters[C_SORTING] += 1
@@ -525,14 +527,7 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
                         mask[t] = 0 if u < cum1 else (1 if u < cum2 else 2)
                     sorting_row(best_grid[r * N:(r + 1) * N], eggs[b, r * N:(r + 1) * N], eggs[i, r * N:(r + 1) * N],
                                 mask, child, x, pos)
-                    if infeasible == INFEASIBLE_ACCEPT or row_feasible(child, r, N, dom):
-                        for t in range(N):
-                            new[r * N + t] = child[t]
-                    else:
-                        counters[C_DISCARDED] += 1
-                        if infeasible == INFEASIBLE_BEST:
-                            for t in range(N):
-                                new[r * N + t] = best_grid[r * N + t]
+                    take_child_row(child, r, N, dom, infeasible, new, best_grid, counters)
             if rng.random() < p_mut:
                 mutated = 1
                 counters[C_MUTATIONS] += 1

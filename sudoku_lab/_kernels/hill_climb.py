@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import jit
+from .common import jit, shuffle
 
 # What run_moves reports.
 RUNNING = 0  #: the chunk's moves are done, the search goes on
@@ -69,15 +69,6 @@ P_W1, P_W2 = 0, 1
 # Trace row written per move: iteration, cost, best cost, f, f1, f2, queue size.
 TRACE_WIDTH = 7
 
-
-@jit
-def shuffle(a, k, rng):
-    """Fisher-Yates shuffle of ``a[:k]`` in place: for i = k-1 down to 1, one ``rng.random()``, j = int(u*(i+1))."""
-    for i in range(k - 1, 0, -1):
-        j = int(rng.random() * (i + 1))
-        t = a[i]
-        a[i] = a[j]
-        a[j] = t
 
 
 @jit
