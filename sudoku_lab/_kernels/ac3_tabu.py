@@ -150,6 +150,16 @@ def tabu_push(tabu, counters, mask, cell, digit, iteration, reason, tenure):
 
 
 @jit
+def open_peers(dom, peers, c):
+    """Peers of cell ``c`` whose domain is not a singleton (a drop's roulette weight)."""
+    w = 0
+    for j in range(peers.shape[1]):
+        if not is_single(dom[peers[c, j]]):
+            w += 1
+    return w
+
+
+@jit
 def reset_open(dom, peers, full, single):
     """Give every non-singleton cell the digits no singleton peer holds (``single``: scratch bool (C,))."""
     C = dom.shape[0]
@@ -253,11 +263,7 @@ def make_candidate(S, cand, pre, prefilled, tabu_mask, peers, units, hidden, p_d
             for c in range(C):
                 if prefilled[c] or not is_single(cand[c]):
                     continue
-                w = 0
-                for j in range(peers.shape[1]):
-                    if not is_single(cand[peers[c, j]]):
-                        w += 1
-                total += w
+                total += open_peers(cand, peers, c)
                 count += 1
             if count == 0:
                 break
@@ -280,10 +286,7 @@ def make_candidate(S, cand, pre, prefilled, tabu_mask, peers, units, hidden, p_d
                 for c in range(C):
                     if prefilled[c] or not is_single(cand[c]):
                         continue
-                    w = 0
-                    for j in range(peers.shape[1]):
-                        if not is_single(cand[peers[c, j]]):
-                            w += 1
+                    w = open_peers(cand, peers, c)
                     if w == 0:
                         continue
                     run += w
