@@ -125,9 +125,7 @@ def wait(cond, ms=180_000):
 
 wait(lambda: win.controller.state == "idle" and win.controller.latest is not None)
 win.act_step_n.trigger()  # one "step n" click
-wait(lambda: win.controller.latest.snapshot.iteration > 0 and win.controller.state == "idle")
-for _ in range(30):
-    app.processEvents()
+wait(lambda: win.controller.latest.snapshot.iteration > 0 and win.settled())
 snap = win.controller.latest.snapshot
 docks = win.view_docks
 conv = win.views["convergence"]

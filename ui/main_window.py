@@ -310,6 +310,16 @@ class MainWindow(QMainWindow):
         final = prog.done or self.controller.state != WorkerState.RUNNING
         self.view_host.on_progress(prog, final)
 
+    def settled(self) -> bool:
+        """True when the solver is idle and its last frame is drawn in every view (tests, screenshots).
+
+        The worker may go idle before the GUI timer has taken its last frame, and a final frame draws
+        its views one per event-loop turn, so "idle" alone does not mean the window shows the end.
+        """
+        c = self.controller
+        return (c.state == WorkerState.IDLE and c.latest is not None and not c.worker.has_new_frame()
+                and self._last_progress is c.latest and not self.view_host.pending())
+
     def _set_status_fields(self, prog) -> None:
         L = self.status_labels
         if prog is None:

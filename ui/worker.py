@@ -141,6 +141,11 @@ class SolverWorker(QObject):
             p, self._latest = self._latest, None
         return p
 
+    def has_new_frame(self) -> bool:
+        """True if a Progress was published that :meth:`take_latest` has not taken yet."""
+        with self._latest_lock:
+            return self._latest is not None
+
     def _send(self, cmd: _Cmd) -> None:
         self._commands.put(cmd)
         self._interrupt.set()
