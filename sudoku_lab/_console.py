@@ -7,7 +7,7 @@ import sys
 import threading
 import time
 
-__all__ = ["interruptible", "ProgressBar", "RunProgress", "ReadProgress", "int_option", "seed_option",
+__all__ = ["interruptible", "ProgressBar", "duration_text", "RunProgress", "ReadProgress", "int_option", "seed_option",
            "resolve_puzzles", "resolve_puzzle", "add_solver_params", "solver_params"]
 
 
@@ -74,22 +74,50 @@ class ProgressBar:
         self.label = f"{label} " if label else ""
         self._last_decile = -1
 
-    def update(self, done: int, total: int) -> None:
+    def update(self, done: int, total: int, detail: str = "") -> None:
+        """Show ``done`` of ``total`` (and ``detail``, e.g. successes and ETA, after the count)."""
         if not self.enabled:
             return
         frac = done / total if total else 1.0
+        tail = f", {detail}" if detail else ""
         if self.tty:
             width = 30
             fill = int(frac * width)
-            print(f"\r{self.label}[{'#' * fill}{'.' * (width - fill)}] {done}/{total} {self.unit}", end="",
-                  file=sys.stderr, flush=True)
+            text = f"\r{self.label}[{'#' * fill}{'.' * (width - fill)}] {done:,}/{total:,} {self.unit}{tail}"
+            print(text.ljust(getattr(self, "_width", 0)), end="", file=sys.stderr, flush=True)
+            self._width = len(text)
         elif int(frac * 10) != self._last_decile:
             self._last_decile = int(frac * 10)
-            print(f"{self.label}{done}/{total} {self.unit}", file=sys.stderr, flush=True)
+            print(f"{self.label}{done:,}/{total:,} {self.unit}{tail}", file=sys.stderr, flush=True)
+
+    def batch(self, prog) -> None:
+        """Show a :class:`~sudoku_lab.experiments.BatchProgress`: count, successes, rate and time left."""
+        detail = f"{prog.solved:,} solved"
+        if prog.new:
+            detail += f", {prog.rate:,.1f} {self.unit}/s, ETA {duration_text(prog.eta)}"
+        self.update(prog.done, prog.total, detail)
 
     def close(self) -> None:
         if self.enabled and self.tty:
             print(file=sys.stderr)
+
+
+def duration_text(seconds: float) -> str:
+    """``42 s``, ``3m05s``, ``2h10m``, ``3d04h``; ``?`` when unknown.
+
+    >>> duration_text(185), duration_text(7800)
+    ('3m05s', '2h10m')
+    """
+    if seconds != seconds or seconds == float("inf"):
+        return "?"
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
 
 
 class RunProgress:

@@ -330,9 +330,10 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 
 
 def _add_experiment_commands(sub, algo) -> None:
-    """Commands defined next to the code they run (grades, reproduce, compare)."""
-    from . import compare, grades, reproduce
+    """Commands defined next to the code they run (batch, grades, reproduce, compare)."""
+    from . import batch, compare, grades, reproduce
 
+    batch.add_cli(sub)
     grades.add_cli(sub, lambda parser: add_solver_params(parser, algo or "reseda"))
     reproduce.add_cli(sub)
     compare.add_cli(sub)

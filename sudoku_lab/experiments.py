@@ -14,6 +14,7 @@ import json
 import math
 import os
 import signal
+import socket
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -28,7 +29,8 @@ from .errors import DataFileError, ParameterError
 from .puzzle import Puzzle
 from .warmup import warm_up
 
-__all__ = ["Task", "RunResult", "run_task", "run_tasks", "ResultsFile", "default_jobs", "effective_jobs"]
+__all__ = ["Task", "RunResult", "run_task", "run_tasks", "execute", "run_batch", "executor", "BatchProgress",
+           "config_label", "ResultsFile", "default_jobs", "effective_jobs"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,10 @@ class Task:
 
     ``until`` is a stopping rule as :func:`sudoku_lab.loop.parse_until` reads it
     (``"solved,100000it"``); the solver finishing always ends the run.
-    ``key`` names the task in results files (unique within an experiment).
+    ``key`` names the task in results (unique within an experiment);
+    ``config`` (a configuration label, default :meth:`label`), ``puzzle_set``
+    (the set or level the puzzle stands for) and ``run`` (the run's index for
+    this configuration and puzzle) are columns of its results row.
     """
 
     solver: str
@@ -46,6 +51,28 @@ class Task:
     seed: int
     until: str = "solved,100000it"
     key: str = ""
+    config: str = ""
+    puzzle_set: str = ""
+    run: int = 0
+
+    def full_params(self) -> dict:
+        """Every parameter of the solver in force for this task: ``params`` over the declared defaults."""
+        from .solvers import get_solver_class
+
+        cls = get_solver_class(self.solver)
+        return cls.validate_params({**cls.defaults(), **self.params})
+
+    def label(self) -> str:
+        """``solver`` or ``solver:p=v,...`` with the parameters this task sets."""
+        return config_label(self.solver, self.params)
+
+
+def config_label(solver: str, params: dict) -> str:
+    """A configuration's label: ``solver``, then ``:name=value,...`` for the parameters given."""
+    def text(v):
+        return str(v).lower() if isinstance(v, bool) else str(v)
+
+    return solver + ("" if not params else ":" + ",".join(f"{k}={text(v)}" for k, v in params.items()))
 
 
 @dataclass
@@ -68,6 +95,12 @@ class RunResult:
         The solver's final answer (``Snapshot.grid``).
     extra : dict
         Solver-specific summary (RESEDA: attempts, runs, restarts).
+    restarts : int
+        Restarts during the run (``extra["restarts"]`` where the solver reports it, else 0).
+    host : str
+        The machine that ran it.
+    finished : float
+        When it finished (seconds since the epoch).
     """
 
     key: str
@@ -84,11 +117,32 @@ class RunResult:
     best_cost: int
     grid: np.ndarray
     extra: dict = field(default_factory=dict)
+    restarts: int = 0
+    host: str = ""
+    finished: float = 0.0
 
     def to_json(self) -> dict:
         d = asdict(self)
         d["grid"] = "".join(str(int(v)) if v < 10 else chr(ord("A") + int(v) - 10) for v in self.grid.tolist())
         return d
+
+    @classmethod
+    def from_row(cls, row: dict) -> "RunResult":
+        """The result a results row (:mod:`sudoku_lab.results`) records."""
+        from datetime import datetime
+
+        finished = row.get("finished")
+        if isinstance(finished, str):
+            finished = datetime.fromisoformat(finished.replace("Z", "+00:00")).timestamp()
+        elif isinstance(finished, datetime):
+            finished = finished.timestamp()
+        grid = Puzzle.parse(row["grid"], n=int(row["box"]), allow_clashes=True).grid.copy()
+        return cls(key=row["task"], solver=row["solver"], puzzle=row["puzzle"], seed=int(row["seed"]),
+                   solved=bool(row["solved"]), status=row["status"], reason=row["reason"],
+                   iterations=int(row["iterations"]), evaluations=int(row["evaluations"]),
+                   seconds=float(row["seconds"]), cost=int(row["cost"]), best_cost=int(row["best_cost"]),
+                   grid=grid, extra=json.loads(row["extra"] or "{}"), restarts=int(row["restarts"] or 0),
+                   host=row.get("host") or "", finished=float(finished or 0.0))
 
     @classmethod
     def from_json(cls, d: dict, n: int) -> "RunResult":
@@ -108,10 +162,15 @@ def run_task(task: Task, should_stop: Callable[[], bool] | None = None) -> RunRe
     last = loop.run(solver, loop.parse_until(task.until), should_stop=should_stop)
     seconds = time.perf_counter() - t0
     s = last.snapshot
+    extra = type(solver).summarize(s)
     return RunResult(
         key=task.key, solver=task.solver, puzzle=task.puzzle.name or "", seed=task.seed, solved=s.solved,
         status=s.status, reason=last.reason, iterations=s.iteration, evaluations=s.evaluations,
-        seconds=seconds, cost=s.cost, best_cost=s.best_cost, grid=np.array(s.grid), extra=type(solver).summarize(s))
+        seconds=seconds, cost=s.cost, best_cost=s.best_cost, grid=np.array(s.grid), extra=extra,
+        restarts=int(extra.get("restarts") or 0), host=_HOST, finished=time.time())
+
+
+_HOST = socket.gethostname()
 
 
 #: Set in a worker process: the parent's request to stop the run in progress.
@@ -170,7 +229,7 @@ def effective_jobs(requested: int) -> tuple[int, str | None]:
 
 
 def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bool] | None = None,
-              warm: bool = True) -> Iterator[tuple[int, RunResult]]:
+              warm: bool = True, solvers: Iterable[str] | None = None) -> Iterator[tuple[int, RunResult]]:
     """Run tasks, yielding ``(index, result)`` as each finishes.
 
     Parameters
@@ -188,9 +247,11 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
         resumed experiment reruns them with the same seeds), and every run
         that had finished is yielded first.
     warm : bool
-        Load or compile the kernels of the first task's solver and the shared
-        ones (:func:`sudoku_lab.warmup.warm_up`, in each worker) before timing
-        anything, so the first run's time is not inflated.
+        Load or compile the kernels of ``solvers`` (default: the first task's
+        solver) and the shared ones (:func:`sudoku_lab.warmup.warm_up`, in
+        each worker) before timing anything, so no run's time includes them.
+    solvers : iterable of str, optional
+        Every solver the tasks use, to warm them all before the first run.
 
     Notes
     -----
@@ -202,11 +263,14 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
     it = iter(enumerate(tasks))
     if jobs <= 1:
         warmed = not warm
+        if warm and solvers:
+            warm_up(tuple(solvers))
+            warmed = True
         for i, t in it:
             if stop():
                 return
             if not warmed:  # loading (or compiling) kernels must not count in the first run's time
-                warm_up((t.solver,))
+                warm_up(tuple(solvers or (t.solver,)))
                 warmed = True
             res = run_task(t, should_stop=stop)
             if res.reason == "cancelled":
@@ -226,7 +290,8 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
     clean = False
     try:
         if warm:
-            warming = [ex.submit(warm_up, (first[1].solver,)) for _ in range(jobs)]
+            names = tuple(solvers or (first[1].solver,))
+            warming = [ex.submit(warm_up, names) for _ in range(jobs)]
             while not all(f.done() for f in warming):
                 if stop():
                     return  # compiling can take a minute: do not wait for it (the finally terminates)
@@ -274,6 +339,172 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
 def _chain_first(first, rest):
     yield first
     yield from rest
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    """Where a batch stands, for progress bars.
+
+    Attributes
+    ----------
+    done, total : int
+        Runs finished (including those a resumed results directory already
+        held) and runs in the batch.
+    solved : int
+        Runs among ``done`` that were solved.
+    new : int
+        Runs finished in this session.
+    elapsed : float
+        Seconds since this session started running tasks (after warm-up).
+    """
+
+    done: int
+    total: int
+    solved: int
+    new: int
+    elapsed: float
+
+    @property
+    def rate(self) -> float:
+        """Runs finished per second in this session."""
+        return self.new / self.elapsed if self.elapsed > 0 else math.nan
+
+    @property
+    def eta(self) -> float:
+        """Seconds left at this session's rate (NaN before the first run finishes)."""
+        left = self.total - self.done
+        if left <= 0:
+            return 0.0
+        return left / self.rate if self.new and self.rate > 0 else math.nan
+
+
+def executor(jobs: int = 1, scheduler: str | None = None):
+    """The function that runs tasks: ``run(tasks, should_stop, solvers) -> iterator of (index, RunResult)``.
+
+    Parameters
+    ----------
+    jobs : int
+        1: in this process; more: that many worker processes (:func:`run_tasks`).
+    scheduler : str, optional
+        A Dask scheduler (``tcp://host:8786``) or ``local:N`` for a local Dask
+        cluster of N worker processes (:mod:`sudoku_lab.cluster`); ``jobs`` is
+        then ignored.
+    """
+    if scheduler:
+        from .cluster import dask_tasks, parse_scheduler
+
+        parse_scheduler(scheduler)
+        return lambda tasks, should_stop, solvers: dask_tasks(tasks, scheduler, should_stop=should_stop,
+                                                              solvers=solvers)
+    return lambda tasks, should_stop, solvers: run_tasks(tasks, jobs=jobs, should_stop=should_stop, solvers=solvers)
+
+
+def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs: int = 1,
+            scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
+            progress: Callable[[BatchProgress], None] | None = None,
+            solvers: Iterable[str] | None = None) -> Iterator[tuple[int, Task, RunResult]]:
+    """Run the tasks a results store does not hold yet; yield ``(index, task, result)`` as each finishes.
+
+    This is the one engine under ``batch``, ``grades``, ``compare`` and every
+    reproduction: the same tasks run in this process, in worker processes or
+    on a Dask cluster, and each finished run is appended to ``store`` at once,
+    so an interruption of any kind loses at most the runs in flight and the
+    same call resumes.
+
+    Parameters
+    ----------
+    tasks : iterable of Task
+        Consumed lazily (a batch of a million runs is never held in memory).
+        Keys must be unique.
+    total : int, optional
+        How many tasks there are (for progress; default ``len(tasks)``).
+    store : ResultStore, optional
+        Where finished runs go; tasks whose key it holds are skipped (and
+        refused if it holds them for other settings: see
+        :meth:`~sudoku_lab.results.ResultStore.check`).
+    jobs, scheduler
+        Where the runs go (:func:`executor`).
+    should_stop : callable, optional
+        Polled often; True stops promptly, keeping every finished run.
+    progress : callable, optional
+        ``progress(BatchProgress)`` once at the start and after every run.
+    solvers : iterable of str, optional
+        Every solver the tasks use: all are warmed before the first run is
+        timed (default: the first task's).
+    """
+    from .results import fingerprint, task_row
+
+    stop = should_stop or (lambda: False)
+    if total is None:
+        tasks = list(tasks)
+        total = len(tasks)
+    done0 = len(store) if store is not None else 0
+    solved0 = store.solved() if store is not None else 0
+    params_cache: dict = {}
+
+    def full(task: Task) -> dict:
+        k = (task.solver, json.dumps(task.params, sort_keys=True, default=_json_default))
+        if k not in params_cache:
+            params_cache[k] = task.full_params()
+        return params_cache[k]
+
+    def todo():
+        for i, t in enumerate(tasks):
+            if store is not None and store.check(t.key, fingerprint(t.solver, full(t), t.puzzle.to_line(), t.seed,
+                                                                      t.until)):
+                continue
+            yield i, t
+
+    # The executor numbers the tasks it is fed 0, 1, 2...; order[j] is the j-th one's index in ``tasks``.
+    order: list[int] = []
+    pending: dict[int, Task] = {}
+
+    t0 = None
+
+    def feed():
+        nonlocal t0
+        for i, t in todo():
+            if t0 is None:  # the executor has started and warmed its workers: the clock starts now
+                t0 = time.perf_counter()
+            order.append(i)
+            pending[i] = t
+            yield t
+
+    new = solved = 0
+    if progress:
+        progress(BatchProgress(done0, total, solved0, 0, 0.0))
+    run = executor(jobs, scheduler)
+    for j, res in run(feed(), stop, solvers):
+        i = order[j]
+        task = pending.pop(i)
+        if store is not None:
+            store.add(task_row(task, res, full(task)))
+        new += 1
+        solved += bool(res.solved)
+        if progress:
+            progress(BatchProgress(done0 + new, total, solved0 + solved, new, time.perf_counter() - t0))
+        yield i, task, res
+
+
+def run_batch(tasks: list[Task], store=None, **kw) -> list[RunResult | None]:
+    """Run ``tasks`` through :func:`execute` and return every result in task order.
+
+    Results the store already held are read back from it; a task left
+    unfinished by a stop request is None. Keyword arguments are those of
+    :func:`execute`.
+    """
+    from .results import fingerprint
+
+    out: list[RunResult | None] = [None] * len(tasks)
+    kw.setdefault("solvers", tuple(dict.fromkeys(t.solver for t in tasks)))
+    for i, _, res in execute(tasks, total=len(tasks), store=store, **kw):
+        out[i] = res
+    if store is not None:
+        for i, t in enumerate(tasks):
+            if out[i] is None and t.key in store:
+                store.check(t.key, fingerprint(t.solver, t.full_params(), t.puzzle.to_line(), t.seed, t.until))
+                out[i] = RunResult.from_row(store.row(t.key))
+    return out
 
 
 class ResultsFile:

@@ -477,10 +477,11 @@ class Reseda(Solver):
 
     @classmethod
     def summarize(cls, snapshot):
-        """Attempts, runs, and each run's steps, outcome and zone (the restarts tables)."""
+        """Attempts, runs, restarts (runs after the first), and each run's steps, outcome and zone."""
         layers = snapshot.layers
         runs = layers["restarts"]
         return {"attempts": int(layers["attempt"]) + 1, "runs": int(layers["run"]) + 1,
+                "restarts": int(layers["run"]),
                 "run_steps": [int(r["steps"]) for r in runs], "run_outcomes": [r["outcome"] for r in runs],
                 "run_zones": [r["zone_name"] or r["kind"] for r in runs]}
 

@@ -1,0 +1,210 @@
+"""``sudoku-lab batch``: run an experiment specification into a resumable results directory.
+
+The specification is a TOML file (:mod:`sudoku_lab.spec`) or the same content
+as flags. The runs go to worker processes (all CPUs by default), or to a Dask
+cluster with ``--scheduler``; each finished run is written at once, so Ctrl-C
+stops cleanly, a run killed outright (SIGKILL, a lost node) loses only the runs
+in flight, and re-running the same command resumes where it stopped.
+
+>>> from sudoku_lab.batch import run_spec
+>>> from sudoku_lab.spec import spec_from_options
+>>> spec = spec_from_options(["reseda"], ["reseda_fig3_1_easy"], runs=2, until="solved,1000it")
+>>> outcome = run_spec(spec, None, jobs=1)
+>>> outcome.done, outcome.total
+(2, 2)
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .errors import ParameterError
+from .experiments import BatchProgress, execute
+from .spec import ExperimentSpec
+
+__all__ = ["run_spec", "BatchOutcome", "add_cli", "cmd_batch", "default_output"]
+
+
+@dataclass
+class BatchOutcome:
+    """What a batch did.
+
+    Attributes
+    ----------
+    total, done : int
+        Runs in the experiment; runs finished (this session and earlier ones).
+    solved : int
+        Finished runs that were solved.
+    new : int
+        Runs finished in this session.
+    per_config : dict
+        ``label -> [solved, done]`` for the runs of this session and earlier ones
+        (earlier ones only when a store was given).
+    interrupted : bool
+        True if a stop request ended it before every run was done.
+    """
+
+    total: int
+    done: int = 0
+    solved: int = 0
+    new: int = 0
+    per_config: dict = field(default_factory=dict)
+    interrupted: bool = False
+
+
+def default_output(spec: ExperimentSpec) -> Path:
+    """Where a specification's results go when the command line does not say: its ``output``, else
+    ``<name>-results`` in the current directory (the name, or the specification file's stem)."""
+    if spec.output:
+        return Path(spec.output)
+    stem = spec.name or (spec.source.stem if spec.source is not None else "batch")
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in stem)
+    return Path(f"{safe}-results")
+
+
+def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None = None,
+             should_stop: Callable[[], bool] | None = None, progress: Callable[[BatchProgress], None] | None = None,
+             note: Callable[[str], None] | None = None) -> BatchOutcome:
+    """Run every task of ``spec`` not yet in the results directory ``out`` (None: keep nothing).
+
+    Parameters
+    ----------
+    spec : ExperimentSpec
+    out : path or None
+        Results directory (:class:`~sudoku_lab.results.ResultStore`): created,
+        or resumed when it holds the same experiment.
+    jobs, scheduler
+        Worker processes, or a Dask scheduler (``tcp://host:port``, ``local:N``).
+    should_stop : callable, optional
+        True stops promptly; the finished runs are kept.
+    progress : callable, optional
+        ``progress(BatchProgress)`` after each run.
+    note : callable, optional
+        ``note(text)`` for what the user should know (a recovered journal).
+    """
+    from .results import ResultStore
+
+    store = None
+    if out is not None:
+        session = {"scheduler": scheduler or (f"pool:{jobs}" if jobs > 1 else "serial"),
+                   "spec_file": str(spec.source) if spec.source else None, "spec_text": spec.text or None}
+        store = ResultStore(out, spec.canonical(), kind="batch", note=note, session=session)
+    outcome = BatchOutcome(spec.total)
+    try:
+        if store is not None:
+            outcome.done, outcome.solved = len(store), store.solved()
+        for _, task, res in execute(spec.tasks(), total=spec.total, store=store, jobs=jobs, scheduler=scheduler,
+                                    should_stop=should_stop, progress=progress, solvers=spec.solvers()):
+            outcome.new += 1
+            outcome.done += 1
+            outcome.solved += bool(res.solved)
+            s = outcome.per_config.setdefault(task.config, [0, 0])
+            s[0] += bool(res.solved)
+            s[1] += 1
+    finally:
+        if store is not None:
+            store.close()
+    outcome.interrupted = outcome.done < outcome.total
+    return outcome
+
+
+# --------------------------------------------------------------------- CLI
+def add_cli(sub) -> None:
+    from ._console import int_option, seed_option
+    from .spec import SEEDINGS
+
+    b = sub.add_parser(
+        "batch", help="run an experiment (a TOML specification or flags) into a resumable results directory",
+        description="Run every configuration on every puzzle --runs times, each run until solved or its budget, "
+        "and write one row per run to a results directory (runs.parquet, read directly by pandas, polars and "
+        "DuckDB; runs.jsonl, written as each run finishes; provenance.json). Ctrl-C stops cleanly; the same "
+        "command resumes. Give a TOML specification (see the README) or --algo and --puzzles. "
+        "`sudoku-lab report DIR` summarises the results.")
+    b.add_argument("spec", nargs="?", help="TOML specification file")
+    b.add_argument("--algo", action="append", default=[], metavar="NAME[:P=V,...]",
+                   help="without a specification: a configuration (repeatable); a list value expands, e.g. "
+                        "'reseda:alpha=[0.5,0.7],restart=full'")
+    b.add_argument("--puzzles", action="append", default=[], metavar="SET",
+                   help="without a specification: a puzzle set (repeatable): bundled collection or puzzle, file, text")
+    b.add_argument("--runs", type=int_option(1, 1_000_000), default=None, help="runs per configuration and puzzle")
+    b.add_argument("--seed", type=seed_option, default=None, help="base seed (default 0)")
+    b.add_argument("--seeding", choices=SEEDINGS, default=None,
+                   help="spawn: per-run seeds from numpy's SeedSequence (default); sequential: run r uses SEED+r")
+    b.add_argument("--until", default=None, help="budget per run, e.g. solved,10s or solved,100000it,30s "
+                   "(default solved,10s)")
+    b.add_argument("--sample", type=int_option(1), default=None, help="a seeded sample of this many puzzles per set")
+    b.add_argument("--first", type=int_option(1), default=None, help="the first this many puzzles of each set")
+    b.add_argument("--name", default=None, help="the experiment's name (reports show it)")
+    b.add_argument("--out", default=None,
+                   help="results directory (default: the specification's output, else NAME-results)")
+    b.add_argument("--jobs", type=int_option(1), default=None,
+                   help="worker processes (default: every CPU; capped at the CPUs available)")
+    b.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on a Dask cluster: tcp://host:8786, or local:N to start N local worker processes")
+    b.add_argument("--dry-run", action="store_true", help="say what would run, run nothing")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    b.set_defaults(func=cmd_batch)
+
+
+_FLAG_KEYS = ("algo", "puzzles", "runs", "seed", "seeding", "until", "sample", "first", "name")
+
+
+def _spec_from_args(args) -> ExperimentSpec:
+    from .spec import DEFAULT_UNTIL, load_spec, spec_from_options
+
+    if args.spec:
+        given = [k for k in _FLAG_KEYS if getattr(args, k) not in (None, [])]
+        if given:
+            flags = ", ".join("--" + k for k in given)
+            raise ParameterError(f"{flags}: give these in the specification {args.spec}, or give no specification",
+                                 name=given[0])
+        return load_spec(args.spec)
+    if not args.algo or not args.puzzles:
+        raise ParameterError("give a TOML specification, or at least one --algo and one --puzzles", name="spec")
+    return spec_from_options(args.algo, args.puzzles, runs=args.runs or 1, seed=args.seed or 0,
+                             seeding=args.seeding or "spawn", until=args.until or DEFAULT_UNTIL,
+                             sample=args.sample, first=args.first, name=args.name or "")
+
+
+def cmd_batch(args) -> int:
+    from ._console import ProgressBar, interruptible
+    from .experiments import default_jobs, effective_jobs
+
+    if args.jobs is not None and args.scheduler:
+        raise ParameterError("--jobs and --scheduler: choose worker processes on this machine or a Dask cluster, "
+                             "not both", name="jobs")
+    if args.scheduler:
+        from .cluster import parse_scheduler
+
+        parse_scheduler(args.scheduler)
+    spec = _spec_from_args(args)
+    out = Path(args.out) if args.out else default_output(spec)
+    if args.dry_run:
+        print(spec.describe())
+        print(f"results would go to {out}")
+        return 0
+    jobs, note = effective_jobs(args.jobs or default_jobs())
+    if note and args.jobs is not None:
+        print(f"sudoku-lab: note: {note}", file=sys.stderr)
+
+    def say(text: str) -> None:
+        print(f"sudoku-lab: note: {text}", file=sys.stderr)
+
+    bar = ProgressBar(enabled=not args.quiet)
+    intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
+    with intr as stop:
+        outcome = run_spec(spec, out, jobs=jobs, scheduler=args.scheduler, should_stop=stop.is_set,
+                           progress=bar.batch, note=say)
+        interrupted = stop.is_set() and outcome.interrupted
+    bar.close()
+    print(f"{spec.name or 'batch'}: {outcome.done:,} of {outcome.total:,} runs done, {outcome.solved:,} solved "
+          f"({outcome.new:,} this time); results in {out}")
+    if interrupted:
+        print(f"interrupted after {outcome.done:,} of {outcome.total:,} runs; run the same command to resume",
+              file=sys.stderr)
+        return intr.exit_status
+    print(f"summarise them with: sudoku-lab report {out}")
+    return 0

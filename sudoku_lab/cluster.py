@@ -1,0 +1,258 @@
+"""Running the same tasks on a Dask cluster (``--scheduler tcp://host:8786`` or ``--scheduler local:N``).
+
+A task is the same picklable :class:`~sudoku_lab.experiments.Task` the process
+pool runs, and a worker runs it with the same
+:func:`~sudoku_lab.experiments.run_task`, so a run gives the same result on a
+laptop and on a cluster. Results stream back as they finish and go into the
+same resumable results directory.
+
+What Dask does and this module does not: scheduling, moving tasks off a worker
+that dies (Dask's scheduler re-runs a task whose worker died, up to its
+``distributed.scheduler.allowed-failures``, 3 by default), and workers joining
+or leaving. What this module adds: the kernels are warmed on every worker
+before it runs a task (a :class:`~distributed.WorkerPlugin`, so a worker that
+joins later is warmed too), the workers' sudoku-lab version and solvers are
+checked against this one's before anything runs, at most a few tasks per
+worker thread are queued at a time (a million-run batch is never submitted at
+once), and a stop request (Ctrl-C) reaches the runs in flight through a Dask
+:class:`~distributed.Event` they poll twice a second.
+
+``local:N`` starts a :class:`~distributed.LocalCluster` of N single-threaded
+worker processes on this machine and closes it at the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from contextlib import contextmanager
+from typing import Callable, Iterable, Iterator
+
+from .errors import ParameterError, SudokuLabError
+
+__all__ = ["parse_scheduler", "dask_tasks", "ClusterError", "local_cluster"]
+
+
+class ClusterError(SudokuLabError):
+    """The cluster cannot run the batch: unreachable, a worker of another version, a task that kills workers."""
+
+
+_ADDRESS = re.compile(r"(tcp|tls|ucx|inproc|ws|wss)://\S+")
+_HOSTPORT = re.compile(r"[A-Za-z0-9_.\-\[\]:]+:\d{1,5}")
+
+
+def parse_scheduler(text: str) -> tuple[str, object]:
+    """``("local", N)`` for ``local:N``, ``("address", "tcp://host:port")`` for an address.
+
+    A bare ``host:port`` means ``tcp://host:port``.
+
+    Raises
+    ------
+    ParameterError
+        For anything else, with the forms that are understood.
+    """
+    t = str(text).strip()
+    if t.startswith("local:") or t == "local":
+        count = t.partition(":")[2]
+        if not count.isdigit() or not 1 <= int(count) <= 1024:
+            raise ParameterError(f"--scheduler {text!r}: local:N needs a number of workers from 1 to 1024, "
+                                 "e.g. local:2", name="scheduler")
+        return "local", int(count)
+    if _ADDRESS.fullmatch(t):
+        return "address", t
+    if _HOSTPORT.fullmatch(t):
+        return "address", "tcp://" + t
+    raise ParameterError(f"--scheduler {text!r}: give a Dask scheduler's address (tcp://host:8786) or local:N "
+                         "for a local cluster of N worker processes", name="scheduler")
+
+
+@contextmanager
+def local_cluster(workers: int):
+    """A :class:`~distributed.LocalCluster` of ``workers`` single-threaded processes, and a client of it."""
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                           silence_logs=logging.ERROR)
+    try:
+        with Client(cluster) as client:
+            yield client
+    finally:
+        cluster.close()
+
+
+@contextmanager
+def _client(scheduler: str, timeout: float = 20.0):
+    kind, value = parse_scheduler(scheduler)
+    if kind == "local":
+        with local_cluster(int(value)) as client:
+            yield client
+        return
+    from distributed import Client
+
+    try:
+        client = Client(value, timeout=timeout)
+    except (OSError, TimeoutError) as e:
+        raise ClusterError(f"cannot reach the Dask scheduler at {value}: {e}; start one with `dask scheduler` and "
+                           f"workers with `dask worker {value}` (each with sudoku-lab installed)") from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def _worker_facts(solvers: tuple) -> dict:
+    """On a worker: its sudoku-lab version and which of ``solvers`` it lacks."""
+    from . import __version__
+    from .solvers import registry
+
+    return {"version": __version__, "missing": [s for s in solvers if s not in registry()]}
+
+
+def _check_workers(client, solvers: tuple) -> None:
+    from . import __version__
+
+    facts = client.run(_worker_facts, solvers)
+    if not facts:
+        raise ClusterError("the Dask cluster has no workers; start some with `dask worker ADDRESS`")
+    for worker, f in facts.items():
+        if f["version"] != __version__:
+            raise ClusterError(f"Dask worker {worker} runs sudoku-lab {f['version']}, this is {__version__}: "
+                               "install the same version on every worker")
+        if f["missing"]:
+            raise ClusterError(f"Dask worker {worker} has no solver {', '.join(f['missing'])}: install the plugin "
+                               "that provides it on every worker")
+
+
+def _warm_plugin(solvers: tuple):
+    from distributed import WorkerPlugin
+
+    class WarmUp(WorkerPlugin):
+        """Load (or compile) the batch's kernels on each worker before it runs a task."""
+
+        name = "sudoku-lab-warm-up"
+
+        def __init__(self, names):
+            self.names = names
+
+        def setup(self, worker):
+            from .warmup import warm_up
+
+            warm_up(self.names)
+
+    return WarmUp(solvers)
+
+
+def _run_on_worker(task, stop_name: str):
+    """Run one task on a Dask worker, stopping early once the client sets the batch's stop event."""
+    from .experiments import run_task
+
+    state = {"checked": time.monotonic(), "stop": False, "event": None}
+
+    def should_stop() -> bool:
+        now = time.monotonic()
+        if not state["stop"] and now - state["checked"] >= 0.5:
+            state["checked"] = now
+            from distributed import Event
+
+            if state["event"] is None:
+                state["event"] = Event(stop_name)
+            state["stop"] = state["event"].is_set()
+        return state["stop"]
+
+    return run_task(task, should_stop=should_stop)
+
+
+def dask_tasks(tasks: Iterable, scheduler: str, should_stop: Callable[[], bool] | None = None,
+               solvers: Iterable[str] | None = None, per_thread: int = 2) -> Iterator[tuple[int, object]]:
+    """Run tasks on a Dask cluster, yielding ``(index, result)`` as each finishes (the contract of
+    :func:`~sudoku_lab.experiments.run_tasks`).
+
+    Parameters
+    ----------
+    tasks : iterable of Task
+        Consumed lazily: ``per_thread`` tasks per worker thread are queued at a time.
+    scheduler : str
+        ``tcp://host:port`` (or ``host:port``) of a running scheduler, or ``local:N``.
+    should_stop : callable, optional
+        Polled five times a second; True stops promptly: the runs in flight are
+        told to stop (they end within half a second and are not yielded), every
+        run that had finished is yielded first.
+    solvers : iterable of str, optional
+        Solvers to warm on every worker (default: the first task's).
+
+    Raises
+    ------
+    ClusterError
+        The scheduler cannot be reached, a worker runs another sudoku-lab or
+        lacks a solver, or a task killed its workers more often than Dask
+        allows (``KilledWorker``).
+    """
+    from distributed import Event, wait
+    from distributed.client import FIRST_COMPLETED
+
+    stop = should_stop or (lambda: False)
+    it = iter(enumerate(tasks))
+    first = next(it, None)
+    if first is None:
+        return
+    names = tuple(solvers or (first[1].solver,))
+    batch = uuid.uuid4().hex[:12]
+    stop_name = f"sudoku-lab-stop-{batch}"
+    with _client(scheduler) as client:
+        _check_workers(client, names)
+        client.register_plugin(_warm_plugin(names))
+        threads = max(1, sum(client.nthreads().values()))
+        event = Event(stop_name, client=client)
+        futures: dict = {}
+
+        def submit(item) -> None:
+            i, task = item
+            fut = client.submit(_run_on_worker, task, stop_name, key=f"sudoku-lab-{batch}-{i}", pure=False)
+            futures[fut] = i
+
+        submit(first)
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(futures) < per_thread * threads and not stop():
+                    nxt = next(it, None)
+                    if nxt is None:
+                        exhausted = True
+                        break
+                    submit(nxt)
+                if not futures:
+                    break
+                try:
+                    done, _ = wait(list(futures), timeout=0.2, return_when=FIRST_COMPLETED)
+                except TimeoutError:
+                    done = ()
+                for fut in done:
+                    i = futures.pop(fut)
+                    res = _result(fut)
+                    if res.reason != "cancelled":
+                        yield i, res
+                if stop():
+                    event.set()
+                    for fut in wait(list(futures)).done:
+                        if fut.status == "finished":
+                            res = fut.result()
+                            if res.reason != "cancelled":
+                                yield futures[fut], res
+                    futures.clear()
+                    break
+        finally:
+            if futures:
+                event.set()
+                client.cancel(list(futures), force=True)
+
+
+def _result(fut):
+    """A finished future's result; a task that killed its workers is a ClusterError, naming the run."""
+    from distributed.scheduler import KilledWorker
+
+    try:
+        return fut.result()
+    except KilledWorker as e:
+        raise ClusterError(f"a run killed the Dask workers that ran it ({e}); the finished runs are kept") from None

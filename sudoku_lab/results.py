@@ -1,0 +1,694 @@
+"""Results of many solver runs: one row per run, in a directory that survives any interruption.
+
+A results directory holds three files:
+
+``runs.parquet``
+    The table: one row per finished run, columns :data:`SCHEMA`. pandas
+    (``pd.read_parquet``), polars (``pl.read_parquet``) and DuckDB
+    (``SELECT * FROM 'DIR/runs.parquet'``) read it directly.
+``runs.jsonl``
+    The journal: the same rows as JSON lines, each appended (one ``write``)
+    the moment its run finishes. Parquet cannot be appended to row by row, so
+    this is what makes a batch killed with SIGKILL lose only the runs in flight.
+    The table is rewritten from it, atomically, whenever a command using the
+    directory ends (normally, on Ctrl-C, or on an error), and when a killed
+    batch is resumed.
+``provenance.json``
+    The sidecar: the experiment's specification, the package, Python, numpy,
+    numba, scipy and pyarrow versions, the machine, and one entry per session
+    that wrote to the directory.
+
+Why Parquet and a journal rather than CSV: Parquet keeps the types (a seed is
+an int64, a time a float64, ``solved`` a boolean), is compressed (a million
+runs of 9x9 grids take tens of MB) and is read column by column, so a report
+over a million runs reads only the columns it needs. The journal is plain
+JSON lines, also read by the three libraries (``pd.read_json(path,
+lines=True)``, ``pl.read_ndjson``, DuckDB's ``read_json``), for those who want
+a batch's rows while it still runs.
+
+Nothing is ever silently mixed: every row carries a fingerprint of its task
+(solver, every parameter, puzzle, seed, stopping rule) and a key; reopening a
+directory for another experiment, a row whose fingerprint differs from the
+task of the same key, a directory written by a newer version, or a corrupt
+line in the middle of the journal is a :class:`~sudoku_lab.errors.DataFileError`
+naming the file, the line and what differs. A partial last line (a write cut
+off by a crash) is dropped with a note: its run simply runs again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import platform
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
+
+from . import __version__
+from ._files import atomic_write, atomic_write_text, decode, os_reason, read_text
+from .errors import DataFileError, PuzzleError
+
+__all__ = ["SCHEMA", "COLUMNS", "FORMAT", "ResultStore", "Results", "load_results", "task_row",
+           "fingerprint", "grid_text", "provenance_writer", "results_dir", "TABLE", "JOURNAL", "PROVENANCE"]
+
+#: Version of the directory layout and row schema; a directory of a newer format is refused.
+FORMAT = 1
+
+TABLE = "runs.parquet"
+JOURNAL = "runs.jsonl"
+PROVENANCE = "provenance.json"
+
+#: The columns of a results table: name, Arrow type name, meaning. ``SCHEMA`` is built from it.
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("task", "string", "key of the run, unique in the directory"),
+    ("config", "string", "configuration label: solver, then the parameters the experiment sets (solver:p=v,...)"),
+    ("solver", "string", "registered solver name"),
+    ("params", "string", "every parameter in force, defaults included, as a JSON object"),
+    ("puzzle_set", "string", "the puzzle set the run belongs to (a collection, a level, a table's row)"),
+    ("puzzle", "string", "the puzzle's name"),
+    ("givens", "string", "the puzzle in line format (. for a blank, 1-9 then A-Z)"),
+    ("box", "int8", "box size n (3 for a 9x9 grid)"),
+    ("run", "int32", "index of the run for this configuration and puzzle, from 0"),
+    ("seed", "int64", "the run's seed (replay it with `sudoku-lab solve --seed`)"),
+    ("until", "string", "stopping rule of the run (solved, iterations, evaluations, seconds)"),
+    ("solved", "bool", "the final grid is a solution"),
+    ("status", "string", "solver status at the end: solved, failed (its own stopping rule) or running"),
+    ("reason", "string", "why the run ended: solved, failed, max_iterations, max_evaluations, max_seconds"),
+    ("iterations", "int64", "iterations done (the solver's own unit: EDA steps, moves, generations)"),
+    ("evaluations", "int64", "candidate grids evaluated"),
+    ("restarts", "int64", "restarts during the run (0 for solvers without restarts)"),
+    ("cost", "int64", "final cost (0 iff solved)"),
+    ("best_cost", "int64", "lowest cost seen"),
+    ("seconds", "float64", "wall time of the run in its worker, kernels already compiled"),
+    ("grid", "string", "the final grid in line format"),
+    ("extra", "string", "solver-specific summary as a JSON object"),
+    ("host", "string", "machine that ran it"),
+    ("finished", "timestamp", "when it finished (UTC)"),
+    ("fingerprint", "string", "hash of solver, parameters, puzzle, seed and stopping rule"),
+)
+
+
+def _arrow_type(name: str):
+    import pyarrow as pa
+
+    return {"string": pa.string(), "int8": pa.int8(), "int32": pa.int32(), "int64": pa.int64(),
+            "bool": pa.bool_(), "float64": pa.float64(), "timestamp": pa.timestamp("ms", tz="UTC")}[name]
+
+
+def _schema():
+    import pyarrow as pa
+
+    return pa.schema([pa.field(name, _arrow_type(kind), nullable=True, metadata={"doc": doc})
+                      for name, kind, doc in COLUMNS])
+
+
+class _LazySchema:
+    """:data:`SCHEMA` built on first use, so importing this module does not import pyarrow."""
+
+    _value = None
+
+    def __get__(self, obj, owner=None):
+        if _LazySchema._value is None:
+            _LazySchema._value = _schema()
+        return _LazySchema._value
+
+
+class _Schema:
+    schema = _LazySchema()
+
+
+def __getattr__(name: str):
+    if name == "SCHEMA":
+        return _Schema.schema
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# ------------------------------------------------------------------ rows
+def grid_text(grid) -> str:
+    """A grid (int8 (C,), 0 blank) as one line of symbols: 1-9, then A-Z above 9, ``.`` for a blank."""
+    return "".join("." if v == 0 else str(int(v)) if v < 10 else chr(ord("A") + int(v) - 10)
+                   for v in np.asarray(grid).tolist())
+
+
+def fingerprint(solver: str, params: dict, givens: str, seed: int, until: str) -> str:
+    """A short hash identifying a run's task: the same task always gives the same fingerprint."""
+    blob = json.dumps([solver, {k: params[k] for k in sorted(params)}, givens, int(seed), until],
+                      separators=(",", ":"), default=_json_default)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def task_row(task, result, params: dict | None = None) -> dict:
+    """The results row of a finished ``task`` (:class:`~sudoku_lab.experiments.Task`) and its ``result``.
+
+    ``params`` is ``task.full_params()`` when the caller already has it.
+    """
+    params = task.full_params() if params is None else params
+    givens = task.puzzle.to_line()
+    finished = datetime.fromtimestamp(result.finished or time.time(), tz=timezone.utc)
+    return {
+        "task": task.key, "config": task.config or task.label(), "solver": task.solver,
+        "params": json.dumps(params, default=_json_default), "puzzle_set": task.puzzle_set,
+        "puzzle": task.puzzle.name or "", "givens": givens, "box": int(task.puzzle.n), "run": int(task.run),
+        "seed": int(task.seed), "until": task.until, "solved": bool(result.solved), "status": result.status,
+        "reason": result.reason, "iterations": int(result.iterations), "evaluations": int(result.evaluations),
+        "restarts": int(result.restarts), "cost": int(result.cost), "best_cost": int(result.best_cost),
+        "seconds": float(result.seconds), "grid": grid_text(result.grid),
+        "extra": json.dumps(result.extra, default=_json_default), "host": result.host,
+        "finished": finished.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        "fingerprint": fingerprint(task.solver, params, givens, task.seed, task.until),
+    }
+
+
+def _json_default(o: Any):
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return None if math.isnan(o) else float(o)
+    if isinstance(o, np.bool_):
+        return bool(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"cannot store {type(o).__name__} in a results file")
+
+
+# ------------------------------------------------------------ provenance
+def provenance_writer() -> dict:
+    """This process: the package and the libraries whose versions can change a result or a file."""
+    import numba
+    import scipy
+
+    out = {"sudoku_lab": __version__, "python": platform.python_version(), "numpy": np.__version__,
+           "numba": numba.__version__, "scipy": scipy.__version__}
+    try:
+        import pyarrow
+
+        out["pyarrow"] = pyarrow.__version__
+    except ImportError:  # pragma: no cover - a declared dependency
+        pass
+    return out
+
+
+def _machine() -> dict:
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        cpus = os.cpu_count() or 1
+    return {"hostname": socket.gethostname(), "platform": platform.platform(), "machine": platform.machine(),
+            "cpu": cpu, "cpus": cpus}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _version_tuple(text: str) -> tuple:
+    parts = []
+    for piece in str(text).split("."):
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+# ------------------------------------------------------------ the store
+class ResultStore:
+    """A results directory opened for writing: resume what it holds, append what finishes.
+
+    Parameters
+    ----------
+    path : path
+        The directory (created if missing). A path ending in ``.parquet`` or
+        ``.jsonl`` names the directory holding it.
+    spec : dict
+        The experiment in canonical form (JSON-serialisable): a directory
+        holding another experiment is refused, naming the keys that differ.
+    kind : str
+        What writes it (``batch``, ``grades``, ``compare``, ``reproduce``).
+    note : callable, optional
+        ``note(text)`` for what the user should know but that is not an error
+        (a dropped partial line, resuming a directory of an older version).
+    session : dict, optional
+        Extra facts recorded for this session (the scheduler, the worker count).
+
+    Raises
+    ------
+    DataFileError
+        The directory cannot be written, is in use by another process, holds
+        another experiment, was written by a newer version, or its journal is
+        corrupt before its last line.
+
+    Notes
+    -----
+    The journal is locked (``flock``) while the store is open: a second
+    process writing the same directory is refused at once instead of running
+    every task again. The lock goes with the process, so a crash never leaves
+    a stale one.
+    """
+
+    def __init__(self, path, spec: dict, *, kind: str = "batch", note: Callable[[str], None] | None = None,
+                 session: dict | None = None):
+        self.dir = results_dir(path)
+        self.spec = spec
+        self.kind = kind
+        self._note = note or (lambda text: None)
+        self._fd = None
+        self._keys: dict[str, str] = {}  # task key -> fingerprint
+        self._solved: set[str] = set()
+        self._rows: dict[str, dict] | None = None  # loaded on demand (get)
+        self._added = 0
+        self._session = {"started": _now(), "writer": provenance_writer(), **(session or {})}
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise DataFileError(f"cannot create results directory {self.dir}: {os_reason(e)}", path=self.dir) from None
+        if not os.access(self.dir, os.W_OK):
+            raise DataFileError(f"cannot write results directory {self.dir}: permission denied", path=self.dir)
+        self._provenance = self._check_provenance()
+        try:
+            self._fd = os.open(self.dir / JOURNAL, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+        except OSError as e:
+            raise DataFileError(f"cannot write {self.dir / JOURNAL}: {os_reason(e)}", path=self.dir / JOURNAL) from None
+        try:
+            self._lock()
+            self._recover_journal()
+            self._write_provenance(open_session=True)
+        except BaseException:
+            self._release()
+            raise
+
+    # -------------------------------------------------------------- opening
+    def _check_provenance(self) -> dict:
+        path = self.dir / PROVENANCE
+        journal, table = self.dir / JOURNAL, self.dir / TABLE
+        if not path.exists():
+            if (journal.exists() and journal.stat().st_size) or table.exists():
+                raise DataFileError(f"{self.dir} holds runs but no {PROVENANCE}: it was not written by Sudoku Lab, "
+                                    "or its sidecar was deleted; choose another output directory", path=path)
+            return {"format": FORMAT, "kind": self.kind, "spec": self.spec, "machine": _machine(),
+                    "created": _now(), "sessions": []}
+        prov = _read_provenance(path)
+        fmt = prov.get("format")
+        writer = (prov.get("sessions") or [{}])[-1].get("writer", {}).get("sudoku_lab", "?")
+        if not isinstance(fmt, int) or fmt > FORMAT:
+            raise DataFileError(f"{path}: results format {fmt} was written by sudoku-lab {writer}, newer than this "
+                                f"{__version__} (format {FORMAT}); upgrade sudoku-lab to add runs to it",
+                                path=path)
+        if writer != "?" and _version_tuple(writer) > _version_tuple(__version__):
+            raise DataFileError(f"{path}: written by sudoku-lab {writer}, newer than this {__version__}; upgrade "
+                                "sudoku-lab to add runs to it (its solvers may differ)", path=path)
+        if prov.get("kind") != self.kind or prov.get("spec") != self.spec:
+            theirs = prov.get("spec") if isinstance(prov.get("spec"), dict) else {}
+            diff = sorted(k for k in set(theirs) | set(self.spec) if theirs.get(k) != self.spec.get(k))
+            what = f"differs in: {', '.join(diff)}" if prov.get("kind") == self.kind else \
+                f"written by `{prov.get('kind')}`, not `{self.kind}`"
+            raise DataFileError(f"{self.dir} holds the results of a different experiment ({what}); choose another "
+                                "output directory, or delete it to start again", path=self.dir)
+        if writer != "?" and writer != __version__:
+            self._note(f"resuming {self.dir}, written by sudoku-lab {writer}, with {__version__}: provenance.json "
+                       "records which runs each version added")
+        return prov
+
+    def _lock(self) -> None:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            return
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise DataFileError(f"{self.dir} is in use by another sudoku-lab process writing the same results; "
+                                "wait for it to finish, or choose another output", path=self.dir) from None
+        except OSError:  # a file system without locks (some network mounts): go on without
+            pass
+
+    def _recover_journal(self) -> None:
+        """Read the journal's keys; drop a partial last line; rebuild the table if it lags behind."""
+        data = _read_fd(self._fd)
+        path = self.dir / JOURNAL
+        complete = data.endswith(b"\n") or not data
+        if not complete:
+            cut = data.rfind(b"\n") + 1
+            os.ftruncate(self._fd, cut)
+            data = data[:cut]
+            self._note(f"{path}: dropped a partial last record (a run cut off mid-write by a crash); that run "
+                       "runs again")
+        for lineno, row in _journal_rows(data, path):
+            key = row["task"]
+            if key in self._keys:
+                raise DataFileError(f"{path} line {lineno}: task {key!r} is recorded twice", path=path,
+                                    line=lineno)
+            self._keys[key] = row["fingerprint"]
+            if row["solved"]:
+                self._solved.add(key)
+        rows_in_table = _table_rows(self.dir / TABLE)
+        if rows_in_table != len(self._keys):
+            self._write_table()
+
+    # -------------------------------------------------------------- writing
+    def __contains__(self, key: str) -> bool:
+        return key in self._keys
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def keys(self) -> Iterable[str]:
+        return self._keys.keys()
+
+    def check(self, key: str, fp: str) -> bool:
+        """True if ``key`` is done; DataFileError if it was done for another task (a different fingerprint)."""
+        have = self._keys.get(key)
+        if have is None:
+            return False
+        if have != fp:
+            raise DataFileError(f"{self.dir}: task {key!r} was run with other settings than it has now (another "
+                                "solver version's parameters, puzzle, seed or stopping rule); choose another output "
+                                "directory, or delete it to start again", path=self.dir)
+        return True
+
+    def add(self, row: dict) -> None:
+        """Append one finished run (one write; DataFileError naming the directory if the disk refuses it)."""
+        key = row["task"]
+        if key in self._keys:
+            raise ValueError(f"task {key!r} is already in {self.dir}")
+        data = (json.dumps(row, default=_json_default) + "\n").encode("utf-8")
+        try:
+            os.lseek(self._fd, 0, os.SEEK_END)
+            while data:
+                data = data[os.write(self._fd, data):]
+        except OSError as e:
+            raise DataFileError(f"cannot write {self.dir / JOURNAL}: {os_reason(e)}; the {len(self._keys)} runs "
+                                "before are kept there: run the same command again to resume",
+                                path=self.dir) from None
+        self._keys[key] = row["fingerprint"]
+        if row["solved"]:
+            self._solved.add(key)
+        if self._rows is not None:
+            self._rows[key] = row
+        self._added += 1
+
+    def row(self, key: str) -> dict:
+        """The results row recorded for ``key`` (the journal is read once, on the first call)."""
+        if self._rows is None:
+            data = _read_fd(self._fd)
+            self._rows = {row["task"]: row for _, row in _journal_rows(data, self.dir / JOURNAL)}
+        return self._rows[key]
+
+    def solved(self) -> int:
+        """How many of the recorded runs were solved."""
+        return len(self._solved)
+
+    # -------------------------------------------------------------- closing
+    def _write_table(self) -> None:
+        import pyarrow.parquet as pq
+
+        table = _read_journal_table(self.dir / JOURNAL)
+        atomic_write(self.dir / TABLE, lambda tmp: pq.write_table(table, tmp, compression="zstd"), "results table")
+
+    def _write_provenance(self, open_session: bool = False) -> None:
+        prov = self._provenance
+        prov["rows"] = len(self._keys)
+        prov["updated"] = _now()
+        sessions = prov.setdefault("sessions", [])
+        if open_session:
+            sessions.append(self._session)
+        self._session["rows_added"] = self._added
+        self._session["ended"] = None if open_session else _now()
+        atomic_write_text(self.dir / PROVENANCE, json.dumps(prov, indent=1, default=_json_default) + "\n",
+                          "results provenance")
+
+    def close(self) -> None:
+        """Rewrite the table from the journal, record the session and release the lock."""
+        if self._fd is None:
+            return
+        try:
+            self._write_table()
+            self._write_provenance()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)
+
+    def __enter__(self) -> "ResultStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def results_dir(path) -> Path:
+    """The results directory a path names (the directory itself, or its runs.parquet / runs.jsonl)."""
+    path = Path(os.path.expanduser(str(path)))
+    if path.name in (TABLE, JOURNAL, PROVENANCE):
+        return path.parent
+    if path.exists() and not path.is_dir():
+        raise DataFileError(f"{path} is a file; results go to a directory (give a directory name)", path=path)
+    return path
+
+
+def _read_fd(fd: int) -> bytes:
+    chunks = []
+    os.lseek(fd, 0, os.SEEK_SET)
+    while True:
+        b = os.read(fd, 1 << 22)
+        if not b:
+            return b"".join(chunks)
+        chunks.append(b)
+
+
+_REQUIRED = {name for name, _, _ in COLUMNS}
+
+
+def _journal_rows(data: bytes, path: Path) -> Iterator[tuple[int, dict]]:
+    """(line number, row) of every complete journal line; DataFileError naming the first bad one."""
+    text = decode(data, path, "results journal")
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict):
+                raise TypeError("not an object")
+            missing = _REQUIRED - set(row)
+            if missing:
+                raise KeyError(", ".join(sorted(missing)))
+        except (json.JSONDecodeError, TypeError, KeyError) as e:
+            what = f"missing {e.args[0]}" if isinstance(e, KeyError) else str(e)
+            raise DataFileError(f"{path} line {lineno}: corrupt run record ({what}); fix or delete that line, "
+                                "and run the same command again", path=path, line=lineno) from None
+        yield lineno, row
+
+
+def _read_journal_table(path: Path):
+    """The journal as an Arrow table of :data:`SCHEMA` (an empty table for an empty journal)."""
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    schema = _Schema.schema
+    if not path.exists() or path.stat().st_size == 0:
+        return schema.empty_table()
+    try:
+        opts = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
+        table = pj.read_json(path, parse_options=opts, read_options=pj.ReadOptions(block_size=1 << 24))
+    except (pa.ArrowInvalid, OSError):
+        # Name the bad line (the Arrow reader only says which block).
+        with open(path, "rb") as fh:
+            for _ in _journal_rows(fh.read(), path):
+                pass
+        raise DataFileError(f"{path}: cannot be read as a results journal", path=path) from None
+    return table.select(schema.names).cast(schema)
+
+
+def _table_rows(path: Path) -> int:
+    """Rows of a Parquet table, or -1 if it is missing or unreadable."""
+    if not path.exists():
+        return -1
+    try:
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    except Exception:  # noqa: BLE001 - a torn or foreign file is simply rebuilt from the journal
+        return -1
+
+
+def _read_provenance(path: Path) -> dict:
+    text = read_text(path, "results provenance", max_bytes=64 << 20)
+    try:
+        prov = json.loads(text)
+        if not isinstance(prov, dict) or "spec" not in prov:
+            raise ValueError("no spec")
+    except (json.JSONDecodeError, ValueError) as e:
+        raise DataFileError(f"{path}: not a Sudoku Lab results sidecar ({e})", path=path) from None
+    return prov
+
+
+# ------------------------------------------------------------ reading
+@dataclass
+class Results:
+    """A results table read for analysis.
+
+    Attributes
+    ----------
+    table : pyarrow.Table
+        The rows, columns :data:`SCHEMA`.
+    provenance : dict
+        The sidecar (``{}`` for a legacy file).
+    path : Path
+        What was read.
+    notes : list of str
+        What the reader should know (runs not yet in the table, a legacy file).
+    """
+
+    table: Any
+    provenance: dict = field(default_factory=dict)
+    path: Path | None = None
+    notes: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def rows(self) -> list[dict]:
+        """The rows as dicts (for small tables)."""
+        return self.table.to_pylist()
+
+    def column(self, name: str) -> np.ndarray:
+        return self.table.column(name).to_numpy(zero_copy_only=False)
+
+
+def load_results(path) -> Results:
+    """Read the runs of a results directory, its ``runs.parquet``, its ``runs.jsonl``, or a legacy file.
+
+    A directory whose journal holds more runs than its table (a batch killed
+    before it could rewrite the table) is read from the journal, with a note.
+    Legacy files are the JSON-lines results of ``grades`` and ``compare`` from
+    version 0.1.0 (a header line, then one run per line).
+
+    Raises
+    ------
+    DataFileError
+        Missing, unreadable or not a results file, naming the line of a corrupt record.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    p = Path(os.path.expanduser(str(path)))
+    if not p.exists():
+        raise DataFileError(f"results {p} do not exist", path=p)
+    if p.is_file() and p.name not in (TABLE, JOURNAL, PROVENANCE):
+        if p.suffix == ".parquet":
+            return Results(_read_parquet(p), {}, p)
+        return _load_legacy(p)
+    d = p if p.is_dir() else p.parent
+    prov_path, table_path, journal_path = d / PROVENANCE, d / TABLE, d / JOURNAL
+    if not prov_path.exists() and not table_path.exists():
+        raise DataFileError(f"{d} is not a results directory (no {TABLE} or {PROVENANCE})", path=d)
+    prov = _read_provenance(prov_path) if prov_path.exists() else {}
+    if isinstance(prov.get("format"), int) and prov["format"] > FORMAT:
+        raise DataFileError(f"{prov_path}: results format {prov['format']} is newer than this sudoku-lab "
+                            f"{__version__} reads (format {FORMAT}); upgrade sudoku-lab", path=prov_path)
+    notes = []
+    n_table = _table_rows(table_path)
+    journal_rows = None
+    if journal_path.exists():
+        with open(journal_path, "rb") as fh:
+            data = fh.read()
+        if data and not data.endswith(b"\n"):
+            data = data[:data.rfind(b"\n") + 1]
+            notes.append(f"{journal_path}: its last record is partial (a run cut off mid-write); it is left out")
+        journal_rows = data.count(b"\n") - data.count(b"\n\n")
+    if journal_rows is not None and journal_rows != n_table:
+        rows = [row for _, row in _journal_rows(data, journal_path)]
+        table = pa.Table.from_pylist(rows, schema=_Schema.schema) if rows else _Schema.schema.empty_table()
+        if n_table >= 0:
+            notes.append(f"{d}: {len(rows) - n_table} runs are in {JOURNAL} but not yet in {TABLE} (the batch was "
+                         "stopped before it could rewrite the table; running the same command again updates it)")
+        return Results(table, prov, d, notes)
+    if n_table < 0:
+        raise DataFileError(f"{table_path} cannot be read as a Parquet table", path=table_path)
+    return Results(_read_parquet(table_path), prov, d, notes)
+
+
+def _read_parquet(path: Path):
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as e:  # noqa: BLE001 - pyarrow raises several kinds for a foreign or torn file
+        raise DataFileError(f"{path} cannot be read as a Parquet table ({type(e).__name__})", path=path) from None
+    missing = [n for n in _Schema.schema.names if n not in table.column_names]
+    if missing:
+        raise DataFileError(f"{path} is not a Sudoku Lab results table (no column {', '.join(missing)})", path=path)
+    return table.select(_Schema.schema.names).cast(_Schema.schema)
+
+
+def _load_legacy(path: Path) -> Results:
+    """A 0.1.0 results file of ``grades`` or ``compare``: a JSON header line, then one run per line."""
+    import pyarrow as pa
+
+    from .puzzle import Puzzle
+
+    text = read_text(path, "results file")
+    lines = text.split("\n")
+    try:
+        head = json.loads(lines[0])["header"]
+        if not isinstance(head, dict) or head.get("kind") not in ("grades", "compare"):
+            raise KeyError("kind")
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise DataFileError(f"{path} line 1: not a Sudoku Lab results file (no header)", path=path, line=1) from None
+    if head["kind"] == "grades":
+        puzzles = [head["puzzle"]]
+        solvers = {head["solver"]: head.get("params", {})}
+    else:
+        puzzles = list(head["puzzles"])
+        solvers = {}
+        for solver, params in head["configs"]:
+            solvers.setdefault(solver, params)
+    rows = []
+    for i, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+            if head["kind"] == "grades":
+                givens, config, run = puzzles[0], d["solver"], int(d["seed"]) - int(head.get("seed0", 0))
+            else:
+                label, pi, _ = d["key"].rsplit("|", 2)
+                givens, config, run = puzzles[int(pi)], label, int(d["seed"]) - int(head.get("seed0", 0))
+            pz = Puzzle.parse(givens)
+        except (json.JSONDecodeError, KeyError, ValueError, TypeError, PuzzleError) as e:
+            if i == len(lines) and not text.endswith("\n"):
+                break
+            raise DataFileError(f"{path} line {i}: corrupt run record ({e})", path=path, line=i) from None
+        params = solvers.get(d["solver"], {})
+        rows.append({
+            "task": d["key"], "config": config, "solver": d["solver"], "params": json.dumps(params),
+            "puzzle_set": "", "puzzle": d.get("puzzle") or "", "givens": pz.to_line(), "box": pz.n, "run": run,
+            "seed": int(d["seed"]), "until": head.get("until", ""), "solved": bool(d["solved"]),
+            "status": d["status"], "reason": d["reason"], "iterations": int(d["iterations"]),
+            "evaluations": int(d["evaluations"]), "restarts": int(d.get("extra", {}).get("restarts", 0) or 0),
+            "cost": int(d["cost"]), "best_cost": int(d["best_cost"]), "seconds": float(d["seconds"]),
+            "grid": grid_text(Puzzle.parse(d["grid"], n=pz.n, allow_clashes=True).grid),
+            "extra": json.dumps(d.get("extra", {})), "host": "", "finished": None,
+            "fingerprint": fingerprint(d["solver"], params, pz.to_line(), int(d["seed"]), head.get("until", "")),
+        })
+    table = pa.Table.from_pylist(rows, schema=_Schema.schema) if rows else _Schema.schema.empty_table()
+    return Results(table, {"kind": head["kind"], "legacy_header": head}, path,
+                   [f"{path}: a results file of sudoku-lab 0.1.0 `{head['kind']}` (read as a table)"])
