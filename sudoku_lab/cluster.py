@@ -176,7 +176,7 @@ def dask_tasks(tasks: Iterable, scheduler: str, should_stop: Callable[[], bool] 
     scheduler : str
         ``tcp://host:port`` (or ``host:port``) of a running scheduler, or ``local:N``.
     should_stop : callable, optional
-        Polled five times a second; True stops promptly: the runs in flight are
+        Polled a hundred times a second; True stops promptly: the runs in flight are
         told to stop (they end within half a second and are not yielded), every
         run that had finished is yielded first.
     solvers : iterable of str, optional
@@ -189,8 +189,7 @@ def dask_tasks(tasks: Iterable, scheduler: str, should_stop: Callable[[], bool] 
         lacks a solver, or a task killed its workers more often than Dask
         allows (``KilledWorker``).
     """
-    from distributed import Event, wait
-    from distributed.client import FIRST_COMPLETED
+    from distributed import Event, as_completed
 
     stop = should_stop or (lambda: False)
     it = iter(enumerate(tasks))
@@ -205,54 +204,58 @@ def dask_tasks(tasks: Iterable, scheduler: str, should_stop: Callable[[], bool] 
         client.register_plugin(_warm_plugin(names))
         threads = max(1, sum(client.nthreads().values()))
         event = Event(stop_name, client=client)
-        futures: dict = {}
+        index: dict = {}  # key -> the task's index
+        live: dict = {}  # key -> its future, until its result is taken
+        # Results are gathered inside the client's event loop (with_results=True): gathering one from a
+        # worker that dies meanwhile is then Dask's own retry, not a call from this thread racing it.
+        ac = as_completed(with_results=True, raise_errors=False)
 
         def submit(item) -> None:
             i, task = item
             fut = client.submit(_run_on_worker, task, stop_name, key=f"sudoku-lab-{batch}-{i}", pure=False)
-            futures[fut] = i
+            index[fut.key] = i
+            live[fut.key] = fut
+            ac.add(fut)
 
         submit(first)
         exhausted = False
         try:
             while True:
-                while not exhausted and len(futures) < per_thread * threads and not stop():
+                while not exhausted and len(index) < per_thread * threads and not stop():
                     nxt = next(it, None)
                     if nxt is None:
                         exhausted = True
                         break
                     submit(nxt)
-                if not futures:
+                if not index:
                     break
-                try:
-                    done, _ = wait(list(futures), timeout=0.2, return_when=FIRST_COMPLETED)
-                except TimeoutError:
-                    done = ()
-                for fut in done:
-                    i = futures.pop(fut)
-                    res = _result(fut)
-                    if res.reason != "cancelled":
-                        yield i, res
                 if stop():
-                    event.set()
-                    for fut in wait(list(futures)).done:
-                        if fut.status == "finished":
-                            res = fut.result()
-                            if res.reason != "cancelled":
-                                yield futures[fut], res
-                    futures.clear()
+                    event.set()  # the runs in flight end within half a second, as "cancelled"
+                    for fut, res in ac:
+                        i = index.pop(fut.key)
+                        live.pop(fut.key)
+                        if fut.status == "finished" and res.reason != "cancelled":
+                            yield i, res
                     break
+                if not ac.has_ready():
+                    time.sleep(0.01)
+                    continue
+                for fut, res in ac.next_batch(block=False):
+                    i = index.pop(fut.key)
+                    live.pop(fut.key)
+                    yield i, _result(fut, res)
         finally:
-            if futures:
+            if live:
                 event.set()
-                client.cancel(list(futures), force=True)
+                client.cancel(list(live.values()), force=True)
 
 
-def _result(fut):
-    """A finished future's result; a task that killed its workers is a ClusterError, naming the run."""
+def _result(fut, res):
+    """A finished task's result; a task that killed its workers is a ClusterError, any other error re-raised."""
     from distributed.scheduler import KilledWorker
 
-    try:
-        return fut.result()
-    except KilledWorker as e:
-        raise ClusterError(f"a run killed the Dask workers that ran it ({e}); the finished runs are kept") from None
+    if fut.status == "finished":
+        return res
+    if isinstance(res, KilledWorker):
+        raise ClusterError(f"a run killed the Dask workers that ran it ({res}); the finished runs are kept")
+    raise res

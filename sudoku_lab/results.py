@@ -497,22 +497,25 @@ def _journal_rows(data: bytes, path: Path) -> Iterator[tuple[int, dict]]:
         yield lineno, row
 
 
-def _read_journal_table(path: Path):
-    """The journal as an Arrow table of :data:`SCHEMA` (an empty table for an empty journal)."""
+def _read_journal_table(path: Path, data: bytes | None = None):
+    """The journal (its complete lines ``data``, default the file) as an Arrow table of :data:`SCHEMA`."""
+    import io
+
     import pyarrow as pa
     import pyarrow.json as pj
 
     schema = _Schema.schema
-    if not path.exists() or path.stat().st_size == 0:
+    if data is None:
+        data = path.read_bytes() if path.exists() else b""
+    if not data.strip():
         return schema.empty_table()
     try:
         opts = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
-        table = pj.read_json(path, parse_options=opts, read_options=pj.ReadOptions(block_size=1 << 24))
+        table = pj.read_json(io.BytesIO(data), parse_options=opts, read_options=pj.ReadOptions(block_size=1 << 24))
     except (pa.ArrowInvalid, OSError):
         # Name the bad line (the Arrow reader only says which block).
-        with open(path, "rb") as fh:
-            for _ in _journal_rows(fh.read(), path):
-                pass
+        for _ in _journal_rows(data, path):
+            pass
         raise DataFileError(f"{path}: cannot be read as a results journal", path=path) from None
     return table.select(schema.names).cast(schema)
 
@@ -615,11 +618,12 @@ def load_results(path) -> Results:
             notes.append(f"{journal_path}: its last record is partial (a run cut off mid-write); it is left out")
         journal_rows = data.count(b"\n") - data.count(b"\n\n")
     if journal_rows is not None and journal_rows != n_table:
-        rows = [row for _, row in _journal_rows(data, journal_path)]
-        table = pa.Table.from_pylist(rows, schema=_Schema.schema) if rows else _Schema.schema.empty_table()
+        for _ in _journal_rows(data, journal_path):  # a corrupt line is named, not hidden in an Arrow error
+            pass
+        table = _read_journal_table(journal_path, data)
         if n_table >= 0:
-            notes.append(f"{d}: {len(rows) - n_table} runs are in {JOURNAL} but not yet in {TABLE} (the batch was "
-                         "stopped before it could rewrite the table; running the same command again updates it)")
+            notes.append(f"{d}: {table.num_rows - n_table} runs are in {JOURNAL} but not yet in {TABLE} (the batch "
+                         "was stopped before it could rewrite the table; running the same command again updates it)")
         return Results(table, prov, d, notes)
     if n_table < 0:
         raise DataFileError(f"{table_path} cannot be read as a Parquet table", path=table_path)

@@ -1,0 +1,162 @@
+"""Experiment specifications: what they expand to, the seeds they give, and errors that name the line and key."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+from sudoku_lab import library
+from sudoku_lab.spec import MAX_TASKS, SpecError, load_spec, parse_spec, spec_from_options
+
+SPEC = """\
+name = "demo"
+runs = 3
+seed = 7
+until = "solved,1000it"
+
+[[puzzles]]
+set = "kennett/easy"
+sample = 4
+label = "easy"
+
+[[puzzles]]
+set = "ai_escargot"
+
+[[solvers]]
+name = "reseda"
+params = { restart = "none", alpha = [0.5, 0.9], beta = [0.6, 0.8] }
+
+[[solvers]]
+name = "hill_climb"
+label = "hc"
+until = "solved,5s"
+"""
+
+
+def test_lists_expand_as_a_product_and_labels_name_the_settings():
+    spec = parse_spec(SPEC, "demo.toml")
+    assert [c.label for c in spec.configs] == [
+        "reseda:restart=none,alpha=0.5,beta=0.6", "reseda:restart=none,alpha=0.5,beta=0.8",
+        "reseda:restart=none,alpha=0.9,beta=0.6", "reseda:restart=none,alpha=0.9,beta=0.8", "hc"]
+    assert spec.configs[1].params == {"restart": "none", "alpha": 0.5, "beta": 0.8}
+    assert spec.configs[-1].until == "solved,5s" and spec.configs[0].until is None
+    assert [(s.label, len(s.puzzles)) for s in spec.puzzle_sets] == [("easy", 4), ("ai_escargot", 1)]
+    assert spec.total == 5 * 5 * 3 == len(list(spec.tasks()))
+    tasks = list(spec.tasks())
+    assert len({t.key for t in tasks}) == spec.total
+    assert tasks[-1].until == "solved,5s" and tasks[0].until == "solved,1000it"
+    assert spec.solvers() == ("reseda", "hill_climb")
+
+
+def test_variants_are_crossed_with_the_product():
+    text = SPEC.replace('params = { restart = "none", alpha = [0.5, 0.9], beta = [0.6, 0.8] }',
+                        'params = { restart = "none", alpha = [0.5, 0.9] }\n'
+                        'variants = [{ Q = 50, Q1 = 5 }, { Q = 200, Q1 = 20 }]')
+    spec = parse_spec(text)
+    got = [(c.params["alpha"], c.params.get("Q")) for c in spec.configs if c.solver == "reseda"]
+    assert got == [(0.5, 50), (0.9, 50), (0.5, 200), (0.9, 200)]
+
+
+def test_spawned_seeds_are_shared_by_configurations_and_stable_when_the_experiment_grows():
+    spec = parse_spec(SPEC)
+    tasks = list(spec.tasks())
+    by_run = {}
+    for t in tasks:
+        by_run.setdefault((t.puzzle.to_line(), t.run), set()).add(t.seed)
+    assert all(len(seeds) == 1 for seeds in by_run.values())  # every configuration, the same seed
+    assert len({next(iter(s)) for s in by_run.values()}) == len(by_run)  # and a different one per run and puzzle
+    pz = spec.puzzle_sets[1].puzzles[0]
+    line = pz.to_line()
+    direct = np.random.SeedSequence(7, spawn_key=(zlib.crc32(line.encode()), 2)).generate_state(1, np.uint64)[0]
+    assert spec.seed_of(pz, 2) == int(direct) >> 1
+    # More runs and another puzzle set leave the seeds of the runs already there unchanged.
+    bigger = parse_spec(SPEC.replace("runs = 3", "runs = 5") + '\n[[puzzles]]\nset = "kennett/hard"\nfirst = 2\n')
+    old = {t.key: t.seed for t in tasks}
+    new = {t.key: t.seed for t in bigger.tasks()}
+    assert all(new[k] == s for k, s in old.items())
+
+
+def test_sequential_seeds_are_seed_plus_run():
+    spec = parse_spec(SPEC.replace("seed = 7", 'seed = 7\nseeding = "sequential"'))
+    assert {(t.run, t.seed) for t in spec.tasks()} == {(0, 7), (1, 8), (2, 9)}
+
+
+def test_a_sample_is_seeded_and_first_takes_the_head():
+    a = parse_spec(SPEC).puzzle_sets[0].puzzles
+    b = parse_spec(SPEC).puzzle_sets[0].puzzles
+    c = parse_spec(SPEC.replace("seed = 7", "seed = 8")).puzzle_sets[0].puzzles
+    level = library.collection("kennett/easy")
+    assert [p.name for p in a] == [p.name for p in b] != [p.name for p in c]
+    order = [p.name for p in level]
+    assert [order.index(p.name) for p in a] == sorted(order.index(p.name) for p in a)  # kept in collection order
+    first = parse_spec(SPEC.replace("sample = 4", "first = 3")).puzzle_sets[0].puzzles
+    assert [p.name for p in first] == order[:3]
+
+
+def test_budget_table_and_files_relative_to_the_specification(tmp_path):
+    (tmp_path / "mine.txt").write_text(library.puzzle("reseda_fig3_1_easy").to_line() + "\n")
+    (tmp_path / "exp.toml").write_text(
+        'runs = 1\n[budget]\niterations = 500\nseconds = 2.5\n[[puzzles]]\nset = "mine.txt"\n'
+        '[[solvers]]\nname = "ga"\nbudget = { evaluations = 1e6 }\n')
+    spec = load_spec(tmp_path / "exp.toml")
+    assert spec.until == "solved,500it,2.5s" and spec.configs[0].until == "solved,1000000evals"
+    assert spec.puzzle_sets[0].puzzles[0].to_line() == library.puzzle("reseda_fig3_1_easy").to_line()
+
+
+def test_flags_describe_the_same_experiment_as_the_file():
+    text = ('runs = 2\nseed = 3\nuntil = "solved,200it"\n[[puzzles]]\nset = "kennett/hard"\nsample = 3\n'
+            '[[solvers]]\nname = "reseda"\nparams = { alpha = [0.5, 0.7] }\n[[solvers]]\nname = "ga"\n')
+    a = parse_spec(text)
+    b = spec_from_options(["reseda:alpha=[0.5,0.7]", "ga"], ["kennett/hard"], runs=2, seed=3, until="solved,200it",
+                          sample=3)
+    assert a.canonical() == b.canonical()
+    assert [t.key for t in a.tasks()] == [t.key for t in b.tasks()]
+
+
+@pytest.mark.parametrize("change, message", [
+    (("runs = 3", "runs = 0"), "demo.toml line 2: runs: must be an integer from 1 to 1,000,000, got 0"),
+    (("runs = 3", "run = 3"), "demo.toml line 2: run: unknown key 'run' (did you mean 'runs'?)"),
+    (("seed = 7", "seed = -1"), "demo.toml line 3: seed: must be an integer >= 0, got -1"),
+    (("solved,1000it", "solved,1000parsecs"), "demo.toml line 4: until: cannot read stopping rule '1000parsecs'"),
+    (("sample = 4", "sampel = 4"), "demo.toml line 8: puzzles[1].sampel: unknown key 'sampel' (did you mean 'sample'?)"),
+    (('set = "ai_escargot"', 'set = "no/such/file.txt"'), "demo.toml line 12: puzzles[2].set: no such file"),
+    (('set = "ai_escargot"', 'set = "ai_escargo"'), "demo.toml line 12: puzzles[2].set: no bundled puzzle named"),
+    (("alpha = [0.5, 0.9]", "alpha = [0.5, 1.9]"), "demo.toml line 16: solvers[1].params.alpha: alpha must be"),
+    (("alpha = [0.5, 0.9]", "alfa = [0.5, 0.9]"),
+     "demo.toml line 16: solvers[1].params.alfa: 'alfa' is not a parameter of reseda (did you mean 'alpha'?)"),
+    (('name = "hill_climb"', 'name = "hillclimb"'), "demo.toml line 19: solvers[2].name: unknown algorithm 'hillclimb'"),
+    (('until = "solved,5s"', 'until = "solved,5s"\nbudget = { seconds = 5 }'),
+     "demo.toml line 22: solvers[2].budget: give until or budget, not both"),
+    (('label = "hc"', 'label = "reseda:restart=none,alpha=0.5,beta=0.6"'),
+     "demo.toml line 20: solvers[2].label: the configuration 'reseda:restart=none,alpha=0.5,beta=0.6' is already in solvers[1]"),
+    (("alpha = [0.5, 0.9]", "alpha = [[0.5], 0.9]"), "demo.toml line 16: solvers[1].params.alpha: must be a single value here"),
+    (("beta = [0.6, 0.8] }", "beta = [0.6, 0.8] "), "demo.toml line 16, column 68: not valid TOML"),
+])
+def test_every_mistake_names_the_line_and_the_key(change, message):
+    with pytest.raises(SpecError) as e:
+        parse_spec(SPEC.replace(*change), "demo.toml")
+    assert str(e.value).startswith(message), str(e.value)
+
+
+def test_rules_between_parameters_name_the_configuration():
+    with pytest.raises(SpecError, match=r"line 16: solvers\[1\].params: Q1 must be at most Q .* \(in the configuration "
+                                        r"reseda:restart=none,alpha=0.5,beta=0.6,Q1=500\)"):
+        parse_spec(SPEC.replace("beta = [0.6, 0.8] }", "beta = [0.6, 0.8], Q1 = 500 }"), "demo.toml")
+
+
+def test_flag_mistakes_name_the_flag():
+    with pytest.raises(SpecError, match=r"--algo 'reseda:alfa=1': 'alfa' is not a parameter of reseda"):
+        spec_from_options(["reseda:alfa=1"], ["ai_escargot"])
+    with pytest.raises(SpecError, match=r"'\[' without its '\]'"):
+        spec_from_options(["reseda:alpha=[0.5,0.7"], ["ai_escargot"])
+    with pytest.raises(SpecError, match="puzzles: no bundled puzzle named 'ai_escargo'"):
+        spec_from_options(["reseda"], ["ai_escargo"])
+    with pytest.raises(SpecError, match="'reseda' is named twice"):
+        spec_from_options(["reseda", "reseda"], ["ai_escargot"])
+
+
+def test_an_experiment_too_large_for_one_directory_is_refused():
+    with pytest.raises(SpecError, match=f"at most {MAX_TASKS:,} fit"):
+        parse_spec(SPEC.replace("runs = 3", "runs = 1000000"), "demo.toml")
