@@ -24,8 +24,17 @@ __all__ = ["os_reason", "read_text", "open_binary", "check_writable", "atomic_wr
 
 
 def os_reason(e: OSError) -> str:
-    """The reason of an OSError in words ("permission denied", "no space left on device")."""
-    reason = e.strerror or str(e) or type(e).__name__
+    """The reason of an OSError in words ("permission denied", "no space left on device").
+
+    Libraries that raise OSError without ``strerror`` (pyarrow: "error writing bytes to file. Detail:
+    [errno 28] No space left on device") get the words of the errno their message names.
+    """
+    reason = e.strerror
+    if not reason:
+        import re
+
+        m = re.search(r"\[errno (\d+)\]", str(e), re.IGNORECASE)
+        reason = os.strerror(int(m.group(1))) if m else (str(e) or type(e).__name__)
     return reason[:1].lower() + reason[1:]
 
 

@@ -85,7 +85,7 @@ def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None 
     note : callable, optional
         ``note(text)`` for what the user should know (a recovered journal).
     """
-    from .results import ResultStore
+    from .results import ResultStore, closing
 
     store = None
     if out is not None:
@@ -93,7 +93,7 @@ def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None 
                    "spec_file": str(spec.source) if spec.source else None, "spec_text": spec.text or None}
         store = ResultStore(out, spec.canonical(), kind="batch", note=note, session=session)
     outcome = BatchOutcome(spec.total)
-    try:
+    with closing(store):
         if store is not None:
             outcome.done, outcome.solved = len(store), store.solved()
         for _, task, res in execute(spec.tasks(), total=spec.total, store=store, jobs=jobs, scheduler=scheduler,
@@ -104,9 +104,6 @@ def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None 
             s = outcome.per_config.setdefault(task.config, [0, 0])
             s[0] += bool(res.solved)
             s[1] += 1
-    finally:
-        if store is not None:
-            store.close()
     outcome.interrupted = outcome.done < outcome.total
     return outcome
 

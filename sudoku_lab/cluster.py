@@ -144,10 +144,8 @@ def _warm_plugin(solvers: tuple):
     return WarmUp(solvers)
 
 
-def _run_on_worker(task, stop_name: str):
-    """Run one task on a Dask worker, stopping early once the client sets the batch's stop event."""
-    from .experiments import run_task
-
+def _run_on_worker(run_task: Callable, task, stop_name: str):
+    """``run_task(task, should_stop)`` on a Dask worker, stopping early once the client sets the batch's stop event."""
     state = {"checked": time.monotonic(), "stop": False, "event": None}
 
     def should_stop() -> bool:
@@ -161,10 +159,10 @@ def _run_on_worker(task, stop_name: str):
             state["stop"] = state["event"].is_set()
         return state["stop"]
 
-    return run_task(task, should_stop=should_stop)
+    return run_task(task, should_stop)
 
 
-def dask_tasks(tasks: Iterable, scheduler: str, should_stop: Callable[[], bool] | None = None,
+def dask_tasks(tasks: Iterable, scheduler: str, run_task: Callable, should_stop: Callable[[], bool] | None = None,
                solvers: Iterable[str] | None = None, per_thread: int = 2) -> Iterator[tuple[int, object]]:
     """Run tasks on a Dask cluster, yielding ``(index, result)`` as each finishes (the contract of
     :func:`~sudoku_lab.experiments.run_tasks`).
@@ -175,6 +173,8 @@ def dask_tasks(tasks: Iterable, scheduler: str, should_stop: Callable[[], bool] 
         Consumed lazily: ``per_thread`` tasks per worker thread are queued at a time.
     scheduler : str
         ``tcp://host:port`` (or ``host:port``) of a running scheduler, or ``local:N``.
+    run_task : callable
+        ``run_task(task, should_stop) -> result`` (:func:`sudoku_lab.experiments.run_task`), run on a worker.
     should_stop : callable, optional
         Polled a hundred times a second; True stops promptly: the runs in flight are
         told to stop (they end within half a second and are not yielded), every
@@ -212,7 +212,7 @@ def dask_tasks(tasks: Iterable, scheduler: str, should_stop: Callable[[], bool] 
 
         def submit(item) -> None:
             i, task = item
-            fut = client.submit(_run_on_worker, task, stop_name, key=f"sudoku-lab-{batch}-{i}", pure=False)
+            fut = client.submit(_run_on_worker, run_task, task, stop_name, key=f"sudoku-lab-{batch}-{i}", pure=False)
             index[fut.key] = i
             live[fut.key] = fut
             ac.add(fut)

@@ -14,7 +14,7 @@ the successful runs, the mean seconds per run and the expected time to success
 is compared with the first by Fisher's exact test on the successes, in the
 reproduction framework's words (``consistent``, ``higher``, ``lower``).
 
-Runs are saved as they finish to a JSON-lines results file: Ctrl-C keeps them
+Runs are saved as they finish to a results directory (as ``batch`` writes one): Ctrl-C keeps them
 and the same command resumes.
 """
 
@@ -30,8 +30,10 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .errors import ParameterError, PuzzleError
-from .experiments import ResultsFile, RunResult, Task, run_tasks
+from .experiments import RunResult, run_batch
 from .puzzle import Puzzle
+from .spec import Config, ExperimentSpec, PuzzleSet
+from .spec import parse_config as parse_configs
 from .stats import SIGNIFICANCE, clopper_pearson, expected_time_to_success, fisher_p
 
 __all__ = ["Config", "parse_config", "CompareRow", "compare", "format_rows", "FORMATS"]
@@ -39,50 +41,22 @@ __all__ = ["Config", "parse_config", "CompareRow", "compare", "format_rows", "FO
 FORMATS = ("text", "markdown", "csv")
 
 
-@dataclass(frozen=True)
-class Config:
-    """One compared configuration: a registered solver and the parameters given for it."""
-
-    solver: str
-    params: dict
-
-    def full_params(self) -> dict:
-        """Every parameter of the solver: the given ones over the declared defaults."""
-        from .solvers import get_solver_class
-
-        cls = get_solver_class(self.solver)
-        return cls.validate_params({**cls.defaults(), **self.params})
-
-    @property
-    def label(self) -> str:
-        return self.solver + ("" if not self.params else
-                              ":" + ",".join(f"{k}={v}" for k, v in self.params.items()))
-
-
 def parse_config(text: str) -> Config:
     """``NAME`` or ``NAME:param=value,param=value`` with every value checked by the solver's declarations.
+
+    A list value (``alpha=[0.5,0.7]``) gives several configurations: use
+    :func:`sudoku_lab.spec.parse_config` for those; this returns exactly one.
 
     Raises
     ------
     ParameterError
-        Unknown solver or parameter, a value out of range, or a malformed item.
+        Unknown solver or parameter, a value out of range, a malformed item,
+        or a list value.
     """
-    from .solvers import get_solver_class
-
-    name, _, rest = text.strip().partition(":")
-    cls = get_solver_class(name.strip())
-    given: dict = {}
-    for item in filter(None, (s.strip() for s in rest.split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or not key:
-            raise ParameterError(f"--algo {text!r}: {item!r} should be PARAM=VALUE", name="algo")
-        if key not in {p.name for p in cls.params}:
-            raise ParameterError(f"--algo {text!r}: {key!r} is not a parameter of {cls.name} "
-                                 f"(it has {', '.join(p.name for p in cls.params) or 'none'})", name=key)
-        given[key] = cls.param(key).validate(value.strip())
-    cls.validate_params({**cls.defaults(), **given})  # the rules between parameters
-    return Config(cls.name, given)
+    configs = parse_configs(text)
+    if len(configs) != 1:
+        raise ParameterError(f"--algo {text!r} gives {len(configs)} configurations; name one", name="algo")
+    return configs[0]
 
 
 @dataclass
@@ -133,7 +107,7 @@ def _verdict(row: CompareRow, first: CompareRow) -> None:
 def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10, seed: int = 0,
             until: str = "solved,10s", jobs: int = 1, results_file=None,
             should_stop: Callable[[], bool] | None = None,
-            progress: Callable[[int, int], None] | None = None) -> list[CompareRow]:
+            progress: Callable[[int, int], None] | None = None, scheduler: str | None = None) -> list[CompareRow]:
     """Run every configuration on every puzzle and tabulate (see the module docstring).
 
     Parameters
@@ -141,7 +115,7 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
     configs : sequence of Config
         At least one; the first is the reference of the verdicts.
     puzzles : sequence of Puzzle
-        All of one box size (the results file stores grids of one size).
+        Any sizes.
     runs : int
         Runs per configuration and puzzle; run i uses seed ``seed + i``.
     until : str
@@ -149,7 +123,10 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
     jobs : int
         Worker processes.
     results_file : path, optional
-        JSON-lines file of the runs (resumed when it holds the same comparison).
+        Results directory of the runs (:class:`~sudoku_lab.results.ResultStore`;
+        resumed when it holds the same comparison).
+    scheduler : str, optional
+        Run on a Dask cluster instead (``tcp://host:port`` or ``local:N``).
     should_stop, progress : callable, optional
         As in :func:`sudoku_lab.grades.correctness_grades`.
 
@@ -171,44 +148,29 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
         raise ParameterError(f"runs must be an integer from 1 to 1,000,000, got {runs!r}", name="runs")
     if not puzzles:
         raise PuzzleError("no puzzles to compare on", kind="empty")
-    sizes = {p.n for p in puzzles}
-    if len(sizes) > 1:
-        raise ParameterError(f"compare puzzles of one size at a time; got box sizes {sorted(sizes)}", name="puzzles")
     parse_until(until)
     names = [p.name or f"puzzle {i + 1}" for i, p in enumerate(puzzles)]
-    keys = {(ci, pi, i): f"{labels[ci]}|{pi}|{seed + i}"
-            for pi in range(len(puzzles)) for ci in range(len(configs)) for i in range(runs)}
+    spec = ExperimentSpec(tuple(configs), (PuzzleSet("puzzles", "compare", tuple(puzzles)),), runs, seed,
+                          "sequential", until)
+    tasks = list(spec.tasks())  # run by run, so an interrupted comparison stays balanced
+    from .results import ResultStore, closing
+
     store = None
     if results_file is not None:
-        # Every parameter, defaults included: a resumed file whose defaults differ is refused, not mixed.
-        header = {"kind": "compare", "configs": [[c.solver, c.full_params()] for c in configs],
-                  "puzzles": [p.to_line() for p in puzzles], "until": until, "seed0": seed}
-        store = ResultsFile(results_file, header, puzzles[0].n)
-    done: dict[str, RunResult] = dict(store.results) if store is not None else {}
-    try:
-        todo = [(k, ci, pi, i) for (ci, pi, i), k in keys.items() if k not in done]
-        # Interleave configurations run by run, so an interrupted comparison stays balanced.
-        todo.sort(key=lambda t: (t[3], t[2], t[1]))
-        tasks = (Task(configs[ci].solver, configs[ci].params, puzzles[pi], seed + i, until, key=k)
-                 for k, ci, pi, i in todo)
-        total = len(keys)
-        if progress:
-            progress(len(done), total)
-        for _, res in (run_tasks(tasks, jobs=jobs, should_stop=should_stop) if todo else ()):
-            if store is not None:
-                store.add(res)
-            done[res.key] = res
-            if progress:
-                progress(len(done), total)
-    finally:
-        if store is not None:
-            store.close()
+        # Every parameter, defaults included: a resumed directory whose defaults differ is refused, not mixed.
+        store = ResultStore(results_file, spec.canonical(), kind="compare")
+    with closing(store):
+        results = run_batch(tasks, store, jobs=jobs, scheduler=scheduler, should_stop=should_stop,
+                            progress=(lambda p: progress(p.done, p.total)) if progress else None)
+    # spec.tasks() goes run by run, puzzle by puzzle, configuration by configuration.
+    coords = [(ci, pi, r) for r in range(runs) for pi in range(len(puzzles)) for ci in range(len(configs))]
+    done = {coords[j]: res for j, res in enumerate(results) if res is not None}
     rows: list[CompareRow] = []
     pooled: dict[int, list[RunResult]] = {ci: [] for ci in range(len(configs))}
     for pi, pname in enumerate(names):
         block = []
         for ci in range(len(configs)):
-            got = [done[keys[ci, pi, i]] for i in range(runs) if keys[ci, pi, i] in done]
+            got = [done[ci, pi, i] for i in range(runs) if (ci, pi, i) in done]
             pooled[ci].extend(got)
             block.append(_row(labels[ci], pname, got))
         for row in block[1:]:
@@ -278,7 +240,8 @@ def add_cli(sub) -> None:
                    help="bundled puzzle or collection names, files or puzzle text (as `solve` reads them)")
     c.add_argument("--algo", action="append", default=[], metavar="NAME[:P=V,...]", required=True,
                    help="a configuration to compare (repeatable; the first is the reference of the verdicts), "
-                   "e.g. --algo reseda --algo 'reseda:restart=full' --algo hill_climb")
+                   "e.g. --algo reseda --algo 'reseda:restart=full' --algo hill_climb; a list value gives one "
+                   "configuration per value: 'reseda:alpha=[0.5,0.9]'")
     c.add_argument("--runs", type=int_option(1, 1_000_000), default=10,
                    help="runs per configuration and puzzle (default 10)")
     c.add_argument("--sample", type=int_option(1, 10**9), default=None,
@@ -286,10 +249,13 @@ def add_cli(sub) -> None:
     c.add_argument("--seed", type=seed_option, default=0, help="run i uses seed SEED+i for every solver (default 0)")
     c.add_argument("--until", default="solved,10s",
                    help="stopping rule per run (default solved,10s: the same seconds for every solver)")
-    c.add_argument("--jobs", type=int_option(1), default=1, help="worker processes (default 1)")
+    c.add_argument("--jobs", type=int_option(1), default=None, help="worker processes (default 1)")
+    c.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on a Dask cluster: tcp://host:8786, or local:N for N local worker processes")
     c.add_argument("--format", choices=FORMATS, default="text", help="table format on standard output")
     c.add_argument("--out", default=None,
-                   help="results file (JSON lines): runs are saved as they finish and the same command resumes")
+                   help="results directory (as `batch` writes): runs are saved as they finish and the same command "
+                   "resumes; `sudoku-lab report DIR` and `grades --from DIR` read it")
     c.add_argument("--quiet", action="store_true", help="no progress bar")
     c.set_defaults(func=cmd_compare)
 
@@ -301,27 +267,34 @@ def cmd_compare(args) -> int:
     from .experiments import effective_jobs
     from .loop import parse_until
 
-    configs = [parse_config(a) for a in args.algo]
+    configs = [c for a in args.algo for c in parse_configs(a)]
     parse_until(args.until)
+    if args.jobs is not None and args.scheduler:
+        raise ParameterError("--jobs and --scheduler: choose worker processes or a Dask cluster, not both", name="jobs")
+    if args.scheduler:
+        from .cluster import parse_scheduler
+
+        parse_scheduler(args.scheduler)
     puzzles: list[Puzzle] = []
     for arg in args.puzzles:
         puzzles.extend(resolve_puzzles(arg))
     if args.sample is not None and args.sample < len(puzzles):
         pick = np.random.default_rng(args.seed).choice(len(puzzles), size=args.sample, replace=False)
         puzzles = [puzzles[i] for i in sorted(pick.tolist())]
-    jobs, note = effective_jobs(args.jobs)
+    jobs, note = effective_jobs(args.jobs or 1)
     if note:
         print(f"sudoku-lab: note: {note}", file=sys.stderr)
     bar = ProgressBar(enabled=not args.quiet)
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
     with intr as stop:
         rows = compare(configs, puzzles, runs=args.runs, seed=args.seed, until=args.until, jobs=jobs,
-                       results_file=args.out, should_stop=stop.is_set, progress=bar.update)
+                       results_file=args.out, should_stop=stop.is_set, progress=bar.update,
+                       scheduler=args.scheduler)
         interrupted = stop.is_set()
     bar.close()
     sys.stdout.write(format_rows(rows, args.format))
     if interrupted:
-        again = "run the same command to resume" if args.out else "give --out FILE to keep runs across interruptions"
+        again = "run the same command to resume" if args.out else "give --out DIR to keep runs across interruptions"
         print(f"interrupted: the table holds the finished runs only; {again}", file=sys.stderr)
         return intr.exit_status
     return 0

@@ -2,10 +2,12 @@
 
 A :class:`Task` is everything one run needs (solver name, parameters, puzzle,
 seed, stopping rule) and is picklable, so the same task runs in this process,
-in a worker process, or (later) on a cluster, with the same result.
-:func:`run_tasks` yields results as they finish and stops promptly when asked.
-:class:`ResultsFile` appends one JSON line per finished run, so an
-interrupted experiment resumes where it stopped.
+in a worker process, or on a Dask cluster (:mod:`sudoku_lab.cluster`), with
+the same result. :func:`run_tasks` yields results as they finish and stops
+promptly when asked. :func:`execute` is the engine every command runs on: it
+skips the tasks a results directory (:class:`~sudoku_lab.results.ResultStore`)
+already holds and appends each finished run to it at once, so an interrupted
+experiment resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -18,19 +20,17 @@ import socket
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from . import __version__
-from ._files import check_writable, decode, os_reason
-from .errors import DataFileError, ParameterError
+from .errors import ParameterError
 from .puzzle import Puzzle
 from .warmup import warm_up
 
 __all__ = ["Task", "RunResult", "run_task", "run_tasks", "execute", "run_batch", "executor", "BatchProgress",
-           "config_label", "ResultsFile", "default_jobs", "effective_jobs"]
+           "config_label", "default_jobs", "effective_jobs"]
 
 
 @dataclass(frozen=True)
@@ -121,11 +121,6 @@ class RunResult:
     host: str = ""
     finished: float = 0.0
 
-    def to_json(self) -> dict:
-        d = asdict(self)
-        d["grid"] = "".join(str(int(v)) if v < 10 else chr(ord("A") + int(v) - 10) for v in self.grid.tolist())
-        return d
-
     @classmethod
     def from_row(cls, row: dict) -> "RunResult":
         """The result a results row (:mod:`sudoku_lab.results`) records."""
@@ -143,12 +138,6 @@ class RunResult:
                    seconds=float(row["seconds"]), cost=int(row["cost"]), best_cost=int(row["best_cost"]),
                    grid=grid, extra=json.loads(row["extra"] or "{}"), restarts=int(row["restarts"] or 0),
                    host=row.get("host") or "", finished=float(finished or 0.0))
-
-    @classmethod
-    def from_json(cls, d: dict, n: int) -> "RunResult":
-        d = dict(d)
-        d["grid"] = Puzzle.parse(d["grid"], n=n, allow_clashes=True).grid.copy()
-        return cls(**d)
 
 
 def run_task(task: Task, should_stop: Callable[[], bool] | None = None) -> RunResult:
@@ -394,7 +383,7 @@ def executor(jobs: int = 1, scheduler: str | None = None):
         from .cluster import dask_tasks, parse_scheduler
 
         parse_scheduler(scheduler)
-        return lambda tasks, should_stop, solvers: dask_tasks(tasks, scheduler, should_stop=should_stop,
+        return lambda tasks, should_stop, solvers: dask_tasks(tasks, scheduler, run_task, should_stop=should_stop,
                                                               solvers=solvers)
     return lambda tasks, should_stop, solvers: run_tasks(tasks, jobs=jobs, should_stop=should_stop, solvers=solvers)
 
@@ -505,147 +494,6 @@ def run_batch(tasks: list[Task], store=None, **kw) -> list[RunResult | None]:
                 store.check(t.key, fingerprint(t.solver, t.full_params(), t.puzzle.to_line(), t.seed, t.until))
                 out[i] = RunResult.from_row(store.row(t.key))
     return out
-
-
-class ResultsFile:
-    """Append-only JSON-lines file of run results with a header describing the experiment.
-
-    Line 1 is ``{"header": {...}}`` (kind, configuration, package version);
-    every further line is one :class:`RunResult`. A run is written as soon as
-    it finishes, so Ctrl-C or a crash loses at most the runs in flight.
-    Re-opening a file with the same configuration resumes it; a different
-    configuration is refused (never overwritten).
-
-    The file is locked (``flock``) while open: a second experiment writing
-    the same file is refused at once instead of repeating every run and
-    duplicating every record. The lock goes with the process, so a crash
-    never leaves a stale one.
-
-    Parameters
-    ----------
-    path : path
-    header : dict
-        The experiment's configuration (JSON-serialisable).
-    n : int
-        Box size of the grids stored.
-    normalize : callable, optional
-        Applied to both headers before comparing them, e.g. to fill in
-        default parameters an older file left out.
-    """
-
-    def __init__(self, path, header: dict, n: int, normalize: Callable[[dict], dict] | None = None):
-        self.path = check_writable(path, "results file")
-        self.header = {**header, "version": __version__}
-        self.n = n
-        self._normalize = normalize or (lambda h: h)
-        self.results: dict[str, RunResult] = {}
-        try:
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
-        except OSError as e:
-            raise DataFileError(f"cannot write results file {self.path}: {os_reason(e)}", path=self.path) from None
-        try:
-            self._lock()
-            data = self._read_all()
-            if data:
-                self._load(data)
-            else:
-                self._write(json.dumps({"header": self.header}) + "\n")
-        except BaseException:
-            self.close()
-            raise
-
-    def _lock(self) -> None:
-        try:
-            import fcntl
-        except ImportError:  # not POSIX: no lock
-            return
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise DataFileError(f"{self.path} is in use by another sudoku-lab process writing the same results; "
-                                "wait for it to finish, or choose another output", path=self.path) from None
-        except OSError:  # a file system without locks (some network mounts): go on without
-            pass
-
-    def _read_all(self) -> bytes:
-        chunks = []
-        os.lseek(self._fd, 0, os.SEEK_SET)
-        while True:
-            b = os.read(self._fd, 1 << 20)
-            if not b:
-                return b"".join(chunks)
-            chunks.append(b)
-
-    def _load(self, data: bytes) -> None:
-        text = decode(data, self.path, "results file")
-        lines = text.split("\n")
-        try:
-            head = json.loads(lines[0])["header"]
-            if not isinstance(head, dict):
-                raise TypeError
-        except (json.JSONDecodeError, KeyError, TypeError):
-            raise DataFileError(f"{self.path} line 1: not a Sudoku Lab results file (no header)",
-                                path=self.path, line=1) from None
-        mine = self._normalize({k: v for k, v in self.header.items() if k != "version"})
-        theirs = self._normalize({k: v for k, v in head.items() if k != "version"})
-        if theirs != mine:
-            diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
-            raise DataFileError(f"{self.path} holds results of a different experiment (differs in: "
-                                f"{', '.join(diff)}); choose another output or delete it", path=self.path)
-        complete = text.endswith("\n")
-        body = lines[1:-1] if complete else lines[1:]
-        for i, line in enumerate(body, start=2):
-            if not line.strip():
-                continue
-            last = i == len(lines) and not complete
-            try:
-                res = RunResult.from_json(json.loads(line), self.n)
-            except (json.JSONDecodeError, TypeError, KeyError, ValueError) as e:
-                if last:
-                    break  # a run cut off mid-write by a crash: it simply runs again
-                raise DataFileError(f"{self.path} line {i}: corrupt run record ({e})", path=self.path,
-                                    line=i) from None
-            self.results[res.key] = res
-        if not complete:
-            # Drop the partial last line so new runs start on a fresh line.
-            os.ftruncate(self._fd, data.rfind(b"\n") + 1)
-
-    def _write(self, text: str) -> None:
-        data = text.encode("utf-8")
-        try:
-            os.lseek(self._fd, 0, os.SEEK_END)
-            while data:
-                data = data[os.write(self._fd, data):]
-        except OSError as e:
-            raise DataFileError(f"cannot write results file {self.path}: {os_reason(e)}; the {len(self.results)} "
-                                "runs before are kept there: run the same command again to resume",
-                                path=self.path) from None
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.results
-
-    def __len__(self) -> int:
-        return len(self.results)
-
-    def add(self, res: RunResult) -> None:
-        """Append one finished run (written at once; DataFileError if the disk refuses it)."""
-        self._write(json.dumps(res.to_json(), default=_json_default) + "\n")
-        self.results[res.key] = res
-
-    def close(self) -> None:
-        """Release the file and its lock (also done when the process ends)."""
-        fd, self._fd = getattr(self, "_fd", None), None
-        if fd is not None:
-            os.close(fd)
-
-    def __enter__(self) -> "ResultsFile":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        self.close()
 
 
 def _json_default(o: Any):

@@ -26,12 +26,12 @@ import numpy as np
 
 from . import __version__
 from ._files import DPI_RANGE, atomic_write_text, check_writable, read_text
-from .errors import DataFileError, ParameterError, PuzzleError, SudokuLabError
-from .experiments import ResultsFile, Task, run_tasks
+from .errors import DataFileError, ParameterError, PuzzleError
+from .experiments import Task, config_label
 from .geometry import cell_name
 from .puzzle import Puzzle
 
-__all__ = ["GradeResult", "correctness_grades", "grade_cells", "agreement", "add_cli"]
+__all__ = ["GradeResult", "correctness_grades", "grades_from_results", "grade_cells", "agreement", "add_cli"]
 
 
 def grade_cells(fraction: np.ndarray, givens: np.ndarray, a: float = 1.0, b: float = 0.9) -> np.ndarray:
@@ -239,7 +239,8 @@ def _full_params(solver: str, params: dict) -> dict:
 def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | None = None, runs: int = 100,
                        seed: int = 0, until: str = "solved,100000it", thresholds=(1.0, 0.9), jobs: int = 1,
                        results_file=None, should_stop: Callable[[], bool] | None = None,
-                       progress: Callable[[int, int], None] | None = None) -> GradeResult:
+                       progress: Callable[[int, int], None] | None = None,
+                       scheduler: str | None = None) -> GradeResult:
     """Run ``runs`` seeded runs and grade every cell.
 
     Parameters
@@ -261,8 +262,9 @@ def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | No
     jobs : int
         Worker processes (capped at the CPUs available).
     results_file : path, optional
-        JSON-lines file where each run is saved as it finishes; an existing
-        file of the same configuration is resumed (giving a parameter its
+        Results directory (:class:`~sudoku_lab.results.ResultStore`) where
+        each run is saved as it finishes; one of the same configuration is
+        resumed (more runs than before add to it; giving a parameter its
         default value explicitly is the same configuration), one in use by
         another process is refused.
     should_stop : callable, optional
@@ -270,8 +272,12 @@ def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | No
         finished so far.
     progress : callable, optional
         ``progress(done, total)`` after each run.
+    scheduler : str, optional
+        Run on a Dask cluster instead (``tcp://host:port`` or ``local:N``).
     """
+    from .experiments import run_batch
     from .loop import parse_until
+    from .results import ResultStore, closing
 
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or not 1 <= runs <= MAX_RUNS:
         raise ParameterError(f"runs must be an integer from 1 to {MAX_RUNS:,}, got {runs!r}", name="runs")
@@ -287,39 +293,90 @@ def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | No
         raise PuzzleError(f"grades need a puzzle with one solution: {e}", kind=e.kind, cells=e.cells) from None
     seeds = [seed + i for i in range(runs)]
     result = GradeResult(puzzle, solution, solver, params, seeds, until, tuple(thresholds))
-    store = None
-    if results_file is not None:
-        header = {"kind": "grades", "solver": solver, "params": params, "puzzle": puzzle.to_line(),
-                  "until": until, "seed0": seed}
-
-        def normalize(h: dict) -> dict:
-            # Files written before every parameter was stored hold only the ones given explicitly.
-            if h.get("solver") == solver and isinstance(h.get("params"), dict):
-                try:
-                    return {**h, "params": _full_params(solver, h["params"])}
-                except SudokuLabError:
-                    return h
-            return h
-
-        store = ResultsFile(results_file, header, puzzle.n, normalize=normalize)
-    try:
-        if store is not None:
-            result.runs.extend(store.results[str(s)] for s in seeds if str(s) in store.results)
-        done_keys = {r.key for r in result.runs}
-        tasks = (Task(solver, params, puzzle, s, until, key=str(s)) for s in seeds if str(s) not in done_keys)
-        if progress:
-            progress(len(result.runs), runs)
-        for _, res in run_tasks(tasks, jobs=jobs, should_stop=should_stop):
-            if store is not None:
-                store.add(res)
-            result.runs.append(res)
-            if progress:
-                progress(len(result.runs), runs)
-    finally:
-        if store is not None:
-            store.close()
-    result.runs.sort(key=lambda r: r.seed)
+    label = config_label(solver, given)
+    tasks = [Task(solver, params, puzzle, s, until, key=str(s), config=label, puzzle_set=puzzle.name or "", run=i)
+             for i, s in enumerate(seeds)]
+    # The number of runs is not part of the experiment: asking for more later adds to the same directory.
+    store = None if results_file is None else ResultStore(
+        results_file, {"solver": solver, "params": params, "puzzle": puzzle.to_line(), "until": until,
+                       "seed0": seed}, kind="grades")
+    with closing(store):
+        done = run_batch(tasks, store, jobs=jobs, scheduler=scheduler, should_stop=should_stop,
+                         progress=(lambda p: progress(p.done, p.total)) if progress else None)
+    result.runs = [r for r in done if r is not None]
     return result
+
+
+def grades_from_results(results, puzzle: str | None = None, config: str | None = None,
+                        thresholds=(1.0, 0.9)) -> GradeResult:
+    """Grade every cell from the final grids of a results table (``batch``, ``compare``, ``grades``, ``reproduce``).
+
+    Parameters
+    ----------
+    results : Results or path
+        What :func:`sudoku_lab.results.load_results` reads.
+    puzzle : str, optional
+        The puzzle to grade, by name or givens (line format); needed when the
+        results hold several.
+    config : str, optional
+        The configuration (its label, or a solver name when only one
+        configuration of it ran); needed when the results hold several.
+    thresholds : (float, float)
+        Grade A and B thresholds.
+
+    Raises
+    ------
+    ParameterError
+        Several puzzles or configurations and none chosen (the message lists
+        them), or a choice the results do not hold.
+    PuzzleError
+        The puzzle has no unique solution.
+    """
+    import json as _json
+
+    from .experiments import RunResult
+    from .results import Results, load_results
+
+    res = results if isinstance(results, Results) else load_results(results)
+    rows = res.rows()
+    if not rows:
+        raise ParameterError(f"{res.path} holds no runs", name="from")
+    rows = _choose(rows, "puzzle", puzzle, lambda r: (r["puzzle"], r["givens"]),
+                   "--puzzle NAME (or its givens)")
+    rows = _choose(rows, "config", config, lambda r: (r["config"], r["solver"]), "--config LABEL")
+    first = rows[0]
+    pz = Puzzle.parse(first["givens"], n=int(first["box"]), name=first["puzzle"] or None)
+    grade_cells(np.zeros(1), np.zeros(1, bool), *thresholds)
+    try:
+        solution = np.array(pz.check(unique=True))
+    except PuzzleError as e:
+        raise PuzzleError(f"grades need a puzzle with one solution: {e}", kind=e.kind, cells=e.cells) from None
+    runs = sorted((RunResult.from_row(r) for r in rows), key=lambda r: r.seed)
+    until = {r["until"] for r in rows}
+    out = GradeResult(pz, solution, first["solver"], _json.loads(first["params"] or "{}"), [r.seed for r in runs],
+                      until.pop() if len(until) == 1 else "mixed", tuple(thresholds), runs=runs)
+    return out
+
+
+def _choose(rows: list, what: str, choice: str | None, names: Callable, flag: str) -> list:
+    """The rows of the one ``what`` (puzzle or configuration) chosen, or the only one there is."""
+    groups: dict[str, list] = {}
+    for r in rows:
+        groups.setdefault(names(r)[0], []).append(r)
+    if choice is None:
+        if len(groups) == 1:
+            return rows
+        listed = ", ".join(sorted(groups)[:12]) + (" ..." if len(groups) > 12 else "")
+        raise ParameterError(f"the results hold {len(groups)} {what}s ({listed}); choose one with {flag}",
+                             name=what)
+    picked = [r for r in rows if choice in names(r)]
+    if not picked:
+        raise ParameterError(f"the results hold no {what} {choice!r}; they hold {', '.join(sorted(groups)[:12])}",
+                             name=what)
+    if len({names(r)[0] for r in picked}) > 1:
+        raise ParameterError(f"{choice!r} names several {what}s ({', '.join(sorted({names(r)[0] for r in picked}))});"
+                             f" choose one with {flag}", name=what)
+    return picked
 
 
 # ---------------------------------------------------------------------- CLI
@@ -329,20 +386,30 @@ def add_cli(sub, add_solver_params) -> None:
         "grades", help="per-cell correctness grades over many runs (the RESEDA paper's Figure 4.2)",
         description="Run --runs seeded runs of --algo on PUZZLE and grade every cell: A if the final grid "
         "was right there in all runs, B in at least 90 %. Writes the figure (--out: .pdf, .svg or .png), "
-        "the grades as CSV and JSON next to it, and each finished run to OUT.runs.jsonl: Ctrl-C stops "
-        "with the finished runs saved, and the same command resumes.")
-    g.add_argument("puzzle", help="file, bundled puzzle name or puzzle text (needs a unique solution)")
-    g.add_argument("--algo", default="reseda", help="algorithm (default reseda)")
-    g.add_argument("--runs", type=int_option(1, MAX_RUNS), default=100,
+        "the grades as CSV and JSON next to it, and each finished run to the results directory OUT.runs "
+        "(see `sudoku-lab batch`): Ctrl-C stops with the finished runs saved, and the same command resumes. "
+        "With --from RESULTS, grade the final grids of runs already done (by batch, compare, reproduce or "
+        "grades) instead of running anything.")
+    g.add_argument("puzzle", nargs="?",
+                   help="file, bundled puzzle name or puzzle text (needs a unique solution); with --from, the "
+                   "puzzle of the results to grade, by name (needed when they hold several)")
+    g.add_argument("--from", dest="from_results", default=None, metavar="RESULTS",
+                   help="grade the runs of a results directory (or its runs.parquet, or a 0.1.0 .runs.jsonl)")
+    g.add_argument("--config", default=None,
+                   help="with --from: the configuration to grade (its label or solver), when the results hold several")
+    g.add_argument("--algo", default=None, help="algorithm (default reseda)")
+    g.add_argument("--runs", type=int_option(1, MAX_RUNS), default=None,
                    help=f"number of runs R, 1 to {MAX_RUNS:,} (default 100)")
-    g.add_argument("--seed", type=seed_option, default=0, help="run i uses seed SEED+i (default 0)")
-    g.add_argument("--until", default="solved,100000it", help="stopping rule per run (default solved,100000it)")
+    g.add_argument("--seed", type=seed_option, default=None, help="run i uses seed SEED+i (default 0)")
+    g.add_argument("--until", default=None, help="stopping rule per run (default solved,100000it)")
     g.add_argument("--out", default="grades.pdf", help="figure file, .pdf/.svg/.png (default grades.pdf)")
     g.add_argument("--dpi", type=int_option(*DPI_RANGE), default=200,
                    help=f"PNG resolution, {DPI_RANGE[0]} to {DPI_RANGE[1]} (default 200)")
     g.add_argument("--thresholds", default="1.0,0.9", help="fractions for grades A,B (default 1.0,0.9)")
-    g.add_argument("--jobs", type=int_option(1), default=1,
+    g.add_argument("--jobs", type=int_option(1), default=None,
                    help="worker processes (default 1; capped at the CPUs available)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on a Dask cluster: tcp://host:8786, or local:N for N local worker processes")
     g.add_argument("--no-shade", action="store_true", help="do not shade cells by fraction correct")
     g.add_argument("--latex", action="store_true", help="also write OUT.tex with a LaTeX table")
     g.add_argument("--compare", default=None,
@@ -350,6 +417,10 @@ def add_cli(sub, add_solver_params) -> None:
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     add_solver_params(g)
     g.set_defaults(func=cmd_grades)
+
+
+#: Options that say how to run; with --from nothing runs.
+_RUN_OPTIONS = ("algo", "runs", "seed", "until", "jobs", "scheduler")
 
 
 def cmd_grades(args) -> int:
@@ -367,30 +438,64 @@ def cmd_grades(args) -> int:
         raise ParameterError(f"--thresholds needs two numbers like 1.0,0.9, got {args.thresholds!r}",
                              name="thresholds") from None
     grade_cells(np.zeros(1), np.zeros(1, bool), a, b)
-    parse_until(args.until)
     out = figures.check_figure_path(args.out, args.dpi)
     outputs = [out.with_suffix(".grades.csv"), out.with_suffix(".grades.json")]
     if args.latex:
         outputs.append(out.with_suffix(".tex"))
     for path in outputs:
         check_writable(path)
-    params = solver_params(args.algo, args)
+    if args.from_results is not None:
+        given = [k for k in _RUN_OPTIONS if getattr(args, k) is not None]
+        given += [k[len("param_"):] for k, v in vars(args).items() if k.startswith("param_") and v is not None]
+        if given:
+            raise ParameterError(f"--{given[0].replace('_', '-')}: with --from nothing runs; the results say how "
+                                 "their runs went (choose among them with PUZZLE and --config)", name=given[0])
+        res = grades_from_results(args.from_results, puzzle=args.puzzle, config=args.config, thresholds=(a, b))
+        reference = _reference(args.compare, res.puzzle)
+        return _write_grades(res, args, out, outputs, reference, interrupted=False, exit_status=0)
+    if args.config is not None:
+        raise ParameterError("--config chooses among the runs of --from RESULTS; to run a configuration, use --algo "
+                             "and its parameters", name="config")
+    if args.puzzle is None:
+        raise ParameterError("name the puzzle to grade (or grade the runs of a results directory with --from)",
+                             name="puzzle")
+    algo = args.algo or "reseda"
+    runs = 100 if args.runs is None else args.runs
+    until = args.until or "solved,100000it"
+    parse_until(until)
+    if args.jobs is not None and args.scheduler:
+        raise ParameterError("--jobs and --scheduler: choose worker processes or a Dask cluster, not both", name="jobs")
+    if args.scheduler:
+        from .cluster import parse_scheduler
+
+        parse_scheduler(args.scheduler)
+    params = solver_params(algo, args)
     puzzle = resolve_puzzle(args.puzzle)
     reference = _reference(args.compare, puzzle)
-    jobs, note = effective_jobs(args.jobs)
+    jobs, note = effective_jobs(args.jobs or 1)
     if note:
         print(f"sudoku-lab: note: {note}", file=sys.stderr)
     bar = ProgressBar(enabled=not args.quiet)
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
     with intr as stop:
-        res = correctness_grades(puzzle, args.algo, params, runs=args.runs, seed=args.seed, until=args.until,
-                                 thresholds=(a, b), jobs=jobs, results_file=out.with_suffix(".runs.jsonl"),
-                                 should_stop=stop.is_set, progress=bar.update)
+        res = correctness_grades(puzzle, algo, params, runs=runs, seed=args.seed or 0, until=until,
+                                 thresholds=(a, b), jobs=jobs, results_file=out.with_suffix(".runs"),
+                                 should_stop=stop.is_set, progress=bar.update, scheduler=args.scheduler)
         interrupted = stop.is_set()
     bar.close()
     if res.runs_done == 0:
         print("sudoku-lab: no run finished; nothing written", file=sys.stderr)
         return intr.exit_status if interrupted else 1
+    status = _write_grades(res, args, out, outputs, reference, interrupted, intr.exit_status)
+    if interrupted:
+        print(f"interrupted after {res.runs_done} of {runs} runs; run the same command to resume", file=sys.stderr)
+    return status
+
+
+def _write_grades(res: GradeResult, args, out, outputs, reference, interrupted: bool, exit_status: int) -> int:
+    """Write the figure and tables of ``res``, and say what was written."""
+    from . import figures
+
     fig = figures.grade_figure(res, shade=not args.no_shade, reference=reference)
     figures.save(fig, out, dpi=args.dpi)
     res.save_csv(outputs[0])
@@ -401,11 +506,7 @@ def cmd_grades(args) -> int:
     if reference is not None:
         print(f"agreement with {args.compare}: {100 * agreement(res.grade_grid(), reference):.1f} % of cells")
     print("wrote " + ", ".join(str(p) for p in [out, *outputs]))
-    if interrupted:
-        print(f"interrupted after {res.runs_done} of {args.runs} runs; run the same command to resume",
-              file=sys.stderr)
-        return intr.exit_status
-    return 0
+    return exit_status if interrupted else 0
 
 
 def _reference(spec, puzzle):

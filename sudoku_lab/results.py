@@ -43,21 +43,22 @@ import math
 import os
 import platform
 import socket
-import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
+import pyarrow as pa
 
 from . import __version__
 from ._files import atomic_write, atomic_write_text, decode, os_reason, read_text
 from .errors import DataFileError, PuzzleError
 
 __all__ = ["SCHEMA", "COLUMNS", "FORMAT", "ResultStore", "Results", "load_results", "task_row",
-           "fingerprint", "grid_text", "provenance_writer", "results_dir", "TABLE", "JOURNAL", "PROVENANCE"]
+           "fingerprint", "grid_text", "provenance_writer", "results_dir", "closing", "TABLE", "JOURNAL", "PROVENANCE"]
 
 #: Version of the directory layout and row schema; a directory of a newer format is refused.
 FORMAT = 1
@@ -96,39 +97,11 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _arrow_type(name: str):
-    import pyarrow as pa
+_ARROW = {"string": pa.string(), "int8": pa.int8(), "int32": pa.int32(), "int64": pa.int64(), "bool": pa.bool_(),
+          "float64": pa.float64(), "timestamp": pa.timestamp("ms", tz="UTC")}
 
-    return {"string": pa.string(), "int8": pa.int8(), "int32": pa.int32(), "int64": pa.int64(),
-            "bool": pa.bool_(), "float64": pa.float64(), "timestamp": pa.timestamp("ms", tz="UTC")}[name]
-
-
-def _schema():
-    import pyarrow as pa
-
-    return pa.schema([pa.field(name, _arrow_type(kind), nullable=True, metadata={"doc": doc})
-                      for name, kind, doc in COLUMNS])
-
-
-class _LazySchema:
-    """:data:`SCHEMA` built on first use, so importing this module does not import pyarrow."""
-
-    _value = None
-
-    def __get__(self, obj, owner=None):
-        if _LazySchema._value is None:
-            _LazySchema._value = _schema()
-        return _LazySchema._value
-
-
-class _Schema:
-    schema = _LazySchema()
-
-
-def __getattr__(name: str):
-    if name == "SCHEMA":
-        return _Schema.schema
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: The Arrow schema of a results table (each field's ``doc`` metadata says what it holds).
+SCHEMA = pa.schema([pa.field(name, _ARROW[kind], nullable=True, metadata={"doc": doc}) for name, kind, doc in COLUMNS])
 
 
 # ------------------------------------------------------------------ rows
@@ -432,13 +405,22 @@ class ResultStore:
         atomic_write_text(self.dir / PROVENANCE, json.dumps(prov, indent=1, default=_json_default) + "\n",
                           "results provenance")
 
-    def close(self) -> None:
-        """Rewrite the table from the journal, record the session and release the lock."""
+    def close(self, quiet: bool = False) -> None:
+        """Rewrite the table from the journal, record the session and release the lock.
+
+        With ``quiet`` (an error is already on its way, such as a full disk
+        while appending), a failure to rewrite the table is not raised: it
+        would hide the first error, and the journal holds every run anyway
+        (the table is rebuilt when the directory is next opened).
+        """
         if self._fd is None:
             return
         try:
             self._write_table()
             self._write_provenance()
+        except DataFileError:
+            if not quiet:
+                raise
         finally:
             self._release()
 
@@ -450,8 +432,18 @@ class ResultStore:
     def __enter__(self) -> "ResultStore":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, kind, value, tb) -> None:
+        self.close(quiet=kind is not None)
+
+
+@contextmanager
+def closing(store: "ResultStore | None"):
+    """``with closing(store):`` closes a store (or nothing, for None) as its ``with`` statement would."""
+    if store is None:
+        yield None
+        return
+    with store:
+        yield store
 
 
 def results_dir(path) -> Path:
@@ -501,10 +493,9 @@ def _read_journal_table(path: Path, data: bytes | None = None):
     """The journal (its complete lines ``data``, default the file) as an Arrow table of :data:`SCHEMA`."""
     import io
 
-    import pyarrow as pa
     import pyarrow.json as pj
 
-    schema = _Schema.schema
+    schema = SCHEMA
     if data is None:
         data = path.read_bytes() if path.exists() else b""
     if not data.strip():
@@ -589,9 +580,6 @@ def load_results(path) -> Results:
     DataFileError
         Missing, unreadable or not a results file, naming the line of a corrupt record.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     p = Path(os.path.expanduser(str(path)))
     if not p.exists():
         raise DataFileError(f"results {p} do not exist", path=p)
@@ -637,16 +625,14 @@ def _read_parquet(path: Path):
         table = pq.read_table(path)
     except Exception as e:  # noqa: BLE001 - pyarrow raises several kinds for a foreign or torn file
         raise DataFileError(f"{path} cannot be read as a Parquet table ({type(e).__name__})", path=path) from None
-    missing = [n for n in _Schema.schema.names if n not in table.column_names]
+    missing = [n for n in SCHEMA.names if n not in table.column_names]
     if missing:
         raise DataFileError(f"{path} is not a Sudoku Lab results table (no column {', '.join(missing)})", path=path)
-    return table.select(_Schema.schema.names).cast(_Schema.schema)
+    return table.select(SCHEMA.names).cast(SCHEMA)
 
 
 def _load_legacy(path: Path) -> Results:
     """A 0.1.0 results file of ``grades`` or ``compare``: a JSON header line, then one run per line."""
-    import pyarrow as pa
-
     from .puzzle import Puzzle
 
     text = read_text(path, "results file")
@@ -693,6 +679,6 @@ def _load_legacy(path: Path) -> Results:
             "extra": json.dumps(d.get("extra", {})), "host": "", "finished": None,
             "fingerprint": fingerprint(d["solver"], params, pz.to_line(), int(d["seed"]), head.get("until", "")),
         })
-    table = pa.Table.from_pylist(rows, schema=_Schema.schema) if rows else _Schema.schema.empty_table()
+    table = pa.Table.from_pylist(rows, schema=SCHEMA) if rows else SCHEMA.empty_table()
     return Results(table, {"kind": head["kind"], "legacy_header": head}, path,
                    [f"{path}: a results file of sudoku-lab 0.1.0 `{head['kind']}` (read as a table)"])

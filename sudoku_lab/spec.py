@@ -68,19 +68,23 @@ DEFAULT_UNTIL = "solved,10s"
 _MAX_RUNS = 1_000_000
 
 
-class SpecError(DataFileError):
+class SpecError(DataFileError, ParameterError):
     """A specification that cannot be run: the message names the file, line, key and what is wrong.
+
+    Both a :class:`DataFileError` (a file that cannot be used) and a
+    :class:`ParameterError` (what it asks for cannot be run), so code
+    catching either for a flag or a file catches it.
 
     Attributes
     ----------
     key : str
         Where in the specification (``solvers[2].params.alpha``), or the
-        command-line flag.
+        command-line flag; also ``name``.
     """
 
     def __init__(self, message, *, path=None, line=None, key=None):
-        super().__init__(message, path=path, line=line)
-        self.key = key
+        SudokuLabError.__init__(self, message)
+        self.path, self.line, self.key, self.name = path, line, key, key
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import pytest
 
 from sudoku_lab import library
 from sudoku_lab.cli import main
+from sudoku_lab.results import load_results
 
 EASY = "..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.."
 
@@ -184,14 +185,16 @@ def test_unreadable_and_binary_files_are_one_line(tmp_path):
     sup = tmp_path / "numbers.txt"
     sup.write_text(" ".join(EASY.replace(".", "0")[:10]) + " ² " + " ".join(EASY.replace(".", "0")[11:]) + "\n",
                    encoding="utf-8")
-    binary = tmp_path / "g.runs.jsonl"
+    binary = tmp_path / "g.runs" / "runs.jsonl"
+    binary.parent.mkdir()
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
     for args, fragment in [
         (["check", str(sup)], f"{sup}: line 1, column 21: unexpected character '²' (digits are 1-9 then A-Z, "
                               "'.' or '0' for a blank)"),
         (["check", str(tmp_path)], f"puzzle file {tmp_path} is a directory, not a file"),
         (["grades", "--runs", "2", "--out", str(tmp_path / "g.pdf"), "reseda_fig3_1_easy"],
-         f"results file {binary} is not a text file: line 1 holds a byte that is not UTF-8 (0x89)"),
+         f"{binary.parent} holds runs but no provenance.json: it was not written by Sudoku Lab, or its sidecar was "
+         "deleted; choose another output directory"),
     ]:
         out = _cli(*args)
         assert out.returncode == 2, out.stderr
@@ -255,20 +258,21 @@ sys.exit(cli.main(sys.argv[2:]))
 def test_a_full_disk_keeps_the_finished_runs_and_resumes(tmp_path):
     """Writes past RLIMIT_FSIZE fail (EFBIG) the way a full disk fails (ENOSPC): no traceback, nothing lost."""
     out = tmp_path / "g.pdf"
-    runs = tmp_path / "g.runs.jsonl"
+    runs = tmp_path / "g.runs" / "runs.jsonl"
     args = ["grades", "--runs", "12", "--restart", "none", "--quiet", "--out", str(out), "reseda_fig3_1_easy"]
-    full = subprocess.run([sys.executable, "-c", FULL_DISK, "2500", *args], capture_output=True, text=True,
+    # 9 kB: the empty table a new results directory starts with fits (7 kB), the journal of 12 runs does not.
+    full = subprocess.run([sys.executable, "-c", FULL_DISK, "9000", *args], capture_output=True, text=True,
                           timeout=600)
     assert full.returncode == 2, full.stderr
     [line] = full.stderr.strip().splitlines()
-    kept = runs.read_text().count("\n") - 1
-    assert line == (f"sudoku-lab: error: cannot write results file {runs}: file too large; the {kept} runs before "
-                    "are kept there: run the same command again to resume")
+    kept = runs.read_text().count("\n")
+    assert line == (f"sudoku-lab: error: cannot write {runs}: file too large; the {kept} runs before are kept "
+                    "there: run the same command again to resume")
     assert 0 < kept < 12 and not out.exists()
     again = subprocess.run([sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     lines = runs.read_text().splitlines()
-    assert len(lines) == 13 and sorted(json.loads(x)["key"] for x in lines[1:]) == sorted(map(str, range(12)))
+    assert len(lines) == 12 and sorted(json.loads(x)["task"] for x in lines) == sorted(map(str, range(12)))
 
 
 def test_a_figure_that_does_not_fit_leaves_no_half_file(tmp_path):
@@ -279,7 +283,7 @@ def test_a_figure_that_does_not_fit_leaves_no_half_file(tmp_path):
                           timeout=600)
     assert full.returncode == 2, full.stderr
     assert full.stderr.strip() == f"sudoku-lab: error: cannot write figure {out}: file too large"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.runs.jsonl"]  # no figure, no temporary file
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.runs"]  # no figure, no temporary file
 
 
 def test_ctrl_c_stops_a_long_generation_cleanly():
@@ -327,8 +331,9 @@ def test_grades_writes_every_output_and_compares(tmp_path):
                "--compare", "paper", "reseda_fig4_1_hard")
     assert out.returncode == 0, out.stderr
     assert "agreement with paper: " in out.stdout
-    for suffix in (".png", ".grades.csv", ".grades.json", ".tex", ".runs.jsonl"):
+    for suffix in (".png", ".grades.csv", ".grades.json", ".tex"):
         assert first.with_suffix(suffix).stat().st_size > 0, suffix
+    assert len(load_results(first.with_suffix(".runs"))) == 3
     assert first.with_suffix(".tex").read_text().startswith(r"\begin{table}[h]")
     second = tmp_path / "b.svg"
     out = _cli("grades", "--runs", "3", "--restart", "none", "--quiet", "--out", str(second), "--compare",

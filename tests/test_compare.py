@@ -50,7 +50,7 @@ def test_verdicts_follow_fishers_test_against_the_first_configuration():
 def test_every_configuration_gets_the_same_seeds_and_each_run_is_the_one_solve_gives(tmp_path, warm_kernels):
     puzzles = [library.puzzle("reseda_fig3_1_easy"), library.puzzle("reseda_fig3_2_medium")]
     configs = [cmp.parse_config("reseda"), cmp.parse_config("reseda:restart=none,alpha=0.5")]
-    out = tmp_path / "cmp.jsonl"
+    out = tmp_path / "cmp"
     rows = cmp.compare(configs, puzzles, runs=3, seed=5, until="solved,2000it", results_file=out)
     assert [(r.puzzle, r.config) for r in rows] == [
         ("reseda_fig3_1_easy", "reseda"), ("reseda_fig3_1_easy", "reseda:restart=none,alpha=0.5"),
@@ -68,21 +68,21 @@ def test_every_configuration_gets_the_same_seeds_and_each_run_is_the_one_solve_g
     # resuming the finished comparison runs nothing and gives the same table
     def boom(*a, **k):
         raise AssertionError("a finished comparison must not run again")
-        yield
 
-    original = cmp.run_tasks
-    cmp.run_tasks = boom
+    import sudoku_lab.experiments as ex
+
+    original, ex.run_task = ex.run_task, boom
     try:
         again = cmp.compare(configs, puzzles, runs=3, seed=5, until="solved,2000it", results_file=out)
     finally:
-        cmp.run_tasks = original
+        ex.run_task = original
     assert [(r.successes, r.mean_iterations) for r in again] == [(r.successes, r.mean_iterations) for r in rows]
-    # the file records every parameter, defaults included, so a run under other defaults cannot be mixed in
+    # the directory records every parameter, defaults included, so a run under other defaults cannot be mixed in
     import json
 
-    header = json.loads(out.read_text().splitlines()[0])["header"]
-    assert header["configs"][1] == ["reseda", {**create("reseda").get_params(), "restart": "none", "alpha": 0.5}]
-    with pytest.raises(DataFileError):
+    spec = json.loads((out / "provenance.json").read_text())["spec"]
+    assert spec["configs"][1]["params"] == {**create("reseda").get_params(), "restart": "none", "alpha": 0.5}
+    with pytest.raises(DataFileError, match="differs in: configs"):
         cmp.compare(configs[:1], puzzles, runs=3, seed=5, until="solved,2000it", results_file=out)
 
 
@@ -90,6 +90,7 @@ def test_every_configuration_gets_the_same_seeds_and_each_run_is_the_one_solve_g
     ("nosuch", "unknown algorithm 'nosuch'"),
     ("reseda:alpha=3", "alpha must be [0, 1], got 3"),
     ("reseda:alpha", "'alpha' should be PARAM=VALUE"),
+    ("reseda:alpha=[0.5,0.7]", "gives 2 configurations; name one"),
     ("reseda:gamma=1", "'gamma' is not a parameter of reseda"),
     ("reseda:Q=5,Q1=10", "Q1 must be at most Q"),
 ])

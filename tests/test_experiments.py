@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from sudoku_lab import library
-from sudoku_lab.experiments import Task, run_task, run_tasks
+from sudoku_lab.experiments import RunResult, Task, run_task, run_tasks
+from sudoku_lab.results import task_row
 
 # Worker processes load the kernels from numba's disk cache, which the session fixture fills.
 pytestmark = pytest.mark.usefixtures("warm_kernels")
@@ -67,5 +68,7 @@ def test_run_task_summary():
     r = run_task(t)
     assert r.solver == "reseda" and r.puzzle == "reseda_fig3_2_medium" and r.seconds > 0
     assert r.extra["attempts"] == 1 and len(r.extra["run_steps"]) == 1 and r.extra["run_steps"][0] == r.iterations
-    d = r.to_json()
-    assert isinstance(d["grid"], str) and len(d["grid"]) == 81
+    assert r.restarts == 0 == r.extra["restarts"] and r.host and r.finished > 0
+    row = task_row(t, r)
+    assert len(row["grid"]) == 81 and "." not in row["grid"]  # RESEDA's grids are always full
+    assert RunResult.from_row(row).iterations == r.iterations

@@ -9,8 +9,9 @@ import pytest
 
 from sudoku_lab import library
 from sudoku_lab.errors import DataFileError, ParameterError, PuzzleError
-from sudoku_lab.experiments import ResultsFile, RunResult
-from sudoku_lab.grades import GradeResult, agreement, correctness_grades, grade_cells
+from sudoku_lab.experiments import RunResult
+from sudoku_lab.grades import GradeResult, agreement, correctness_grades, grade_cells, grades_from_results
+from sudoku_lab.results import JOURNAL, load_results
 from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.solvers.reseda import Reseda
 
@@ -92,14 +93,13 @@ def test_exports(tmp_path):
 
 def test_interrupted_grades_resume_where_they_stopped(tmp_path):
     pz = library.puzzle("reseda_fig4_1_hard")
-    store = tmp_path / "runs.jsonl"
+    store = tmp_path / "g.runs"
     params = {"restart": "none", "Q": 50, "Q1": 5}
     done = []
     first = correctness_grades(pz, "reseda", params, runs=10, results_file=store,
                                should_stop=lambda: len(done) >= 4, progress=lambda k, n: done.append(k))
     assert 3 <= first.runs_done < 10 and not first.complete
-    lines = store.read_text().splitlines()
-    assert len(lines) == 1 + first.runs_done  # header + one line per finished run
+    assert len(load_results(store)) == first.runs_done  # one row per finished run
     full = correctness_grades(pz, "reseda", params, runs=10, results_file=store)
     assert full.complete and [r.seed for r in full.runs] == list(range(10))
     fresh = correctness_grades(pz, "reseda", params, runs=10)
@@ -108,30 +108,29 @@ def test_interrupted_grades_resume_where_they_stopped(tmp_path):
 
 def test_a_crash_mid_write_loses_only_that_run(tmp_path):
     pz = library.puzzle("reseda_fig3_1_easy")
-    store = tmp_path / "runs.jsonl"
+    store = tmp_path / "g.runs"
     correctness_grades(pz, "reseda", {"restart": "none"}, runs=3, results_file=store)
-    text = store.read_text()
-    store.write_text(text[: len(text) - 20])  # the last line cut off
+    journal = store / JOURNAL
+    text = journal.read_text()
+    journal.write_text(text[: len(text) - 20])  # the last line cut off
     res = correctness_grades(pz, "reseda", {"restart": "none"}, runs=3, results_file=store)
-    assert res.complete and store.read_text().count("\n") == 4
+    assert res.complete and journal.read_text().count("\n") == 3 and len(load_results(store)) == 3
 
 
-def test_corrupt_and_mismatched_results_files_are_refused(tmp_path):
+def test_corrupt_and_mismatched_results_are_refused(tmp_path):
     pz = library.puzzle("reseda_fig3_1_easy")
-    store = tmp_path / "runs.jsonl"
+    store = tmp_path / "g.runs"
     correctness_grades(pz, "reseda", {"restart": "none"}, runs=3, results_file=store)
-    lines = store.read_text().splitlines()
-    lines[2] = "{not json"
-    store.write_text("\n".join(lines) + "\n")
-    with pytest.raises(DataFileError, match=r"runs.jsonl line 3: corrupt run record"):
-        correctness_grades(pz, "reseda", {"restart": "none"}, runs=3, results_file=store)
     with pytest.raises(DataFileError, match="different experiment .differs in: params"):
-        ResultsFile(store, {"kind": "grades", "solver": "reseda", "params": {"alpha": 0.1}, "puzzle": pz.to_line(),
-                            "until": "solved,100000it", "seed0": 0}, 3)
-    junk = tmp_path / "junk.jsonl"
-    junk.write_text("hello\n")
-    with pytest.raises(DataFileError, match="line 1: not a Sudoku Lab results file"):
-        ResultsFile(junk, {}, 3)
+        correctness_grades(pz, "reseda", {"restart": "none", "alpha": 0.1}, runs=3, results_file=store)
+    with pytest.raises(DataFileError, match="different experiment .differs in: seed0"):
+        correctness_grades(pz, "reseda", {"restart": "none"}, runs=3, seed=1, results_file=store)
+    journal = store / JOURNAL
+    lines = journal.read_text().splitlines()
+    lines[1] = "{not json"
+    journal.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataFileError, match=r"runs.jsonl line 2: corrupt run record"):
+        correctness_grades(pz, "reseda", {"restart": "none"}, runs=3, results_file=store)
 
 
 def test_grades_need_a_unique_puzzle_and_valid_settings():
@@ -145,37 +144,53 @@ def test_grades_need_a_unique_puzzle_and_valid_settings():
         correctness_grades(library.puzzle("reseda_fig3_1_easy"), "nope", runs=2)
 
 
-def test_giving_a_default_explicitly_is_the_same_experiment(tmp_path):
+def test_giving_a_default_explicitly_is_the_same_experiment_and_more_runs_add_to_it(tmp_path):
     """`grades --alpha 0.7` (the default) refused to resume a run started without --alpha."""
     pz = library.puzzle("reseda_fig3_1_easy")
-    store = tmp_path / "runs.jsonl"
+    store = tmp_path / "g.runs"
     correctness_grades(pz, "reseda", {"restart": "none"}, runs=3, results_file=store)
     res = correctness_grades(pz, "reseda", {"restart": "none", "alpha": 0.7, "Q": "100"}, runs=5,
                              results_file=store)
-    assert res.complete and store.read_text().count("\n") == 6  # 3 kept + 2 new, none repeated
+    assert res.complete and len(load_results(store)) == 5  # 3 kept + 2 new, none repeated
     with pytest.raises(DataFileError, match="differs in: params"):
         correctness_grades(pz, "reseda", {"restart": "none", "alpha": 0.71}, runs=5, results_file=store)
 
 
-def test_a_file_from_before_full_parameters_still_resumes(tmp_path):
-    """Files written by 0.1.0 hold only the parameters given explicitly."""
-    pz = library.puzzle("reseda_fig3_1_easy")
-    store = tmp_path / "runs.jsonl"
-    first = correctness_grades(pz, "reseda", {"restart": "none"}, runs=2, results_file=store)
-    lines = store.read_text().splitlines()
-    head = json.loads(lines[0])
-    head["header"]["params"] = {"restart": "none"}
-    store.write_text("\n".join([json.dumps(head), *lines[1:]]) + "\n")
-    res = correctness_grades(pz, "reseda", {"restart": "none"}, runs=3, results_file=store)
-    assert res.complete and [r.seed for r in res.runs[:2]] == [r.seed for r in first.runs]
-    assert store.read_text().count("\n") == 4
-
-
-def test_a_binary_results_file_is_refused_clearly(tmp_path):
-    store = tmp_path / "runs.jsonl"
-    store.write_bytes(b'{"header": {}}\n\xff\xfe\x00')
-    with pytest.raises(DataFileError, match=r"results file .*runs.jsonl is not a text file: line 2 holds a byte that "
-                                            r"is not UTF-8 \(0xff\)"):
+def test_a_binary_journal_is_refused_clearly(tmp_path):
+    store = tmp_path / "g.runs"
+    correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {}, runs=1, results_file=store)
+    (store / JOURNAL).write_bytes((store / JOURNAL).read_bytes() + b"\xff\xfe\x00\n")
+    with pytest.raises(DataFileError, match=r"results journal .*runs.jsonl is not a text file: line 2 holds a byte "
+                                            r"that is not UTF-8 \(0xff\)"):
         correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {}, runs=2, results_file=store)
     with pytest.raises(ParameterError, match="seed must be a non-negative integer, got -1"):
         correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {}, runs=2, seed=-1)
+
+
+def test_grades_from_results_equal_the_grades_of_the_same_runs(tmp_path):
+    """A batch's runs graded with --from give what grades gives for the same seeds and settings."""
+    from sudoku_lab.batch import run_spec
+    from sudoku_lab.spec import spec_from_options
+
+    pz = library.puzzle("reseda_fig4_1_hard")
+    params = {"restart": "none", "Q": 50, "Q1": 5}
+    direct = correctness_grades(pz, "reseda", params, runs=8, seed=3)
+    spec = spec_from_options(["reseda:restart=none,Q=50,Q1=5", "hill_climb"], ["reseda_fig4_1_hard", "ai_escargot"],
+                             runs=8, seed=3, seeding="sequential", until="solved,100000it")
+    run_spec(spec, tmp_path / "b", jobs=1)
+    res = load_results(tmp_path / "b")
+    with pytest.raises(ParameterError, match=r"the results hold 2 puzzles \(ai_escargot, reseda_fig4_1_hard\); "
+                                             r"choose one with --puzzle"):
+        grades_from_results(res)
+    with pytest.raises(ParameterError, match=r"2 configs \(hill_climb, reseda:restart=none,Q=50,Q1=5\)"):
+        grades_from_results(res, puzzle="reseda_fig4_1_hard")
+    with pytest.raises(ParameterError, match="no config 'ga'"):
+        grades_from_results(res, puzzle="reseda_fig4_1_hard", config="ga")
+    g = grades_from_results(res, puzzle=pz.to_line(), config="reseda")  # by givens, and by solver name
+    assert g.runs_done == 8 and g.successes == direct.successes and [r.seed for r in g.runs] == direct.seeds
+    assert np.array_equal(g.fraction, direct.fraction) and g.grades.tolist() == direct.grades.tolist()
+    assert g.params == direct.params and g.until == "solved,100000it"
+    spec2 = spec_from_options(["hill_climb"], ["benchmarks/lewis_9x9_35:1"], runs=1, until="solved,100it")
+    run_spec(spec2, tmp_path / "c", jobs=1)
+    with pytest.raises(PuzzleError, match="grades need a puzzle with one solution: .*several solutions"):
+        grades_from_results(tmp_path / "c")

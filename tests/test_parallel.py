@@ -19,7 +19,7 @@ import pytest
 
 from sudoku_lab import library
 from sudoku_lab.errors import DataFileError, ParameterError
-from sudoku_lab.experiments import ResultsFile, Task, default_jobs, effective_jobs, run_tasks
+from sudoku_lab.experiments import Task, default_jobs, effective_jobs, run_tasks
 
 # Slow; the commands' worker processes load the kernels from numba's disk cache, which the session
 # fixture fills, so no deadline below includes a cold compilation.
@@ -35,10 +35,10 @@ def _start(args, out: Path) -> subprocess.Popen:
 
 
 def _records(runs_file: Path) -> list[dict]:
+    """The complete records of a results journal (a line cut off by a kill is not one)."""
     if not runs_file.exists():
         return []
-    lines = runs_file.read_text().splitlines()
-    return [json.loads(ln) for ln in lines[1:] if ln.endswith("}")]
+    return [json.loads(ln) for ln in runs_file.read_text().splitlines() if ln.endswith("}")]
 
 
 def _wait_for(cond, timeout=300.0, what="condition"):
@@ -77,7 +77,7 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="ne
 @needs_proc
 def test_ctrl_c_keeps_every_finished_run_and_the_same_command_resumes(tmp_path):
     out = tmp_path / "g.pdf"
-    runs_file = tmp_path / "g.runs.jsonl"
+    runs_file = tmp_path / "g.runs" / "runs.jsonl"
     args = [*GRADES, "--runs", "120"]
     proc = _start(args, out)
     _wait_for(lambda: len(_records(runs_file)) >= 6, what="six finished runs")
@@ -87,12 +87,12 @@ def test_ctrl_c_keeps_every_finished_run_and_the_same_command_resumes(tmp_path):
     assert "stopping: the finished runs are kept" in stderr
     done = _records(runs_file)
     assert f"interrupted after {len(done)} of 120 runs; run the same command to resume" in stderr
-    assert 6 <= len(done) < 120 and len({r["key"] for r in done}) == len(done)
+    assert 6 <= len(done) < 120 and len({r["task"] for r in done}) == len(done)
     assert out.exists() and "wrote" in stdout  # the figure of the runs so far
     again = _start(args, out)
     stdout, stderr = again.communicate(timeout=600)
     assert again.returncode == 0, stderr
-    keys = [r["key"] for r in _records(runs_file)]
+    keys = [r["task"] for r in _records(runs_file)]
     assert sorted(keys, key=int) == [str(s) for s in range(120)]  # exactly one record per run
     assert "over 120 runs" in stdout
 
@@ -121,7 +121,7 @@ def test_a_stop_request_ends_runs_in_flight_at_once():
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_and_sighup_stop_cleanly_without_orphans(tmp_path, sig):
     out = tmp_path / "g.pdf"
-    runs_file = tmp_path / "g.runs.jsonl"
+    runs_file = tmp_path / "g.runs" / "runs.jsonl"
     proc = _start([*GRADES, "--runs", "120"], out)
     _wait_for(lambda: len(_records(runs_file)) >= 2, what="two finished runs")
     kids = _children(proc.pid)
@@ -137,7 +137,7 @@ def test_sigterm_and_sighup_stop_cleanly_without_orphans(tmp_path, sig):
 @needs_proc
 def test_workers_leave_when_the_parent_is_killed(tmp_path):
     out = tmp_path / "g.pdf"
-    runs_file = tmp_path / "g.runs.jsonl"
+    runs_file = tmp_path / "g.runs" / "runs.jsonl"
     proc = _start([*GRADES, "--runs", "120"], out)
     _wait_for(lambda: len(_records(runs_file)) >= 1, what="a finished run")
     kids = _children(proc.pid)
@@ -147,17 +147,17 @@ def test_workers_leave_when_the_parent_is_killed(tmp_path):
     _wait_for(lambda: not any(_alive(k) for k in kids), timeout=30, what="the orphaned workers to exit")
     # and what it wrote is a valid file to resume from: every record complete, one per key
     done = _records(runs_file)
-    assert len({r["key"] for r in done}) == len(done) >= 1
+    assert len({r["task"] for r in done}) == len(done) >= 1
 
 
 @needs_proc
 def test_ctrl_c_ends_hour_long_runs_in_flight(tmp_path):
     """With --jobs 2, Ctrl-C waited for the runs in flight (53 s in the report; hours here)."""
     out = tmp_path / "g.pdf"
-    runs_file = tmp_path / "g.runs.jsonl"
+    runs_file = tmp_path / "g.runs" / "runs.jsonl"
     proc = _start(["grades", "--algo", "reseda", "ai_escargot", "--quiet", "--jobs", "2", "--runs", "4",
                    "--until", "100000000it"], out)
-    _wait_for(lambda: runs_file.exists() and runs_file.stat().st_size > 0, what="the results file")
+    _wait_for(lambda: (runs_file.parent / "provenance.json").exists(), what="the results directory")
     _wait_for(lambda: len(_children(proc.pid)) >= 2, what="the workers")
     kids = _children(proc.pid)
     proc.send_signal(signal.SIGINT)
@@ -189,32 +189,20 @@ def test_a_second_ctrl_c_raises_at_once():
     assert intr.exit_status == 143
 
 
-def test_two_experiments_cannot_write_one_results_file(tmp_path):
-    pz = library.puzzle("reseda_fig3_1_easy")
-    header = {"kind": "grades", "solver": "reseda", "params": {}, "puzzle": pz.to_line(), "until": "solved",
-              "seed0": 0}
-    path = tmp_path / "g.runs.jsonl"
-    with ResultsFile(path, header, 3):
-        with pytest.raises(DataFileError, match="g.runs.jsonl is in use by another sudoku-lab process"):
-            ResultsFile(path, header, 3)
-    with ResultsFile(path, header, 3) as again:  # released on close
-        assert len(again) == 0
-
-
 def test_a_second_grades_on_the_same_output_is_refused(tmp_path):
     out = tmp_path / "g.pdf"
-    runs_file = tmp_path / "g.runs.jsonl"
+    runs_file = tmp_path / "g.runs" / "runs.jsonl"
     first = _start(["grades", "--algo", "reseda", "ai_escargot", "--quiet", "--runs", "2", "--until", "60s"], out)
-    _wait_for(lambda: runs_file.exists() and runs_file.stat().st_size > 0, what="the results file")
+    _wait_for(lambda: (runs_file.parent / "provenance.json").exists(), what="the results directory")
     second = subprocess.run([sys.executable, "-m", "sudoku_lab", "grades", "--algo", "reseda", "ai_escargot",
                              "--quiet", "--runs", "2", "--until", "60s", "--out", str(out)], capture_output=True,
                             text=True, timeout=120)
     assert second.returncode == 2
-    assert second.stderr.strip() == (f"sudoku-lab: error: {runs_file} is in use by another sudoku-lab process "
+    assert second.stderr.strip() == (f"sudoku-lab: error: {runs_file.parent} is in use by another sudoku-lab process "
                                      "writing the same results; wait for it to finish, or choose another output")
     first.send_signal(signal.SIGINT)
     first.communicate(timeout=120)
-    assert runs_file.read_text().count("\n") == 1  # the header only: no run was done twice
+    assert runs_file.read_text() == ""  # no run was done twice (nor once: the first was stopped mid-run)
 
 
 def test_jobs_are_validated_and_capped():
@@ -247,4 +235,4 @@ def test_too_many_jobs_are_capped_with_a_note(tmp_path):
     assert out.stderr.splitlines()[0] == (f"sudoku-lab: note: using {cpus} worker process{'es' if cpus > 1 else ''}:"
                                           f" --jobs 1000 is more than the {cpus} CPU{'s' if cpus > 1 else ''} "
                                           "available")
-    assert len(_records(tmp_path / "g.runs.jsonl")) == 4
+    assert len(_records(tmp_path / "g.runs" / "runs.jsonl")) == 4
