@@ -23,6 +23,7 @@ worker processes on this machine and closes it at the end.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import time
@@ -30,9 +31,10 @@ import uuid
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
 
+from ._chunks import ChunkSizer, next_chunk
 from .errors import ParameterError, SudokuLabError
 
-__all__ = ["parse_scheduler", "dask_tasks", "ClusterError", "local_cluster"]
+__all__ = ["parse_scheduler", "dask_tasks", "prepare_workers", "ClusterError", "local_cluster"]
 
 
 class ClusterError(SudokuLabError):
@@ -144,8 +146,8 @@ def _warm_plugin(solvers: tuple):
     return WarmUp(solvers)
 
 
-def _run_on_worker(run_task: Callable, task, stop_name: str):
-    """``run_task(task, should_stop)`` on a Dask worker, stopping early once the client sets the batch's stop event."""
+def _run_on_worker(run_chunk: Callable, tasks: list, stop_name: str):
+    """``run_chunk(tasks, should_stop)`` on a Dask worker, stopping early once the client sets the batch's stop event."""
     state = {"checked": time.monotonic(), "stop": False, "event": None}
 
     def should_stop() -> bool:
@@ -159,28 +161,43 @@ def _run_on_worker(run_task: Callable, task, stop_name: str):
             state["stop"] = state["event"].is_set()
         return state["stop"]
 
-    return run_task(task, should_stop)
+    return run_chunk(tasks, should_stop)
 
 
-def dask_tasks(tasks: Iterable, scheduler: str, run_task: Callable, should_stop: Callable[[], bool] | None = None,
-               solvers: Iterable[str] | None = None, per_thread: int = 2) -> Iterator[tuple[int, object]]:
+def prepare_workers(client, solvers: tuple) -> None:
+    """Check every worker's sudoku-lab and solvers, and warm the kernels of ``solvers`` on each (and on any
+    worker that joins later)."""
+    _check_workers(client, solvers)
+    client.register_plugin(_warm_plugin(solvers))
+
+
+def dask_tasks(tasks: Iterable, scheduler, run_chunk: Callable, should_stop: Callable[[], bool] | None = None,
+               solvers: Iterable[str] | None = None, per_thread: int = 2, chunk_seconds: float = 0.05,
+               prepared: bool = False) -> Iterator[tuple[int, object]]:
     """Run tasks on a Dask cluster, yielding ``(index, result)`` as each finishes (the contract of
     :func:`~sudoku_lab.experiments.run_tasks`).
 
     Parameters
     ----------
     tasks : iterable of Task
-        Consumed lazily: ``per_thread`` tasks per worker thread are queued at a time.
-    scheduler : str
-        ``tcp://host:port`` (or ``host:port``) of a running scheduler, or ``local:N``.
-    run_task : callable
-        ``run_task(task, should_stop) -> result`` (:func:`sudoku_lab.experiments.run_task`), run on a worker.
+        Consumed lazily: ``per_thread`` chunks per worker thread are queued at a time.
+    scheduler : str or distributed.Client
+        ``tcp://host:port`` (or ``host:port``) of a running scheduler, ``local:N``, or a client already
+        connected (left open).
+    run_chunk : callable
+        ``run_chunk(tasks, should_stop) -> results`` (:func:`sudoku_lab.experiments.run_chunk`), run on a
+        worker.
     should_stop : callable, optional
-        Polled a hundred times a second; True stops promptly: the runs in flight are
-        told to stop (they end within half a second and are not yielded), every
-        run that had finished is yielded first.
+        Polled a hundred times a second; True stops promptly: the runs in
+        flight are told to stop (they end within half a second and are not
+        yielded), every run that had finished is yielded first.
     solvers : iterable of str, optional
         Solvers to warm on every worker (default: the first task's).
+    chunk_seconds : float
+        Work sent as one Dask task (:class:`~sudoku_lab._chunks.ChunkSizer`): scheduling a task costs
+        about a millisecond, so runs of a few milliseconds go several at a time.
+    prepared : bool
+        The workers were already checked and warmed (:func:`prepare_workers`).
 
     Raises
     ------
@@ -189,6 +206,16 @@ def dask_tasks(tasks: Iterable, scheduler: str, run_task: Callable, should_stop:
         lacks a solver, or a task killed its workers more often than Dask
         allows (``KilledWorker``).
     """
+    from distributed import Client
+
+    if isinstance(scheduler, Client):
+        yield from _dask_run(scheduler, tasks, run_chunk, should_stop, solvers, per_thread, chunk_seconds, prepared)
+        return
+    with _client(scheduler) as client:
+        yield from _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, chunk_seconds, prepared)
+
+
+def _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, chunk_seconds, prepared):
     from distributed import Event, as_completed
 
     stop = should_stop or (lambda: False)
@@ -196,58 +223,66 @@ def dask_tasks(tasks: Iterable, scheduler: str, run_task: Callable, should_stop:
     first = next(it, None)
     if first is None:
         return
-    names = tuple(solvers or (first[1].solver,))
+    if not prepared:
+        prepare_workers(client, tuple(solvers or (first[1].solver,)))
     batch = uuid.uuid4().hex[:12]
     stop_name = f"sudoku-lab-stop-{batch}"
-    with _client(scheduler) as client:
-        _check_workers(client, names)
-        client.register_plugin(_warm_plugin(names))
-        threads = max(1, sum(client.nthreads().values()))
-        event = Event(stop_name, client=client)
-        index: dict = {}  # key -> the task's index
-        live: dict = {}  # key -> its future, until its result is taken
-        # Results are gathered inside the client's event loop (with_results=True): gathering one from a
-        # worker that dies meanwhile is then Dask's own retry, not a call from this thread racing it.
-        ac = as_completed(with_results=True, raise_errors=False)
+    threads = max(1, sum(client.nthreads().values()))
+    event = Event(stop_name, client=client)
+    sizer = ChunkSizer(chunk_seconds)
+    queue = itertools.chain([first], it)
+    index: dict = {}  # key -> the indices of the chunk's tasks
+    live: dict = {}  # key -> its future, until its results are taken
+    # Results are gathered inside the client's event loop (with_results=True): gathering one from a
+    # worker that dies meanwhile is then Dask's own retry, not a call from this thread racing it.
+    ac = as_completed(with_results=True, raise_errors=False)
+    counter = 0
 
-        def submit(item) -> None:
-            i, task = item
-            fut = client.submit(_run_on_worker, run_task, task, stop_name, key=f"sudoku-lab-{batch}-{i}", pure=False)
-            index[fut.key] = i
-            live[fut.key] = fut
-            ac.add(fut)
+    def submit(chunk) -> None:
+        nonlocal counter
+        key = f"sudoku-lab-{batch}-{counter}"
+        counter += 1
+        fut = client.submit(_run_on_worker, run_chunk, [t for _, t in chunk], stop_name, key=key, pure=False)
+        index[key] = [i for i, _ in chunk]
+        live[key] = fut
+        ac.add(fut)
 
-        submit(first)
-        exhausted = False
-        try:
-            while True:
-                while not exhausted and len(index) < per_thread * threads and not stop():
-                    nxt = next(it, None)
-                    if nxt is None:
-                        exhausted = True
-                        break
-                    submit(nxt)
-                if not index:
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(live) < per_thread * threads and not stop():
+                chunk = next_chunk(queue, sizer.size())
+                if not chunk:
+                    exhausted = True
                     break
-                if stop():
-                    event.set()  # the runs in flight end within half a second, as "cancelled"
-                    for fut, res in ac:
-                        i = index.pop(fut.key)
-                        live.pop(fut.key)
-                        if fut.status == "finished" and res.reason != "cancelled":
-                            yield i, res
-                    break
-                if not ac.has_ready():
-                    time.sleep(0.01)
-                    continue
-                for fut, res in ac.next_batch(block=False):
-                    i = index.pop(fut.key)
+                submit(chunk)
+            if not live:
+                break
+            if stop():
+                event.set()  # the runs in flight end within half a second, as "cancelled"
+                for fut, res in ac:
                     live.pop(fut.key)
-                    yield i, _result(fut, res)
-        finally:
-            if live:
-                event.set()
-                client.cancel(list(live.values()), force=True)
+                    if fut.status == "finished":
+                        yield from _finished(index.pop(fut.key), res)
+                break
+            if not ac.has_ready():
+                time.sleep(0.01)
+                continue
+            for fut, res in ac.next_batch(block=False):
+                live.pop(fut.key)
+                results = _result(fut, res)
+                sizer.add(results)
+                yield from _finished(index.pop(fut.key), results)
+    finally:
+        if live:
+            event.set()
+            client.cancel(list(live.values()), force=True)
+
+
+def _finished(indices: list, results: list):
+    for i, res in zip(indices, results):
+        if res.reason != "cancelled":
+            yield i, res
 
 
 def _result(fut, res):

@@ -12,6 +12,7 @@ experiment resumes where it stopped.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -26,11 +27,12 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 
 from .errors import ParameterError
+from ._chunks import ChunkSizer, next_chunk
 from .puzzle import Puzzle
 from .warmup import warm_up
 
 __all__ = ["Task", "RunResult", "run_task", "run_tasks", "execute", "run_batch", "executor", "BatchProgress",
-           "config_label", "default_jobs", "effective_jobs"]
+           "config_label", "default_jobs", "effective_jobs", "WorkerPool", "ChunkSizer", "run_chunk"]
 
 
 @dataclass(frozen=True)
@@ -166,8 +168,8 @@ _HOST = socket.gethostname()
 _WORKER_STOP = None
 
 
-def _worker_init(stop_event, parent: int):
-    """Set up a worker: ignore Ctrl-C, obey the parent's stop event, and exit if the parent dies."""
+def _worker_init(stop_event, parent: int, solvers: tuple = ()):
+    """Set up a worker: ignore Ctrl-C, obey the parent's stop event, exit if the parent dies, warm the kernels."""
     global _WORKER_STOP
     # Ctrl-C goes to the whole process group; only the parent decides what to do with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -182,10 +184,135 @@ def _worker_init(stop_event, parent: int):
                 os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="sudoku-lab parent watch").start()
+    if solvers:
+        warm_up(solvers)  # before the worker takes its first task, so no run's time includes it
 
 
-def _run_in_worker(task: Task) -> RunResult:
-    return run_task(task, should_stop=_WORKER_STOP.is_set if _WORKER_STOP is not None else None)
+def _worker_ready() -> int:
+    time.sleep(0.05)  # long enough for another worker that has finished warming to take the next one
+    return os.getpid()
+
+
+def run_chunk(tasks: list[Task], should_stop: Callable[[], bool] | None = None) -> list[RunResult]:
+    """Run tasks one after the other (a chunk sent to one worker); stop at the first run cut short.
+
+    Returns the results in order; the last one has reason ``cancelled`` when a
+    stop request cut it short (and the rest were not run).
+    """
+    out = []
+    for t in tasks:
+        res = run_task(t, should_stop=should_stop)
+        out.append(res)
+        if res.reason == "cancelled":
+            break
+    return out
+
+
+def _run_chunk_in_worker(tasks: list[Task]) -> list[RunResult]:
+    return run_chunk(tasks, should_stop=_WORKER_STOP.is_set if _WORKER_STOP is not None else None)
+
+
+class WorkerPool:
+    """Worker processes that run tasks, spawned and warmed once, for one batch or several (benchmarks).
+
+    Parameters
+    ----------
+    jobs : int
+        Worker processes (capped at the CPUs available, see :func:`effective_jobs`).
+    solvers : iterable of str
+        Solvers whose kernels each worker loads (or compiles) before its first task.
+    chunk_seconds : float
+        Work sent to a worker at once (:class:`ChunkSizer`).
+
+    Notes
+    -----
+    Spawned, not forked, so safe next to Qt threads; as always with spawned
+    processes, a script using it needs an ``if __name__ == "__main__":``
+    guard. Workers exit on their own when the parent process dies (checked
+    twice a second), so a killed experiment leaves no orphans.
+    """
+
+    def __init__(self, jobs: int, solvers: Iterable[str] = (), chunk_seconds: float = 0.05):
+        import multiprocessing as mp
+
+        self.jobs, _ = effective_jobs(jobs)
+        self.chunk_seconds = chunk_seconds
+        ctx = mp.get_context("spawn")
+        self._stop = ctx.Event()
+        self._ex = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_worker_init,
+                                       initargs=(self._stop, os.getpid(), tuple(solvers)))
+        self._closed = False
+
+    def wait_ready(self, should_stop: Callable[[], bool] | None = None) -> bool:
+        """Wait until every worker has started and warmed its kernels; False if ``should_stop`` came first."""
+        stop = should_stop or (lambda: False)
+        seen: set[int] = set()
+        pending = {self._ex.submit(_worker_ready) for _ in range(self.jobs)}
+        while len(seen) < self.jobs:
+            if stop():
+                return False  # compiling can take a minute: do not wait for it
+            done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            for f in done:
+                seen.add(f.result())
+                if len(seen) < self.jobs:
+                    pending.add(self._ex.submit(_worker_ready))
+        return True
+
+    def run(self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None = None
+            ) -> Iterator[tuple[int, RunResult]]:
+        """Run tasks on the workers, yielding ``(index, result)`` as each chunk finishes (see :func:`run_tasks`)."""
+        stop = should_stop or (lambda: False)
+        self._stop.clear()
+        it = iter(enumerate(tasks))
+        sizer = ChunkSizer(self.chunk_seconds)
+        pending: dict = {}
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < 2 * self.jobs and not stop():
+                chunk = next_chunk(it, sizer.size())
+                if not chunk:
+                    exhausted = True
+                    break
+                pending[self._ex.submit(_run_chunk_in_worker, [t for _, t in chunk])] = [i for i, _ in chunk]
+            if not pending:
+                return
+            done, _ = wait(list(pending), timeout=0.2, return_when=FIRST_COMPLETED)
+            for f in done:
+                index = pending.pop(f)
+                results = f.result()
+                sizer.add(results)
+                for i, res in zip(index, results):
+                    if res.reason != "cancelled":
+                        yield i, res
+            if stop():
+                self._stop.set()  # runs in flight end within a chunk; what finished is yielded above
+                for f in pending:
+                    f.cancel()
+                for f in wait(list(pending)).done:
+                    if not f.cancelled() and f.exception() is None:
+                        for i, res in zip(pending[f], f.result()):
+                            if res.reason != "cancelled":
+                                yield i, res
+                return
+
+    def close(self, clean: bool = True) -> None:
+        """Stop the workers: wait for them (``clean``), or terminate them at once (an error, a second Ctrl-C)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        if clean:
+            self._ex.shutdown(wait=True, cancel_futures=True)
+        else:
+            for proc in list(getattr(self._ex, "_processes", {}).values()):
+                proc.terminate()
+            self._ex.shutdown(wait=False, cancel_futures=True)
+
+    def __enter__(self) -> "WorkerPool":
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        self.close(clean=kind is None)
 
 
 def default_jobs() -> int:
@@ -232,9 +359,9 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
         script calling this needs an ``if __name__ == "__main__":`` guard.
     should_stop : callable, optional
         Polled often; True stops promptly: runs in flight are told to stop
-        (they end within one chunk, about 20 ms, and are not yielded, so a
-        resumed experiment reruns them with the same seeds), and every run
-        that had finished is yielded first.
+        (they end within one stepping chunk, about 20 ms, and are not yielded,
+        so a resumed experiment reruns them with the same seeds), and every
+        run that had finished is yielded first.
     warm : bool
         Load or compile the kernels of ``solvers`` (default: the first task's
         solver) and the shared ones (:func:`sudoku_lab.warmup.warm_up`, in
@@ -244,9 +371,12 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
 
     Notes
     -----
-    Workers exit on their own when the parent process dies (checked twice a
-    second), so a killed experiment leaves no orphans. An exception in the
-    parent (including a second Ctrl-C) terminates the workers at once.
+    Worker processes (:class:`WorkerPool`) get several short runs at a time
+    (about 50 ms of work; one run at a time when runs are longer), so a batch
+    of thousands of millisecond runs is not dominated by sending them. Workers
+    exit on their own when the parent process dies (checked twice a second),
+    so a killed experiment leaves no orphans. An exception in the parent
+    (including a second Ctrl-C) terminates the workers at once.
     """
     stop = should_stop or (lambda: False)
     it = iter(enumerate(tasks))
@@ -266,68 +396,20 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
                 return
             yield i, res
         return
-    import multiprocessing as mp
-
     first = next(it, None)
     if first is None:
         return
-    jobs, _ = effective_jobs(jobs)
-    ctx = mp.get_context("spawn")
-    stop_event = ctx.Event()
-    ex = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init,
-                             initargs=(stop_event, os.getpid()))
+    names = tuple(solvers or (first[1].solver,)) if warm else ()
+    pool = WorkerPool(jobs, names)
     clean = False
     try:
-        if warm:
-            names = tuple(solvers or (first[1].solver,))
-            warming = [ex.submit(warm_up, names) for _ in range(jobs)]
-            while not all(f.done() for f in warming):
-                if stop():
-                    return  # compiling can take a minute: do not wait for it (the finally terminates)
-                wait(warming, timeout=0.2)
-            for f in warming:
-                f.result()
-        pending: dict = {}
-        queue = _chain_first(first, it)
-        exhausted = False
-        while True:
-            while not exhausted and len(pending) < 2 * jobs and not stop():
-                nxt = next(queue, None)
-                if nxt is None:
-                    exhausted = True
-                    break
-                pending[ex.submit(_run_in_worker, nxt[1])] = nxt[0]
-            if not pending:
-                break
-            done, _ = wait(list(pending), timeout=0.2, return_when=FIRST_COMPLETED)
-            for f in done:
-                i = pending.pop(f)
-                res = f.result()
-                if res.reason != "cancelled":
-                    yield i, res
-            if stop():
-                stop_event.set()  # runs in flight end within a chunk; what finished is yielded above
-                for f in pending:
-                    f.cancel()
-                for f in wait(list(pending)).done:
-                    if not f.cancelled() and f.exception() is None and f.result().reason != "cancelled":
-                        yield pending[f], f.result()
-                break
+        if pool.wait_ready(stop):
+            for j, res in pool.run((t for _, t in itertools.chain([first], it)), stop):
+                yield j, res
         clean = True
     finally:
-        stop_event.set()
-        if clean:
-            ex.shutdown(wait=True, cancel_futures=True)
-        else:
-            # An exception or a second Ctrl-C: do not wait for anything.
-            for proc in list(getattr(ex, "_processes", {}).values()):
-                proc.terminate()
-            ex.shutdown(wait=False, cancel_futures=True)
-
-
-def _chain_first(first, rest):
-    yield first
-    yield from rest
+        # An exception, a second Ctrl-C or a consumer that stops listening: do not wait for anything.
+        pool.close(clean)
 
 
 @dataclass(frozen=True)
@@ -383,7 +465,7 @@ def executor(jobs: int = 1, scheduler: str | None = None):
         from .cluster import dask_tasks, parse_scheduler
 
         parse_scheduler(scheduler)
-        return lambda tasks, should_stop, solvers: dask_tasks(tasks, scheduler, run_task, should_stop=should_stop,
+        return lambda tasks, should_stop, solvers: dask_tasks(tasks, scheduler, run_chunk, should_stop=should_stop,
                                                               solvers=solvers)
     return lambda tasks, should_stop, solvers: run_tasks(tasks, jobs=jobs, should_stop=should_stop, solvers=solvers)
 

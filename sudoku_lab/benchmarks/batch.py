@@ -1,0 +1,101 @@
+"""``sudoku-lab bench batch``: the same batch of runs in one process, in the process pool and on a local Dask
+cluster, side by side.
+
+Each way runs the same tasks (RESEDA, one seeded run per puzzle of a set); the
+pool and the cluster are started and warmed once, before the passes, so the
+ratios are the batch engine's throughput: how much of the extra cores a batch
+gets. Start-up (spawning the workers, loading the kernels in each) is timed
+too and printed, with the ratios it gives for one batch of this size. Every
+way must give the same runs (same solved flags and iterations); the benchmark
+says so, or fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+from . import register_benchmark
+from ._timing import ratio, ratio_text, side_by_side
+
+#: The issue's targets on 2 cores: pool and Dask throughput over one process.
+TARGETS = {"pool": 1.8, "dask": 1.6}
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    from .._console import int_option
+
+    parser.add_argument("--runs", type=int_option(2, 100_000), default=200,
+                        help="runs in the batch: one per puzzle of --set, cycling if it has fewer (default 200)")
+    parser.add_argument("--set", default="kennett/easy", help="puzzle collection (default kennett/easy)")
+    parser.add_argument("--jobs", type=int_option(2), default=None,
+                        help="worker processes of the pool and the Dask cluster (default: every CPU)")
+    parser.add_argument("--repeat", type=int_option(1, 100), default=3,
+                        help="passes; the best of each way counts (default 3)")
+    parser.add_argument("--no-dask", action="store_true", help="leave the Dask cluster out")
+
+
+def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
+    from .. import library
+    from ..cluster import dask_tasks, local_cluster, prepare_workers
+    from ..errors import ParameterError
+    from ..experiments import Task, WorkerPool, default_jobs, effective_jobs, run_chunk, run_tasks
+    from ..warmup import warm_up
+
+    puzzles = library.collection(args.set)
+    jobs, note = effective_jobs(args.jobs or default_jobs())
+    if jobs < 2:
+        raise ParameterError("bench batch needs at least 2 CPUs to compare workers with one process", name="jobs")
+    if note:
+        out(f"note: {note}")
+    tasks = [Task("reseda", {}, puzzles[i % len(puzzles)], i, "solved,1000000it", key=str(i))
+             for i in range(args.runs)]
+    warm_up(("reseda",))
+    out(f"batch: {args.runs} RESEDA runs (default parameters: partial+full restarts, until solved) on {args.set}, "
+        f"{jobs} worker processes on {default_jobs()} CPUs; best of {args.repeat} passes, measured side by side in "
+        "this run")
+
+    def collect(results) -> dict:
+        return {i: (r.solved, r.iterations) for i, r in results}
+
+    got: dict[str, dict] = {}
+    t0 = time.perf_counter()
+    with WorkerPool(jobs, ("reseda",)) as pool:
+        pool.wait_ready()
+        start = {"pool": time.perf_counter() - t0}
+        cases = {"one process": lambda: got.__setitem__("one process", collect(run_tasks(tasks, jobs=1, warm=False))),
+                 "pool": lambda: got.__setitem__("pool", collect(pool.run(tasks)))}
+        if args.no_dask:
+            best = side_by_side(cases, args.repeat)
+        else:
+            t0 = time.perf_counter()
+            with local_cluster(jobs) as client:
+                prepare_workers(client, ("reseda",))
+                start["dask"] = time.perf_counter() - t0
+                cases["dask"] = lambda: got.__setitem__(
+                    "dask", collect(dask_tasks(tasks, client, run_chunk, prepared=True)))
+                best = side_by_side(cases, args.repeat)
+    serial = best["one process"]
+    names = {"one process": "one process", "pool": f"process pool ({jobs})", "dask": f"Dask local:{jobs}"}
+    ratios = {}
+    for key, seconds in best.items():
+        line = f"  {names[key]:<18} {seconds:8.3f} s {args.runs / seconds:8.1f} runs/s"
+        if key != "one process":
+            ratios[key] = ratio(serial, seconds)
+            line += f"  {ratio_text(ratios[key])} one process"
+        out(line)
+    with_start = "; ".join(f"{names[k]} {ratio_text(ratio(serial, best[k] + start[k]), 0)}" for k in start)
+    out("  start-up, once per batch: " + ", ".join(f"{names[k]} {v:.1f} s" for k, v in start.items())
+        + f"; one batch of {args.runs} runs with its start-up: {with_start} one process")
+    same = all(got[k] == got["one process"] for k in got)
+    out(f"  the same runs every way (solved, iterations of each of the {args.runs}): {'yes' if same else 'NO'}")
+    verdicts = [f"{names[k]} {ratio_text(ratios[k], 0)} (target {TARGETS[k]}x): "
+                f"{'met' if ratios[k] >= TARGETS[k] else 'NOT met'}" for k in ratios]
+    out("  targets on 2 cores: " + "; ".join(verdicts))
+    return 0 if same else 1
+
+
+register_benchmark("batch", help="one batch of RESEDA runs in one process, the process pool and a local Dask "
+                   "cluster: throughput ratios", add_arguments=_add_arguments, run=_run, solver="reseda",
+                   description=__doc__.split("\n\n", 1)[0].replace("``", "'"))
