@@ -160,3 +160,14 @@ def test_flag_mistakes_name_the_flag():
 def test_an_experiment_too_large_for_one_directory_is_refused():
     with pytest.raises(SpecError, match=f"at most {MAX_TASKS:,} fit"):
         parse_spec(SPEC.replace("runs = 3", "runs = 1000000"), "demo.toml")
+
+
+def test_the_example_specifications_are_valid_and_the_comparison_has_every_solver(repo_root):
+    from sudoku_lab.solvers import registry
+
+    files = sorted((repo_root / "examples" / "specs").glob("*.toml"))
+    assert files
+    for f in files:
+        assert load_spec(f).total > 0
+    # The README's comparison of every registered solver must not silently leave a new one out.
+    assert set(load_spec(repo_root / "examples" / "specs" / "kennett_levels.toml").solvers()) == set(registry())
