@@ -222,6 +222,13 @@ def test_verdicts_in_words():
     [c] = report.compare_pairs(results_of(same))
     assert c.time_verdict().startswith("no significant difference in time to success (log-rank on seconds, p = ")
     assert c.short_verdict == "no significant difference" and c.sooner is None and c.more_successes is None
+    # Significance is judged on the adjusted p: 10/10 vs 5/10 alone would pass (p = 0.033), but not among 3 tests.
+    three = ([("a", "one", "p", True, 1, 1.0)] * 10 + [("b", "one", "p", i < 5, 1, 1.0) for i in range(10)] +
+             [(c, "two", "q", i < 5, 1, 1.0) for c in "ab" for i in range(10)])
+    c = report.compare_pairs(results_of(three))[0]
+    assert c.fisher_p < 0.05 and c.more_successes is None
+    assert c.success_verdict() == ("no significant difference in successes (10/10 vs 5/10; Fisher p = 0.033, "
+                                   "adjusted 0.098)")
 
 
 def test_degenerate_inputs_give_answers_not_warnings():

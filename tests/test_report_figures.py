@@ -122,3 +122,18 @@ def test_seven_configurations_and_five_levels_in_every_format(wide, kind, tmp_pa
     data = other.read_bytes()
     assert len(data) > 8000
     assert data[:5] == b"%PDF-" if other.suffix == ".pdf" else b"ac3_tabu:k=3" in data
+
+
+@pytest.mark.parametrize("runs", [
+    [(c, "s", "p", False, 100, 5.0) for c in "ab" for _ in range(3)],  # nothing solved
+    [(c, "s", "p", True, 10, 1.0) for c in "ab" for _ in range(3)],  # every value the same
+    [("a", "s", "p", True, 10, 1.0)],  # one run
+    [("a", "s", "p", True, 0, 0.001), ("a", "s", "p", True, 5000, 0.5)],  # a zero on a wide range: no log axis
+], ids=["none-solved", "all-equal", "one-run", "zero-iterations"])
+def test_degenerate_data_draws_without_warnings(runs, tmp_path):
+    rep = report.build_report(results_of(runs))
+    for kind in report.FIGURES:
+        fig = report.figure(rep, kind, "iterations")
+        figures.save(fig, tmp_path / "f.png", dpi=30)  # drawing is where log axes and empty boxes would warn
+        if kind in ("ecdf", "box") and runs[0][4] == 0:
+            assert all(ax.get_xscale() == "linear" for ax in fig.axes if ax.get_visible())
