@@ -519,10 +519,10 @@ def heatmap_figure(rows, title: str | None = None, cmap: str = "viridis", annota
         ax.set_xticks(range(P), names, rotation=90, fontsize=7 if P > 20 else 8)
     else:
         ax.set_xticks([])
-    ax.set_xlabel("puzzle")
     ax.tick_params(length=0)
     sets = [s for s, _ in columns]
     starts = [k for k in range(P) if k == 0 or sets[k] != sets[k - 1]]
+    ax.set_xlabel("puzzle set" if any(sets) and len(starts) == P and names == sets else "puzzle")
     if any(sets) and len(starts) < P:  # sets of one puzzle each (a summary by set) need no second label
         for k in starts[1:]:
             ax.axvline(k - 0.5, color="white", lw=2.5)
@@ -538,7 +538,7 @@ def heatmap_figure(rows, title: str | None = None, cmap: str = "viridis", annota
                 ax.text(j, i, f"{100 * v:.0f}", ha="center", va="center", fontsize=7,
                         color="black" if v > 0.6 else "white")
     fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="success rate")
-    ax.set_title(title if title is not None else "Success rate per configuration and puzzle")
+    ax.set_title(title if title is not None else f"Success rate per configuration and {ax.get_xlabel()}")
     return fig
 
 

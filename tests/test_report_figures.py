@@ -104,6 +104,10 @@ def test_heatmap_figure_maps_every_configuration_and_puzzle(fixed):
     assert sorted(t.get_text() for t in ax.texts) == sorted(["100", "50", "50", "0", "0", "100", "100"])
     [top] = ax.child_axes
     assert [t.get_text() for t in top.get_xticklabels()] == ["easy", "hard"]  # the puzzle sets above
+    by_set = figures.heatmap_figure(report.summarize(fixed)).axes[0]  # columns are sets: no second label row
+    assert by_set.get_xlabel() == "puzzle set" and not by_set.child_axes
+    assert np.allclose(np.ma.filled(by_set.images[0].get_array(), np.nan), [[0.75, 0.5], [0.0, 1.0], [1.0, np.nan]],
+                       equal_nan=True)
 
 
 @pytest.mark.parametrize("kind", report.FIGURES)
