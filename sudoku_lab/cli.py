@@ -330,13 +330,14 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 
 
 def _add_experiment_commands(sub, algo) -> None:
-    """Commands defined next to the code they run (batch, grades, reproduce, compare)."""
-    from . import batch, compare, grades, reproduce
+    """Commands defined next to the code they run (batch, grades, reproduce, compare, report)."""
+    from . import batch, compare, grades, report, reproduce
 
     batch.add_cli(sub)
     grades.add_cli(sub, lambda parser: add_solver_params(parser, algo or "reseda"))
     reproduce.add_cli(sub)
     compare.add_cli(sub)
+    report.add_cli(sub)
 
 
 def cmd_algorithms(args) -> int:

@@ -7,6 +7,12 @@
   n x n mini-tiles per cell (27 x 27 for 9x9) on a fixed 0..1 colour scale;
 * :func:`convergence_figure`: the solver's declared trace columns on their
   declared axes, with run-end and parameter-change markers;
+* :func:`ecdf_figure`, :func:`box_figure`, :func:`success_figure`,
+  :func:`heatmap_figure`: the figures of ``sudoku-lab report``, drawn from
+  its data (:class:`~sudoku_lab.report.ECDF` and
+  :class:`~sudoku_lab.report.SummaryRow` lists): run-length distributions,
+  box plots of the solved runs, success rates with their 95 % intervals, and a
+  configuration x puzzle map of success rates;
 * :func:`save`: PNG (chosen DPI), SVG or PDF by file suffix.
 """
 
@@ -26,7 +32,8 @@ from matplotlib.patches import Rectangle  # noqa: E402
 from ._files import DPI_RANGE, atomic_write, check_figure_path  # noqa: E402
 from .geometry import SYMBOLS  # noqa: E402
 
-__all__ = ["grade_figure", "probability_figure", "convergence_figure", "save", "check_figure_path", "DPI_RANGE"]
+__all__ = ["grade_figure", "probability_figure", "convergence_figure", "ecdf_figure", "box_figure", "success_figure",
+           "heatmap_figure", "save", "check_figure_path", "DPI_RANGE"]
 
 _GIVEN_BG = "#d9d9d9"
 _MISMATCH = "#d62728"
@@ -262,6 +269,276 @@ def convergence_figure(snapshot, title: str | None = None, solver=None, max_mark
     if handles:
         ax.legend(handles, labels, loc="upper right", fontsize=8)
     ax.set_title(title if title is not None else f"{cls.title}: {snapshot.puzzle.name or 'puzzle'}")
+    return fig
+
+
+# --------------------------------------------------------------- reports
+#: Okabe and Ito's colours (distinct for colour-blind readers; yellow last, it is faint on white), then the
+#: same colours dashed, dotted and dash-dotted: 32 configurations stay apart.
+_SERIES_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+_SERIES_DASHES = ("-", "--", ":", "-.")
+_METRIC_LABELS = {"seconds": "seconds", "iterations": "iterations (each solver's own unit)",
+                  "evaluations": "evaluations (candidate grids)"}
+
+
+def _series_style(i: int) -> tuple[str, str]:
+    """Colour and line style of the i-th configuration, the same in every report figure."""
+    return _SERIES_COLOURS[i % len(_SERIES_COLOURS)], _SERIES_DASHES[(i // len(_SERIES_COLOURS)) % len(_SERIES_DASHES)]
+
+
+def _groups_and_configs(items) -> tuple[list, list]:
+    """The (group, pooled) pairs and the configurations of report items, in the report's order."""
+    return (list(dict.fromkeys((it.group, bool(it.pooled)) for it in items)),
+            list(dict.fromkeys(it.config for it in items)))
+
+
+def _panels(n: int, width: float, height: float, legend: float = 0.0, **kw):
+    """A figure of n panels, at most three a row; unused cells hidden. Returns (figure, axes in reading order)."""
+    cols = min(max(n, 1), 3)
+    rows = -(-max(n, 1) // cols)
+    fig = Figure(figsize=(width * cols + legend, height * rows + 0.5), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False, **kw).ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, list(axes[:n])
+
+
+def _group_title(group: str, pooled: bool) -> str:
+    return f"{group} (pooled)" if pooled else group
+
+
+def _use_log(values) -> bool:
+    """A log axis when every value is positive and they span more than 1.5 decades."""
+    v = np.asarray(values, dtype=float)
+    return bool(v.size) and float(v.min()) > 0 and float(v.max()) / float(v.min()) > 10**1.5
+
+
+def ecdf_figure(ecdfs, metric: str | None = None, title: str | None = None, log: bool | None = None) -> Figure:
+    """Run-length distributions: fraction of runs solved against the metric, a panel per group.
+
+    Parameters
+    ----------
+    ecdfs : sequence of ECDF
+        From :func:`sudoku_lab.report.ecdf` (one per configuration and group).
+    metric : str, optional
+        ``seconds``, ``iterations`` or ``evaluations`` (default: the ECDFs').
+    title : str, optional
+    log : bool, optional
+        Log x axis (default: when the values span more than 1.5 decades).
+
+    Notes
+    -----
+    Hoos and Stuetzle's run-length distributions (Stochastic Local Search,
+    2004, section 4.1): the curve of a configuration rises at each solved
+    run's value by 1/runs and stays flat, below 1 by its failures, up to
+    where its unsolved runs stopped.
+    """
+    groups, configs = _groups_and_configs(ecdfs)
+    metric = metric or (ecdfs[0].metric if ecdfs else "seconds")
+    every = [v for e in ecdfs for v in (*e.values.tolist(), e.horizon)]
+    log = _use_log(every) if log is None else log
+    fig, axes = _panels(len(groups), 3.7, 2.9, legend=2.2, sharex=True, sharey=True)
+    for ax, (group, pooled) in zip(axes, groups):
+        mine = [e for e in ecdfs if e.group == group and bool(e.pooled) == pooled]
+        for e in mine:
+            colour, dash = _series_style(configs.index(e.config))
+            x, y = e.x, e.y
+            if x.size:
+                xs = np.concatenate([x[:1], x, [max(e.horizon, x[-1])]])
+                ys = np.concatenate([[0.0], y, y[-1:]])
+            else:
+                xs, ys = np.array([e.horizon, e.horizon]), np.zeros(2)
+            ax.step(xs, ys, where="post", color=colour, ls=dash, lw=1.5, label=e.config)
+        runs = sorted({e.runs for e in mine})
+        each = f"{runs[0]} runs" if len(runs) == 1 else f"{runs[0]}-{runs[-1]} runs"
+        ax.set_title(f"{_group_title(group, pooled)}, {each}", fontsize=10)
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(True, color="#e5e5e5", lw=0.6)
+        if log:
+            ax.set_xscale("log")
+    for ax in axes:
+        if ax.get_subplotspec().is_last_row() or not _has_panel_below(ax, axes):
+            ax.set_xlabel(_METRIC_LABELS.get(metric, metric))
+            ax.tick_params(labelbottom=True)
+        if ax.get_subplotspec().is_first_col():
+            ax.set_ylabel("fraction of runs solved")
+    _series_legend(fig, configs, line=True)
+    fig.suptitle(title if title is not None else f"Run-length distributions ({metric})")
+    return fig
+
+
+def _has_panel_below(ax, axes) -> bool:
+    spec = ax.get_subplotspec()
+    below = spec.rowspan.stop
+    return any(o.get_subplotspec().rowspan.start == below and o.get_subplotspec().colspan.start == spec.colspan.start
+               for o in axes)
+
+
+def _series_legend(fig: Figure, configs, line: bool) -> None:
+    from matplotlib.lines import Line2D
+
+    handles = []
+    for i, label in enumerate(configs):
+        colour, dash = _series_style(i)
+        handles.append(Line2D([], [], color=colour, ls=dash if line else "none", lw=1.8 if line else 0,
+                              marker=None if line else "o"))
+    if handles:
+        fig.legend(handles, configs, loc="outside right upper", fontsize=8, frameon=False,
+                   title="configuration", title_fontsize=9)
+
+
+def box_figure(ecdfs, metric: str | None = None, title: str | None = None, log: bool | None = None) -> Figure:
+    """Box plots of the metric of the solved runs, one box per configuration, a panel per group.
+
+    Parameters are those of :func:`ecdf_figure` (the boxes use ``values``,
+    the successes are written next to each box: ``k/n``).
+    """
+    import matplotlib
+
+    groups, configs = _groups_and_configs(ecdfs)
+    metric = metric or (ecdfs[0].metric if ecdfs else "seconds")
+    log = _use_log([v for e in ecdfs for v in e.values.tolist()]) if log is None else log
+    # `vert` gives way to `orientation` from matplotlib 3.10 (and warns from 3.11).
+    horizontal = ({"orientation": "horizontal"} if tuple(int(p) for p in matplotlib.__version__.split(".")[:2])
+                  >= (3, 10) else {"vert": False})
+    fig, axes = _panels(len(groups), 3.9, 0.8 + 0.36 * max(len(configs), 1), sharex=True, sharey=True)
+    for ax, (group, pooled) in zip(axes, groups):
+        mine = {e.config: e for e in ecdfs if e.group == group and bool(e.pooled) == pooled}
+        rows = [(i, mine[c]) for i, c in enumerate(configs) if c in mine]
+        full = [(i, e) for i, e in rows if e.values.size]
+        if full:
+            parts = ax.boxplot([e.values for _, e in full], positions=[i for i, _ in full], widths=0.6,
+                               patch_artist=True, manage_ticks=False, **horizontal,
+                               flierprops={"marker": ".", "markersize": 3, "alpha": 0.6},
+                               medianprops={"color": "black", "lw": 1.2})
+            for box, median, (i, _) in zip(parts["boxes"], parts["medians"], full):
+                box.set_facecolor(_series_style(i)[0])
+                box.set_alpha(0.55)
+                median.set_gid("median")
+        for i, e in rows:
+            ax.annotate(f"{e.values.size}/{e.runs}", (1.0, i), xycoords=("axes fraction", "data"),
+                        xytext=(-3, 0), textcoords="offset points", ha="right", va="center", fontsize=7,
+                        color="#444444")
+            if not e.values.size:
+                ax.annotate("none solved", (0.5, i), xycoords=("axes fraction", "data"), ha="center",
+                            va="center", fontsize=8, color="#888888")
+        ax.set_title(_group_title(group, pooled), fontsize=10)
+        ax.grid(True, axis="x", color="#e5e5e5", lw=0.6)
+        if log:
+            ax.set_xscale("log")
+    values = [v for e in ecdfs for v in e.values.tolist()]
+    if values and axes:
+        # Room at the right for the solved/runs counts, so they never sit on a box.
+        lo, hi = min(values), max(values)
+        if log:
+            a, b = np.log10(lo), np.log10(hi)
+            span = max(b - a, 0.5)
+            axes[0].set_xlim(10 ** (a - 0.04 * span), 10 ** (b + 0.2 * span))
+        else:
+            span = max(hi - lo, abs(hi) * 0.1, 1e-9)
+            axes[0].set_xlim(lo - 0.04 * span, hi + 0.2 * span)
+    for ax in axes:
+        ax.set_yticks(range(len(configs)), configs, fontsize=8)
+        ax.set_ylim(len(configs) - 0.5, -0.5)
+        if ax.get_subplotspec().is_last_row() or not _has_panel_below(ax, axes):
+            ax.set_xlabel(f"{_METRIC_LABELS.get(metric, metric)}, solved runs")
+            ax.tick_params(labelbottom=True)
+    fig.suptitle(title if title is not None else f"Solved runs: {metric} (solved/runs at the right)")
+    return fig
+
+
+def success_figure(rows, title: str | None = None) -> Figure:
+    """Success rate with its 95 % interval per group (level) and configuration, side by side.
+
+    Parameters
+    ----------
+    rows : sequence of SummaryRow
+        From :func:`sudoku_lab.report.summarize` (its ``rate`` and ``interval``).
+    title : str, optional
+    """
+    groups, configs = _groups_and_configs(rows)
+    width = min(18.0, max(5.5, 1.2 + 0.22 * len(groups) * max(len(configs), 1) + 0.3 * len(groups)))
+    fig = Figure(figsize=(width + 2.2, 4.0), layout="constrained")
+    ax = fig.subplots()
+    k = max(len(configs), 1)
+    step = min(0.8 / k, 0.2)
+    for r in rows:
+        g = groups.index((r.group, bool(r.pooled)))
+        i = configs.index(r.config)
+        colour, _ = _series_style(i)
+        lo, hi = r.interval
+        x = g + (i - (k - 1) / 2) * step
+        ax.errorbar([x], [r.rate], yerr=[[r.rate - lo], [hi - r.rate]], fmt="o", color=colour, ms=4.5, capsize=2.5,
+                    lw=1.2)
+    for g, (_, pooled) in enumerate(groups):
+        if pooled and g:
+            ax.axvline(g - 0.5, color="#888888", ls="--", lw=0.8)
+    ax.set_xticks(range(len(groups)), [_group_title(g, p) for g, p in groups])
+    if len(groups) > 4 or max((len(g) for g, _ in groups), default=0) > 14:
+        for t in ax.get_xticklabels():
+            t.set_rotation(30)
+            t.set_ha("right")
+    ax.set_xlim(-0.6, len(groups) - 0.4)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_ylabel("success rate (95 % interval)")
+    ax.grid(True, axis="y", color="#e5e5e5", lw=0.6)
+    _series_legend(fig, configs, line=False)
+    ax.set_title(title if title is not None else "Success rate per configuration (Clopper-Pearson 95 % interval)")
+    return fig
+
+
+def heatmap_figure(rows, title: str | None = None, cmap: str = "viridis", annotate: bool | None = None) -> Figure:
+    """Success rate of every configuration (rows) on every puzzle (columns), puzzle sets separated.
+
+    Parameters
+    ----------
+    rows : sequence of SummaryRow
+        From :func:`sudoku_lab.report.summarize` with ``by="puzzle"`` (pooled rows are left out;
+        ``puzzle_set`` groups the columns).
+    title : str, optional
+    cmap : str
+        Colour map of the fixed 0..1 scale.
+    annotate : bool, optional
+        Write the percentage in each cell (default: when the cells are large enough to read).
+    """
+    rows = [r for r in rows if not r.pooled]
+    columns = list(dict.fromkeys((r.puzzle_set, r.group) for r in rows))
+    configs = list(dict.fromkeys(r.config for r in rows))
+    rate = np.full((len(configs), len(columns)), np.nan)
+    for r in rows:
+        rate[configs.index(r.config), columns.index((r.puzzle_set, r.group))] = r.rate
+    C, P = rate.shape
+    label_room = 0.09 * max((len(c) for c in configs), default=0)
+    width = min(18.0, max(5.0, 1.6 + label_room + 0.3 * P))
+    fig = Figure(figsize=(width, min(14.0, 2.2 + 0.32 * C + (1.2 if P <= 80 else 0.3))), layout="constrained")
+    ax = fig.subplots()
+    im = ax.imshow(rate, cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest")
+    ax.set_yticks(range(C), configs, fontsize=8)
+    names = [g for _, g in columns]
+    if P <= 80:
+        ax.set_xticks(range(P), names, rotation=90, fontsize=7 if P > 20 else 8)
+    else:
+        ax.set_xticks([])
+    ax.tick_params(length=0)
+    sets = [s for s, _ in columns]
+    starts = [k for k in range(P) if k == 0 or sets[k] != sets[k - 1]]
+    ax.set_xlabel("puzzle set" if any(sets) and len(starts) == P and names == sets else "puzzle")
+    if any(sets) and len(starts) < P:  # sets of one puzzle each (a summary by set) need no second label
+        for k in starts[1:]:
+            ax.axvline(k - 0.5, color="white", lw=2.5)
+        top = ax.secondary_xaxis("top")
+        ends = starts[1:] + [P]
+        top.set_xticks([(a + b - 1) / 2 for a, b in zip(starts, ends)], [sets[a] or "-" for a in starts], fontsize=8)
+        top.tick_params(length=0)
+    if annotate is None:
+        annotate = P <= 30 and C <= 20
+    if annotate:
+        for (i, j), v in np.ndenumerate(rate):
+            if not np.isnan(v):
+                ax.text(j, i, f"{100 * v:.0f}", ha="center", va="center", fontsize=7,
+                        color="black" if v > 0.6 else "white")
+    fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="success rate")
+    ax.set_title(title if title is not None else f"Success rate per configuration and {ax.get_xlabel()}")
     return fig
 
 
