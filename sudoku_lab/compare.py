@@ -1,18 +1,18 @@
 """``sudoku-lab compare``: any registered solvers on the same puzzles, with the same seeds and budget.
 
 Every configuration (a solver, optionally with parameters: ``hill_climb``,
-``reseda:restart=full,alpha=0.9``) runs ``runs`` times on every puzzle, run
-``i`` with seed ``seed + i`` for all of them, each run until solved or the
-stopping rule ``until``. A budget in seconds (the default) is the only fair
-one across solvers, whose "iterations" differ in kind (an EDA step, a
-hill-climbing move, a generation).
+``reseda:restart=full,alpha=0.9``; a list value gives one configuration per
+value) runs ``runs`` times on every puzzle, run ``i`` with seed ``seed + i``
+for all of them, each run until solved or the stopping rule ``until``. A
+budget in seconds (the default) is the only fair one across solvers, whose
+"iterations" differ in kind (an EDA step, a hill-climbing move, a generation).
 
-Per configuration and puzzle the table gives the successes with their exact
-(Clopper-Pearson) 95 % interval, the mean and median iterations and seconds of
-the successful runs, the mean seconds per run and the expected time to success
-(ETS = mean time per run / success rate). Each configuration after the first
-is compared with the first by Fisher's exact test on the successes, in the
-reproduction framework's words (``consistent``, ``higher``, ``lower``).
+It is a batch (:mod:`sudoku_lab.batch`) described by flags, reported per
+puzzle by :mod:`sudoku_lab.report`: successes with their exact 95 %
+interval, mean and median iterations and seconds of the solved runs, seconds
+per run and the expected time to success, then every two configurations
+compared (Fisher's exact test on the successes, the log-rank test on the time
+to success, p-values adjusted for multiple comparisons) with a verdict in words.
 
 Runs are saved as they finish to a results directory (as ``batch`` writes one): Ctrl-C keeps them
 and the same command resumes.
@@ -20,25 +20,17 @@ and the same command resumes.
 
 from __future__ import annotations
 
-import csv
-import io
-import math
-import statistics
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
 from .errors import ParameterError, PuzzleError
-from .experiments import RunResult, run_batch
+from .experiments import run_batch
 from .puzzle import Puzzle
 from .spec import Config, ExperimentSpec, PuzzleSet
 from .spec import parse_config as parse_configs
-from .stats import SIGNIFICANCE, clopper_pearson, expected_time_to_success, fisher_p
 
-__all__ = ["Config", "parse_config", "CompareRow", "compare", "format_rows", "FORMATS"]
-
-FORMATS = ("text", "markdown", "csv")
+__all__ = ["Config", "parse_config", "compare", "add_cli", "cmd_compare"]
 
 
 def parse_config(text: str) -> Config:
@@ -59,61 +51,16 @@ def parse_config(text: str) -> Config:
     return configs[0]
 
 
-@dataclass
-class CompareRow:
-    """One configuration on one puzzle (``puzzle`` is ``"all"`` for the pooled row)."""
-
-    config: str
-    puzzle: str
-    runs: int
-    successes: int
-    interval: tuple[float, float]
-    mean_iterations: float
-    median_iterations: float
-    mean_seconds_solved: float
-    mean_seconds: float
-    ets: float
-    p: float = math.nan
-    verdict: str = ""
-
-    @property
-    def rate(self) -> float:
-        return self.successes / self.runs if self.runs else math.nan
-
-
-def _row(config: str, puzzle: str, results: Sequence[RunResult]) -> CompareRow:
-    k, n = sum(r.solved for r in results), len(results)
-    solved = [r for r in results if r.solved]
-    its = [r.iterations for r in solved]
-    secs = [r.seconds for r in solved]
-    mean_all = statistics.fmean(r.seconds for r in results) if results else math.nan
-    return CompareRow(
-        config, puzzle, n, k, clopper_pearson(k, n) if n else (math.nan, math.nan),
-        statistics.fmean(its) if its else math.nan, statistics.median(its) if its else math.nan,
-        statistics.fmean(secs) if secs else math.nan, mean_all,
-        expected_time_to_success(mean_all, k, n) if n else math.nan)
-
-
-def _verdict(row: CompareRow, first: CompareRow) -> None:
-    if not row.runs or not first.runs:
-        return
-    row.p = fisher_p(row.successes, row.runs, first.successes, first.runs)
-    if row.p >= SIGNIFICANCE:
-        row.verdict = "consistent"
-    else:
-        row.verdict = "higher" if row.rate > first.rate else "lower"
-
-
 def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10, seed: int = 0,
             until: str = "solved,10s", jobs: int = 1, results_file=None,
             should_stop: Callable[[], bool] | None = None,
-            progress: Callable[[int, int], None] | None = None, scheduler: str | None = None) -> list[CompareRow]:
-    """Run every configuration on every puzzle and tabulate (see the module docstring).
+            progress: Callable[[int, int], None] | None = None, scheduler: str | None = None):
+    """Run every configuration on every puzzle, with the same seeds, and return their runs.
 
     Parameters
     ----------
     configs : sequence of Config
-        At least one; the first is the reference of the verdicts.
+        At least one, each label once.
     puzzles : sequence of Puzzle
         Any sizes.
     runs : int
@@ -125,18 +72,20 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
     results_file : path, optional
         Results directory of the runs (:class:`~sudoku_lab.results.ResultStore`;
         resumed when it holds the same comparison).
-    scheduler : str, optional
-        Run on a Dask cluster instead (``tcp://host:port`` or ``local:N``).
     should_stop, progress : callable, optional
         As in :func:`sudoku_lab.grades.correctness_grades`.
+    scheduler : str, optional
+        Run on a Dask cluster instead (``tcp://host:port`` or ``local:N``).
 
     Returns
     -------
-    list of CompareRow
-        Per puzzle, one row per configuration in the given order, then the
-        pooled rows (``puzzle="all"``) when there is more than one puzzle.
+    Results
+        One row per finished run (fewer than every run if stopped), with the
+        comparison's specification as provenance: what
+        :func:`sudoku_lab.report.build_report` summarises.
     """
     from .loop import parse_until
+    from .results import ResultStore, closing, load_results, results_from_rows, task_row
 
     if not configs:
         raise ParameterError("name at least one algorithm to compare (--algo NAME)", name="algo")
@@ -149,89 +98,25 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
     if not puzzles:
         raise PuzzleError("no puzzles to compare on", kind="empty")
     parse_until(until)
-    names = [p.name or f"puzzle {i + 1}" for i, p in enumerate(puzzles)]
-    spec = ExperimentSpec(tuple(configs), (PuzzleSet("puzzles", "compare", tuple(puzzles)),), runs, seed,
+    named = [p if p.name else Puzzle(p.grid, n=p.n, name=f"puzzle_{i + 1}") for i, p in enumerate(puzzles)]
+    spec = ExperimentSpec(tuple(configs), (PuzzleSet("puzzles", "compare", tuple(named)),), runs, seed,
                           "sequential", until)
     tasks = list(spec.tasks())  # run by run, so an interrupted comparison stays balanced
-    from .results import ResultStore, closing
-
-    store = None
-    if results_file is not None:
-        # Every parameter, defaults included: a resumed directory whose defaults differ is refused, not mixed.
-        store = ResultStore(results_file, spec.canonical(), kind="compare")
+    # Every parameter, defaults included: a resumed directory whose defaults differ is refused, not mixed.
+    store = None if results_file is None else ResultStore(results_file, spec.canonical(), kind="compare")
     with closing(store):
         results = run_batch(tasks, store, jobs=jobs, scheduler=scheduler, should_stop=should_stop,
                             progress=(lambda p: progress(p.done, p.total)) if progress else None)
-    # spec.tasks() goes run by run, puzzle by puzzle, configuration by configuration.
-    coords = [(ci, pi, r) for r in range(runs) for pi in range(len(puzzles)) for ci in range(len(configs))]
-    done = {coords[j]: res for j, res in enumerate(results) if res is not None}
-    rows: list[CompareRow] = []
-    pooled: dict[int, list[RunResult]] = {ci: [] for ci in range(len(configs))}
-    for pi, pname in enumerate(names):
-        block = []
-        for ci in range(len(configs)):
-            got = [done[ci, pi, i] for i in range(runs) if (ci, pi, i) in done]
-            pooled[ci].extend(got)
-            block.append(_row(labels[ci], pname, got))
-        for row in block[1:]:
-            _verdict(row, block[0])
-        rows.extend(block)
-    if len(puzzles) > 1:
-        block = [_row(labels[ci], "all", pooled[ci]) for ci in range(len(configs))]
-        for row in block[1:]:
-            _verdict(row, block[0])
-        rows.extend(block)
-    return rows
-
-
-# ------------------------------------------------------------------ output
-_HEAD = ("puzzle", "configuration", "solved", "95 % interval", "iterations (mean / median, solved)",
-         "s per solve", "s per run", "ETS (s)", "vs first")
-
-
-def _fmt(x: float, digits: int = 1) -> str:
-    if isinstance(x, float) and (math.isnan(x) or math.isinf(x)):
-        return "-" if math.isnan(x) else "inf"
-    return f"{x:,.{digits}f}"
-
-
-def _cells(r: CompareRow) -> list[str]:
-    lo, hi = r.interval
-    vs = "" if not r.verdict else f"{r.verdict} (p = {r.p:.3g})"
-    return [r.puzzle, r.config, f"{r.successes}/{r.runs}", f"[{_fmt(100 * lo)}, {_fmt(100 * hi)}] %",
-            f"{_fmt(r.mean_iterations)} / {_fmt(r.median_iterations)}", _fmt(r.mean_seconds_solved, 3),
-            _fmt(r.mean_seconds, 3), _fmt(r.ets, 3), vs or ("reference" if r.runs else "")]
-
-
-def format_rows(rows: Sequence[CompareRow], fmt: str = "text") -> str:
-    """The table as aligned text, Markdown or CSV (CSV with plain numbers)."""
-    if fmt not in FORMATS:
-        raise ParameterError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}", name="format")
-    if fmt == "csv":
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(["puzzle", "configuration", "runs", "successes", "ci_low", "ci_high", "mean_iterations_solved",
-                    "median_iterations_solved", "mean_seconds_solved", "mean_seconds_per_run", "ets_seconds",
-                    "fisher_p_vs_first", "verdict_vs_first"])
-        for r in rows:
-            w.writerow([r.puzzle, r.config, r.runs, r.successes, *r.interval, r.mean_iterations, r.median_iterations,
-                        r.mean_seconds_solved, r.mean_seconds, r.ets, r.p, r.verdict])
-        return buf.getvalue()
-    table = [list(_HEAD)] + [_cells(r) for r in rows]
-    if fmt == "markdown":
-        lines = ["| " + " | ".join(table[0]) + " |", "|" + "---|" * len(_HEAD)]
-        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in table[1:]]
-        return "\n".join(lines) + "\n"
-    widths = [max(len(row[i]) for row in table) for i in range(len(_HEAD))]
-    out = ["  ".join(c.ljust(w) for c, w in zip(table[0], widths)).rstrip(),
-           "  ".join("-" * w for w in widths)]
-    out += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in table[1:]]
-    return "\n".join(out) + "\n"
+    if store is not None:
+        return load_results(store.dir)
+    rows = [task_row(t, r) for t, r in zip(tasks, results) if r is not None]
+    return results_from_rows(rows, {"kind": "compare", "spec": spec.canonical()})
 
 
 # --------------------------------------------------------------------- CLI
 def add_cli(sub) -> None:
     from ._console import int_option, seed_option
+    from .report import CORRECTIONS, FORMATS
 
     c = sub.add_parser(
         "compare", help="compare solvers (any registered, RESEDA included) on the same puzzles, seeds and budget",
@@ -239,9 +124,8 @@ def add_cli(sub) -> None:
     c.add_argument("puzzles", nargs="+", metavar="PUZZLES",
                    help="bundled puzzle or collection names, files or puzzle text (as `solve` reads them)")
     c.add_argument("--algo", action="append", default=[], metavar="NAME[:P=V,...]", required=True,
-                   help="a configuration to compare (repeatable; the first is the reference of the verdicts), "
-                   "e.g. --algo reseda --algo 'reseda:restart=full' --algo hill_climb; a list value gives one "
-                   "configuration per value: 'reseda:alpha=[0.5,0.9]'")
+                   help="a configuration to compare (repeatable), e.g. --algo reseda --algo 'reseda:restart=full' "
+                   "--algo hill_climb; a list value gives one configuration per value: 'reseda:alpha=[0.5,0.9]'")
     c.add_argument("--runs", type=int_option(1, 1_000_000), default=10,
                    help="runs per configuration and puzzle (default 10)")
     c.add_argument("--sample", type=int_option(1, 10**9), default=None,
@@ -252,7 +136,10 @@ def add_cli(sub) -> None:
     c.add_argument("--jobs", type=int_option(1), default=None, help="worker processes (default 1)")
     c.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run on a Dask cluster: tcp://host:8786, or local:N for N local worker processes")
-    c.add_argument("--format", choices=FORMATS, default="text", help="table format on standard output")
+    c.add_argument("--format", choices=FORMATS, default="text",
+                   help="report format on standard output (csv: the summary table)")
+    c.add_argument("--correction", choices=CORRECTIONS, default="bh",
+                   help="multiple-comparison correction: bh = Benjamini-Hochberg (default), by = Benjamini-Yekutieli")
     c.add_argument("--out", default=None,
                    help="results directory (as `batch` writes): runs are saved as they finish and the same command "
                    "resumes; `sudoku-lab report DIR` and `grades --from DIR` read it")
@@ -266,6 +153,7 @@ def cmd_compare(args) -> int:
     from ._console import ProgressBar, interruptible, resolve_puzzles
     from .experiments import effective_jobs
     from .loop import parse_until
+    from .report import build_report
 
     configs = [c for a in args.algo for c in parse_configs(a)]
     parse_until(args.until)
@@ -287,14 +175,18 @@ def cmd_compare(args) -> int:
     bar = ProgressBar(enabled=not args.quiet)
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
     with intr as stop:
-        rows = compare(configs, puzzles, runs=args.runs, seed=args.seed, until=args.until, jobs=jobs,
-                       results_file=args.out, should_stop=stop.is_set, progress=bar.update,
-                       scheduler=args.scheduler)
+        results = compare(configs, puzzles, runs=args.runs, seed=args.seed, until=args.until, jobs=jobs,
+                          results_file=args.out, should_stop=stop.is_set, progress=bar.update,
+                          scheduler=args.scheduler)
         interrupted = stop.is_set()
     bar.close()
-    sys.stdout.write(format_rows(rows, args.format))
+    if not len(results):
+        print("sudoku-lab: no run finished; nothing to report", file=sys.stderr)
+        return intr.exit_status if interrupted else 1
+    rep = build_report(results, by="puzzle", correction=args.correction)
+    sys.stdout.write(rep.format(args.format, "summary" if args.format == "csv" else None))
     if interrupted:
         again = "run the same command to resume" if args.out else "give --out DIR to keep runs across interruptions"
-        print(f"interrupted: the table holds the finished runs only; {again}", file=sys.stderr)
+        print(f"interrupted: the report holds the finished runs only; {again}", file=sys.stderr)
         return intr.exit_status
     return 0

@@ -58,7 +58,8 @@ from ._files import atomic_write, atomic_write_text, decode, os_reason, read_tex
 from .errors import DataFileError, PuzzleError
 
 __all__ = ["SCHEMA", "COLUMNS", "FORMAT", "ResultStore", "Results", "load_results", "task_row",
-           "fingerprint", "grid_text", "provenance_writer", "results_dir", "closing", "TABLE", "JOURNAL", "PROVENANCE"]
+           "fingerprint", "grid_text", "provenance_writer", "results_dir", "closing",
+           "results_from_rows", "TABLE", "JOURNAL", "PROVENANCE"]
 
 #: Version of the directory layout and row schema; a directory of a newer format is refused.
 FORMAT = 1
@@ -565,6 +566,12 @@ class Results:
 
     def column(self, name: str) -> np.ndarray:
         return self.table.column(name).to_numpy(zero_copy_only=False)
+
+
+def results_from_rows(rows: list[dict], provenance: dict | None = None) -> Results:
+    """Results of rows made by :func:`task_row` (kept in memory, not in a directory)."""
+    data = "".join(json.dumps(r, default=_json_default) + "\n" for r in rows).encode()
+    return Results(_read_journal_table(Path("<memory>"), data), dict(provenance or {}), None, [])
 
 
 def load_results(path) -> Results:

@@ -1,71 +1,50 @@
-"""``sudoku-lab compare``: any solvers on the same puzzles, seeds and budget, with statistics checked by hand."""
+"""``sudoku-lab compare``: any solvers on the same puzzles, seeds and budget, reported by ``sudoku_lab.report``.
+
+The statistics themselves are checked by hand in tests/test_report.py; here, that compare runs what it
+says (the same seeds for every configuration, the runs `solve` gives), resumes, and reports them.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-import math
+import json
 
 import numpy as np
 import pytest
-from scipy import stats as st
 
 from sudoku_lab import cli, compare as cmp, exact, library
 from sudoku_lab.errors import DataFileError, ParameterError
+from sudoku_lab.experiments import Task, run_task
+from sudoku_lab.report import build_report, summarize
 from sudoku_lab.solvers import create
-from sudoku_lab.experiments import RunResult, Task, run_task
+
+pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 
-def _res(solved: bool, iterations: int, seconds: float) -> RunResult:
-    return RunResult("k", "reseda", "p", 0, solved, "solved" if solved else "failed", "", iterations, iterations,
-                     seconds, 0, 0, np.zeros(81, np.int8))
-
-
-def test_a_row_matches_hand_computed_statistics():
-    runs = [_res(True, 10, 1.0), _res(True, 30, 3.0), _res(False, 100, 5.0), _res(True, 20, 2.0)]
-    row = cmp._row("reseda", "p", runs)
-    assert (row.successes, row.runs) == (3, 4)
-    assert row.mean_iterations == 20.0 and row.median_iterations == 20.0
-    assert row.mean_seconds_solved == 2.0
-    assert row.mean_seconds == pytest.approx(11.0 / 4)
-    assert row.ets == pytest.approx((11.0 / 4) / (3 / 4))  # time per run / success rate
-    lo, hi = row.interval  # Clopper-Pearson from the beta quantiles
-    assert lo == pytest.approx(st.beta.ppf(0.025, 3, 2)) and hi == pytest.approx(st.beta.ppf(0.975, 4, 1))
-    none = cmp._row("reseda", "p", [_res(False, 5, 1.0)] * 3)
-    assert none.ets == math.inf and math.isnan(none.mean_iterations)
-
-
-def test_verdicts_follow_fishers_test_against_the_first_configuration():
-    first = cmp._row("a", "p", [_res(True, 1, 1.0)] * 20)
-    worse = cmp._row("b", "p", [_res(True, 1, 1.0)] * 5 + [_res(False, 1, 1.0)] * 15)
-    close = cmp._row("c", "p", [_res(True, 1, 1.0)] * 18 + [_res(False, 1, 1.0)] * 2)
-    for row in (worse, close):
-        cmp._verdict(row, first)
-    assert worse.p == pytest.approx(st.fisher_exact([[5, 15], [20, 0]]).pvalue) and worse.verdict == "lower"
-    assert close.p == pytest.approx(st.fisher_exact([[18, 2], [20, 0]]).pvalue) and close.verdict == "consistent"
-    cmp._verdict(first, worse)
-    assert first.verdict == "higher"
-
-
-def test_every_configuration_gets_the_same_seeds_and_each_run_is_the_one_solve_gives(tmp_path, warm_kernels):
+def test_every_configuration_gets_the_same_seeds_and_each_run_is_the_one_solve_gives(tmp_path):
     puzzles = [library.puzzle("reseda_fig3_1_easy"), library.puzzle("reseda_fig3_2_medium")]
     configs = [cmp.parse_config("reseda"), cmp.parse_config("reseda:restart=none,alpha=0.5")]
     out = tmp_path / "cmp"
-    rows = cmp.compare(configs, puzzles, runs=3, seed=5, until="solved,2000it", results_file=out)
-    assert [(r.puzzle, r.config) for r in rows] == [
-        ("reseda_fig3_1_easy", "reseda"), ("reseda_fig3_1_easy", "reseda:restart=none,alpha=0.5"),
-        ("reseda_fig3_2_medium", "reseda"), ("reseda_fig3_2_medium", "reseda:restart=none,alpha=0.5"),
-        ("all", "reseda"), ("all", "reseda:restart=none,alpha=0.5")]
+    results = cmp.compare(configs, puzzles, runs=3, seed=5, until="solved,2000it", results_file=out)
+    rows = results.rows()
+    assert len(rows) == 12
+    assert {(r["config"], r["puzzle"], r["seed"]) for r in rows} == {
+        (c.label, p.name, s) for c in configs for p in puzzles for s in (5, 6, 7)}
     # the second configuration on the medium puzzle, recomputed run by run with seeds 5, 6, 7
-    alone = [run_task(Task("reseda", {"restart": "none", "alpha": 0.5}, puzzles[1], s, "solved,2000it")) for s in (5, 6, 7)]
-    assert rows[3].successes == sum(r.solved for r in alone)
-    solved_its = [r.iterations for r in alone if r.solved]
-    assert rows[3].mean_iterations == (sum(solved_its) / len(solved_its) if solved_its else rows[3].mean_iterations)
-    for r in alone:
-        if r.solved:
-            assert np.array_equal(r.grid, exact.solve(puzzles[1]))
-    assert rows[4].successes == rows[0].successes + rows[2].successes and rows[4].runs == 6
-    # resuming the finished comparison runs nothing and gives the same table
+    alone = [run_task(Task("reseda", {"restart": "none", "alpha": 0.5}, puzzles[1], s, "solved,2000it"))
+             for s in (5, 6, 7)]
+    mine = sorted((r for r in rows if r["config"] == configs[1].label and r["puzzle"] == puzzles[1].name),
+                  key=lambda r: r["seed"])
+    assert [(r["solved"], r["iterations"]) for r in mine] == [(a.solved, a.iterations) for a in alone]
+    for a in alone:
+        if a.solved:
+            assert np.array_equal(a.grid, exact.solve(puzzles[1]))
+    by_puzzle = summarize(results, by="puzzle")
+    row = next(s for s in by_puzzle if s.config == configs[1].label and s.group == puzzles[1].name)
+    assert row.successes == sum(a.solved for a in alone) and row.runs == 3
+
+    # resuming the finished comparison runs nothing and gives the same runs
     def boom(*a, **k):
         raise AssertionError("a finished comparison must not run again")
 
@@ -76,14 +55,21 @@ def test_every_configuration_gets_the_same_seeds_and_each_run_is_the_one_solve_g
         again = cmp.compare(configs, puzzles, runs=3, seed=5, until="solved,2000it", results_file=out)
     finally:
         ex.run_task = original
-    assert [(r.successes, r.mean_iterations) for r in again] == [(r.successes, r.mean_iterations) for r in rows]
+    assert sorted(r["fingerprint"] for r in again.rows()) == sorted(r["fingerprint"] for r in rows)
     # the directory records every parameter, defaults included, so a run under other defaults cannot be mixed in
-    import json
-
     spec = json.loads((out / "provenance.json").read_text())["spec"]
     assert spec["configs"][1]["params"] == {**create("reseda").get_params(), "restart": "none", "alpha": 0.5}
     with pytest.raises(DataFileError, match="differs in: configs"):
         cmp.compare(configs[:1], puzzles, runs=3, seed=5, until="solved,2000it", results_file=out)
+
+
+def test_without_a_directory_the_runs_come_back_in_memory_with_their_specification():
+    configs = cmp.parse_configs("reseda:alpha=[0.5,0.9]")
+    res = cmp.compare(configs, [library.puzzle("reseda_fig3_1_easy")], runs=2, until="solved,500it")
+    assert res.path is None and len(res) == 4
+    assert [c["label"] for c in res.provenance["spec"]["configs"]] == ["reseda:alpha=0.5", "reseda:alpha=0.9"]
+    rep = build_report(res, by="puzzle")
+    assert [s.config for s in rep.summary] == ["reseda:alpha=0.5", "reseda:alpha=0.9"]  # the order asked for
 
 
 @pytest.mark.parametrize("text,message", [
@@ -99,15 +85,16 @@ def test_bad_configurations_get_one_clear_error(text, message):
         cmp.parse_config(text)
 
 
-def test_the_command_prints_markdown_and_csv(capsys, warm_kernels):
+def test_the_command_prints_the_report_as_markdown_and_csv(capsys):
     args = ["compare", "reseda_fig3_1_easy", "--algo", "reseda", "--algo", "exact", "--runs", "2",
             "--until", "solved,1000it", "--quiet"]
     assert cli.main(args + ["--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
-    assert [r["configuration"] for r in rows] == ["reseda", "exact"]
-    assert rows[1]["successes"] == "2" and rows[1]["verdict_vs_first"] in ("consistent", "higher")
+    assert [(r["config"], r["group"], r["runs"], r["successes"]) for r in rows] == [
+        ("reseda", "reseda_fig3_1_easy", "2", "2"), ("exact", "reseda_fig3_1_easy", "2", "2")]
     assert cli.main(args + ["--format", "markdown"]) == 0
-    md = capsys.readouterr().out.splitlines()
-    assert md[0].startswith("| puzzle | configuration | solved") and md[1].startswith("|---|")
+    md = capsys.readouterr().out
+    assert "| puzzle | configuration | solved |" in md
+    assert "| reseda_fig3_1_easy | reseda vs exact | 2/2 vs 2/2 | 1 | 1 |" in md
     assert cli.main(["compare", "reseda_fig3_1_easy", "--algo", "reseda", "--algo", "reseda"]) == 2
     assert "the same configuration is named twice" in capsys.readouterr().err
