@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from .views import ViewSpec, views
@@ -78,6 +78,9 @@ class ViewHost(QObject):
             self.views[key] = w
             dock = make_dock(window, spec.title, w, spec.area, key)
             dock.visibilityChanged.connect(lambda visible: visible and self.redraw_stale())
+            # The dock's visibilityChanged can come before its view is visible (a tab brought to the front
+            # while the event loop is busy): the view's own show event draws it then.
+            w.installEventFilter(self)
             self.docks[key] = dock
 
     def group_tabs(self) -> None:
@@ -158,9 +161,23 @@ class ViewHost(QObject):
             self._drain.start()
 
     def finish(self) -> None:
-        """The run ended: if its last frame came while it was still running, draw it everywhere now."""
-        if self._last is not None and not self._last_final:
+        """The run ended: draw its last frame everywhere it is not drawn yet.
+
+        If that frame came while the run was still going, it was drawn throttled: draw it everywhere. If it
+        came as final but the run's queued "running" state arrived after it (a busy GUI thread polls the
+        worker's frame before it handles the worker's signals), that state cancelled the views not drawn
+        yet: draw those, one per event-loop turn.
+        """
+        if self._last is None:
+            return
+        if not self._last_final:
             self.on_progress(self._last, True)
+            return
+        due = [key for key, stale in self._stale.items()
+               if stale and self._applies.get(key, True) and self.views[key].isVisible()]
+        if due:
+            self._pending = due
+            self._draw_next()
 
     def cancel_pending(self) -> None:
         """A run started: the views not drawn yet for the last final frame wait for its frames.
@@ -184,6 +201,11 @@ class ViewHost(QObject):
             if stale and self._applies.get(key, True) and self.views[key].isVisible():
                 self.views[key].on_progress(self._last)
                 self._stale[key] = False
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Show:
+            QTimer.singleShot(0, self.redraw_stale)  # after the show: isVisible() is true by then
+        return False
 
     def raise_solver_views(self) -> None:
         """Bring the views chosen by the solver's declarations (a required role or an own ``applies``) to the

@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt
 
-from lab_helpers import button, iteration
+from lab_helpers import button, iteration, wait_ready
 
 
 def test_nests_view_draws_the_nests_sorted_their_history_and_the_operators(window, qtbot):
     from sudoku_lab_ui.solver_views.cuckoo import ABANDONED, BEST, OTHER
 
     win = window("mk_hard_c", "cuckoo")
+    wait_ready(qtbot, win)
     qtbot.waitUntil(lambda: win.controller.latest.snapshot.solver == "cuckoo")
     dock = win.view_docks["nests"]
     assert dock.toggleViewAction().isEnabled()

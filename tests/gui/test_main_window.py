@@ -277,3 +277,27 @@ def test_export_into_a_folder_that_cannot_be_written_says_so(window, qtbot, tmp_
     assert box.text().startswith("Export failed: cannot write figure") and str(blocker) in box.text()
     box.close()
     win.close()
+
+
+def test_a_last_frame_polled_before_the_running_state_is_still_drawn_in_every_view(window, qtbot):
+    """A busy GUI thread can take a step's last frame from the worker before it handles the worker's queued
+    "running" and "idle" signals: "running" then cancels the views not drawn yet, and "idle" must draw them
+    (they stayed at "no run yet" on a loaded machine)."""
+    from lab_helpers import wait_ready
+
+    win = window("mk_hard_c", "cuckoo")
+    wait_ready(qtbot, win)
+    win.view_docks["nests"].raise_()
+    qtbot.waitUntil(lambda: win.views["nests"].isVisible())
+    host, c = win.view_host, win.controller
+    drawn = []
+    for key, view in host.views.items():
+        original = view.on_progress
+        view.on_progress = lambda prog, key=key, original=original: (drawn.append(key), original(prog))
+    prog = c.latest
+    c.progress.emit(prog)  # the worker's last frame, taken while the window still thinks it is idle: final
+    c.stateChanged.emit("running")  # the queued signals, handled after it
+    c.stateChanged.emit("idle")
+    visible = {k for k, v in host.views.items() if v.isVisible()}
+    assert "nests" in visible
+    qtbot.waitUntil(lambda: visible <= set(drawn) and not host.pending())
