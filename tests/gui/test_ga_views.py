@@ -26,7 +26,7 @@ def test_ga_population_histogram_and_live_mutation_marker(window, qtbot):
     assert docks["population"].isVisible() and not docks["probability"].isVisible()
     assert view.plot.getAxis("bottom").labelText.startswith("fitness of each individual")
     qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)  # 10 generations
-    qtbot.waitUntil(lambda: iteration(win) == 10 and win.controller.state == "idle")
+    qtbot.waitUntil(lambda: iteration(win) == 10 and win.settled())  # its last frame drawn in every view
     snap = win.controller.latest.snapshot
     fit = snap.layers["fitness"]
     qtbot.waitUntil(lambda: view.counts.sum() == len(fit) == 150)
@@ -50,7 +50,7 @@ def test_ga_population_histogram_and_live_mutation_marker(window, qtbot):
     # a live change of the mutation probability: logged at generation 10, a marker on the curves
     win.params_panel.spin_box("mutation_rate").setValue(0.6)
     qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
-    qtbot.waitUntil(lambda: iteration(win) == 20 and win.controller.state == "idle")
+    qtbot.waitUntil(lambda: iteration(win) == 20 and win.settled())
     events = win.controller.latest.snapshot.events
     assert [(e.kind, e.name, e.iteration, e.old, e.new) for e in events] == [("param", "mutation_rate", 10, 0.3, 0.6)]
     qtbot.waitUntil(lambda: any("mutation" in label for label in conv.marker_labels()))
