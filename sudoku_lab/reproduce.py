@@ -301,7 +301,8 @@ def _cmd_all(args) -> int:
     print(summary_markdown(suite))
     print(f"report written to {suite.report}")
     if suite.interrupted:
-        print(f"interrupted: {len(suite.outcomes)} experiments ran (the last may be partial); run the same command "
-              "to resume", file=sys.stderr)
+        ran = len(suite.outcomes)
+        print(f"interrupted: {ran} of {len(suite.plans)} experiment{'s' if len(suite.plans) != 1 else ''} ran (the "
+              "last may be partial); run the same command to resume", file=sys.stderr)
         return intr.exit_status
     return 0
