@@ -85,7 +85,9 @@ def local_cluster(workers: int):
 
 
 @contextmanager
-def _client(scheduler: str, timeout: float = 20.0):
+def client_for(scheduler: str, timeout: float = 20.0):
+    """A Dask client of ``scheduler`` (``tcp://host:port``, or ``local:N``: a local cluster started for it and
+    closed with the client); ClusterError if the scheduler cannot be reached."""
     kind, value = parse_scheduler(scheduler)
     if kind == "local":
         with local_cluster(int(value)) as client:
@@ -211,7 +213,7 @@ def dask_tasks(tasks: Iterable, scheduler, run_chunk: Callable, should_stop: Cal
     if isinstance(scheduler, Client):
         yield from _dask_run(scheduler, tasks, run_chunk, should_stop, solvers, per_thread, chunk_seconds, prepared)
         return
-    with _client(scheduler) as client:
+    with client_for(scheduler) as client:
         yield from _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, chunk_seconds, prepared)
 
 

@@ -31,7 +31,7 @@ from ._chunks import ChunkSizer, next_chunk
 from .puzzle import Puzzle
 from .warmup import warm_up
 
-__all__ = ["Task", "RunResult", "run_task", "run_tasks", "execute", "run_batch", "executor", "BatchProgress",
+__all__ = ["Task", "RunResult", "run_task", "run_tasks", "execute", "run_batch", "executor", "Workers", "BatchProgress",
            "config_label", "default_jobs", "effective_jobs", "WorkerPool", "ChunkSizer", "run_chunk"]
 
 
@@ -315,6 +315,114 @@ class WorkerPool:
         self.close(clean=kind is None)
 
 
+class Workers:
+    """Where the runs of many batches go, kept for all of them: worker processes, or a Dask client.
+
+    :func:`run_tasks` starts (and warms) a :class:`WorkerPool` for each batch,
+    a second or so; a reproduction runs dozens of small batches, one per cell
+    of its table, and ``reproduce all`` hundreds, so they keep one pool (or one
+    Dask client, and for ``local:N`` one local cluster). A batch that brings a
+    solver the workers have not warmed restarts the pool with every solver seen
+    so far, so no run's time includes loading kernels. An instance is the
+    executor :func:`execute` takes (``workers=``); use it as a context manager.
+
+    Parameters
+    ----------
+    jobs : int
+        1: every run in this process; more: that many worker processes
+        (capped at the CPUs available).
+    scheduler : str, optional
+        A Dask scheduler (``tcp://host:8786``) or ``local:N``; ``jobs`` is then ignored.
+    solvers : iterable of str
+        Solvers to warm from the start (the first batch's are added anyway).
+    """
+
+    def __init__(self, jobs: int = 1, scheduler: str | None = None, solvers: Iterable[str] = ()):
+        if scheduler:
+            from .cluster import parse_scheduler
+
+            parse_scheduler(scheduler)
+        self.jobs = 1 if scheduler else effective_jobs(jobs)[0]
+        self.scheduler = scheduler
+        self._solvers = tuple(dict.fromkeys(solvers))  # warmed (or to warm) in the workers
+        self._warmed: set = set()  # in this process, or prepared on the Dask workers
+        self._pool: WorkerPool | None = None
+        self._ready = False
+        self._client_cm = None
+        self._client = None
+
+    def describe(self) -> str:
+        """``serial``, ``pool:N`` or the scheduler, as a results directory's provenance records it."""
+        return self.scheduler or (f"pool:{self.jobs}" if self.jobs > 1 else "serial")
+
+    def __call__(self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None = None,
+                 solvers: Iterable[str] | None = None) -> Iterator[tuple[int, RunResult]]:
+        stop = should_stop or (lambda: False)
+        it = iter(tasks)
+        first = next(it, None)
+        if first is None:
+            return
+        names = tuple(dict.fromkeys(solvers or (first.solver,)))
+        queue = itertools.chain([first], it)
+        if self.scheduler:
+            yield from self._on_dask(queue, stop, names)
+        elif self.jobs <= 1:
+            new = tuple(n for n in names if n not in self._warmed)
+            if new:
+                warm_up(new)
+                self._warmed.update(new)
+            yield from run_tasks(queue, jobs=1, should_stop=stop, warm=False)
+        else:
+            yield from self._in_pool(queue, stop, names)
+
+    def _in_pool(self, queue, stop, names):
+        if self._pool is None or any(n not in self._solvers for n in names):
+            self._close_pool(clean=True)
+            self._solvers = tuple(dict.fromkeys(self._solvers + names))
+            self._pool = WorkerPool(self.jobs, self._solvers)
+            self._ready = False
+        clean = False
+        try:
+            if not self._ready and not self._pool.wait_ready(stop):
+                return  # compiling can take a minute: do not wait for it (the finally terminates)
+            self._ready = True
+            yield from self._pool.run(queue, stop)
+            clean = True
+        finally:
+            if not clean:  # an error, a second Ctrl-C, a stop during warm-up: do not wait for anything
+                self._close_pool(clean=False)
+
+    def _on_dask(self, queue, stop, names):
+        from .cluster import client_for, dask_tasks, prepare_workers
+
+        if self._client is None:
+            self._client_cm = client_for(self.scheduler)
+            self._client = self._client_cm.__enter__()
+        if any(n not in self._warmed for n in names):
+            self._solvers = tuple(dict.fromkeys(self._solvers + names))
+            prepare_workers(self._client, self._solvers)
+            self._warmed.update(self._solvers)
+        yield from dask_tasks(queue, self._client, run_chunk, should_stop=stop, solvers=names, prepared=True)
+
+    def _close_pool(self, clean: bool) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close(clean)
+
+    def close(self, clean: bool = True) -> None:
+        """Stop the worker processes (at once unless ``clean``) and leave the Dask cluster."""
+        self._close_pool(clean)
+        cm, self._client_cm, self._client = self._client_cm, None, None
+        if cm is not None:
+            cm.__exit__(None, None, None)
+
+    def __enter__(self) -> "Workers":
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        self.close(clean=kind is None)
+
+
 def default_jobs() -> int:
     """Worker processes to use by default: the CPUs this process may run on."""
     try:
@@ -473,7 +581,8 @@ def executor(jobs: int = 1, scheduler: str | None = None):
 def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs: int = 1,
             scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
             progress: Callable[[BatchProgress], None] | None = None,
-            solvers: Iterable[str] | None = None) -> Iterator[tuple[int, Task, RunResult]]:
+            solvers: Iterable[str] | None = None,
+            workers: Workers | None = None) -> Iterator[tuple[int, Task, RunResult]]:
     """Run the tasks a results store does not hold yet; yield ``(index, task, result)`` as each finishes.
 
     This is the one engine under ``batch``, ``grades``, ``compare`` and every
@@ -495,10 +604,16 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
         :meth:`~sudoku_lab.results.ResultStore.check`).
     jobs, scheduler
         Where the runs go (:func:`executor`).
+    workers : Workers, optional
+        Worker processes or a Dask client kept across batches, used instead
+        of starting ``jobs`` / ``scheduler`` for this batch alone.
     should_stop : callable, optional
         Polled often; True stops promptly, keeping every finished run.
     progress : callable, optional
-        ``progress(BatchProgress)`` once at the start and after every run.
+        ``progress(BatchProgress)`` once at the start and after every run. Its
+        counts include the runs the store already held: of these tasks when
+        ``tasks`` is a list (a batch among others in the store), else every
+        run in the store.
     solvers : iterable of str, optional
         Every solver the tasks use: all are warmed before the first run is
         timed (default: the first task's).
@@ -509,8 +624,12 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
     if total is None:
         tasks = list(tasks)
         total = len(tasks)
-    done0 = len(store) if store is not None else 0
-    solved0 = store.solved() if store is not None else 0
+    done0 = solved0 = 0
+    if store is not None and isinstance(tasks, (list, tuple)):  # perhaps a batch among others in the store
+        held = [t.key for t in tasks if t.key in store]
+        done0, solved0 = len(held), store.solved(held)
+    elif store is not None:
+        done0, solved0 = len(store), store.solved()
     params_cache: dict = {}
 
     def full(task: Task) -> dict:
@@ -544,7 +663,7 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
     new = solved = 0
     if progress:
         progress(BatchProgress(done0, total, solved0, 0, 0.0))
-    run = executor(jobs, scheduler)
+    run = workers if workers is not None else executor(jobs, scheduler)
     for j, res in run(feed(), stop, solvers):
         i = order[j]
         task = pending.pop(i)

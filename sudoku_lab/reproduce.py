@@ -16,20 +16,19 @@ import sys
 from pathlib import Path
 
 from .errors import ParameterError
-from .reproductions import Report, Runner, get_paper, get_reproduction, option_names, reproductions, resolve_options
+from .reproductions import Report, get_reproduction, option_names, reproductions, resolve_options
+from .reproductions._suite import MODES, run_all, run_reproduction, store_spec, summary_markdown
 
-__all__ = ["Report", "run_experiment", "add_cli", "cmd_reproduce"]
+__all__ = ["Report", "run_experiment", "run_all", "add_cli", "cmd_reproduce", "DEFAULT_OUT_DIR"]
 
-
-def _check_params(rep, params: dict) -> None:
-    from .solvers import get_solver_class
-
-    get_solver_class(rep.solver).validate_params(params)
+#: Where ``reproduce all`` writes when not told.
+DEFAULT_OUT_DIR = "reproduction"
 
 
 def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = None, seed: int = 0, jobs: int = 1,
                    params: dict | None = None, out: Path | None = None, solve_runs: int | None = None,
-                   should_stop=None, progress=None, **own) -> Report:
+                   should_stop=None, progress=None, quick: bool = False, scheduler: str | None = None,
+                   results=None, note=None, **own) -> Report:
     """Run the registered reproduction ``name`` and return its report.
 
     Parameters
@@ -40,28 +39,36 @@ def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = 
         The experiment's options; None takes its default. Giving one it does not declare is an error.
     **own
         Options an experiment declares for itself (``ga_generations=`` of ``nbcoin-table2``), likewise.
+    quick : bool
+        Options not given take the experiment's quick values (its reduced form) instead of the defaults.
     seed : int
         First seed.
     jobs : int
-        Worker processes.
+        Worker processes (one pool for the whole experiment).
+    scheduler : str, optional
+        A Dask scheduler (``tcp://host:port``) or ``local:N`` instead of worker processes.
     params : dict
         Parameters of the experiment's solver, applied under what the experiment varies.
-    should_stop, progress : callable, optional
-        Cancellation (``should_stop() -> bool``) and ``progress(label, done, total)``.
+    results : path, optional
+        A results directory keeping every run (:class:`~sudoku_lab.results.ResultStore`): the same call
+        resumes it (finished runs are not run again), other options or parameters are refused.
+    should_stop, progress, note : callable, optional
+        Cancellation (``should_stop() -> bool``), ``progress(label, BatchProgress)`` for each task list, and
+        ``note(text)`` for what the user should know (a results directory recovered after a crash).
 
     Raises
     ------
     ParameterError
         Unknown experiment, an option it does not take, a bad parameter.
+    DataFileError
+        ``results`` holds another experiment or cannot be written.
     """
-    rep = get_reproduction(name)
-    paper = get_paper(rep.paper)
-    params = dict(params or {})
-    _check_params(rep, params)
-    options = resolve_options(rep, {"runs": runs, "puzzles": puzzles, "solve_runs": solve_runs, "out": out, **own})
-    report = rep.run(Runner(jobs, should_stop, progress, params, seed), **options)
-    report.citation = f"Paper: {paper.citation}. Published numbers: {paper.source}."
-    return report
+    from .experiments import Workers
+
+    options = {"runs": runs, "puzzles": puzzles, "solve_runs": solve_runs, "out": out, **own}
+    with Workers(jobs, scheduler, solvers=(get_reproduction(name).solver,)) as workers:
+        return run_reproduction(name, options, quick=quick, seed=seed, params=params, workers=workers,
+                                results=results, should_stop=should_stop, progress=progress, note=note).report
 
 
 # ---------------------------------------------------------------------- CLI
@@ -78,14 +85,15 @@ def _option_help(option: str) -> str:
     takers = [(r.name, r.options[option]) for r in reproductions().values() if option in r.options]
     if not takers:
         return f"{_OPTION_HELP[option]} (no registered experiment takes it)"
-    if option not in _OPTION_HELP:  # an experiment's own option
-        return "; ".join(f"{name}: {opt.help}, default {opt.default}" for name, opt in takers)
     parts = []
     for name, opt in takers:
         text = opt.help or _OPTION_HELP[option]
         if option != "out":
-            text += f", default {opt.default}"
+            quick = reproductions()[name].quick.get(option)
+            text += f", default {opt.default}" + (f", quick {quick}" if quick is not None else "")
         parts.append(f"{name}: {text}")
+    if option not in _OPTION_HELP:  # an experiment's own option
+        return "; ".join(parts)
     return f"{_OPTION_HELP[option]}; " + "; ".join(parts)
 
 
@@ -107,14 +115,19 @@ def add_cli(sub) -> None:
     reg = reproductions()
     names = list(reg)
     cites = "; ".join(f"{p.key}: {p.citation}" for p in papers().values())
-    r = sub.add_parser("reproduce", help="re-run a paper's experiment and compare with the published numbers",
+    r = sub.add_parser("reproduce", help="re-run a paper's experiment, or all of them, and compare with the published "
+                       "numbers",
                        description="Re-run one experiment of a paper and print our numbers next to the paper's: "
                        "the exact binomial 95 % interval of each success count, Newcombe's interval for their "
                        "difference, Fisher's exact test and a verdict (consistent, ours higher, ours lower). "
-                       "Shrink with --runs / --puzzles; try another reading of the paper with --param NAME=VALUE. "
-                       f"Ctrl-C prints what finished. Papers: {cites}.")
-    r.add_argument("experiment", choices=names,
-                   help="the experiment: " + "; ".join(f"{n} ({reg[n].title})" for n in names).replace("%", "%%"))
+                       "Shrink with --runs / --puzzles or --quick; try another reading of the paper with --param "
+                       "NAME=VALUE; keep the runs with --results DIR (the same command resumes). "
+                       "`reproduce all --quick` (or --full) runs every experiment of every paper and writes one "
+                       "report, paper vs ours. Ctrl-C prints what finished. "
+                       f"Papers: {cites}.")
+    r.add_argument("experiment", choices=names + ["all"], metavar="EXPERIMENT",
+                   help="the experiment: " + "; ".join(f"{n} ({reg[n].title})" for n in names).replace("%", "%%")
+                   + "; or all: every one of them, into one report (with --quick or --full)")
     for option in option_names():
         flag = "--" + option.replace("_", "-")
         help_text = _option_help(option).replace("%", "%%")
@@ -122,9 +135,21 @@ def add_cli(sub) -> None:
             r.add_argument(flag, default=None, help=help_text)
         else:
             r.add_argument(flag, type=_int_type(option), default=None, help=help_text)
+    size = r.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true",
+                      help="the experiment's reduced form (its quick values for the options not given; minutes "
+                           "for `all`)")
+    size.add_argument("--full", action="store_true",
+                      help="the papers' sizes (the defaults; hours for `all`)")
     r.add_argument("--seed", type=seed_option, default=0, help="first seed (default 0)")
-    r.add_argument("--jobs", type=int_option(1), default=1,
-                   help="worker processes (default 1: times stay comparable; capped at the CPUs available)")
+    r.add_argument("--jobs", type=int_option(1), default=None,
+                   help="worker processes (default 1 for one experiment: times stay comparable; every CPU for "
+                        "`all`; capped at the CPUs available)")
+    r.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on a Dask cluster: tcp://host:8786, or local:N to start N local worker processes")
+    r.add_argument("--results", default=None, metavar="DIR",
+                   help="keep every run in this results directory (runs.parquet, runs.jsonl, provenance.json): "
+                        "the same command resumes it, finished runs are not run again; other options are refused")
     by_solver: dict[str, list[str]] = {}
     for name, rep in reg.items():
         by_solver.setdefault(rep.solver, []).append(name)
@@ -133,6 +158,11 @@ def add_cli(sub) -> None:
                    help="override a parameter of the experiment's solver for every configuration (see `sudoku-lab "
                         f"algorithms SOLVER`); solvers: {solvers}")
     r.add_argument("--markdown", default=None, help="also write the report to this Markdown file")
+    r.add_argument("--out-dir", default=None, metavar="DIR",
+                   help=f"`all` only: where its results (DIR/quick/NAME/, DIR/full/NAME/), figures (DIR/figures/) "
+                        f"and report (DIR/report.md) go (default {DEFAULT_OUT_DIR}); the same command resumes")
+    r.add_argument("--only", action="extend", nargs="+", default=[], choices=names, metavar="NAME",
+                   help="`all` only: these experiments only")
     r.add_argument("--quiet", action="store_true", help="no progress output")
     r.set_defaults(func=cmd_reproduce)
 
@@ -147,41 +177,132 @@ def _parse_params(items) -> dict:
     return out
 
 
-def cmd_reproduce(args) -> int:
-    from ._console import ProgressBar, interruptible
-    from ._files import atomic_write_text, check_figure_path, check_writable
+def _say(text: str) -> None:
+    print(f"sudoku-lab: note: {text}", file=sys.stderr)
+
+
+def _check_where(args):
+    """The worker processes to use (None: the command's default) after refusing --jobs with --scheduler."""
     from .experiments import effective_jobs
 
+    if args.scheduler:
+        from .cluster import parse_scheduler
+
+        if args.jobs is not None:
+            raise ParameterError("--jobs and --scheduler: choose worker processes on this machine or a Dask "
+                                 "cluster, not both", name="jobs")
+        parse_scheduler(args.scheduler)
+        return None
+    if args.jobs is None:
+        return None
+    jobs, note = effective_jobs(args.jobs)
+    if note:
+        _say(note)
+    return jobs
+
+
+class _Bars:
+    """A progress bar per task list (``label``), each prefixed; away from a terminal, one line per finished list
+    with ``lists_only``."""
+
+    def __init__(self, enabled: bool, lists_only: bool = False):
+        self.enabled = enabled
+        self.lists_only = lists_only
+        self.prefix = ""
+        self.bars: dict = {}
+
+    def __call__(self, label, prog) -> None:
+        from ._console import ProgressBar
+
+        if not self.enabled:
+            return
+        bar = self.bars.get(label)
+        if bar is None:
+            bar = self.bars[label] = ProgressBar(unit="runs", label=f"{self.prefix}{label}")
+        if self.lists_only and not bar.tty and prog.done < prog.total:
+            return
+        bar.batch(prog)
+        if prog.done >= prog.total:
+            bar.close()
+
+
+def cmd_reproduce(args) -> int:
+    if args.experiment == "all":
+        return _cmd_all(args)
+    from ._console import interruptible
+    from ._files import atomic_write_text, check_figure_path, check_writable
+
     # Every option is checked before the first run, not after an hour of them.
+    for flag, value in (("--out-dir", args.out_dir), ("--only", args.only)):
+        if value:
+            raise ParameterError(f"{flag} applies to `reproduce all` only, not to one experiment", name=flag[2:])
     rep = get_reproduction(args.experiment)
     params = _parse_params(args.param)
-    _check_params(rep, params)
     given = {option: getattr(args, option) for option in option_names()}
-    resolve_options(rep, given)
+    options = resolve_options(rep, given, quick=args.quick)
+    store_spec(rep, options, params, args.seed)  # checks the parameters
     if given["out"]:
         given["out"] = check_figure_path(given["out"])
     if args.markdown:
         check_writable(args.markdown, "report")
-    jobs, note = effective_jobs(args.jobs)
-    if note:
-        print(f"sudoku-lab: note: {note}", file=sys.stderr)
-    bars = {}
+    if args.results:
+        from .results import check_results_dir
 
-    def progress(label, done, total):
-        if args.quiet:
-            return
-        bar = bars.setdefault(label, ProgressBar(unit="runs", label=label))
-        bar.update(done, total)
-        if done == total:
-            bar.close()
-
+        check_results_dir(args.results, store_spec(rep, options, params, args.seed), kind="reproduce")
+    jobs = _check_where(args) or 1
+    bars = _Bars(not args.quiet)
     intr = interruptible("stopping: the report will hold the runs finished so far (Ctrl-C again to quit at once)")
     with intr as stop:
-        report = run_experiment(args.experiment, seed=args.seed, jobs=jobs, params=params, should_stop=stop.is_set,
-                                progress=progress, **given)
+        report = run_experiment(args.experiment, seed=args.seed, jobs=jobs, scheduler=args.scheduler, params=params,
+                                should_stop=stop.is_set, progress=bars, quick=args.quick, results=args.results,
+                                note=_say, **given)
     text = report.markdown()
     cmd = "sudoku-lab reproduce " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["reproduce"] else [args.experiment])
     print(text)
     if args.markdown:
         atomic_write_text(args.markdown, f"Command: `{cmd}`\n\n" + text, "report")
+    if report.interrupted and args.results:
+        print(f"interrupted; the finished runs are in {args.results}: run the same command to resume",
+              file=sys.stderr)
     return intr.exit_status if report.interrupted else 0
+
+
+def _cmd_all(args) -> int:
+    from ._console import interruptible
+
+    single = [("--" + o.replace("_", "-"), getattr(args, o)) for o in option_names()]
+    single += [("--param", args.param), ("--markdown", args.markdown), ("--results", args.results)]
+    for flag, value in single:
+        if value:
+            raise ParameterError(f"{flag} applies to one experiment (`sudoku-lab reproduce NAME {flag} ...`); "
+                                 "`reproduce all` runs each at its --quick or --full sizes, into --out-dir",
+                                 name=flag[2:])
+    if not (args.quick or args.full):
+        raise ParameterError("`reproduce all` needs --quick (every experiment's reduced form: minutes) or --full "
+                             "(the papers' sizes: hours)", name="quick")
+    mode = "quick" if args.quick else "full"
+    jobs = _check_where(args)
+    out_dir = Path(args.out_dir or DEFAULT_OUT_DIR)
+    bars = _Bars(not args.quiet, lists_only=True)
+
+    def announce(k, n, rep, options):
+        from .reproductions._suite import options_text
+
+        bars.prefix = f"[{k}/{n}] {rep.name}: "
+        if not args.quiet:
+            print(f"[{k}/{n}] {rep.name}: {rep.title} ({options_text(rep, options, mode)})", file=sys.stderr,
+                  flush=True)
+
+    cmd = "sudoku-lab reproduce " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["reproduce"] else ["all", f"--{mode}"])
+    intr = interruptible("stopping: the finished runs are kept and the report written (Ctrl-C again to quit at once)")
+    with intr as stop:
+        suite = run_all(out_dir, mode=mode, only=args.only, seed=args.seed, jobs=jobs, scheduler=args.scheduler,
+                        should_stop=stop.is_set, announce=announce, progress=bars, note=_say, command=cmd)
+    print(summary_markdown(suite))
+    print(f"report written to {suite.report}")
+    if suite.interrupted:
+        ran = len(suite.outcomes)
+        print(f"interrupted: {ran} of {len(suite.plans)} experiment{'s' if len(suite.plans) != 1 else ''} ran (the "
+              "last may be partial); run the same command to resume", file=sys.stderr)
+        return intr.exit_status
+    return 0

@@ -58,7 +58,7 @@ from ._files import atomic_write, atomic_write_text, decode, os_reason, read_tex
 from .errors import DataFileError, PuzzleError
 
 __all__ = ["SCHEMA", "COLUMNS", "FORMAT", "ResultStore", "Results", "load_results", "task_row",
-           "fingerprint", "grid_text", "provenance_writer", "results_dir", "closing",
+           "fingerprint", "grid_text", "provenance_writer", "machine", "results_dir", "check_results_dir", "closing",
            "results_from_rows", "TABLE", "JOURNAL", "PROVENANCE"]
 
 #: Version of the directory layout and row schema; a directory of a newer format is refused.
@@ -170,7 +170,8 @@ def provenance_writer() -> dict:
     return out
 
 
-def _machine() -> dict:
+def machine() -> dict:
+    """This machine: host name, platform, architecture, CPU model and the CPUs this process may use."""
     cpu = platform.processor() or ""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
@@ -274,7 +275,7 @@ class ResultStore:
             if (journal.exists() and journal.stat().st_size) or table.exists():
                 raise DataFileError(f"{self.dir} holds runs but no {PROVENANCE}: it was not written by Sudoku Lab, "
                                     "or its sidecar was deleted; choose another output directory", path=path)
-            return {"format": FORMAT, "kind": self.kind, "spec": self.spec, "machine": _machine(),
+            return {"format": FORMAT, "kind": self.kind, "spec": self.spec, "machine": machine(),
                     "created": _now(), "sessions": []}
         prov = _read_provenance(path)
         fmt = prov.get("format")
@@ -286,13 +287,7 @@ class ResultStore:
         if writer != "?" and _version_tuple(writer) > _version_tuple(__version__):
             raise DataFileError(f"{path}: written by sudoku-lab {writer}, newer than this {__version__}; upgrade "
                                 "sudoku-lab to add runs to it (its solvers may differ)", path=path)
-        if prov.get("kind") != self.kind or prov.get("spec") != self.spec:
-            theirs = prov.get("spec") if isinstance(prov.get("spec"), dict) else {}
-            diff = sorted(k for k in set(theirs) | set(self.spec) if theirs.get(k) != self.spec.get(k))
-            what = f"differs in: {', '.join(diff)}" if prov.get("kind") == self.kind else \
-                f"written by `{prov.get('kind')}`, not `{self.kind}`"
-            raise DataFileError(f"{self.dir} holds the results of a different experiment ({what}); choose another "
-                                "output directory, or delete it to start again", path=self.dir)
+        _check_same_experiment(self.dir, prov, self.kind, self.spec)
         if writer != "?" and writer != __version__:
             self._note(f"resuming {self.dir}, written by sudoku-lab {writer}, with {__version__}: provenance.json "
                        "records which runs each version added")
@@ -383,9 +378,11 @@ class ResultStore:
             self._rows = {row["task"]: row for _, row in _journal_rows(data, self.dir / JOURNAL)}
         return self._rows[key]
 
-    def solved(self) -> int:
-        """How many of the recorded runs were solved."""
-        return len(self._solved)
+    def solved(self, keys: Iterable[str] | None = None) -> int:
+        """How many of the recorded runs (of those with ``keys``, when given) were solved."""
+        if keys is None:
+            return len(self._solved)
+        return sum(k in self._solved for k in keys)
 
     # -------------------------------------------------------------- closing
     def _write_table(self) -> None:
@@ -445,6 +442,47 @@ def closing(store: "ResultStore | None"):
         return
     with store:
         yield store
+
+
+def _value_text(value) -> str:
+    text = json.dumps(value, sort_keys=True, default=_json_default) if value is not None else "none"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check_same_experiment(directory: Path, prov: dict, kind: str, spec: dict) -> None:
+    """DataFileError naming what differs when the sidecar ``prov`` is of another experiment than ``spec``."""
+    if prov.get("kind") == kind and prov.get("spec") == spec:
+        return
+    theirs = prov.get("spec") if isinstance(prov.get("spec"), dict) else {}
+    diff = sorted(k for k in set(theirs) | set(spec) if theirs.get(k) != spec.get(k))
+    if prov.get("kind") == kind:
+        what = (f"differs in: {', '.join(diff)}): it holds "
+                + ", ".join(f"{k} {_value_text(theirs.get(k))}" for k in diff) + ", this asks for "
+                + ", ".join(f"{k} {_value_text(spec.get(k))}" for k in diff))
+    else:
+        what = f"written by `{prov.get('kind')}`, not `{kind}`)"
+    raise DataFileError(f"{directory} holds the results of a different experiment ({what}; choose another "
+                        "output directory, or delete it to start again", path=directory)
+
+
+def check_results_dir(path, spec: dict, *, kind: str = "batch") -> bool:
+    """Whether ``path`` holds results of the experiment ``spec`` already (False: none yet), without opening it.
+
+    For a command that will open several stores one after the other and must
+    refuse a wrong one before its first run.
+
+    Raises
+    ------
+    DataFileError
+        What :class:`ResultStore` would refuse: a file where the directory
+        should be, a directory of another experiment or an unreadable sidecar.
+    """
+    d = results_dir(path)
+    prov_path = d / PROVENANCE
+    if not prov_path.exists():
+        return False
+    _check_same_experiment(d, _read_provenance(prov_path), kind, spec)
+    return True
 
 
 def results_dir(path) -> Path:

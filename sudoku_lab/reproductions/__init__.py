@@ -8,16 +8,16 @@ means adding ``sudoku_lab/reproductions/<paper>.py`` and nothing else. Code
 outside the package registers the same way, through a plugin (see
 :mod:`sudoku_lab._registry`)::
 
-    from sudoku_lab.experiments import Task
     from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, register_paper,
                                           register_reproduction)
 
     register_paper(Paper("toy", "A. Author, A toy paper, 2024", "Table 1 of the paper"))
 
     @register_reproduction("toy-table1", paper="toy", title="Toy Table 1", solver="reseda",
-                           options={"runs": Option(100, "runs per configuration")})
+                           options={"runs": Option(100, "runs per configuration", low=1, high=10_000)},
+                           quick={"runs": 20})
     def toy_table1(runner, runs):
-        tasks = [Task("reseda", runner.p(restart="none"), puzzle, runner.seed + i) for i in range(runs)]
+        tasks = runner.repeat("reseda", runner.p(restart="none"), puzzle, "solved,100000it", runs)
         res = runner.run(tasks, "toy")
         k = sum(r.solved for r in res)
         rep = Report("Toy Table 1", ["paper", "ours", *COMPARISON_HEADER])
@@ -25,9 +25,17 @@ outside the package registers the same way, through a plugin (see
         return rep
 
 A reproduction's run function receives a :class:`Runner` (the user's seed,
-``--param`` values, worker processes and Ctrl-C) and, as keywords, the options
-it declares (``runs``, ``puzzles``, ``solve_runs``, ``out``) with their
-defaults filled in; it returns a :class:`Report`. Success counts are compared
+``--param`` values, where the runs go, the results directory and Ctrl-C) and,
+as keywords, the options it declares (``runs``, ``puzzles``, ``solve_runs``,
+``out`` or its own) with their defaults filled in (or its ``quick`` values,
+under ``--quick`` and in ``reproduce all --quick``); it returns a
+:class:`Report`. ``runner.run(tasks, label)`` runs a list of
+:class:`~sudoku_lab.experiments.Task` on the experiment engine and keeps each
+finished run in the results directory, so the same command resumes;
+``label`` names the list (a cell or row of the table), and ``runner.repeat``
+/ ``runner.each`` build the usual lists (seeded runs of one configuration,
+one run per puzzle). A reproduction without ``quick`` runs at its defaults in
+``--quick`` too. Success counts are compared
 with the paper's by :meth:`Report.rate_cells`: both exact 95 % intervals,
 Newcombe's interval for the difference, Fisher's exact test and a verdict
 word, "consistent", "ours higher" or "ours lower" (defined in
@@ -46,7 +54,7 @@ from .._registry import Registry
 from ..errors import ParameterError
 from ._core import COMPARISON_HEADER, COMPARISON_NOTE, Report, Runner, comparison_cells
 
-__all__ = ["Paper", "Reproduction", "Option", "OPTION_NAMES", "option_names", "register_paper", "register_reproduction", "papers",
+__all__ = ["Paper", "Reproduction", "Option", "OPTION_NAMES", "COMMAND_FLAGS", "option_names", "register_paper", "register_reproduction", "papers",
            "get_paper", "reproductions", "get_reproduction", "resolve_options", "Report", "Runner",
            "COMPARISON_HEADER", "COMPARISON_NOTE", "comparison_cells"]
 
@@ -55,6 +63,10 @@ __all__ = ["Paper", "Reproduction", "Option", "OPTION_NAMES", "option_names", "r
 #: options too (a lower-case identifier, e.g. ``ga_generations``): the command line gets a flag for each
 #: (see :func:`option_names`).
 OPTION_NAMES = ("runs", "puzzles", "solve_runs", "out")
+
+#: The ``reproduce`` command's own flags, which no reproduction may declare as an option.
+COMMAND_FLAGS = ("seed", "jobs", "param", "markdown", "quiet", "experiment", "results", "scheduler", "quick",
+                 "full", "only", "out_dir")
 
 
 def option_names() -> tuple[str, ...]:
@@ -121,6 +133,10 @@ class Reproduction:
     options : mapping of str to Option
         The options it accepts (the common :data:`OPTION_NAMES` or its own integer options); any other
         given on the command line is refused.
+    quick : mapping of str to int
+        Its reduced form (``sudoku-lab reproduce NAME --quick``, ``reproduce all --quick``): values of
+        some of its integer options, e.g. ``{"runs": 20}``, each within the option's range. Options it
+        leaves out keep their defaults; a reproduction without a quick form runs at its defaults.
     """
 
     name: str
@@ -129,6 +145,7 @@ class Reproduction:
     solver: str
     run: Callable[..., Report]
     options: Mapping[str, Option] = field(default_factory=dict)
+    quick: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self):
         for attr in ("name", "paper", "title", "solver"):
@@ -136,15 +153,26 @@ class Reproduction:
                 raise TypeError(f"reproduction {self.name!r}: {attr} must be a non-empty string")
         if not callable(self.run):
             raise TypeError(f"reproduction {self.name!r}: run must be callable")
+        if self.name == "all":
+            raise ValueError("a reproduction may not be named 'all' (`sudoku-lab reproduce all` runs every one)")
         bad = [k for k in self.options if not (isinstance(k, str) and k.isidentifier() and k == k.lower())
-                                                  or k in ("seed", "jobs", "param", "markdown", "quiet", "experiment")]
+                                                  or k in COMMAND_FLAGS]
         if bad:
             raise ValueError(f"reproduction {self.name!r}: option {bad[0]!r} must be a lower-case identifier that "
-                             "is not one of the command's own flags (seed, jobs, param, markdown, quiet)")
+                             f"is not one of the command's own flags ({', '.join(COMMAND_FLAGS)})")
         for k, opt in self.options.items():
             if not isinstance(opt, Option):
                 raise TypeError(f"reproduction {self.name!r}: option {k!r} must be an Option, got {opt!r}")
+        for k, value in dict(self.quick).items():
+            opt = self.options.get(k)
+            if opt is None or k == "out":
+                raise ValueError(f"reproduction {self.name!r}: quick value for {k!r}, which is not one of its "
+                                 f"integer options ({', '.join(o for o in self.options if o != 'out') or 'none'})")
+            problem = _out_of_range(opt, value)
+            if problem:
+                raise ValueError(f"reproduction {self.name!r}: quick value of {k!r} must be {problem}")
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        object.__setattr__(self, "quick", MappingProxyType(dict(self.quick)))
 
 
 _papers: Registry[Paper] = Registry("paper", package=__name__, key=lambda p: p.key)
@@ -183,7 +211,8 @@ def get_paper(key: str) -> Paper:
 
 def register_reproduction(name: str | Reproduction | None = None, *, paper: str | None = None,
                           title: str | None = None, solver: str | None = None,
-                          options: Mapping[str, Option] | None = None, run: Callable[..., Report] | None = None):
+                          options: Mapping[str, Option] | None = None, run: Callable[..., Report] | None = None,
+                          quick: Mapping[str, int] | None = None):
     """Register a reproduction; a second one with the same name is refused (ValueError).
 
     Three forms::
@@ -197,7 +226,7 @@ def register_reproduction(name: str | Reproduction | None = None, *, paper: str 
         return _register(_reproductions, name, name.name, _origin(name.run))
 
     def make(fn: Callable[..., Report]) -> Reproduction:
-        rep = Reproduction(name, paper, title, solver, fn, dict(options or {}))
+        rep = Reproduction(name, paper, title, solver, fn, dict(options or {}), dict(quick or {}))
         return _register(_reproductions, rep, rep.name, _origin(fn))
 
     if run is not None:
@@ -228,8 +257,19 @@ def _flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 
 
-def resolve_options(rep: Reproduction, given: Mapping[str, Any]) -> dict:
-    """The keyword options of ``rep.run``: the user's values (None = not given) over the declared defaults.
+def _out_of_range(opt: Option, value) -> str:
+    """What an integer option's value must be ("an integer from 1 to 200"), or "" if ``value`` is one."""
+    if isinstance(value, int) and not isinstance(value, bool) and (opt.low is None or value >= opt.low) and (
+            opt.high is None or value <= opt.high):
+        return ""
+    bounds = (f"from {opt.low} to {opt.high:,}" if opt.low is not None and opt.high is not None
+              else f">= {opt.low}" if opt.low is not None else f"<= {opt.high:,}" if opt.high is not None else "")
+    return f"an integer{' ' + bounds if bounds else ''}, got {value!r}"
+
+
+def resolve_options(rep: Reproduction, given: Mapping[str, Any], quick: bool = False) -> dict:
+    """The keyword options of ``rep.run``: the user's values (None = not given) over the declared defaults
+    (over its :attr:`~Reproduction.quick` values first, with ``quick``).
 
     Raises
     ------
@@ -249,14 +289,14 @@ def resolve_options(rep: Reproduction, given: Mapping[str, Any]) -> dict:
     out = {}
     for key, opt in rep.options.items():
         value = given.get(key)
+        if value is None and quick:
+            value = rep.quick.get(key)
         value = opt.default if value is None else value
         if key == "out":
             out[key] = None if value is None else Path(value)
             continue
-        if value is not None and ((opt.low is not None and value < opt.low)
-                                  or (opt.high is not None and value > opt.high)):
-            bounds = (f"from {opt.low} to {opt.high:,}" if opt.low is not None and opt.high is not None
-                      else f">= {opt.low}" if opt.low is not None else f"<= {opt.high:,}")
-            raise ParameterError(f"{_flag(key)} of {rep.name} must be an integer {bounds}, got {value}", name=key)
+        problem = _out_of_range(opt, value) if value is not None else ""
+        if problem:
+            raise ParameterError(f"{_flag(key)} of {rep.name} must be {problem}", name=key)
         out[key] = value
     return out

@@ -1,4 +1,4 @@
-"""What every reproduction shares: the report, the runner over :func:`~sudoku_lab.experiments.run_tasks`,
+"""What every reproduction shares: the report, the runner over :func:`~sudoku_lab.experiments.run_batch`,
 and the cells comparing a published success count with ours.
 
 Nothing here knows a paper or a solver; a paper's module (``<paper>.py``) builds
@@ -7,10 +7,10 @@ its tables from these pieces.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from ..experiments import Task, run_tasks
+from ..experiments import Task
 
 __all__ = ["Report", "Runner", "COMPARISON_HEADER", "COMPARISON_NOTE", "comparison_cells", "percent_interval",
            "difference_text", "p_text"]
@@ -85,11 +85,16 @@ class Report:
     compares_rates: bool = False
     #: The paper and where its numbers come from, the last note (set by ``run_experiment``).
     citation: str = ""
+    #: The verdict of every comparison made with :meth:`rate_cells` ("consistent", "ours higher", "ours lower").
+    verdicts: list = field(default_factory=list)
 
     def rate_cells(self, k_paper: int, n_paper: int, k: int, n: int) -> list[str]:
-        """:func:`comparison_cells`, and remember to explain them under the table."""
+        """:func:`comparison_cells`, and remember to explain them under the table (and the verdict)."""
         self.compares_rates = True
-        return comparison_cells(k_paper, n_paper, k, n)
+        cells = comparison_cells(k_paper, n_paper, k, n)
+        if n > 0:
+            self.verdicts.append(cells[-1].strip("*"))
+        return cells
 
     def markdown(self) -> str:
         lines = [f"### {self.title}", "", "| " + " | ".join(self.header) + " |",
@@ -105,7 +110,15 @@ class Report:
 
 
 class Runner:
-    """Runs a reproduction's task lists with the user's shared options.
+    """Runs a reproduction's task lists with the user's shared options, through the experiment engine.
+
+    Every task list goes through :func:`~sudoku_lab.experiments.run_batch`:
+    in this process, in worker processes or on a Dask cluster, each finished
+    run written at once to the results directory when there is one. A task
+    that directory already holds is not run again: its stored result comes
+    back, so a reproduction run again with the same directory resumes where it
+    stopped (and one that decides what to run from earlier results, such as
+    tries until some are solved, decides the same way again).
 
     Attributes
     ----------
@@ -113,35 +126,76 @@ class Runner:
         First seed; a reproduction numbers its runs from it.
     params : dict
         The user's ``--param`` values (checked against the reproduction's solver).
+    store : ResultStore or None
+        Where finished runs go (:class:`~sudoku_lab.results.ResultStore`).
     interrupted : bool
         True once a task list stopped before its end (Ctrl-C).
     """
 
     def __init__(self, jobs: int = 1, should_stop: Callable[[], bool] | None = None, progress=None,
-                 params: dict | None = None, seed: int = 0):
+                 params: dict | None = None, seed: int = 0, *, store=None, scheduler: str | None = None,
+                 workers=None):
+        """
+        Parameters
+        ----------
+        jobs, scheduler
+            Worker processes, or a Dask scheduler (``tcp://host:port``, ``local:N``), started for each task
+            list; ``workers`` (:class:`~sudoku_lab.experiments.Workers`) keeps them for all of them instead.
+        should_stop : callable, optional
+            True stops promptly; the finished runs are kept.
+        progress : callable, optional
+            ``progress(label, BatchProgress)`` at the start of a task list and after each run.
+        """
         self.jobs = jobs
+        self.scheduler = scheduler
+        self.workers = workers
         self.should_stop = should_stop or (lambda: False)
         self.progress = progress
         self.params = dict(params or {})
         self.seed = seed
+        self.store = store
         self.interrupted = False
+        self._tasks: dict[str, tuple] = {}  # key -> what it runs, to refuse a key reused for another run
 
     def run(self, tasks: list[Task], label: str) -> list:
-        """Run ``tasks`` (in worker processes with ``jobs`` > 1); the results finished, in task order."""
-        out = [None] * len(tasks)
-        done = 0
+        """Run ``tasks``; the results finished (run now or read back from the store), in task order.
+
+        ``label`` names the list (a cell or row of the table) in progress output and prefixes the task
+        keys (``label/key``; a task without a key is numbered), so keys need to be unique within a list only.
+        A task without a ``puzzle_set`` gets ``label`` as its own.
+        """
+        from ..experiments import run_batch
+
+        keyed = []
+        for i, t in enumerate(tasks):
+            key = f"{label}/{t.key or i}"
+            what = (t.solver, repr(sorted(t.params.items())), t.puzzle.to_line(), t.seed, t.until)
+            if self._tasks.setdefault(key, what) != what:
+                raise ValueError(f"task {key!r} was given for two different runs: give the tasks of a list distinct "
+                                 "keys, and lists of different runs distinct labels")
+            keyed.append(replace(t, key=key, puzzle_set=t.puzzle_set or label))
+        progress = None
         if self.progress:
-            self.progress(label, 0, len(tasks))
-        for i, res in run_tasks(tasks, jobs=self.jobs, should_stop=self.should_stop):
-            out[i] = res
-            done += 1
-            if self.progress:
-                self.progress(label, done, len(tasks))
-        if done < len(tasks):
+            def progress(p):
+                self.progress(label, p)
+        out = run_batch(keyed, self.store, jobs=self.jobs, scheduler=self.scheduler, workers=self.workers,
+                        should_stop=self.should_stop, progress=progress)
+        if any(r is None for r in out):
             self.interrupted = True
         return [r for r in out if r is not None]
+
+    def repeat(self, solver: str, params: dict, puzzle, until: str, runs: int, start: int = 0,
+               puzzle_set: str = "") -> list[Task]:
+        """Tasks ``start .. start + runs - 1`` of one configuration on one puzzle: seeds counted from
+        :attr:`seed`, keys and run indices the run's number."""
+        return [Task(solver, params, puzzle, self.seed + i, until, key=str(i), puzzle_set=puzzle_set, run=i)
+                for i in range(start, start + runs)]
+
+    def each(self, solver: str, params: dict, puzzles, until: str, puzzle_set: str = "") -> list[Task]:
+        """One task per puzzle of ``puzzles``: seeds counted from :attr:`seed`, keys the puzzle's index."""
+        return [Task(solver, params, p, self.seed + i, until, key=str(i), puzzle_set=puzzle_set)
+                for i, p in enumerate(puzzles)]
 
     def p(self, **setting) -> dict:
         """The user's --param values, with the experiment's own settings (what the table varies) on top."""
         return {**self.params, **setting}
-

@@ -16,7 +16,6 @@ import math
 import numpy as np
 
 from ..citations import cite
-from ..experiments import Task
 from . import Option, Paper, Report, Runner, register_paper, register_reproduction
 
 register_paper(Paper("jones", cite("jones2008").full.rstrip("."), "Figures 4 and 5 of the paper (section 4.4 and section 5)"))
@@ -55,7 +54,7 @@ def _mean(xs) -> float:
 @register_reproduction("hill-climb-figure4", paper="jones", solver="hill_climb",
                        title="Figure 4: greedy initialisation alone vs greedy + post-swapping",
                        options={"runs": Option(25, "runs per Kennett level: its first RUNS puzzles, one seeded run each",
-                                             low=1, high=200)})
+                                             low=1, high=200)}, quick={"runs": 10})
 def figure4(runner: Runner, runs: int) -> Report:
     puzzles = runs
     sample = [p for pzs in _sample(puzzles).values() for p in pzs]
@@ -64,8 +63,7 @@ def figure4(runner: Runner, runs: int) -> Report:
                   "paper clashes with givens", "our clashes with givens", "solved"])
     for label, post in (("greedy alone", False), ("greedy + post-swap", True)):
         params = runner.p(greedy=True, post_swap=post)
-        tasks = [Task("hill_climb", params, p, runner.seed + i, UNTIL, key=str(i)) for i, p in enumerate(sample)]
-        res = runner.run(tasks, label)
+        res = runner.run(runner.each("hill_climb", params, sample, UNTIL, puzzle_set="kennett sample"), label)
         if not res:
             rep.interrupted = True
             return rep
@@ -89,7 +87,8 @@ def figure4(runner: Runner, runs: int) -> Report:
 @register_reproduction("hill-climb-figure5", paper="jones", solver="hill_climb",
                        title="Figure 5: givens, iterations, restarts and time by difficulty",
                        options={"runs": Option(25, "runs per Kennett level: its first RUNS puzzles, one seeded run each "
-                                             "(paper: 100 puzzles in 4 ratings)", low=1, high=200)})
+                                             "(paper: 100 puzzles in 4 ratings)", low=1, high=200)},
+                       quick={"runs": 10})
 def figure5(runner: Runner, runs: int) -> Report:
     puzzles = runs
     rep = Report(f"Hill climbing Figure 5: by difficulty, {puzzles} Kennett puzzles per level",
@@ -100,8 +99,8 @@ def figure5(runner: Runner, runs: int) -> Report:
     base_ours = None
     for k, (rating, pzs) in enumerate(_sample(puzzles).items()):
         params = runner.p()
-        tasks = [Task("hill_climb", params, p, runner.seed + i, UNTIL, key=str(i)) for i, p in enumerate(pzs)]
-        res = runner.run(tasks, rating)
+        res = runner.run(runner.each("hill_climb", params, pzs, UNTIL, puzzle_set=f"kennett/{LEVELS[rating]}"),
+                         rating)
         if not res:
             rep.interrupted = True
             return rep

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..experiments import Task
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
 
 register_paper(Paper(
@@ -75,18 +74,18 @@ def _success_cells(runner: Runner, rep: Report, pz, params: dict, runs: int, lab
 
     None if nothing finished (interrupted).
     """
-    tasks = [Task("reseda", params, pz, runner.seed + i, "solved,100000it", key=str(i)) for i in range(runs)]
-    res = runner.run(tasks, label)
+    res = runner.run(runner.repeat("reseda", params, pz, "solved,100000it", runs), label)
     if not res:
         return None
     k = sum(r.solved for r in res)
+    steps = _steps_of_success(res)
     return [f"{k_paper}/{n_paper}", f"{k}/{len(res)}", *rep.rate_cells(k_paper, n_paper, k, len(res)),
-            steps_paper, f"{_steps_of_success(res):.1f}"]
+            steps_paper, "n/a" if math.isnan(steps) else f"{steps:.1f}"]
 
 
 @register_reproduction("reseda-table1", paper="reseda", solver="reseda",
                        title="Table 1: successes on reseda_fig3_1_easy for three variants and four alphas",
-                       options={"runs": Option(100, "runs per cell (paper: 100)", **_RUNS)})
+                       options={"runs": Option(100, "runs per cell (paper: 100)", **_RUNS)}, quick={"runs": 50})
 def table1(runner: Runner, runs: int) -> Report:
     from .. import library
 
@@ -107,7 +106,8 @@ def table1(runner: Runner, runs: int) -> Report:
 
 @register_reproduction("reseda-table2", paper="reseda", solver="reseda",
                        title="Table 2: successes on reseda_fig3_2_medium for six alphas",
-                       options={"runs": Option(100, "runs per alpha (paper: 100, assumed)", **_RUNS)})
+                       options={"runs": Option(100, "runs per alpha (paper: 100, assumed)", **_RUNS)},
+                       quick={"runs": 50})
 def table2(runner: Runner, runs: int) -> Report:
     from .. import library
 
@@ -129,7 +129,7 @@ def table2(runner: Runner, runs: int) -> Report:
 @register_reproduction("reseda-fig4-2", paper="reseda", solver="reseda",
                        title="Figure 4.2: correctness grades on reseda_fig4_1_hard, and its 3 successes in 100 runs",
                        options={"runs": Option(100, "runs (paper: 100)", **_RUNS),
-                                "out": Option(None, "the figure of the grades")})
+                                "out": Option(None, "the figure of the grades")}, quick={"runs": 100})
 def fig4_2(runner: Runner, runs: int, out: Path | None) -> Report:
     from .. import figures, library
     from ..grades import GradeResult, agreement
@@ -137,8 +137,7 @@ def fig4_2(runner: Runner, runs: int, out: Path | None) -> Report:
     seed = runner.seed
     pz = library.puzzle("reseda_fig4_1_hard")
     params = runner.p(restart="none")
-    tasks = [Task("reseda", params, pz, seed + i, "solved,100000it", key=str(seed + i)) for i in range(runs)]
-    res = runner.run(tasks, "Figure 4.2 runs")
+    res = runner.run(runner.repeat("reseda", params, pz, "solved,100000it", runs), "Figure 4.2 runs")
     g = GradeResult(pz, np.array(pz.check()), "reseda", params, [seed + i for i in range(runs)], "solved,100000it",
                     runs=res)
     paper = library.reseda_fig4_2_grades()
@@ -173,13 +172,13 @@ def fig4_2(runner: Runner, runs: int, out: Path | None) -> Report:
 
 
 def _attempts(runner: Runner, pz, params, runs, label):
-    tasks = [Task("reseda", params, pz, runner.seed + i, "solved,1000000it", key=str(i)) for i in range(runs)]
-    return runner.run(tasks, label)
+    return runner.run(runner.repeat("reseda", params, pz, "solved,1000000it", runs), label)
 
 
 @register_reproduction("reseda-table3", paper="reseda", solver="reseda",
                        title="Table 3: partial restarts on reseda_fig4_1_hard (successes, time, ETS)",
-                       options={"runs": Option(1000, "attempts per method (paper: 1000)", **_RUNS)})
+                       options={"runs": Option(1000, "attempts per method (paper: 1000)", **_RUNS)},
+                       quick={"runs": 200})
 def table3(runner: Runner, runs: int) -> Report:
     from .. import library
     from ..stats import expected_time_to_success
@@ -208,12 +207,11 @@ def table3(runner: Runner, runs: int) -> Report:
 @register_reproduction("reseda-table4", paper="reseda", solver="reseda",
                        title="Table 4: Kennett's five levels with 27, 9 and 3 restart zones",
                        options={"puzzles": Option(200, "puzzles per Kennett level (paper: 1000; 200 are bundled)",
-                                                  low=1, high=200)})
+                                                  low=1, high=200)}, quick={"puzzles": 40})
 def table4(runner: Runner, puzzles: int) -> Report:
     from .. import library
     from ..stats import expected_time_to_success
 
-    seed = runner.seed
     rep = Report(f"RESEDA Table 4: Kennett levels, one attempt per puzzle, {puzzles} puzzles per level "
                  "(paper: 1000): successes and mean time per attempt",
                  ["level", "zones", "paper", "ours", *COMPARISON_HEADER, "paper time", "our time", "ratio"])
@@ -222,7 +220,7 @@ def table4(runner: Runner, puzzles: int) -> Report:
         pzs = library.collection(f"kennett/{level}")[:puzzles]
         for zones in ("all", "boxes", "diagonal"):
             params = runner.p(restart="partial", zones=zones)
-            tasks = [Task("reseda", params, p, seed + i, "solved,1000000it", key=str(i)) for i, p in enumerate(pzs)]
+            tasks = runner.each("reseda", params, pzs, "solved,1000000it", puzzle_set=f"kennett/{level}")
             res = runner.run(tasks, f"{level} {zones}")
             if not res:
                 rep.interrupted = True
@@ -245,14 +243,14 @@ def table4(runner: Runner, puzzles: int) -> Report:
 @register_reproduction("reseda-escargot", paper="reseda", solver="reseda",
                        title="Table 5 and section 5.2: AI Escargot, partial restarts and brute-force coupling",
                        options={"runs": Option(100, "attempts per row (paper: 1000)", **_RUNS),
-                                "solve_runs": Option(3, "coupled runs until solved", low=0, high=1000)})
+                                "solve_runs": Option(3, "coupled runs until solved", low=0, high=1000)},
+                       quick={"runs": 30, "solve_runs": 1})
 def escargot(runner: Runner, runs: int, solve_runs: int) -> Report:
     from .. import library
     from ..puzzle import Puzzle
     from ..solvers.reseda import admissible_box_permutations
     from ..stats import expected_time_to_success
 
-    seed = runner.seed
     pz = library.puzzle("ai_escargot")
     sol = np.array(pz.check())
     header = ["method", "paper", "ours", *COMPARISON_HEADER, "paper time/attempt", "our time/attempt"]
@@ -286,12 +284,13 @@ def escargot(runner: Runner, runs: int, solve_runs: int) -> Report:
                          f"{c['mean_time_to_success']:.0f} s, ours {est:.1f} s")
     if solve_runs > 0:
         params = runner.p(restart="partial", zones="all", coupling=True, coupling_box=1)
-        tasks = [Task("reseda", params, pz, seed + i, "solved,3600s", key=str(i)) for i in range(solve_runs)]
-        solved = runner.run(tasks, "escargot coupling until solved")
+        solved = runner.run(runner.repeat("reseda", params, pz, "solved,3600s", solve_runs),
+                            "escargot coupling until solved")
         if solved:
             times = [r.seconds for r in solved]
             ok = sum(r.solved for r in solved)
-            row = [f"coupling run until solved (measured, {len(solved)} seeds)", "~63 s (estimate)",
+            row = [f"coupling run until solved (measured, {len(solved)} seed{'s' if len(solved) > 1 else ''})",
+                   "~63 s (estimate)",
                    f"{ok}/{len(solved)} solved"]
             row += [""] * (len(header) - len(row) - 1)
             row.append(f"mean {np.mean(times):.1f} s, max {np.max(times):.1f} s to success")

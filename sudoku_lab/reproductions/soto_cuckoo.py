@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..citations import cite
-from ..experiments import Task
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2", "table1", "table2", "tries_until"]
@@ -54,9 +53,7 @@ def tries_until(runner: Runner, params: dict, pz, budget: int, target: int, cap:
         need = target - solved
         k = min(cap - len(results), max(batch, need))
         start = len(results)
-        tasks = [Task("cuckoo", params, pz, runner.seed + start + t, f"solved,{budget}it", key=str(start + t))
-                 for t in range(k)]
-        res = runner.run(tasks, label)
+        res = runner.run(runner.repeat("cuckoo", params, pz, f"solved,{budget}it", k, start=start), label)
         if len(res) < k:
             return results + res, True
         for r in res:
@@ -78,7 +75,8 @@ def _mean(xs) -> str:
                                 "puzzles": Option(9, "how many of easy a .. hard c, in the table's order", low=1,
                                                   high=9),
                                 "max_tries": Option(500, "most tries per puzzle before giving up on reaching "
-                                                    "--runs solved", low=1, high=1_000_000)})
+                                                    "--runs solved", low=1, high=1_000_000)},
+                       quick={"runs": 10, "max_tries": 100})
 def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 500) -> Report:
     """Success rate solved/tries against Table 1, with the binomial comparison cells."""
     from .. import library
@@ -123,7 +121,8 @@ def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 500) -> Rep
 @register_reproduction("cuckoo-table2", paper="soto2014", solver="cuckoo",
                        title="Table 2: 30 tries of 100000 iterations on easy a, medium a and hard a",
                        options={"runs": Option(30, "tries per puzzle (paper: 30)", low=1, high=1_000_000),
-                                "puzzles": Option(3, "how many of easy a, medium a, hard a", low=1, high=3)})
+                                "puzzles": Option(3, "how many of easy a, medium a, hard a", low=1, high=3)},
+                       quick={"runs": 10})
 def table2(runner: Runner, runs: int, puzzles: int) -> Report:
     """Successes in 30 tries of 100000 iterations against Table 2 (cuckoo column)."""
     from .. import library
@@ -139,8 +138,7 @@ def table2(runner: Runner, runs: int, puzzles: int) -> Report:
                      "medium a and hard a (the ones the AC3-tabu paper's Table 2 used).")
     for name in list(PAPER_TABLE2)[:puzzles]:
         pz = library.puzzle(name)
-        tasks = [Task("cuckoo", params, pz, runner.seed + i, f"solved,{budget}it", key=str(i)) for i in range(runs)]
-        res = runner.run(tasks, name)
+        res = runner.run(runner.repeat("cuckoo", params, pz, f"solved,{budget}it", runs), name)
         if not res:
             rep.interrupted = True
             return rep

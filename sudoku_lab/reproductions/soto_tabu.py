@@ -17,7 +17,6 @@ import math
 import numpy as np
 
 from ..citations import cite
-from ..experiments import Task
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2", "GA_TABLE2", "table1", "table2"]
@@ -74,9 +73,7 @@ def _tries_until(runner: Runner, pz, params: dict, budget: int, wanted: int, cap
         rate = (solved + 1) / (len(results) + 1)
         batch = int(min(cap - len(results), max(10, math.ceil(1.2 * (wanted - solved) / rate))))
         start = len(results)
-        tasks = [Task("ac3_tabu", params, pz, runner.seed + start + i, f"solved,{budget}it", key=str(start + i))
-                 for i in range(batch)]
-        res = runner.run(tasks, label)
+        res = runner.run(runner.repeat("ac3_tabu", params, pz, f"solved,{budget}it", batch, start=start), label)
         if len(res) < batch:
             return None
         for r in res:
@@ -93,7 +90,8 @@ def _tries_until(runner: Runner, pz, params: dict, budget: int, wanted: int, cap
                                 "puzzles": Option(8, "how many of the eight puzzles, in the table's order", low=1,
                                                   high=8),
                                 "max_tries": Option(3000, "most tries per puzzle before reporting 'not reached'",
-                                                    low=1, high=1_000_000)})
+                                                    low=1, high=1_000_000)},
+                       quick={"runs": 10, "max_tries": 500})
 def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 3000) -> Report:
     """Tries needed, success rates, iterations and relative times against the paper's Table 1."""
     from .. import library
@@ -144,7 +142,8 @@ def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 3000) -> Re
                        title="Table 2: solved out of 30 tries of 100000 iterations on easy a-c, medium a, hard a",
                        options={"runs": Option(TABLE2_RUNS, "tries per puzzle (paper: 30)", low=1, high=100_000),
                                 "puzzles": Option(5, "how many of the five puzzles, in the table's order", low=1,
-                                                  high=5)})
+                                                  high=5)},
+                       quick={"runs": 10})
 def table2(runner: Runner, runs: int, puzzles: int) -> Report:
     """Solved tries out of ``runs`` against the paper's Table 2 (hybrid TS column; the GA's for reference)."""
     from .. import library
@@ -156,8 +155,7 @@ def table2(runner: Runner, runs: int, puzzles: int) -> Report:
     rep = Report(f"AC3-tabu Table 2: solved out of {runs} tries of {budget} iterations", header)
     for name in list(PAPER_TABLE2)[:puzzles]:
         pz = library.puzzle(name)
-        tasks = [Task("ac3_tabu", params, pz, runner.seed + i, f"solved,{budget}it", key=str(i)) for i in range(runs)]
-        res = runner.run(tasks, _label(name))
+        res = runner.run(runner.repeat("ac3_tabu", params, pz, f"solved,{budget}it", runs), _label(name))
         if not res:
             rep.interrupted = True
             return rep
