@@ -31,7 +31,7 @@ from ._chunks import ChunkSizer, next_chunk
 from .puzzle import Puzzle
 from .warmup import warm_up
 
-__all__ = ["Task", "RunResult", "run_task", "run_tasks", "execute", "run_batch", "executor", "Workers", "BatchProgress",
+__all__ = ["Task", "RunResult", "run_task", "run_tasks", "execute", "run_batch", "Workers", "BatchProgress",
            "config_label", "default_jobs", "effective_jobs", "WorkerPool", "ChunkSizer", "run_chunk"]
 
 
@@ -557,27 +557,6 @@ class BatchProgress:
         return left / self.rate if self.new and self.rate > 0 else math.nan
 
 
-def executor(jobs: int = 1, scheduler: str | None = None):
-    """The function that runs tasks: ``run(tasks, should_stop, solvers) -> iterator of (index, RunResult)``.
-
-    Parameters
-    ----------
-    jobs : int
-        1: in this process; more: that many worker processes (:func:`run_tasks`).
-    scheduler : str, optional
-        A Dask scheduler (``tcp://host:8786``) or ``local:N`` for a local Dask
-        cluster of N worker processes (:mod:`sudoku_lab.cluster`); ``jobs`` is
-        then ignored.
-    """
-    if scheduler:
-        from .cluster import dask_tasks, parse_scheduler
-
-        parse_scheduler(scheduler)
-        return lambda tasks, should_stop, solvers: dask_tasks(tasks, scheduler, run_chunk, should_stop=should_stop,
-                                                              solvers=solvers)
-    return lambda tasks, should_stop, solvers: run_tasks(tasks, jobs=jobs, should_stop=should_stop, solvers=solvers)
-
-
 def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs: int = 1,
             scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
             progress: Callable[[BatchProgress], None] | None = None,
@@ -603,7 +582,9 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
         refused if it holds them for other settings: see
         :meth:`~sudoku_lab.results.ResultStore.check`).
     jobs, scheduler
-        Where the runs go (:func:`executor`).
+        Where the runs go: 1 in this process, more in that many worker
+        processes; a Dask scheduler (``tcp://host:8786``) or ``local:N``
+        instead (:class:`Workers`, started for this batch).
     workers : Workers, optional
         Worker processes or a Dask client kept across batches, used instead
         of starting ``jobs`` / ``scheduler`` for this batch alone.
@@ -663,17 +644,23 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
     new = solved = 0
     if progress:
         progress(BatchProgress(done0, total, solved0, 0, 0.0))
-    run = workers if workers is not None else executor(jobs, scheduler)
-    for j, res in run(feed(), stop, solvers):
-        i = order[j]
-        task = pending.pop(i)
-        if store is not None:
-            store.add(task_row(task, res, full(task)))
-        new += 1
-        solved += bool(res.solved)
-        if progress:
-            progress(BatchProgress(done0 + new, total, solved0 + solved, new, time.perf_counter() - t0))
-        yield i, task, res
+    run = workers if workers is not None else Workers(jobs, scheduler)
+    clean = False
+    try:
+        for j, res in run(feed(), stop, solvers):
+            i = order[j]
+            task = pending.pop(i)
+            if store is not None:
+                store.add(task_row(task, res, full(task)))
+            new += 1
+            solved += bool(res.solved)
+            if progress:
+                progress(BatchProgress(done0 + new, total, solved0 + solved, new, time.perf_counter() - t0))
+            yield i, task, res
+        clean = True
+    finally:
+        if workers is None:  # this batch's own workers: an error or a second Ctrl-C terminates them at once
+            run.close(clean)
 
 
 def run_batch(tasks: list[Task], store=None, **kw) -> list[RunResult | None]:
