@@ -3,17 +3,23 @@
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Iterator
 
-__all__ = ["ChunkSizer", "next_chunk"]
+__all__ = ["ChunkSizer", "next_chunk", "remaining", "prepend"]
 
 
 class ChunkSizer:
-    """How many runs to send a worker at once: about ``target`` seconds of work, at least 1, at most ``most``.
+    """How many runs to send a worker at once.
 
     A batch of thousands of 5 ms runs spends more time sending tasks than running them if each goes
-    alone (a Dask task costs about a millisecond of scheduling); runs of a second or more go one by one,
-    so a stop or a kill loses little. The size follows the mean run time seen so far.
+    alone (a Dask task costs one to two milliseconds of scheduling on a 2-core machine), so runs go in
+    chunks of about ``target`` seconds of work (from the mean run time seen so far; one run until a
+    run has finished; at most ``most``). Runs of a second or more go one by one, so a stop or a kill
+    loses little. Towards the end of a batch whose length is known, chunks shrink to a share of what
+    is left (guided self-scheduling, Polychronopoulos and Kuck 1987): the last chunks are small, so no
+    worker waits long for another to finish a big one.
     """
 
     def __init__(self, target: float, most: int = 64):
@@ -27,11 +33,43 @@ class ChunkSizer:
             self.runs += 1
             self.seconds += r.seconds
 
-    def size(self) -> int:
+    def size(self, left: int = -1, workers: int = 1) -> int:
+        """The next chunk's size, with ``left`` runs still to send (-1: unknown) to ``workers`` workers."""
         if not self.runs:
             return 1
-        mean = self.seconds / self.runs
-        return max(1, min(self.most, int(self.target / max(mean, 1e-6))))
+        mean = max(self.seconds / self.runs, 1e-6)
+        size = max(1, min(self.most, int(self.target / mean + 1e-9)))
+        if left > 0:
+            # Guided, but never below a fifth of the target: the last chunks still carry enough work to
+            # be worth their scheduling.
+            floor = max(1, int(self.target / 5 / mean + 1e-9))
+            size = min(size, max(floor, math.ceil(left / (2 * max(1, workers)))))
+        return size
+
+
+def remaining(it) -> int:
+    """How many items ``it`` still holds, if it says (``__length_hint__``: list iterators do), else -1."""
+    return operator.length_hint(it, -1)
+
+
+class prepend:
+    """``first``, then the items of ``rest``: ``itertools.chain([first], rest)`` that keeps ``rest``'s length hint."""
+
+    def __init__(self, first, rest):
+        self._first = [first]
+        self._rest = rest
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._first:
+            return self._first.pop()
+        return next(self._rest)
+
+    def __length_hint__(self) -> int:
+        left = remaining(self._rest)
+        return -1 if left < 0 else left + len(self._first)
 
 
 def next_chunk(it: Iterator, size: int) -> list:

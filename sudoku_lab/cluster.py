@@ -23,7 +23,6 @@ worker processes on this machine and closes it at the end.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import re
 import time
@@ -31,7 +30,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
 
-from ._chunks import ChunkSizer, next_chunk
+from ._chunks import ChunkSizer, next_chunk, prepend, remaining
 from .errors import ParameterError, SudokuLabError
 
 __all__ = ["parse_scheduler", "dask_tasks", "prepare_workers", "ClusterError", "local_cluster"]
@@ -174,8 +173,8 @@ def prepare_workers(client, solvers: tuple) -> None:
 
 
 def dask_tasks(tasks: Iterable, scheduler, run_chunk: Callable, should_stop: Callable[[], bool] | None = None,
-               solvers: Iterable[str] | None = None, per_thread: int = 2, chunk_seconds: float = 0.05,
-               prepared: bool = False) -> Iterator[tuple[int, object]]:
+               solvers: Iterable[str] | None = None, per_thread: int = 2, chunk_seconds: float = 0.2,
+               prepared: bool = False, sizer: ChunkSizer | None = None) -> Iterator[tuple[int, object]]:
     """Run tasks on a Dask cluster, yielding ``(index, result)`` as each finishes (the contract of
     :func:`~sudoku_lab.experiments.run_tasks`).
 
@@ -197,9 +196,12 @@ def dask_tasks(tasks: Iterable, scheduler, run_chunk: Callable, should_stop: Cal
         Solvers to warm on every worker (default: the first task's).
     chunk_seconds : float
         Work sent as one Dask task (:class:`~sudoku_lab._chunks.ChunkSizer`): scheduling a task costs
-        about a millisecond, so runs of a few milliseconds go several at a time.
+        a few milliseconds of the scheduler's and the client's time, so runs of a few milliseconds go
+        several at a time.
     prepared : bool
         The workers were already checked and warmed (:func:`prepare_workers`).
+    sizer : ChunkSizer, optional
+        What earlier batches taught about run times (default: a new one of ``chunk_seconds``).
 
     Raises
     ------
@@ -210,18 +212,20 @@ def dask_tasks(tasks: Iterable, scheduler, run_chunk: Callable, should_stop: Cal
     """
     from distributed import Client
 
+    sizer = sizer or ChunkSizer(chunk_seconds)
     if isinstance(scheduler, Client):
-        yield from _dask_run(scheduler, tasks, run_chunk, should_stop, solvers, per_thread, chunk_seconds, prepared)
+        yield from _dask_run(scheduler, tasks, run_chunk, should_stop, solvers, per_thread, sizer, prepared)
         return
     with client_for(scheduler) as client:
-        yield from _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, chunk_seconds, prepared)
+        yield from _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, sizer, prepared)
 
 
-def _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, chunk_seconds, prepared):
+def _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, sizer, prepared):
     from distributed import Event, as_completed
 
     stop = should_stop or (lambda: False)
-    it = iter(enumerate(tasks))
+    src = iter(tasks)
+    it = enumerate(src)
     first = next(it, None)
     if first is None:
         return
@@ -231,8 +235,7 @@ def _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, chunk_
     stop_name = f"sudoku-lab-stop-{batch}"
     threads = max(1, sum(client.nthreads().values()))
     event = Event(stop_name, client=client)
-    sizer = ChunkSizer(chunk_seconds)
-    queue = itertools.chain([first], it)
+    queue = prepend(first, it)
     index: dict = {}  # key -> the indices of the chunk's tasks
     live: dict = {}  # key -> its future, until its results are taken
     # Results are gathered inside the client's event loop (with_results=True): gathering one from a
@@ -253,7 +256,7 @@ def _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, chunk_
     try:
         while True:
             while not exhausted and len(live) < per_thread * threads and not stop():
-                chunk = next_chunk(queue, sizer.size())
+                chunk = next_chunk(queue, sizer.size(remaining(src), threads))
                 if not chunk:
                     exhausted = True
                     break
@@ -268,7 +271,11 @@ def _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, chunk_
                         yield from _finished(index.pop(fut.key), res)
                 break
             if not ac.has_ready():
-                time.sleep(0.01)
+                # Block until a result comes (as_completed notifies its thread condition), waking every
+                # 50 ms for a stop request: polling instead costs the CPU the workers share on a small machine.
+                with ac.thread_condition:
+                    if not ac.has_ready():
+                        ac.thread_condition.wait(timeout=0.05)
                 continue
             for fut, res in ac.next_batch(block=False):
                 live.pop(fut.key)

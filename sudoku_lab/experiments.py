@@ -12,7 +12,6 @@ experiment resumes where it stopped.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import os
@@ -27,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 
 from .errors import ParameterError
-from ._chunks import ChunkSizer, next_chunk
+from ._chunks import ChunkSizer, next_chunk, prepend, remaining
 from .puzzle import Puzzle
 from .warmup import warm_up
 
@@ -258,18 +257,22 @@ class WorkerPool:
                     pending.add(self._ex.submit(_worker_ready))
         return True
 
-    def run(self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None = None
-            ) -> Iterator[tuple[int, RunResult]]:
-        """Run tasks on the workers, yielding ``(index, result)`` as each chunk finishes (see :func:`run_tasks`)."""
+    def run(self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None = None,
+            sizer: ChunkSizer | None = None) -> Iterator[tuple[int, RunResult]]:
+        """Run tasks on the workers, yielding ``(index, result)`` as each chunk finishes (see :func:`run_tasks`).
+
+        ``sizer`` carries what earlier batches taught about run times (default: a new one).
+        """
         stop = should_stop or (lambda: False)
         self._stop.clear()
-        it = iter(enumerate(tasks))
-        sizer = ChunkSizer(self.chunk_seconds)
+        src = iter(tasks)
+        it = enumerate(src)
+        sizer = sizer or ChunkSizer(self.chunk_seconds)
         pending: dict = {}
         exhausted = False
         while True:
             while not exhausted and len(pending) < 2 * self.jobs and not stop():
-                chunk = next_chunk(it, sizer.size())
+                chunk = next_chunk(it, sizer.size(remaining(src), self.jobs))
                 if not chunk:
                     exhausted = True
                     break
@@ -348,6 +351,8 @@ class Workers:
         self._warmed: set = set()  # in this process, or prepared on the Dask workers
         self._pool: WorkerPool | None = None
         self._ready = False
+        # Run times seen so far, across batches: the next batch's first chunks are sized from them.
+        self._sizer = ChunkSizer(0.05 if not scheduler else 0.2)
         self._client_cm = None
         self._client = None
 
@@ -363,37 +368,56 @@ class Workers:
         if first is None:
             return
         names = tuple(dict.fromkeys(solvers or (first.solver,)))
-        queue = itertools.chain([first], it)
+        queue = prepend(first, it)
         if self.scheduler:
             yield from self._on_dask(queue, stop, names)
         elif self.jobs <= 1:
-            new = tuple(n for n in names if n not in self._warmed)
-            if new:
-                warm_up(new)
-                self._warmed.update(new)
+            self.start(names)
             yield from run_tasks(queue, jobs=1, should_stop=stop, warm=False)
         else:
             yield from self._in_pool(queue, stop, names)
 
-    def _in_pool(self, queue, stop, names):
+    def start(self, solvers: Iterable[str] = (), should_stop: Callable[[], bool] | None = None) -> bool:
+        """Start the workers now (spawn the processes, or reach the scheduler) and warm ``solvers`` in each.
+
+        Otherwise the first batch does it. False if ``should_stop`` came first (kernels can take a minute
+        to compile).
+        """
+        names = tuple(dict.fromkeys(tuple(solvers) or self._solvers))
+        if self.scheduler:
+            self._prepare_dask(names)
+            return True
+        if self.jobs <= 1:
+            new = tuple(n for n in names if n not in self._warmed)
+            if new:
+                warm_up(new)
+                self._warmed.update(new)
+            return True
+        return self._start_pool(names, should_stop or (lambda: False))
+
+    def _start_pool(self, names: tuple, stop: Callable[[], bool]) -> bool:
         if self._pool is None or any(n not in self._solvers for n in names):
             self._close_pool(clean=True)
             self._solvers = tuple(dict.fromkeys(self._solvers + names))
             self._pool = WorkerPool(self.jobs, self._solvers)
             self._ready = False
+        if not self._ready:
+            self._ready = self._pool.wait_ready(stop)
+        return self._ready
+
+    def _in_pool(self, queue, stop, names):
         clean = False
         try:
-            if not self._ready and not self._pool.wait_ready(stop):
+            if not self._start_pool(names, stop):
                 return  # compiling can take a minute: do not wait for it (the finally terminates)
-            self._ready = True
-            yield from self._pool.run(queue, stop)
+            yield from self._pool.run(queue, stop, self._sizer)
             clean = True
         finally:
             if not clean:  # an error, a second Ctrl-C, a stop during warm-up: do not wait for anything
                 self._close_pool(clean=False)
 
-    def _on_dask(self, queue, stop, names):
-        from .cluster import client_for, dask_tasks, prepare_workers
+    def _prepare_dask(self, names: tuple) -> None:
+        from .cluster import client_for, prepare_workers
 
         if self._client is None:
             self._client_cm = client_for(self.scheduler)
@@ -402,7 +426,13 @@ class Workers:
             self._solvers = tuple(dict.fromkeys(self._solvers + names))
             prepare_workers(self._client, self._solvers)
             self._warmed.update(self._solvers)
-        yield from dask_tasks(queue, self._client, run_chunk, should_stop=stop, solvers=names, prepared=True)
+
+    def _on_dask(self, queue, stop, names):
+        from .cluster import dask_tasks
+
+        self._prepare_dask(names)
+        yield from dask_tasks(queue, self._client, run_chunk, should_stop=stop, solvers=names, prepared=True,
+                              sizer=self._sizer)
 
     def _close_pool(self, clean: bool) -> None:
         pool, self._pool = self._pool, None
@@ -487,8 +517,8 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
     (including a second Ctrl-C) terminates the workers at once.
     """
     stop = should_stop or (lambda: False)
-    it = iter(enumerate(tasks))
     if jobs <= 1:
+        it = enumerate(tasks)
         warmed = not warm
         if warm and solvers:
             warm_up(tuple(solvers))
@@ -504,16 +534,16 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
                 return
             yield i, res
         return
-    first = next(it, None)
+    src = iter(tasks)
+    first = next(src, None)
     if first is None:
         return
-    names = tuple(solvers or (first[1].solver,)) if warm else ()
+    names = tuple(solvers or (first.solver,)) if warm else ()
     pool = WorkerPool(jobs, names)
     clean = False
     try:
         if pool.wait_ready(stop):
-            for j, res in pool.run((t for _, t in itertools.chain([first], it)), stop):
-                yield j, res
+            yield from pool.run(prepend(first, src), stop)
         clean = True
     finally:
         # An exception, a second Ctrl-C or a consumer that stops listening: do not wait for anything.
@@ -645,9 +675,11 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
     if progress:
         progress(BatchProgress(done0, total, solved0, 0, 0.0))
     run = workers if workers is not None else Workers(jobs, scheduler)
+    # The executors size their chunks by what is left to send (see _chunks.ChunkSizer).
+    tasks_left = _Hinted(feed(), lambda: total - done0 - len(order))
     clean = False
     try:
-        for j, res in run(feed(), stop, solvers):
+        for j, res in run(tasks_left, stop, solvers):
             i = order[j]
             task = pending.pop(i)
             if store is not None:
@@ -661,6 +693,23 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
     finally:
         if workers is None:  # this batch's own workers: an error or a second Ctrl-C terminates them at once
             run.close(clean)
+
+
+class _Hinted:
+    """An iterator that says how many items it has left (``len_left()``), for chunk sizes."""
+
+    def __init__(self, it: Iterator, len_left: Callable[[], int]):
+        self._it = it
+        self._left = len_left
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._it)
+
+    def __length_hint__(self) -> int:
+        return max(0, self._left())
 
 
 def run_batch(tasks: list[Task], store=None, **kw) -> list[RunResult | None]:

@@ -72,3 +72,28 @@ def test_run_task_summary():
     row = task_row(t, r)
     assert len(row["grid"]) == 81 and "." not in row["grid"]  # RESEDA's grids are always full
     assert RunResult.from_row(row).iterations == r.iterations
+
+
+def test_chunks_carry_about_the_target_of_work_and_shrink_at_the_end_of_a_batch():
+    from types import SimpleNamespace
+
+    from sudoku_lab._chunks import ChunkSizer, next_chunk, prepend, remaining
+
+    sizer = ChunkSizer(0.2, most=64)
+    assert sizer.size(left=1000, workers=2) == 1  # nothing measured yet: one run at a time
+    sizer.add([SimpleNamespace(seconds=0.004)] * 10)  # 4 ms runs
+    assert sizer.size() == 50  # 0.2 s of work
+    assert sizer.size(left=1000, workers=2) == 50
+    assert sizer.size(left=120, workers=2) == 30  # guided: a quarter of what is left with two workers
+    assert sizer.size(left=12, workers=2) == 10  # never below a fifth of the target (0.04 s: 10 runs)
+    sizer.add([SimpleNamespace(seconds=10.0)])  # long runs: one at a time
+    assert sizer.size(left=1000, workers=2) == 1
+    assert ChunkSizer(1.0, most=8).size() == 1
+    fast = ChunkSizer(1.0, most=8)
+    fast.add([SimpleNamespace(seconds=1e-5)])
+    assert fast.size() == 8
+    it = iter(range(10))
+    assert next_chunk(it, 4) == [0, 1, 2, 3] and remaining(it) == 6
+    ahead = prepend(-1, it)
+    assert remaining(ahead) == 7 and next_chunk(ahead, 3) == [-1, 4, 5] and remaining(ahead) == 4
+    assert remaining(x for x in range(3)) == -1  # a generator does not say

@@ -1,8 +1,10 @@
 """``sudoku-lab bench batch``: the same batch of runs in one process, in the process pool and on a local Dask
 cluster, side by side.
 
-Each way runs the same tasks (RESEDA, one seeded run per puzzle of a set); the
-pool and the cluster are started and warmed once, before the passes, so the
+Each way runs the same tasks (RESEDA, one seeded run per puzzle of a set)
+through the engine's own executor (:class:`~sudoku_lab.experiments.Workers`);
+the pool and the cluster are started and warmed once, before the passes, and
+kept for all of them, as ``reproduce`` keeps them for all its batches, so the
 ratios are the batch engine's throughput: how much of the extra cores a batch
 gets. Start-up (spawning the workers, loading the kernels in each) is timed
 too and printed, with the ratios it gives for one batch of this size. Every
@@ -31,16 +33,15 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", default="kennett/easy", help="puzzle collection (default kennett/easy)")
     parser.add_argument("--jobs", type=int_option(2), default=None,
                         help="worker processes of the pool and the Dask cluster (default: every CPU)")
-    parser.add_argument("--repeat", type=int_option(1, 100), default=3,
-                        help="passes; the best of each way counts (default 3)")
+    parser.add_argument("--repeat", type=int_option(1, 100), default=5,
+                        help="passes; the best of each way counts (default 5)")
     parser.add_argument("--no-dask", action="store_true", help="leave the Dask cluster out")
 
 
 def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
     from .. import library
-    from ..cluster import dask_tasks, local_cluster, prepare_workers
     from ..errors import ParameterError
-    from ..experiments import Task, WorkerPool, default_jobs, effective_jobs, run_chunk, run_tasks
+    from ..experiments import Task, Workers, default_jobs, effective_jobs, run_tasks
     from ..warmup import warm_up
 
     puzzles = library.collection(args.set)
@@ -60,22 +61,20 @@ def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
         return {i: (r.solved, r.iterations) for i, r in results}
 
     got: dict[str, dict] = {}
-    t0 = time.perf_counter()
-    with WorkerPool(jobs, ("reseda",)) as pool:
-        pool.wait_ready()
-        start = {"pool": time.perf_counter() - t0}
-        cases = {"one process": lambda: got.__setitem__("one process", collect(run_tasks(tasks, jobs=1, warm=False))),
-                 "pool": lambda: got.__setitem__("pool", collect(pool.run(tasks)))}
-        if args.no_dask:
-            best = side_by_side(cases, args.repeat)
-        else:
+    ways = {"pool": Workers(jobs)} if args.no_dask else {"pool": Workers(jobs), "dask": Workers(scheduler=f"local:{jobs}")}
+    start = {}
+    try:
+        for key, workers in ways.items():
             t0 = time.perf_counter()
-            with local_cluster(jobs) as client:
-                prepare_workers(client, ("reseda",))
-                start["dask"] = time.perf_counter() - t0
-                cases["dask"] = lambda: got.__setitem__(
-                    "dask", collect(dask_tasks(tasks, client, run_chunk, prepared=True)))
-                best = side_by_side(cases, args.repeat)
+            workers.start(("reseda",))
+            start[key] = time.perf_counter() - t0
+        cases = {"one process": lambda: got.__setitem__("one process", collect(run_tasks(tasks, jobs=1, warm=False)))}
+        for key, workers in ways.items():
+            cases[key] = lambda key=key, workers=workers: got.__setitem__(key, collect(workers(tasks, None, ("reseda",))))
+        best = side_by_side(cases, args.repeat)
+    finally:
+        for workers in ways.values():
+            workers.close()
     serial = best["one process"]
     names = {"one process": "one process", "pool": f"process pool ({jobs})", "dask": f"Dask local:{jobs}"}
     ratios = {}
