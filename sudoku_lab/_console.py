@@ -7,7 +7,7 @@ import sys
 import threading
 import time
 
-__all__ = ["interruptible", "ProgressBar", "duration_text", "RunProgress", "ReadProgress", "int_option", "seed_option",
+__all__ = ["interruptible", "ProgressBar", "duration_text", "note", "add_where_options", "where_from_args", "RunProgress", "ReadProgress", "int_option", "seed_option",
            "resolve_puzzles", "resolve_puzzle", "add_solver_params", "solver_params"]
 
 
@@ -180,6 +180,42 @@ def int_option(low: int, high: int | None = None):
 
 #: Seeds: numpy takes any non-negative integer.
 seed_option = int_option(0)
+
+
+def note(text: str) -> None:
+    """Tell the user something that is not an error (one line on stderr)."""
+    print(f"sudoku-lab: note: {text}", file=sys.stderr)
+
+
+def add_where_options(parser, jobs_default: str) -> None:
+    """``--jobs`` (worker processes; ``jobs_default`` says the default) and ``--scheduler`` (a Dask cluster)."""
+    parser.add_argument("--jobs", type=int_option(1), default=None,
+                        help=f"worker processes ({jobs_default}; capped at the CPUs available)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="run on a Dask cluster: tcp://host:8786, or local:N to start N local worker processes")
+
+
+def where_from_args(args, default_jobs: int) -> tuple[int, str | None]:
+    """``(jobs, scheduler)`` of :func:`add_where_options`' options, checked before anything runs.
+
+    ``--jobs`` with ``--scheduler`` is refused, the address checked, and ``--jobs`` beyond the CPUs
+    capped with a note.
+    """
+    from .errors import ParameterError
+    from .experiments import effective_jobs
+
+    if args.scheduler:
+        from .cluster import parse_scheduler
+
+        if args.jobs is not None:
+            raise ParameterError("--jobs and --scheduler: choose worker processes on this machine or a Dask "
+                                 "cluster, not both", name="jobs")
+        parse_scheduler(args.scheduler)
+        return 1, args.scheduler
+    jobs, capped = effective_jobs(args.jobs or default_jobs)
+    if capped and args.jobs is not None:
+        note(capped)
+    return jobs, None
 
 
 # ------------------------------------------------------------ puzzle arguments

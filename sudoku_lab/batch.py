@@ -110,7 +110,7 @@ def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None 
 
 # --------------------------------------------------------------------- CLI
 def add_cli(sub) -> None:
-    from ._console import int_option, seed_option
+    from ._console import add_where_options, int_option, seed_option
     from .spec import SEEDINGS
 
     b = sub.add_parser(
@@ -137,10 +137,7 @@ def add_cli(sub) -> None:
     b.add_argument("--name", default=None, help="the experiment's name (reports show it)")
     b.add_argument("--out", default=None,
                    help="results directory (default: the specification's output, else NAME-results)")
-    b.add_argument("--jobs", type=int_option(1), default=None,
-                   help="worker processes (default: every CPU; capped at the CPUs available)")
-    b.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="run on a Dask cluster: tcp://host:8786, or local:N to start N local worker processes")
+    add_where_options(b, "default: every CPU")
     b.add_argument("--dry-run", action="store_true", help="say what would run, run nothing")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=cmd_batch)
@@ -167,34 +164,21 @@ def _spec_from_args(args) -> ExperimentSpec:
 
 
 def cmd_batch(args) -> int:
-    from ._console import ProgressBar, interruptible
-    from .experiments import default_jobs, effective_jobs
+    from ._console import ProgressBar, interruptible, note, where_from_args
+    from .experiments import default_jobs
 
-    if args.jobs is not None and args.scheduler:
-        raise ParameterError("--jobs and --scheduler: choose worker processes on this machine or a Dask cluster, "
-                             "not both", name="jobs")
-    if args.scheduler:
-        from .cluster import parse_scheduler
-
-        parse_scheduler(args.scheduler)
+    jobs, scheduler = where_from_args(args, default_jobs())
     spec = _spec_from_args(args)
     out = Path(args.out) if args.out else default_output(spec)
     if args.dry_run:
         print(spec.describe())
         print(f"results would go to {out}")
         return 0
-    jobs, note = effective_jobs(args.jobs or default_jobs())
-    if note and args.jobs is not None:
-        print(f"sudoku-lab: note: {note}", file=sys.stderr)
-
-    def say(text: str) -> None:
-        print(f"sudoku-lab: note: {text}", file=sys.stderr)
-
     bar = ProgressBar(enabled=not args.quiet)
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
     with intr as stop:
-        outcome = run_spec(spec, out, jobs=jobs, scheduler=args.scheduler, should_stop=stop.is_set,
-                           progress=bar.batch, note=say)
+        outcome = run_spec(spec, out, jobs=jobs, scheduler=scheduler, should_stop=stop.is_set,
+                           progress=bar.batch, note=note)
         interrupted = stop.is_set() and outcome.interrupted
     bar.close()
     print(f"{spec.name or 'batch'}: {outcome.done:,} of {outcome.total:,} runs done, {outcome.solved:,} solved "

@@ -115,7 +115,7 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
 
 # --------------------------------------------------------------------- CLI
 def add_cli(sub) -> None:
-    from ._console import int_option, seed_option
+    from ._console import add_where_options, int_option, seed_option
     from .report import CORRECTIONS, FORMATS
 
     c = sub.add_parser(
@@ -133,9 +133,7 @@ def add_cli(sub) -> None:
     c.add_argument("--seed", type=seed_option, default=0, help="run i uses seed SEED+i for every solver (default 0)")
     c.add_argument("--until", default="solved,10s",
                    help="stopping rule per run (default solved,10s: the same seconds for every solver)")
-    c.add_argument("--jobs", type=int_option(1), default=None, help="worker processes (default 1)")
-    c.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="run on a Dask cluster: tcp://host:8786, or local:N for N local worker processes")
+    add_where_options(c, "default 1")
     c.add_argument("--format", choices=FORMATS, default="text",
                    help="report format on standard output (csv: the summary table)")
     c.add_argument("--correction", choices=CORRECTIONS, default="bh",
@@ -150,34 +148,25 @@ def add_cli(sub) -> None:
 def cmd_compare(args) -> int:
     import sys
 
-    from ._console import ProgressBar, interruptible, resolve_puzzles
-    from .experiments import effective_jobs
+    from ._console import ProgressBar, interruptible, resolve_puzzles, where_from_args
     from .loop import parse_until
     from .report import build_report
 
     configs = [c for a in args.algo for c in parse_configs(a)]
     parse_until(args.until)
-    if args.jobs is not None and args.scheduler:
-        raise ParameterError("--jobs and --scheduler: choose worker processes or a Dask cluster, not both", name="jobs")
-    if args.scheduler:
-        from .cluster import parse_scheduler
-
-        parse_scheduler(args.scheduler)
+    jobs, scheduler = where_from_args(args, 1)
     puzzles: list[Puzzle] = []
     for arg in args.puzzles:
         puzzles.extend(resolve_puzzles(arg))
     if args.sample is not None and args.sample < len(puzzles):
         pick = np.random.default_rng(args.seed).choice(len(puzzles), size=args.sample, replace=False)
         puzzles = [puzzles[i] for i in sorted(pick.tolist())]
-    jobs, note = effective_jobs(args.jobs or 1)
-    if note:
-        print(f"sudoku-lab: note: {note}", file=sys.stderr)
     bar = ProgressBar(enabled=not args.quiet)
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
     with intr as stop:
         results = compare(configs, puzzles, runs=args.runs, seed=args.seed, until=args.until, jobs=jobs,
                           results_file=args.out, should_stop=stop.is_set, progress=bar.update,
-                          scheduler=args.scheduler)
+                          scheduler=scheduler)
         interrupted = stop.is_set()
     bar.close()
     if not len(results):

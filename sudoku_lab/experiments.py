@@ -21,7 +21,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -629,7 +629,7 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
         Every solver the tasks use: all are warmed before the first run is
         timed (default: the first task's).
     """
-    from .results import fingerprint, task_row
+    from .results import fingerprint, json_default, task_row
 
     stop = should_stop or (lambda: False)
     if total is None:
@@ -644,7 +644,7 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
     params_cache: dict = {}
 
     def full(task: Task) -> dict:
-        k = (task.solver, json.dumps(task.params, sort_keys=True, default=_json_default))
+        k = (task.solver, json.dumps(task.params, sort_keys=True, default=json_default))
         if k not in params_cache:
             params_cache[k] = task.full_params()
         return params_cache[k]
@@ -731,13 +731,3 @@ def run_batch(tasks: list[Task], store=None, **kw) -> list[RunResult | None]:
                 store.check(t.key, fingerprint(t.solver, t.full_params(), t.puzzle.to_line(), t.seed, t.until))
                 out[i] = RunResult.from_row(store.row(t.key))
     return out
-
-
-def _json_default(o: Any):
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return None if math.isnan(o) else float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(f"cannot store {type(o).__name__} in a results file")

@@ -381,7 +381,7 @@ def _choose(rows: list, what: str, choice: str | None, names: Callable, flag: st
 
 # ---------------------------------------------------------------------- CLI
 def add_cli(sub, add_solver_params) -> None:
-    from ._console import int_option, seed_option
+    from ._console import add_where_options, int_option, seed_option
     g = sub.add_parser(
         "grades", help="per-cell correctness grades over many runs (the RESEDA paper's Figure 4.2)",
         description="Run --runs seeded runs of --algo on PUZZLE and grade every cell: A if the final grid "
@@ -406,10 +406,7 @@ def add_cli(sub, add_solver_params) -> None:
     g.add_argument("--dpi", type=int_option(*DPI_RANGE), default=200,
                    help=f"PNG resolution, {DPI_RANGE[0]} to {DPI_RANGE[1]} (default 200)")
     g.add_argument("--thresholds", default="1.0,0.9", help="fractions for grades A,B (default 1.0,0.9)")
-    g.add_argument("--jobs", type=int_option(1), default=None,
-                   help="worker processes (default 1; capped at the CPUs available)")
-    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="run on a Dask cluster: tcp://host:8786, or local:N for N local worker processes")
+    add_where_options(g, "default 1")
     g.add_argument("--no-shade", action="store_true", help="do not shade cells by fraction correct")
     g.add_argument("--latex", action="store_true", help="also write OUT.tex with a LaTeX table")
     g.add_argument("--compare", default=None,
@@ -427,8 +424,7 @@ def cmd_grades(args) -> int:
     import sys
 
     from . import figures
-    from ._console import ProgressBar, interruptible, resolve_puzzle, solver_params
-    from .experiments import effective_jobs
+    from ._console import ProgressBar, interruptible, resolve_puzzle, solver_params, where_from_args
     from .loop import parse_until
 
     # Everything that can be wrong with the options is found now, not after the runs.
@@ -463,24 +459,16 @@ def cmd_grades(args) -> int:
     runs = 100 if args.runs is None else args.runs
     until = args.until or "solved,100000it"
     parse_until(until)
-    if args.jobs is not None and args.scheduler:
-        raise ParameterError("--jobs and --scheduler: choose worker processes or a Dask cluster, not both", name="jobs")
-    if args.scheduler:
-        from .cluster import parse_scheduler
-
-        parse_scheduler(args.scheduler)
+    jobs, scheduler = where_from_args(args, 1)
     params = solver_params(algo, args)
     puzzle = resolve_puzzle(args.puzzle)
     reference = _reference(args.compare, puzzle)
-    jobs, note = effective_jobs(args.jobs or 1)
-    if note:
-        print(f"sudoku-lab: note: {note}", file=sys.stderr)
     bar = ProgressBar(enabled=not args.quiet)
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
     with intr as stop:
         res = correctness_grades(puzzle, algo, params, runs=runs, seed=args.seed or 0, until=until,
                                  thresholds=(a, b), jobs=jobs, results_file=out.with_suffix(".runs"),
-                                 should_stop=stop.is_set, progress=bar.update, scheduler=args.scheduler)
+                                 should_stop=stop.is_set, progress=bar.update, scheduler=scheduler)
         interrupted = stop.is_set()
     bar.close()
     if res.runs_done == 0:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .errors import ParameterError
 from .reproductions import Report, get_reproduction, option_names, reproductions, resolve_options
-from .reproductions._suite import MODES, run_all, run_reproduction, store_spec, summary_markdown
+from .reproductions._suite import run_all, run_reproduction, store_spec, summary_markdown
 
 __all__ = ["Report", "run_experiment", "run_all", "add_cli", "cmd_reproduce", "DEFAULT_OUT_DIR"]
 
@@ -109,7 +109,7 @@ def _int_type(option: str):
 
 
 def add_cli(sub) -> None:
-    from ._console import int_option, seed_option
+    from ._console import add_where_options, seed_option
     from .reproductions import papers
 
     reg = reproductions()
@@ -142,11 +142,7 @@ def add_cli(sub) -> None:
     size.add_argument("--full", action="store_true",
                       help="the papers' sizes (the defaults; hours for `all`)")
     r.add_argument("--seed", type=seed_option, default=0, help="first seed (default 0)")
-    r.add_argument("--jobs", type=int_option(1), default=None,
-                   help="worker processes (default 1 for one experiment: times stay comparable; every CPU for "
-                        "`all`; capped at the CPUs available)")
-    r.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="run on a Dask cluster: tcp://host:8786, or local:N to start N local worker processes")
+    add_where_options(r, "default 1 for one experiment: times stay comparable; every CPU for `all`")
     r.add_argument("--results", default=None, metavar="DIR",
                    help="keep every run in this results directory (runs.parquet, runs.jsonl, provenance.json): "
                         "the same command resumes it, finished runs are not run again; other options are refused")
@@ -177,30 +173,6 @@ def _parse_params(items) -> dict:
     return out
 
 
-def _say(text: str) -> None:
-    print(f"sudoku-lab: note: {text}", file=sys.stderr)
-
-
-def _check_where(args):
-    """The worker processes to use (None: the command's default) after refusing --jobs with --scheduler."""
-    from .experiments import effective_jobs
-
-    if args.scheduler:
-        from .cluster import parse_scheduler
-
-        if args.jobs is not None:
-            raise ParameterError("--jobs and --scheduler: choose worker processes on this machine or a Dask "
-                                 "cluster, not both", name="jobs")
-        parse_scheduler(args.scheduler)
-        return None
-    if args.jobs is None:
-        return None
-    jobs, note = effective_jobs(args.jobs)
-    if note:
-        _say(note)
-    return jobs
-
-
 class _Bars:
     """A progress bar per task list (``label``), each prefixed; away from a terminal, one line per finished list
     with ``lists_only``."""
@@ -229,7 +201,7 @@ class _Bars:
 def cmd_reproduce(args) -> int:
     if args.experiment == "all":
         return _cmd_all(args)
-    from ._console import interruptible
+    from ._console import interruptible, note, where_from_args
     from ._files import atomic_write_text, check_figure_path, check_writable
 
     # Every option is checked before the first run, not after an hour of them.
@@ -249,13 +221,13 @@ def cmd_reproduce(args) -> int:
         from .results import check_results_dir
 
         check_results_dir(args.results, store_spec(rep, options, params, args.seed), kind="reproduce")
-    jobs = _check_where(args) or 1
+    jobs, scheduler = where_from_args(args, 1)
     bars = _Bars(not args.quiet)
     intr = interruptible("stopping: the report will hold the runs finished so far (Ctrl-C again to quit at once)")
     with intr as stop:
-        report = run_experiment(args.experiment, seed=args.seed, jobs=jobs, scheduler=args.scheduler, params=params,
+        report = run_experiment(args.experiment, seed=args.seed, jobs=jobs, scheduler=scheduler, params=params,
                                 should_stop=stop.is_set, progress=bars, quick=args.quick, results=args.results,
-                                note=_say, **given)
+                                note=note, **given)
     text = report.markdown()
     cmd = "sudoku-lab reproduce " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["reproduce"] else [args.experiment])
     print(text)
@@ -268,7 +240,8 @@ def cmd_reproduce(args) -> int:
 
 
 def _cmd_all(args) -> int:
-    from ._console import interruptible
+    from ._console import interruptible, note, where_from_args
+    from .experiments import default_jobs
 
     single = [("--" + o.replace("_", "-"), getattr(args, o)) for o in option_names()]
     single += [("--param", args.param), ("--markdown", args.markdown), ("--results", args.results)]
@@ -281,7 +254,7 @@ def _cmd_all(args) -> int:
         raise ParameterError("`reproduce all` needs --quick (every experiment's reduced form: minutes) or --full "
                              "(the papers' sizes: hours)", name="quick")
     mode = "quick" if args.quick else "full"
-    jobs = _check_where(args)
+    jobs, scheduler = where_from_args(args, default_jobs())
     out_dir = Path(args.out_dir or DEFAULT_OUT_DIR)
     bars = _Bars(not args.quiet, lists_only=True)
 
@@ -296,8 +269,8 @@ def _cmd_all(args) -> int:
     cmd = "sudoku-lab reproduce " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["reproduce"] else ["all", f"--{mode}"])
     intr = interruptible("stopping: the finished runs are kept and the report written (Ctrl-C again to quit at once)")
     with intr as stop:
-        suite = run_all(out_dir, mode=mode, only=args.only, seed=args.seed, jobs=jobs, scheduler=args.scheduler,
-                        should_stop=stop.is_set, announce=announce, progress=bars, note=_say, command=cmd)
+        suite = run_all(out_dir, mode=mode, only=args.only, seed=args.seed, jobs=jobs, scheduler=scheduler,
+                        should_stop=stop.is_set, announce=announce, progress=bars, note=note, command=cmd)
     print(summary_markdown(suite))
     print(f"report written to {suite.report}")
     if suite.interrupted:

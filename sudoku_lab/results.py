@@ -58,7 +58,7 @@ from ._files import atomic_write, atomic_write_text, decode, os_reason, read_tex
 from .errors import DataFileError, PuzzleError
 
 __all__ = ["SCHEMA", "COLUMNS", "FORMAT", "ResultStore", "Results", "load_results", "task_row",
-           "fingerprint", "grid_text", "provenance_writer", "machine", "results_dir", "check_results_dir", "closing",
+           "fingerprint", "grid_text", "json_default", "provenance_writer", "machine", "results_dir", "check_results_dir", "closing",
            "results_from_rows", "TABLE", "JOURNAL", "PROVENANCE"]
 
 #: Version of the directory layout and row schema; a directory of a newer format is refused.
@@ -115,7 +115,7 @@ def grid_text(grid) -> str:
 def fingerprint(solver: str, params: dict, givens: str, seed: int, until: str) -> str:
     """A short hash identifying a run's task: the same task always gives the same fingerprint."""
     blob = json.dumps([solver, {k: params[k] for k in sorted(params)}, givens, int(seed), until],
-                      separators=(",", ":"), default=_json_default)
+                      separators=(",", ":"), default=json_default)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -129,19 +129,20 @@ def task_row(task, result, params: dict | None = None) -> dict:
     finished = datetime.fromtimestamp(result.finished or time.time(), tz=timezone.utc)
     return {
         "task": task.key, "config": task.config or task.label(), "solver": task.solver,
-        "params": json.dumps(params, default=_json_default), "puzzle_set": task.puzzle_set,
+        "params": json.dumps(params, default=json_default), "puzzle_set": task.puzzle_set,
         "puzzle": task.puzzle.name or "", "givens": givens, "box": int(task.puzzle.n), "run": int(task.run),
         "seed": int(task.seed), "until": task.until, "solved": bool(result.solved), "status": result.status,
         "reason": result.reason, "iterations": int(result.iterations), "evaluations": int(result.evaluations),
         "restarts": int(result.restarts), "cost": int(result.cost), "best_cost": int(result.best_cost),
         "seconds": float(result.seconds), "grid": grid_text(result.grid),
-        "extra": json.dumps(result.extra, default=_json_default), "host": result.host,
+        "extra": json.dumps(result.extra, default=json_default), "host": result.host,
         "finished": finished.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         "fingerprint": fingerprint(task.solver, params, givens, task.seed, task.until),
     }
 
 
-def _json_default(o: Any):
+def json_default(o: Any):
+    """``json.dumps(default=...)`` for numpy scalars and arrays (NaN becomes null)."""
     if isinstance(o, np.integer):
         return int(o)
     if isinstance(o, np.floating):
@@ -355,7 +356,7 @@ class ResultStore:
         key = row["task"]
         if key in self._keys:
             raise ValueError(f"task {key!r} is already in {self.dir}")
-        data = (json.dumps(row, default=_json_default) + "\n").encode("utf-8")
+        data = (json.dumps(row, default=json_default) + "\n").encode("utf-8")
         try:
             os.lseek(self._fd, 0, os.SEEK_END)
             while data:
@@ -400,7 +401,7 @@ class ResultStore:
             sessions.append(self._session)
         self._session["rows_added"] = self._added
         self._session["ended"] = None if open_session else _now()
-        atomic_write_text(self.dir / PROVENANCE, json.dumps(prov, indent=1, default=_json_default) + "\n",
+        atomic_write_text(self.dir / PROVENANCE, json.dumps(prov, indent=1, default=json_default) + "\n",
                           "results provenance")
 
     def close(self, quiet: bool = False) -> None:
@@ -445,7 +446,7 @@ def closing(store: "ResultStore | None"):
 
 
 def _value_text(value) -> str:
-    text = json.dumps(value, sort_keys=True, default=_json_default) if value is not None else "none"
+    text = json.dumps(value, sort_keys=True, default=json_default) if value is not None else "none"
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -608,7 +609,7 @@ class Results:
 
 def results_from_rows(rows: list[dict], provenance: dict | None = None) -> Results:
     """Results of rows made by :func:`task_row` (kept in memory, not in a directory)."""
-    data = "".join(json.dumps(r, default=_json_default) + "\n" for r in rows).encode()
+    data = "".join(json.dumps(r, default=json_default) + "\n" for r in rows).encode()
     return Results(_read_journal_table(Path("<memory>"), data), dict(provenance or {}), None, [])
 
 

@@ -447,19 +447,27 @@ def _entries(chk: _Checker, key: str, value: Any, what: str) -> list:
     return value
 
 
+def _entry(chk: _Checker, path: list, entry: Any, main: str, allowed: Sequence[str], what: str,
+           needs: str) -> dict:
+    """One ``[[puzzles]]`` or ``[[solvers]]`` entry as a table: a bare string is its ``main`` key."""
+    if isinstance(entry, str):
+        entry = {main: entry}
+    if not isinstance(entry, dict):
+        chk.fail(path, f"must be a {what} or a table with {main} = ..., got {entry!r}")
+    for key in entry:
+        if key not in allowed:
+            chk.unknown(path, key, allowed)
+    if main not in entry:
+        chk.fail(path, f"needs {main} = {needs}")
+    return entry
+
+
 def _puzzle_sets(chk: _Checker, value: Any, seed: int, base: Path) -> list[PuzzleSet]:
     out: list[PuzzleSet] = []
     for i, entry in enumerate(_entries(chk, "puzzles", value, "puzzle set")):
         path = ["puzzles", i]
-        if isinstance(entry, str):
-            entry = {"set": entry}
-        if not isinstance(entry, dict):
-            chk.fail(path, f"must be a puzzle set name or a table with set = ..., got {entry!r}")
-        for key in entry:
-            if key not in _PUZZLE_KEYS:
-                chk.unknown(path, key, _PUZZLE_KEYS)
-        if "set" not in entry:
-            chk.fail(path, "needs set = a bundled collection or puzzle, a file or a puzzle's text")
+        entry = _entry(chk, path, entry, "set", _PUZZLE_KEYS, "puzzle set name",
+                       "a bundled collection or puzzle, a file or a puzzle's text")
         source = chk.string(path + ["set"], entry["set"])
         if "sample" in entry and "first" in entry:
             chk.fail(path + ["first"], "give sample or first, not both")
@@ -508,15 +516,7 @@ def _configs(chk: _Checker, value: Any) -> list[Config]:
     seen: dict[str, list] = {}
     for i, entry in enumerate(_entries(chk, "solvers", value, "solver")):
         path = ["solvers", i]
-        if isinstance(entry, str):
-            entry = {"name": entry}
-        if not isinstance(entry, dict):
-            chk.fail(path, f"must be a solver name or a table with name = ..., got {entry!r}")
-        for key in entry:
-            if key not in _SOLVER_KEYS:
-                chk.unknown(path, key, _SOLVER_KEYS)
-        if "name" not in entry:
-            chk.fail(path, f"needs name = one of {', '.join(registry())}")
+        entry = _entry(chk, path, entry, "name", _SOLVER_KEYS, "solver name", f"one of {', '.join(registry())}")
         name = chk.string(path + ["name"], entry["name"])
         try:
             cls = get_solver_class(name)
