@@ -78,8 +78,8 @@ class ViewHost(QObject):
             self.views[key] = w
             dock = make_dock(window, spec.title, w, spec.area, key)
             dock.visibilityChanged.connect(lambda visible: visible and self.redraw_stale())
-            # The dock's visibilityChanged can come before its view is visible (a tab brought to the front
-            # while the event loop is busy): the view's own show event draws it then.
+            # A dock's visibilityChanged can come before its view is visible (a tab brought to the front:
+            # the Nests and population tests wait forever without this): the view's show event draws it.
             w.installEventFilter(self)
             self.docks[key] = dock
 
@@ -126,10 +126,8 @@ class ViewHost(QObject):
             elif final or now - self._drawn.get(key, 0.0) >= self.VIEW_INTERVAL:
                 due.append(key)
         if final:
-            # Every view, one per event-loop turn: drawing them all in one turn is a long hitch.
-            self._pending = due
-            if due:
-                self._draw_next()
+            self._pending = []  # a newer final frame: every view draws it
+            self._draw_in_turns(due)
             return
         self.cancel_pending()
         # One plot per frame, the most overdue first: two plot repaints in one frame would be a
@@ -146,6 +144,13 @@ class ViewHost(QObject):
         self.views[key].on_progress(prog)
         self._drawn[key] = now
         self._stale[key] = False
+
+    def _draw_in_turns(self, keys: list[str]) -> None:
+        """Draw the last frame in these views too, one per event-loop turn: all in one turn is a long hitch."""
+        idle = not self._pending
+        self._pending += [k for k in keys if k not in self._pending]
+        if idle and self._pending:
+            self._draw_next()
 
     def _draw_next(self) -> None:
         """Draw the next view of the final frame, and schedule the one after."""
@@ -166,18 +171,14 @@ class ViewHost(QObject):
         If that frame came while the run was still going, it was drawn throttled: draw it everywhere. If it
         came as final but the run's queued "running" state arrived after it (a busy GUI thread polls the
         worker's frame before it handles the worker's signals), that state cancelled the views not drawn
-        yet: draw those, one per event-loop turn.
+        yet: draw those, one per event-loop turn, after the views still waiting for it.
         """
         if self._last is None:
             return
         if not self._last_final:
             self.on_progress(self._last, True)
             return
-        due = [key for key, stale in self._stale.items()
-               if stale and self._applies.get(key, True) and self.views[key].isVisible()]
-        if due:
-            self._pending = due
-            self._draw_next()
+        self._draw_in_turns(self._stale_shown())
 
     def cancel_pending(self) -> None:
         """A run started: the views not drawn yet for the last final frame wait for its frames.
@@ -197,15 +198,19 @@ class ViewHost(QObject):
         """A dock brought to the front shows the latest state at once."""
         if self._last is None:
             return
-        for key, stale in list(self._stale.items()):
-            if stale and self._applies.get(key, True) and self.views[key].isVisible():
-                self.views[key].on_progress(self._last)
-                self._stale[key] = False
+        for key in self._stale_shown():
+            self.views[key].on_progress(self._last)
+            self._stale[key] = False
 
     def eventFilter(self, obj, event) -> bool:
         if event.type() == QEvent.Show:
             QTimer.singleShot(0, self.redraw_stale)  # after the show: isVisible() is true by then
         return False
+
+    def _stale_shown(self) -> list[str]:
+        """Views on screen (they apply and are visible) that have not drawn the latest frame."""
+        return [key for key, stale in self._stale.items()
+                if stale and self._applies.get(key, True) and self.views[key].isVisible()]
 
     def raise_solver_views(self) -> None:
         """Bring the views chosen by the solver's declarations (a required role or an own ``applies``) to the
