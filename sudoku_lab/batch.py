@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import ParameterError
-from .experiments import BatchProgress, execute
+from .experiments import BatchProgress, execute, where_text
 from .spec import ExperimentSpec
 
 __all__ = ["run_spec", "BatchOutcome", "add_cli", "cmd_batch", "default_output"]
@@ -89,7 +89,7 @@ def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None 
 
     store = None
     if out is not None:
-        session = {"scheduler": scheduler or (f"pool:{jobs}" if jobs > 1 else "serial"),
+        session = {"scheduler": where_text(jobs, scheduler),
                    "spec_file": str(spec.source) if spec.source else None, "spec_text": spec.text or None}
         store = ResultStore(out, spec.canonical(), kind="batch", note=note, session=session)
     outcome = BatchOutcome(spec.total)

@@ -31,7 +31,7 @@ from .puzzle import Puzzle
 from .warmup import warm_up
 
 __all__ = ["Task", "RunResult", "run_task", "run_tasks", "execute", "run_batch", "Workers", "BatchProgress",
-           "config_label", "default_jobs", "effective_jobs", "WorkerPool", "ChunkSizer", "run_chunk"]
+           "config_label", "where_text", "default_jobs", "effective_jobs", "WorkerPool", "ChunkSizer", "run_chunk"]
 
 
 @dataclass(frozen=True)
@@ -358,7 +358,7 @@ class Workers:
 
     def describe(self) -> str:
         """``serial``, ``pool:N`` or the scheduler, as a results directory's provenance records it."""
-        return self.scheduler or (f"pool:{self.jobs}" if self.jobs > 1 else "serial")
+        return where_text(self.jobs, self.scheduler)
 
     def __call__(self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None = None,
                  solvers: Iterable[str] | None = None) -> Iterator[tuple[int, RunResult]]:
@@ -453,6 +453,11 @@ class Workers:
         self.close(clean=kind is None)
 
 
+def where_text(jobs: int, scheduler: str | None = None) -> str:
+    """Where runs go, in a results directory's provenance: ``serial``, ``pool:N`` or the Dask scheduler."""
+    return scheduler or (f"pool:{jobs}" if jobs > 1 else "serial")
+
+
 def default_jobs() -> int:
     """Worker processes to use by default: the CPUs this process may run on."""
     try:
@@ -504,6 +509,8 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
         Load or compile the kernels of ``solvers`` (default: the first task's
         solver) and the shared ones (:func:`sudoku_lab.warmup.warm_up`, in
         each worker) before timing anything, so no run's time includes them.
+        Worker processes always do (:class:`Workers`); False leaves it to
+        the caller when ``jobs`` is 1.
     solvers : iterable of str, optional
         Every solver the tasks use, to warm them all before the first run.
 
@@ -534,20 +541,14 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
                 return
             yield i, res
         return
-    src = iter(tasks)
-    first = next(src, None)
-    if first is None:
-        return
-    names = tuple(solvers or (first.solver,)) if warm else ()
-    pool = WorkerPool(jobs, names)
+    workers = Workers(jobs)
     clean = False
     try:
-        if pool.wait_ready(stop):
-            yield from pool.run(prepend(first, src), stop)
+        yield from workers(tasks, stop, solvers)
         clean = True
     finally:
         # An exception, a second Ctrl-C or a consumer that stops listening: do not wait for anything.
-        pool.close(clean)
+        workers.close(clean)
 
 
 @dataclass(frozen=True)

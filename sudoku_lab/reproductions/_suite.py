@@ -121,9 +121,10 @@ def run_reproduction(name: str, options: Mapping | None = None, *, quick: bool =
     store = before = None
     t0 = time.perf_counter()
     if results is not None:
+        from ..experiments import where_text
         from ..results import ResultStore
 
-        where = workers.describe() if workers is not None else scheduler or (f"pool:{jobs}" if jobs > 1 else "serial")
+        where = workers.describe() if workers is not None else where_text(jobs, scheduler)
         store = ResultStore(results, spec, kind=KIND, note=note, session={"scheduler": where})
         before = len(store)
     try:
