@@ -7,7 +7,7 @@ import math
 import operator
 from typing import Iterator
 
-__all__ = ["ChunkSizer", "next_chunk", "remaining", "prepend"]
+__all__ = ["ChunkSizer", "next_chunk", "remaining", "prepend", "finished_runs"]
 
 
 class ChunkSizer:
@@ -80,3 +80,10 @@ def next_chunk(it: Iterator, size: int) -> list:
         if len(chunk) >= size:
             break
     return chunk
+
+
+def finished_runs(indices: list, results: list) -> Iterator[tuple]:
+    """``(index, result)`` of a chunk's runs that finished: not the one a stop request cut short."""
+    for i, res in zip(indices, results):
+        if res.reason != "cancelled":
+            yield i, res

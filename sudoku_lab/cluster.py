@@ -30,7 +30,7 @@ import uuid
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
 
-from ._chunks import ChunkSizer, next_chunk, prepend, remaining
+from ._chunks import ChunkSizer, finished_runs, next_chunk, remaining
 from .errors import ParameterError, SudokuLabError
 
 __all__ = ["parse_scheduler", "dask_tasks", "prepare_workers", "ClusterError", "local_cluster"]
@@ -172,70 +172,43 @@ def prepare_workers(client, solvers: tuple) -> None:
     client.register_plugin(_warm_plugin(solvers))
 
 
-def dask_tasks(tasks: Iterable, scheduler, run_chunk: Callable, should_stop: Callable[[], bool] | None = None,
-               solvers: Iterable[str] | None = None, per_thread: int = 2, chunk_seconds: float = 0.2,
-               prepared: bool = False, sizer: ChunkSizer | None = None) -> Iterator[tuple[int, object]]:
+def dask_tasks(client, tasks: Iterable, run_chunk: Callable, sizer: ChunkSizer,
+               should_stop: Callable[[], bool] | None = None, per_thread: int = 2) -> Iterator[tuple[int, object]]:
     """Run tasks on a Dask cluster, yielding ``(index, result)`` as each finishes (the contract of
     :func:`~sudoku_lab.experiments.run_tasks`).
 
     Parameters
     ----------
+    client : distributed.Client
+        Connected (:func:`client_for`), its workers checked and warmed (:func:`prepare_workers`); left open.
     tasks : iterable of Task
         Consumed lazily: ``per_thread`` chunks per worker thread are queued at a time.
-    scheduler : str or distributed.Client
-        ``tcp://host:port`` (or ``host:port``) of a running scheduler, ``local:N``, or a client already
-        connected (left open).
     run_chunk : callable
         ``run_chunk(tasks, should_stop) -> results`` (:func:`sudoku_lab.experiments.run_chunk`), run on a
         worker.
+    sizer : ChunkSizer
+        How many runs go as one Dask task. Scheduling a task costs a few milliseconds of the
+        scheduler's and the client's time, so runs of a few milliseconds go several at a time (the
+        engine's sizer aims at about 0.2 s of work and remembers earlier batches' run times).
     should_stop : callable, optional
-        Polled a hundred times a second; True stops promptly: the runs in
+        Polled at least every 50 ms; True stops promptly: the runs in
         flight are told to stop (they end within half a second and are not
         yielded), every run that had finished is yielded first.
-    solvers : iterable of str, optional
-        Solvers to warm on every worker (default: the first task's).
-    chunk_seconds : float
-        Work sent as one Dask task (:class:`~sudoku_lab._chunks.ChunkSizer`): scheduling a task costs
-        a few milliseconds of the scheduler's and the client's time, so runs of a few milliseconds go
-        several at a time.
-    prepared : bool
-        The workers were already checked and warmed (:func:`prepare_workers`).
-    sizer : ChunkSizer, optional
-        What earlier batches taught about run times (default: a new one of ``chunk_seconds``).
 
     Raises
     ------
     ClusterError
-        The scheduler cannot be reached, a worker runs another sudoku-lab or
-        lacks a solver, or a task killed its workers more often than Dask
-        allows (``KilledWorker``).
+        A task killed its workers more often than Dask allows (``KilledWorker``).
     """
-    from distributed import Client
-
-    sizer = sizer or ChunkSizer(chunk_seconds)
-    if isinstance(scheduler, Client):
-        yield from _dask_run(scheduler, tasks, run_chunk, should_stop, solvers, per_thread, sizer, prepared)
-        return
-    with client_for(scheduler) as client:
-        yield from _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, sizer, prepared)
-
-
-def _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, sizer, prepared):
     from distributed import Event, as_completed
 
     stop = should_stop or (lambda: False)
     src = iter(tasks)
-    it = enumerate(src)
-    first = next(it, None)
-    if first is None:
-        return
-    if not prepared:
-        prepare_workers(client, tuple(solvers or (first[1].solver,)))
+    queue = enumerate(src)
     batch = uuid.uuid4().hex[:12]
     stop_name = f"sudoku-lab-stop-{batch}"
     threads = max(1, sum(client.nthreads().values()))
     event = Event(stop_name, client=client)
-    queue = prepend(first, it)
     index: dict = {}  # key -> the indices of the chunk's tasks
     live: dict = {}  # key -> its future, until its results are taken
     # Results are gathered inside the client's event loop (with_results=True): gathering one from a
@@ -268,7 +241,7 @@ def _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, sizer,
                 for fut, res in ac:
                     live.pop(fut.key)
                     if fut.status == "finished":
-                        yield from _finished(index.pop(fut.key), res)
+                        yield from finished_runs(index.pop(fut.key), res)
                 break
             if not ac.has_ready():
                 # Block until a result comes (as_completed notifies its thread condition), waking every
@@ -281,17 +254,11 @@ def _dask_run(client, tasks, run_chunk, should_stop, solvers, per_thread, sizer,
                 live.pop(fut.key)
                 results = _result(fut, res)
                 sizer.add(results)
-                yield from _finished(index.pop(fut.key), results)
+                yield from finished_runs(index.pop(fut.key), results)
     finally:
         if live:
             event.set()
             client.cancel(list(live.values()), force=True)
-
-
-def _finished(indices: list, results: list):
-    for i, res in zip(indices, results):
-        if res.reason != "cancelled":
-            yield i, res
 
 
 def _result(fut, res):

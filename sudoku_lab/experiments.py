@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from .errors import ParameterError
-from ._chunks import ChunkSizer, next_chunk, prepend, remaining
+from ._chunks import ChunkSizer, finished_runs, next_chunk, prepend, remaining
 from .puzzle import Puzzle
 from .warmup import warm_up
 
@@ -284,18 +284,14 @@ class WorkerPool:
                 index = pending.pop(f)
                 results = f.result()
                 sizer.add(results)
-                for i, res in zip(index, results):
-                    if res.reason != "cancelled":
-                        yield i, res
+                yield from finished_runs(index, results)
             if stop():
                 self._stop.set()  # runs in flight end within a chunk; what finished is yielded above
                 for f in pending:
                     f.cancel()
                 for f in wait(list(pending)).done:
                     if not f.cancelled() and f.exception() is None:
-                        for i, res in zip(pending[f], f.result()):
-                            if res.reason != "cancelled":
-                                yield i, res
+                        yield from finished_runs(pending[f], f.result())
                 return
 
     def close(self, clean: bool = True) -> None:
@@ -431,8 +427,7 @@ class Workers:
         from .cluster import dask_tasks
 
         self._prepare_dask(names)
-        yield from dask_tasks(queue, self._client, run_chunk, should_stop=stop, solvers=names, prepared=True,
-                              sizer=self._sizer)
+        yield from dask_tasks(self._client, queue, run_chunk, self._sizer, should_stop=stop)
 
     def _close_pool(self, clean: bool) -> None:
         pool, self._pool = self._pool, None
