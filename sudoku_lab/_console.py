@@ -391,7 +391,7 @@ def solver_params(algo: str, args) -> dict:
             raise ParameterError(f"{flag} is not a parameter of {algo} (it belongs to {', '.join(owners)}); "
                                  f"choose that algorithm with --algo {owners[0]}", name=prm)
         out[prm] = value
-    checked = cls.validate_params({**cls.defaults(), **out})  # values and the rules between parameters
+    checked = cls.full_params(out)  # values and the rules between parameters
     return {name: checked[name] for name in out}
 
 

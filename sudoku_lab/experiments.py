@@ -60,8 +60,7 @@ class Task:
         """Every parameter of the solver in force for this task: ``params`` over the declared defaults."""
         from .solvers import get_solver_class
 
-        cls = get_solver_class(self.solver)
-        return cls.validate_params({**cls.defaults(), **self.params})
+        return get_solver_class(self.solver).full_params(self.params)
 
     def label(self) -> str:
         """``solver`` or ``solver:p=v,...`` with the parameters this task sets."""

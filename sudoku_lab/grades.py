@@ -229,13 +229,6 @@ class GradeResult:
 MAX_RUNS = 1_000_000
 
 
-def _full_params(solver: str, params: dict) -> dict:
-    """Every parameter of ``solver`` (defaults filled in), validated and typed."""
-    from .solvers import get_solver_class
-
-    return get_solver_class(solver)(**params).get_params()
-
-
 def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | None = None, runs: int = 100,
                        seed: int = 0, until: str = "solved,100000it", thresholds=(1.0, 0.9), jobs: int = 1,
                        results_file=None, should_stop: Callable[[], bool] | None = None,
@@ -278,13 +271,14 @@ def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | No
     from .experiments import run_batch
     from .loop import parse_until
     from .results import ResultStore, closing
+    from .solvers import get_solver_class
 
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or not 1 <= runs <= MAX_RUNS:
         raise ParameterError(f"runs must be an integer from 1 to {MAX_RUNS:,}, got {runs!r}", name="runs")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError(f"seed must be a non-negative integer, got {seed!r}", name="seed")
     given = dict(params or {})
-    params = _full_params(solver, given)
+    params = get_solver_class(solver).full_params(given)
     parse_until(until)  # a bad stopping rule is refused now, not by the first run
     grade_cells(np.zeros(1), np.zeros(1, bool), *thresholds)  # validate thresholds early
     try:

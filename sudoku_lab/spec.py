@@ -116,8 +116,7 @@ class Config:
         """Every parameter of the solver: the given ones over the declared defaults."""
         from .solvers import get_solver_class
 
-        cls = get_solver_class(self.solver)
-        return cls.validate_params({**cls.defaults(), **self.params})
+        return get_solver_class(self.solver).full_params(self.params)
 
 
 @dataclass(frozen=True)
@@ -545,7 +544,7 @@ def _configs(chk: _Checker, value: Any) -> list[Config]:
             for combo in combos:
                 given = {**combo, **var}
                 try:
-                    cls.validate_params({**cls.defaults(), **given})
+                    cls.full_params(given)
                 except ParameterError as e:
                     where = path + (["variants", var_i] if var else ["params"])
                     chk.fail(where, f"{e} (in the configuration {config_label(name, given)})")

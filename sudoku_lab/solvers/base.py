@@ -451,7 +451,7 @@ class Solver:
         return {}
 
     def __init__(self, **params):
-        self._params = self.validate_params({**self.defaults(), **params})
+        self._params = self.full_params(params)
         self.puzzle: Puzzle | None = None
         self.seed: int | None = None
         self.rng: np.random.Generator | None = None
@@ -480,6 +480,11 @@ class Solver:
         out = {name: cls.param(name).validate(v) for name, v in values.items()}
         cls.check_params(out)
         return out
+
+    @classmethod
+    def full_params(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Every parameter in force for ``given``: the given values over the defaults, all checked."""
+        return cls.validate_params({**cls.defaults(), **given})
 
     @classmethod
     def check_params(cls, params: Mapping[str, Any]) -> None:
