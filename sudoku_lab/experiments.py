@@ -219,8 +219,6 @@ class WorkerPool:
         Worker processes (capped at the CPUs available, see :func:`effective_jobs`).
     solvers : iterable of str
         Solvers whose kernels each worker loads (or compiles) before its first task.
-    chunk_seconds : float
-        Work sent to a worker at once (:class:`ChunkSizer`).
 
     Notes
     -----
@@ -230,11 +228,10 @@ class WorkerPool:
     twice a second), so a killed experiment leaves no orphans.
     """
 
-    def __init__(self, jobs: int, solvers: Iterable[str] = (), chunk_seconds: float = 0.05):
+    def __init__(self, jobs: int, solvers: Iterable[str] = ()):
         import multiprocessing as mp
 
         self.jobs, _ = effective_jobs(jobs)
-        self.chunk_seconds = chunk_seconds
         ctx = mp.get_context("spawn")
         self._stop = ctx.Event()
         self._ex = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_worker_init,
@@ -256,17 +253,16 @@ class WorkerPool:
                     pending.add(self._ex.submit(_worker_ready))
         return True
 
-    def run(self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None = None,
-            sizer: ChunkSizer | None = None) -> Iterator[tuple[int, RunResult]]:
+    def run(self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None,
+            sizer: ChunkSizer) -> Iterator[tuple[int, RunResult]]:
         """Run tasks on the workers, yielding ``(index, result)`` as each chunk finishes (see :func:`run_tasks`).
 
-        ``sizer`` carries what earlier batches taught about run times (default: a new one).
+        ``sizer`` says how many runs go to a worker at once (it learns from every batch's run times).
         """
         stop = should_stop or (lambda: False)
         self._stop.clear()
         src = iter(tasks)
         it = enumerate(src)
-        sizer = sizer or ChunkSizer(self.chunk_seconds)
         pending: dict = {}
         exhausted = False
         while True:
@@ -346,7 +342,8 @@ class Workers:
         self._warmed: set = set()  # in this process, or prepared on the Dask workers
         self._pool: WorkerPool | None = None
         self._ready = False
-        # Run times seen so far, across batches: the next batch's first chunks are sized from them.
+        # Runs go to a worker process in chunks of about 50 ms of work, to Dask in about 0.2 s (a Dask
+        # task costs a few ms of scheduling); the run times seen so far size the next batch's first chunks.
         self._sizer = ChunkSizer(0.05 if not scheduler else 0.2)
         self._client_cm = None
         self._client = None
