@@ -266,6 +266,9 @@ def parse_until(text: str | None) -> Termination:
         if unit in _COUNTS and value > _MAX_COUNT:
             raise ParameterError(f"stopping rule {tok.strip()!r}: at most {_MAX_COUNT:.0e} {_COUNTS[unit]}",
                                  name="until")
+        if unit in _SECONDS and value * _SECONDS[unit] > _MAX_SECONDS:
+            raise ParameterError(f"stopping rule {tok.strip()!r}: at most {_MAX_SECONDS:.0e} seconds (about 30 "
+                                 "years); for no time limit, leave the seconds out", name="until")
         if unit in _COUNTS:
             if not value.is_integer():
                 raise ParameterError(f"stopping rule {tok.strip()!r}: a count of {_COUNTS[unit]} must be a whole "
@@ -276,11 +279,12 @@ def parse_until(text: str | None) -> Termination:
     return parts[0] if len(parts) == 1 else AnyOf(*parts)
 
 
-#: A number (no inf, nan or signs: "infit" is a typo, not a budget) and an optional unit.
-_RULE = re.compile(r"(\d+(?:\.\d*)?(?:e\+?\d+)?|\.\d+(?:e\+?\d+)?)\s*(evals|it|ms|s|m|h|)")
+#: A number (no inf, nan or signs: "infit" is a typo, not a budget; "1e-3s" is a millisecond) and an optional unit.
+_RULE = re.compile(r"(\d+(?:\.\d*)?(?:e[+-]?\d+)?|\.\d+(?:e[+-]?\d+)?)\s*(evals|it|ms|s|m|h|)")
 _COUNTS = {"": "iterations", "it": "iterations", "evals": "evaluations"}
 _SECONDS = {"ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 _MAX_COUNT = 1e18  # beyond any run, and still an exact int64
+_MAX_SECONDS = 1e9  # beyond any run: a larger budget is a typo (or a wish for none)
 
 
 def as_termination(termination) -> Termination:

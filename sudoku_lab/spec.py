@@ -58,7 +58,7 @@ from .experiments import Task, config_label
 from .puzzle import Puzzle
 
 __all__ = ["Config", "PuzzleSet", "ExperimentSpec", "SpecError", "load_spec", "parse_spec", "spec_from_options",
-           "parse_config", "SEEDINGS", "MAX_TASKS", "DEFAULT_UNTIL"]
+           "parse_config", "SEEDINGS", "MAX_TASKS", "MAX_SEED", "DEFAULT_UNTIL"]
 
 SEEDINGS = ("spawn", "sequential")
 #: The most runs one specification may ask for.
@@ -66,6 +66,8 @@ MAX_TASKS = 10_000_000
 #: Budget of a run when the specification gives none: the same seconds for every solver.
 DEFAULT_UNTIL = "solved,10s"
 _MAX_RUNS = 1_000_000
+#: The largest seed: every run's seed is an int64 in a results table.
+MAX_SEED = 2**63 - 1
 
 
 class SpecError(DataFileError, ParameterError):
@@ -378,18 +380,26 @@ def parse_spec(text: str, source=None) -> ExperimentSpec:
 
 
 def _budget_text(chk: _Checker, path: list, budget: Any) -> str:
+    """The stopping rule of a ``[budget]`` table, each value checked here so a mistake names its own key."""
+    from .loop import _MAX_COUNT, _MAX_SECONDS
+
     if not isinstance(budget, dict) or not budget:
         chk.fail(path, "must be a table with iterations, evaluations and/or seconds")
     parts = ["solved"]
     for key, value in budget.items():
         if key not in _BUDGET_KEYS:
             chk.unknown(path, key, _BUDGET_KEYS)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value != value:
-            chk.fail(path + [key], f"must be a positive number, got {value!r}")
-        if key != "seconds" and float(value) != int(value):
-            chk.fail(path + [key], f"must be a whole number, got {value!r}")
-        parts.append({"iterations": f"{int(value)}it", "evaluations": f"{int(value)}evals",
-                      "seconds": f"{value}s"}[key])
+        number = not isinstance(value, bool) and isinstance(value, (int, float))
+        if key == "seconds":
+            if not number or not 0 < value <= _MAX_SECONDS:  # also refuses nan and inf
+                chk.fail(path + [key], f"must be a number of seconds above 0 and at most {_MAX_SECONDS:.0e} (about "
+                                       f"30 years), got {value!r}")
+            # Positional, never 1e-05 or 1e+20: the stopping-rule text must read back as the same number.
+            parts.append(np.format_float_positional(float(value), trim="-") + "s")
+        else:
+            if not number or not 1 <= value <= _MAX_COUNT or float(value) != int(value):
+                chk.fail(path + [key], f"must be a whole number from 1 to {_MAX_COUNT:.0e}, got {value!r}")
+            parts.append(f"{int(value)}{'it' if key == 'iterations' else 'evals'}")
     return ",".join(parts)
 
 
@@ -416,10 +426,10 @@ def _build(data: dict, chk: _Checker, base: Path) -> ExperimentSpec:
         if key not in _TOP:
             chk.unknown([], key, _TOP)
     runs = chk.integer(["runs"], data.get("runs", 1), 1, _MAX_RUNS)
-    seed = chk.integer(["seed"], data.get("seed", 0), 0)
     seeding = data.get("seeding", "spawn")
     if seeding not in SEEDINGS:
         chk.fail(["seeding"], f"must be one of {', '.join(SEEDINGS)}, got {seeding!r}")
+    seed = _seed(chk, data.get("seed", 0), runs, seeding)
     until = _until(chk, [], data.get("until"), data.get("budget")) or DEFAULT_UNTIL
     name = chk.string(["name"], data["name"]) if "name" in data else ""
     output = chk.string(["output"], data["output"]) if "output" in data else None
@@ -434,6 +444,16 @@ def _build(data: dict, chk: _Checker, base: Path) -> ExperimentSpec:
         chk.fail(["runs"], f"the experiment has {spec.total:,} runs; at most {MAX_TASKS:,} fit in one results "
                            "directory: split it into several specifications")
     return spec
+
+
+def _seed(chk: _Checker, seed: Any, runs: int, seeding: str) -> int:
+    """The base seed: every run's seed must fit the results' int64 ``seed`` column."""
+    seed = chk.integer(["seed"], seed, 0, MAX_SEED)
+    if seeding == "sequential" and seed + runs - 1 > MAX_SEED:
+        chk.fail(["seed"], f"with sequential seeding run r has the seed {seed:,} + r, and the last, run {runs - 1:,}, "
+                           f"would pass {MAX_SEED:,} (the largest seed a results table holds): give a seed at most "
+                           f"{MAX_SEED - runs + 1:,}")
+    return seed
 
 
 def _entries(chk: _Checker, key: str, value: Any, what: str) -> list:
@@ -650,7 +670,7 @@ def spec_from_options(algos: Sequence[str], puzzles: Sequence[str], *, runs: int
             configs.append(c)
     chk = _Checker(None, None, {("puzzles",): "puzzles", ("runs",): "--runs", ("seed",): "--seed"})
     chk.integer(["runs"], runs, 1, _MAX_RUNS)
-    chk.integer(["seed"], seed, 0)
+    _seed(chk, seed, runs, seeding)
     entries = []
     for p in puzzles:
         e: dict = {"set": p}

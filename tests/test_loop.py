@@ -116,7 +116,8 @@ def test_snapshots_are_throttled_and_the_last_is_always_yielded():
 @pytest.mark.parametrize("text,kind", [("solved", loop.Solved), ("500", loop.MaxIterations),
                                        ("500it", loop.MaxIterations), ("30s", loop.MaxSeconds),
                                        ("2m", loop.MaxSeconds), ("250ms", loop.MaxSeconds),
-                                       ("1e5evals", loop.MaxEvaluations), ("solved,10s", loop.AnyOf)])
+                                       ("1e5evals", loop.MaxEvaluations), ("solved,10s", loop.AnyOf),
+                                       ("1e-3s", loop.MaxSeconds)])
 def test_parse_until(text, kind):
     assert isinstance(loop.parse_until(text), kind)
 
@@ -132,6 +133,9 @@ def test_parse_until(text, kind):
     ("nans", "cannot read stopping rule 'nans'"),
     ("1e30it", "stopping rule '1e30it': at most 1e+18 iterations"),
     ("2.5it", "a count of iterations must be a whole number"),
+    # issue 17: a budget beyond any run is a typo, not a budget
+    ("1e300s", "stopping rule '1e300s': at most 1e+09 seconds"),
+    ("1000000h", "stopping rule '1000000h': at most 1e+09 seconds"),
 ])
 def test_parse_until_rejects_nonsense(text, fragment):
     with pytest.raises(ParameterError) as info:

@@ -118,7 +118,7 @@ def test_flags_describe_the_same_experiment_as_the_file():
 @pytest.mark.parametrize("change, message", [
     (("runs = 3", "runs = 0"), "demo.toml line 2: runs: must be an integer from 1 to 1,000,000, got 0"),
     (("runs = 3", "run = 3"), "demo.toml line 2: run: unknown key 'run' (did you mean 'runs'?)"),
-    (("seed = 7", "seed = -1"), "demo.toml line 3: seed: must be an integer >= 0, got -1"),
+    (("seed = 7", "seed = -1"), "demo.toml line 3: seed: must be an integer from 0 to 9,223,372,036,854,775,807, got -1"),
     (("solved,1000it", "solved,1000parsecs"), "demo.toml line 4: until: cannot read stopping rule '1000parsecs'"),
     (("sample = 4", "sampel = 4"), "demo.toml line 8: puzzles[1].sampel: unknown key 'sampel' (did you mean 'sample'?)"),
     (('set = "ai_escargot"', 'set = "no/such/file.txt"'), "demo.toml line 12: puzzles[2].set: no such file"),
@@ -138,6 +138,48 @@ def test_every_mistake_names_the_line_and_the_key(change, message):
     with pytest.raises(SpecError) as e:
         parse_spec(SPEC.replace(*change), "demo.toml")
     assert str(e.value).startswith(message), str(e.value)
+
+
+BUDGET = 'runs = 2\n[budget]\n{}\n[[puzzles]]\nset = "ai_escargot"\n[[solvers]]\nname = "reseda"\n{}\n'
+
+
+# Issue 17 item 3: inf in a budget table was an internal error (OverflowError), 1e300 seconds was accepted.
+@pytest.mark.parametrize("table, solver, message", [
+    ("seconds = inf", "", "line 3: budget.seconds: must be a number of seconds above 0 and at most 1e+09"),
+    ("seconds = nan", "", "line 3: budget.seconds: must be a number of seconds above 0"),
+    ("seconds = -2.5", "", "line 3: budget.seconds: must be a number of seconds above 0"),
+    ("seconds = 1e300", "", "line 3: budget.seconds: must be a number of seconds above 0 and at most 1e+09"),
+    ("iterations = inf", "", "line 3: budget.iterations: must be a whole number from 1 to 1e+18, got inf"),
+    ("iterations = -inf", "", "line 3: budget.iterations: must be a whole number from 1 to 1e+18, got -inf"),
+    ("iterations = 1e300", "", "line 3: budget.iterations: must be a whole number from 1 to 1e+18, got 1e+300"),
+    ("evaluations = nan", "", "line 3: budget.evaluations: must be a whole number from 1 to 1e+18, got nan"),
+    ("evaluations = 0", "", "line 3: budget.evaluations: must be a whole number from 1 to 1e+18, got 0"),
+    ("seconds = 1", "budget = { seconds = inf }", "line 8: solvers[1].budget.seconds: must be a number of seconds"),
+    ("seconds = 1", "budget = { iterations = inf }", "line 8: solvers[1].budget.iterations: must be a whole number"),
+    ("seconds = 1", 'until = "solved,1e300s"', "line 8: solvers[1].until: stopping rule '1e300s': at most 1e+09 "
+                                              "seconds"),
+])
+def test_every_number_of_a_budget_refuses_inf_nan_negative_and_absurd_values(table, solver, message):
+    with pytest.raises(SpecError) as e:
+        parse_spec(BUDGET.format(table, solver), "b.toml")
+    assert str(e.value).startswith("b.toml " + message), str(e.value)
+
+
+def test_a_budget_in_seconds_reads_back_as_the_same_number():
+    # 1e-05 was written as "1e-05s", which the stopping rule did not read.
+    assert parse_spec(BUDGET.format("seconds = 1e-5", ""), "b.toml").until == "solved,0.00001s"
+    assert parse_spec(BUDGET.format("seconds = 2.5\niterations = 1e5", ""), "b.toml").until == "solved,2.5s,100000it"
+
+
+def test_a_seed_beyond_the_results_int64_column_is_refused():
+    top = 'seed = {}\nseeding = "sequential"\nruns = 3\n[[puzzles]]\nset = "ai_escargot"\n[[solvers]]\nname = "exact"\n'
+    with pytest.raises(SpecError, match=r"^s.toml line 1: seed: with sequential seeding run r has the seed "
+                                        r"9,223,372,036,854,775,806 \+ r, and the last, run 2, would pass "
+                                        r"9,223,372,036,854,775,807 .*: give a seed at most 9,223,372,036,854,775,805$"):
+        parse_spec(top.format(2**63 - 2), "s.toml")
+    assert parse_spec(top.format(2**63 - 3), "s.toml").seed == 2**63 - 3
+    with pytest.raises(SpecError, match=r"^--seed: must be an integer from 0 to 9,223,372,036,854,775,807, got 10+$"):
+        spec_from_options(["exact"], ["ai_escargot"], seed=10**30)
 
 
 def test_rules_between_parameters_name_the_configuration():
