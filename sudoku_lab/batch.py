@@ -25,7 +25,7 @@ from .errors import ParameterError
 from .experiments import BatchProgress, execute, where_text
 from .spec import ExperimentSpec
 
-__all__ = ["run_spec", "BatchOutcome", "add_cli", "cmd_batch", "default_output"]
+__all__ = ["run_spec", "plan", "BatchOutcome", "add_cli", "cmd_batch", "default_output"]
 
 
 @dataclass
@@ -75,7 +75,11 @@ def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None 
     spec : ExperimentSpec
     out : path or None
         Results directory (:class:`~sudoku_lab.results.ResultStore`): created,
-        or resumed when it holds the same experiment.
+        or resumed when it holds the same experiment, or grown when ``spec``
+        is that experiment with more runs or puzzles (only the new runs run;
+        those held keep their seeds and rows). A ``spec`` asking for fewer
+        runs or puzzles reads its part of the directory and deletes nothing;
+        anything else is another experiment, refused.
     jobs, scheduler
         Worker processes, or a Dask scheduler (``tcp://host:port``, ``local:N``).
     should_stop : callable, optional
@@ -91,13 +95,17 @@ def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None 
     if out is not None:
         session = {"scheduler": where_text(jobs, scheduler),
                    "spec_file": str(spec.source) if spec.source else None, "spec_text": spec.text or None}
-        store = ResultStore(out, spec.canonical(), kind="batch", note=note, session=session)
+        store = ResultStore(out, spec.canonical(), kind="batch", note=note, session=session, growth=spec.growth())
     outcome = BatchOutcome(spec.total)
     with closing(store):
+        held = None
         if store is not None:
-            outcome.done, outcome.solved = len(store), store.solved()
+            # Asking for a part of the directory (fewer runs, a smaller sample): count that part only.
+            partial = store.change is not None and store.change.shrinks
+            held = store.held(spec.task_keys()) if partial else (len(store), store.solved())
+            outcome.done, outcome.solved = held
         for _, task, res in execute(spec.tasks(), total=spec.total, store=store, jobs=jobs, scheduler=scheduler,
-                                    should_stop=should_stop, progress=progress, solvers=spec.solvers()):
+                                    should_stop=should_stop, progress=progress, solvers=spec.solvers(), held=held):
             outcome.new += 1
             outcome.done += 1
             outcome.solved += bool(res.solved)
@@ -106,6 +114,35 @@ def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None 
             s[1] += 1
     outcome.interrupted = outcome.done < outcome.total
     return outcome
+
+
+def plan(spec: ExperimentSpec, out) -> str:
+    """What :func:`run_spec` would do with the results directory ``out``, in words (``batch --dry-run``).
+
+    Raises
+    ------
+    DataFileError
+        What the run would refuse: ``out`` holds another experiment (naming
+        what differs), or is not a results directory.
+    """
+    from .results import check_results_dir, load_results
+
+    change = check_results_dir(out, spec.canonical(), kind="batch", growth=spec.growth())
+    if change is None:
+        return f"results would go to {out} (a new directory): would run all {spec.total:,} runs"
+    held = set(load_results(out).table.column("task").to_pylist())
+    done = sum(k in held for k in spec.task_keys())
+    lines = []
+    if change.grows:
+        lines.append(f"{out} holds this experiment before it grows ({'; '.join(change.grows)}): the runs it "
+                     "holds are kept, with their seeds")
+    if change.shrinks:
+        lines.append(f"{out} holds more than this asks for ({'; '.join(change.shrinks)}): this reads its part, and "
+                     "deletes nothing")
+    missing = spec.total - done
+    lines.append(f"results would go to {out}, which holds {done:,} of these {spec.total:,} runs: "
+                 + (f"would run the {missing:,} missing" if missing else "would run nothing"))
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------- CLI
@@ -138,7 +175,9 @@ def add_cli(sub) -> None:
     b.add_argument("--out", default=None,
                    help="results directory (default: the specification's output, else NAME-results)")
     add_where_options(b, "default: every CPU")
-    b.add_argument("--dry-run", action="store_true", help="say what would run, run nothing")
+    b.add_argument("--dry-run", action="store_true",
+                   help="say what would run (all of it, the runs missing, or the runs a grown experiment adds) and "
+                        "refuse what the run would refuse; run nothing")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=cmd_batch)
 
@@ -171,8 +210,9 @@ def cmd_batch(args) -> int:
     spec = _spec_from_args(args)
     out = Path(args.out) if args.out else default_output(spec)
     if args.dry_run:
+        what = plan(spec, out)  # refuses (exit 2) exactly as the real run would
         print(spec.describe())
-        print(f"results would go to {out}")
+        print(what)
         return 0
     bar = ProgressBar(enabled=not args.quiet)
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")

@@ -15,7 +15,8 @@ compared (Fisher's exact test on the successes, the log-rank test on the time
 to success, p-values adjusted for multiple comparisons) with a verdict in words.
 
 Runs are saved as they finish to a results directory (as ``batch`` writes one): Ctrl-C keeps them
-and the same command resumes.
+and the same command resumes; the same command with more ``--runs``, a larger ``--sample`` or puzzles
+added at the end adds only the new runs.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import numpy as np
 from .errors import ParameterError, PuzzleError
 from .experiments import run_batch
 from .puzzle import Puzzle
-from .spec import Config, ExperimentSpec, PuzzleSet
+from .spec import Config, ExperimentSpec, _legacy_sample, select
 from .spec import parse_config as parse_configs
 
 __all__ = ["Config", "parse_config", "compare", "add_cli", "cmd_compare"]
@@ -54,7 +55,8 @@ def parse_config(text: str) -> Config:
 def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10, seed: int = 0,
             until: str = "solved,10s", jobs: int = 1, results_file=None,
             should_stop: Callable[[], bool] | None = None,
-            progress: Callable[[int, int], None] | None = None, scheduler: str | None = None):
+            progress: Callable[[int, int], None] | None = None, scheduler: str | None = None,
+            sample: int | None = None, note: Callable[[str], None] | None = None):
     """Run every configuration on every puzzle, with the same seeds, and return their runs.
 
     Parameters
@@ -70,12 +72,20 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
     jobs : int
         Worker processes.
     results_file : path, optional
-        Results directory of the runs (:class:`~sudoku_lab.results.ResultStore`;
-        resumed when it holds the same comparison).
+        Results directory of the runs (:class:`~sudoku_lab.results.ResultStore`):
+        resumed when it holds the same comparison, grown when this one has more
+        runs or puzzles (a larger ``sample``, puzzles added at the end; only the
+        new runs run), read in part when it has fewer (nothing is deleted).
     should_stop, progress : callable, optional
         As in :func:`sudoku_lab.grades.correctness_grades`.
     scheduler : str, optional
         Run on a Dask cluster instead (``tcp://host:port`` or ``local:N``).
+    sample : int, optional
+        Compare on a seeded sample of this many of ``puzzles``: the first
+        ``sample`` of one shuffle seeded by ``seed``, so a larger sample holds
+        a smaller one's puzzles (:func:`sudoku_lab.spec.select`).
+    note : callable, optional
+        ``note(text)`` for what the user should know (a directory that grows).
 
     Returns
     -------
@@ -98,17 +108,31 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
     if not puzzles:
         raise PuzzleError("no puzzles to compare on", kind="empty")
     parse_until(until)
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 1):
+        raise ParameterError(f"sample must be a positive integer, got {sample!r}", name="sample")
     named = [p if p.name else Puzzle(p.grid, n=p.n, name=f"puzzle_{i + 1}") for i, p in enumerate(puzzles)]
-    spec = ExperimentSpec(tuple(configs), (PuzzleSet("puzzles", "compare", tuple(named)),), runs, seed,
-                          "sequential", until)
+    puzzle_set = select("puzzles", "compare", named, sample=sample, seed=seed,
+                        legacy=lambda k: _legacy_sample(named, np.random.default_rng(seed), k))
+    spec = ExperimentSpec(tuple(configs), (puzzle_set,), runs, seed, "sequential", until)
     tasks = list(spec.tasks())  # run by run, so an interrupted comparison stays balanced
     # Every parameter, defaults included: a resumed directory whose defaults differ is refused, not mixed.
-    store = None if results_file is None else ResultStore(results_file, spec.canonical(), kind="compare")
+    store = None if results_file is None else ResultStore(results_file, spec.canonical(), kind="compare", note=note,
+                                                          growth=spec.growth())
     with closing(store):
         results = run_batch(tasks, store, jobs=jobs, scheduler=scheduler, should_stop=should_stop,
                             progress=(lambda p: progress(p.done, p.total)) if progress else None)
     if store is not None:
-        return load_results(store.dir)
+        res = load_results(store.dir)
+        if store.change is not None and store.change.shrinks:  # this comparison is a part of the directory's
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            keep = pc.is_in(res.table.column("task"), value_set=pa.array([t.key for t in tasks]))
+            res.table = res.table.filter(keep)
+            res.provenance = {**res.provenance, "spec": spec.canonical()}
+            res.notes.append(f"{store.dir} holds more runs ({'; '.join(store.change.shrinks)}); this report is of "
+                             "the runs this comparison asks for")
+        return res
     rows = [task_row(t, r) for t, r in zip(tasks, results) if r is not None]
     return results_from_rows(rows, {"kind": "compare", "spec": spec.canonical()})
 
@@ -129,7 +153,8 @@ def add_cli(sub) -> None:
     c.add_argument("--runs", type=int_option(1, 1_000_000), default=10,
                    help="runs per configuration and puzzle (default 10)")
     c.add_argument("--sample", type=int_option(1, 10**9), default=None,
-                   help="use a seeded random sample of this many of the puzzles (seed --seed)")
+                   help="use a seeded sample of this many of the puzzles: the first K of a shuffle seeded by --seed, "
+                   "so a larger --sample holds a smaller one's puzzles (and --out grows)")
     c.add_argument("--seed", type=seed_option, default=0, help="run i uses seed SEED+i for every solver (default 0)")
     c.add_argument("--until", default="solved,10s",
                    help="stopping rule per run (default solved,10s: the same seconds for every solver)")
@@ -148,7 +173,7 @@ def add_cli(sub) -> None:
 def cmd_compare(args) -> int:
     import sys
 
-    from ._console import ProgressBar, interruptible, resolve_puzzles, where_from_args
+    from ._console import ProgressBar, interruptible, note, resolve_puzzles, where_from_args
     from .loop import parse_until
     from .report import build_report
 
@@ -158,15 +183,12 @@ def cmd_compare(args) -> int:
     puzzles: list[Puzzle] = []
     for arg in args.puzzles:
         puzzles.extend(resolve_puzzles(arg))
-    if args.sample is not None and args.sample < len(puzzles):
-        pick = np.random.default_rng(args.seed).choice(len(puzzles), size=args.sample, replace=False)
-        puzzles = [puzzles[i] for i in sorted(pick.tolist())]
     bar = ProgressBar(enabled=not args.quiet)
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
     with intr as stop:
         results = compare(configs, puzzles, runs=args.runs, seed=args.seed, until=args.until, jobs=jobs,
                           results_file=args.out, should_stop=stop.is_set, progress=bar.update,
-                          scheduler=scheduler)
+                          scheduler=scheduler, sample=args.sample, note=note)
         interrupted = stop.is_set()
     bar.close()
     if not len(results):

@@ -583,7 +583,8 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
             scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
             progress: Callable[[BatchProgress], None] | None = None,
             solvers: Iterable[str] | None = None,
-            workers: Workers | None = None) -> Iterator[tuple[int, Task, RunResult]]:
+            workers: Workers | None = None,
+            held: tuple[int, int] | None = None) -> Iterator[tuple[int, Task, RunResult]]:
     """Run the tasks a results store does not hold yet; yield ``(index, task, result)`` as each finishes.
 
     This is the one engine under ``batch``, ``grades``, ``compare`` and every
@@ -620,6 +621,10 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
     solvers : iterable of str, optional
         Every solver the tasks use: all are warmed before the first run is
         timed (default: the first task's).
+    held : (int, int), optional
+        ``(done, solved)``: how many of ``tasks`` the store already holds, for
+        progress, when ``tasks`` is an iterator and the store holds runs of
+        other tasks too (an experiment asking for a part of its directory).
     """
     from .results import fingerprint, json_default, task_row
 
@@ -628,7 +633,9 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs
         tasks = list(tasks)
         total = len(tasks)
     done0 = solved0 = 0
-    if store is not None and isinstance(tasks, (list, tuple)):  # perhaps a batch among others in the store
+    if held is not None:
+        done0, solved0 = held
+    elif store is not None and isinstance(tasks, (list, tuple)):  # perhaps a batch among others in the store
         held = [t.key for t in tasks if t.key in store]
         done0, solved0 = len(held), store.solved(held)
     elif store is not None:

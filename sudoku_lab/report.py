@@ -716,11 +716,8 @@ def build_report(results, by: str = "puzzle_set", metric: str = "seconds", corre
     except (KeyError, TypeError, ValueError):
         total = None
     if total and table.num_rows < total:
-        session = (prov.get("sessions") or [{}])[-1]
-        why = ("a batch is still writing it, or was killed" if session.get("ended", "") is None else
-               "the batch was interrupted")
-        notes.append(f"incomplete: {table.num_rows:,} of the experiment's {total:,} runs are done ({why}; the same "
-                     "`sudoku-lab batch` command resumes it)")
+        notes.append(f"incomplete: {table.num_rows:,} of the experiment's {total:,} runs are done "
+                     f"({_incomplete_why(prov, getattr(results, 'path', None))})")
     if configs:
         _, every = _encode(table.column("config"))
         notes.append(f"{len(runs.configs)} of the {len(every)} configurations (--config): "
@@ -733,6 +730,19 @@ def build_report(results, by: str = "puzzle_set", metric: str = "seconds", corre
                      "between configurations of one solver only")
     return Report(results, by, metric, correction, _summaries(runs), _comparisons(runs, metric, correction),
                   _ecdfs(runs, metric), notes, list(runs.configs), runs, tuple(configs or ()))
+
+
+def _incomplete_why(prov: dict, path) -> str:
+    """Why a batch's or comparison's results lack runs, and the command that adds them."""
+    what, command = ("comparison", "compare") if prov.get("kind") == "compare" else ("batch", "batch")
+    if path is None:  # a comparison run without --out: its runs were never kept
+        return (f"the {what} was interrupted, and its runs were not kept: run it again with --out DIR to keep them "
+                "across interruptions")
+    session = (prov.get("sessions") or [{}])[-1]
+    why = (f"a {what} is still writing it, or was killed" if session.get("ended", "") is None else
+           f"the {what} was interrupted")
+    return f"{why}; the same `sudoku-lab {command}` command" + (" (with this --out)" if command == "compare" else "") + \
+        " resumes it"
 
 
 def _family_text(comparisons: Sequence[Comparison]) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .errors import ParameterError
 from .reproductions import Report, get_reproduction, option_names, reproductions, resolve_options
-from .reproductions._suite import run_all, run_reproduction, store_spec, summary_markdown
+from .reproductions._suite import run_all, run_reproduction, store_growth, store_spec, summary_markdown
 
 __all__ = ["Report", "run_experiment", "run_all", "add_cli", "cmd_reproduce", "DEFAULT_OUT_DIR"]
 
@@ -51,7 +51,9 @@ def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = 
         Parameters of the experiment's solver, applied under what the experiment varies.
     results : path, optional
         A results directory keeping every run (:class:`~sudoku_lab.results.ResultStore`): the same call
-        resumes it (finished runs are not run again), other options or parameters are refused.
+        resumes it (finished runs are not run again), a larger size option (``runs``, ``puzzles``: those
+        the experiment declares ``grows``) adds only the new runs, a smaller one reads a part; other options
+        or parameters are refused.
     should_stop, progress, note : callable, optional
         Cancellation (``should_stop() -> bool``), ``progress(label, BatchProgress)`` for each task list, and
         ``note(text)`` for what the user should know (a results directory recovered after a crash).
@@ -145,7 +147,9 @@ def add_cli(sub) -> None:
     add_where_options(r, "default 1 for one experiment: times stay comparable; every CPU for `all`")
     r.add_argument("--results", default=None, metavar="DIR",
                    help="keep every run in this results directory (runs.parquet, runs.jsonl, provenance.json): "
-                        "the same command resumes it, finished runs are not run again; other options are refused")
+                        "the same command resumes it, finished runs are not run again; more --runs or --puzzles add "
+                        "only the new runs (fewer read a part) where the experiment's sizes allow it; other options "
+                        "are refused")
     by_solver: dict[str, list[str]] = {}
     for name, rep in reg.items():
         by_solver.setdefault(rep.solver, []).append(name)
@@ -220,7 +224,8 @@ def cmd_reproduce(args) -> int:
     if args.results:
         from .results import check_results_dir
 
-        check_results_dir(args.results, store_spec(rep, options, params, args.seed), kind="reproduce")
+        check_results_dir(args.results, store_spec(rep, options, params, args.seed), kind="reproduce",
+                          growth=store_growth(rep))
     jobs, scheduler = where_from_args(args, 1)
     bars = _Bars(not args.quiet)
     intr = interruptible("stopping: the report will hold the runs finished so far (Ctrl-C again to quit at once)")

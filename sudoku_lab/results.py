@@ -59,7 +59,7 @@ from .errors import DataFileError, PuzzleError
 
 __all__ = ["SCHEMA", "COLUMNS", "FORMAT", "ResultStore", "Results", "load_results", "task_row",
            "fingerprint", "grid_text", "json_default", "provenance_writer", "machine", "results_dir", "check_results_dir", "closing",
-           "results_from_rows", "TABLE", "JOURNAL", "PROVENANCE"]
+           "results_from_rows", "TABLE", "JOURNAL", "PROVENANCE", "Growth", "Change", "experiment_change"]
 
 #: Version of the directory layout and row schema; a directory of a newer format is refused.
 FORMAT = 1
@@ -221,6 +221,20 @@ class ResultStore:
         (a dropped partial line, resuming a directory of an older version).
     session : dict, optional
         Extra facts recorded for this session (the scheduler, the worker count).
+    growth : Growth, optional
+        What in ``spec`` may differ from the directory's experiment and leave
+        it the same experiment, grown or read in part (more or fewer runs, a
+        larger or smaller sample): see :func:`experiment_change`. Without it
+        any difference is another experiment.
+
+    Attributes
+    ----------
+    change : Change or None
+        How this session's experiment differs from what the directory held
+        (None for a new directory). When it grows, the provenance's ``spec``
+        becomes the grown experiment and the session records what grew
+        (``grew``); when it asks for less, the session records that
+        (``read_part``) and nothing is deleted.
 
     Raises
     ------
@@ -238,10 +252,12 @@ class ResultStore:
     """
 
     def __init__(self, path, spec: dict, *, kind: str = "batch", note: Callable[[str], None] | None = None,
-                 session: dict | None = None):
+                 session: dict | None = None, growth: "Growth | None" = None):
         self.dir = results_dir(path)
         self.spec = spec
         self.kind = kind
+        self.growth = growth
+        self.change: Change | None = None
         self._note = note or (lambda text: None)
         self._fd = None
         self._keys: dict[str, str] = {}  # task key -> fingerprint
@@ -288,10 +304,20 @@ class ResultStore:
         if writer != "?" and _version_tuple(writer) > _version_tuple(__version__):
             raise DataFileError(f"{path}: written by sudoku-lab {writer}, newer than this {__version__}; upgrade "
                                 "sudoku-lab to add runs to it (its solvers may differ)", path=path)
-        _check_same_experiment(self.dir, prov, self.kind, self.spec)
+        self.change = _check_same_experiment(self.dir, prov, self.kind, self.spec, self.growth)
         if writer != "?" and writer != __version__:
             self._note(f"resuming {self.dir}, written by sudoku-lab {writer}, with {__version__}: provenance.json "
                        "records which runs each version added")
+        if self.change.grows:
+            # The directory's experiment is the grown one from now on: its new rows belong to it.
+            prov["spec"] = self.change.merged
+            self._session["grew"] = list(self.change.grows)
+            self._note(f"{self.dir} grows ({'; '.join(self.change.grows)}): the runs it holds are kept, only the "
+                       "new ones run")
+        if self.change.shrinks:
+            self._session["read_part"] = list(self.change.shrinks)
+            self._note(f"{self.dir} holds more than this asks for ({'; '.join(self.change.shrinks)}): the runs asked "
+                       "for are read, nothing is deleted")
         return prov
 
     def _lock(self) -> None:
@@ -385,6 +411,15 @@ class ResultStore:
             return len(self._solved)
         return sum(k in self._solved for k in keys)
 
+    def held(self, keys: Iterable[str]) -> tuple[int, int]:
+        """``(done, solved)``: how many of ``keys`` are recorded, and how many of those were solved."""
+        done = solved = 0
+        for k in keys:
+            if k in self._keys:
+                done += 1
+                solved += k in self._solved
+        return done, solved
+
     # -------------------------------------------------------------- closing
     def _write_table(self) -> None:
         import pyarrow.parquet as pq
@@ -450,27 +485,162 @@ def _value_text(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _check_same_experiment(directory: Path, prov: dict, kind: str, spec: dict) -> None:
-    """DataFileError naming what differs when the sidecar ``prov`` is of another experiment than ``spec``."""
-    if prov.get("kind") == kind and prov.get("spec") == spec:
-        return
+@dataclass(frozen=True)
+class Growth:
+    """What may differ between an experiment and a results directory's and leave it the same experiment.
+
+    Growing an experiment adds runs to its directory and never changes the
+    runs already there; asking for less reads a part of it. Everything else
+    (a solver parameter, the budget, the seed, the seeding) makes another
+    experiment, refused.
+
+    Attributes
+    ----------
+    counts : tuple of str
+        Top-level integer keys of the canonical specification that are sizes:
+        a larger value adds runs (``runs``; a reproduction's ``puzzles``).
+    sets : str or None
+        The top-level key holding puzzle sets: a list of tables, each with a
+        ``label``, a count ``puzzles`` and a ``digest`` of them, in order.
+        A set may get more puzzles (or fewer) when the directory's are the
+        first ones of this experiment's; a set may be added (or left out).
+    prefix_digest : callable, optional
+        ``prefix_digest(label, n)``: the digest of the first ``n`` puzzles this
+        experiment's set ``label`` has or would have (its larger sample), or
+        None when it cannot have ``n``. Without it a set may not change.
+    hint : callable, optional
+        ``hint(label, n, digest)``: why the directory's ``n`` puzzles of
+        ``label`` (with that digest) are not the first ones of this experiment's,
+        when it can tell (a sample drawn by an earlier version), else None.
+    """
+
+    counts: tuple = ()
+    sets: str | None = None
+    prefix_digest: Callable[[str, int], "str | None"] | None = None
+    hint: Callable[[str, int, str], "str | None"] | None = None
+
+
+@dataclass
+class Change:
+    """How an experiment differs from the one a results directory holds (see :func:`experiment_change`).
+
+    Attributes
+    ----------
+    grows : list of str
+        What it adds (``runs 3 -> 4``, ``puzzle set 'easy' 4 -> 6 puzzles``).
+    shrinks : list of str
+        What it asks less of than the directory holds (read, never deleted).
+    differs : list of (str, str, str)
+        ``(key, theirs, ours)`` of what makes it another experiment.
+    merged : dict
+        The directory's experiment once this one has run in it: every size at
+        the larger of the two.
+    """
+
+    grows: list = field(default_factory=list)
+    shrinks: list = field(default_factory=list)
+    differs: list = field(default_factory=list)
+    merged: dict = field(default_factory=dict)
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def experiment_change(theirs: dict, ours: dict, growth: Growth | None = None) -> Change:
+    """How the experiment ``ours`` (canonical form) differs from ``theirs``, a results directory's.
+
+    The same comparison serves ``batch``, ``compare`` and ``reproduce``: each
+    says with ``growth`` which of its keys are sizes.
+    """
+    growth = growth or Growth()
+    out = Change(merged=dict(theirs))
+    for key in sorted(set(theirs) | set(ours)):
+        a, b = theirs.get(key), ours.get(key)
+        if a == b:
+            continue
+        if key in growth.counts and _is_count(a) and _is_count(b):
+            (out.grows if b > a else out.shrinks).append(f"{key} {a:,} -> {b:,}")
+            out.merged[key] = max(a, b)
+        elif key == growth.sets and _set_tables(a) and _set_tables(b):
+            out.merged[key] = _sets_change(key, a, b, growth, out)
+        else:
+            out.differs.append((key, f"{key} {_value_text(a)}", f"{key} {_value_text(b)}"))
+    return out
+
+
+def _set_tables(value) -> bool:
+    return isinstance(value, list) and all(isinstance(e, dict) and isinstance(e.get("label"), str)
+                                           and _is_count(e.get("puzzles")) for e in value)
+
+
+def _puzzles(n: int) -> str:
+    return f"{n:,} puzzle{'' if n == 1 else 's'}"
+
+
+def _sets_change(key: str, theirs: list, ours: list, growth: Growth, out: Change) -> list:
+    """The puzzle sets of the grown experiment; what grows, shrinks or differs goes into ``out``."""
+    mine = {e["label"]: e for e in ours}
+    merged = []
+    for a in theirs:
+        label, na = a["label"], a["puzzles"]
+        b = mine.pop(label, None)
+        if b is None:
+            out.shrinks.append(f"puzzle set {label!r} left out")
+            merged.append(a)
+            continue
+        nb = b["puzzles"]
+        other = [k for k in sorted(set(a) | set(b)) if k not in ("puzzles", "digest") and a.get(k) != b.get(k)]
+        if other:
+            out.differs.append((key, f"puzzle set {label!r} with " + ", ".join(
+                f"{k} {_value_text(a.get(k))}" for k in other), ", ".join(f"{k} {_value_text(b.get(k))}" for k in other)))
+            merged.append(a)
+            continue
+        if growth.prefix_digest is not None:
+            head = growth.prefix_digest(label, na)
+        else:
+            head = b.get("digest") if na == nb else None
+        if head != a.get("digest"):
+            hint = growth.hint(label, na, a.get("digest")) if growth.hint is not None else None
+            out.differs.append((key, f"puzzle set {label!r} with {na:,} puzzles",
+                                f"other puzzles in it (its {na:,} are not the first {na:,} this one gives"
+                                + (f"; {hint})" if hint else ")")))
+            merged.append(a)
+            continue
+        if nb > na:
+            out.grows.append(f"puzzle set {label!r} {na:,} -> {nb:,} puzzles")
+        elif nb < na:
+            out.shrinks.append(f"puzzle set {label!r} {na:,} -> {nb:,} puzzles")
+        merged.append(b if nb > na else a)
+    for label, b in mine.items():
+        out.grows.append(f"a new puzzle set {label!r} ({_puzzles(b['puzzles'])})")
+        merged.append(b)
+    return merged
+
+
+def _check_same_experiment(directory: Path, prov: dict, kind: str, spec: dict, growth: Growth | None = None) -> Change:
+    """The change from the sidecar ``prov``'s experiment to ``spec``; DataFileError naming what differs when
+    it is another experiment."""
     theirs = prov.get("spec") if isinstance(prov.get("spec"), dict) else {}
-    diff = sorted(k for k in set(theirs) | set(spec) if theirs.get(k) != spec.get(k))
     if prov.get("kind") == kind:
-        what = (f"differs in: {', '.join(diff)}): it holds "
-                + ", ".join(f"{k} {_value_text(theirs.get(k))}" for k in diff) + ", this asks for "
-                + ", ".join(f"{k} {_value_text(spec.get(k))}" for k in diff))
+        change = experiment_change(theirs, spec, growth)
+        if not change.differs:
+            return change
+        keys = list(dict.fromkeys(k for k, _, _ in change.differs))
+        what = (f"differs in: {', '.join(keys)}): it holds " + ", ".join(a for _, a, _ in change.differs)
+                + ", this asks for " + ", ".join(b for _, _, b in change.differs))
     else:
         what = f"written by `{prov.get('kind')}`, not `{kind}`)"
     raise DataFileError(f"{directory} holds the results of a different experiment ({what}; choose another "
                         "output directory, or delete it to start again", path=directory)
 
 
-def check_results_dir(path, spec: dict, *, kind: str = "batch") -> bool:
-    """Whether ``path`` holds results of the experiment ``spec`` already (False: none yet), without opening it.
+def check_results_dir(path, spec: dict, *, kind: str = "batch", growth: Growth | None = None) -> "Change | None":
+    """How the experiment ``spec`` changes the results ``path`` holds (None: none yet), without opening it.
 
     For a command that will open several stores one after the other and must
-    refuse a wrong one before its first run.
+    refuse a wrong one before its first run, and for ``batch --dry-run``.
+    ``growth`` as for :class:`ResultStore`.
 
     Raises
     ------
@@ -481,9 +651,8 @@ def check_results_dir(path, spec: dict, *, kind: str = "batch") -> bool:
     d = results_dir(path)
     prov_path = d / PROVENANCE
     if not prov_path.exists():
-        return False
-    _check_same_experiment(d, _read_provenance(prov_path), kind, spec)
-    return True
+        return None
+    return _check_same_experiment(d, _read_provenance(prov_path), kind, spec, growth)
 
 
 def results_dir(path) -> Path:

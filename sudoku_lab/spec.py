@@ -28,6 +28,13 @@ configurations); each of ``variants`` is crossed with that product. Every
 value is checked against the solver's declared parameters before anything
 runs; an error names the file, the line, the key and what is wrong.
 
+A sample of ``k`` puzzles is the first ``k`` of one seeded shuffle of the set
+(:func:`shuffled`), in that order, so a larger sample holds the smaller one at
+its head. An experiment grows without changing what it has run: more
+``runs``, a larger ``sample`` or ``first``, another puzzle set only add tasks
+(see :meth:`ExperimentSpec.growth`), and ``sudoku-lab batch`` adds just those
+to its results directory.
+
 Seeds: with ``seeding = "spawn"`` (the default) run ``r`` on a puzzle gets
 the seed drawn from ``numpy.random.SeedSequence(seed, spawn_key=(puzzle,
 r))``, where ``puzzle`` is a checksum of the puzzle's givens, so every
@@ -58,7 +65,7 @@ from .experiments import Task, config_label
 from .puzzle import Puzzle
 
 __all__ = ["Config", "PuzzleSet", "ExperimentSpec", "SpecError", "load_spec", "parse_spec", "spec_from_options",
-           "parse_config", "SEEDINGS", "MAX_TASKS", "MAX_SEED", "DEFAULT_UNTIL"]
+           "parse_config", "select", "shuffled", "SEEDINGS", "MAX_TASKS", "MAX_SEED", "DEFAULT_UNTIL"]
 
 SEEDINGS = ("spawn", "sequential")
 #: The most runs one specification may ask for.
@@ -132,17 +139,75 @@ class PuzzleSet:
     source : str
         What the specification named (a collection, file, puzzle or text).
     puzzles : tuple of Puzzle
+        The set, in order: run ``r`` of its ``k``-th puzzle is the task ``...#k|r<r>``.
+    candidates : tuple of Puzzle
+        What a larger selection of the same source would hold, in order; ``puzzles``
+        is its head (default: ``puzzles`` itself). A larger sample or ``first``
+        only adds puzzles at the end, so the runs already done keep their keys.
+    legacy : callable, optional
+        ``legacy(k)``: the ``k`` puzzles sudoku-lab 0.1.0 sampled instead (its
+        samples were not heads of larger ones), to say so when a results
+        directory holds them.
     """
 
     label: str
     source: str
     puzzles: tuple
+    candidates: tuple = field(default=(), repr=False, compare=False)
+    legacy: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        if not self.candidates:
+            object.__setattr__(self, "candidates", tuple(self.puzzles))
 
     def digest(self) -> str:
-        h = hashlib.sha256()
-        for p in self.puzzles:
-            h.update(f"{p.name or ''}\t{p.to_line()}\n".encode())
-        return h.hexdigest()[:16]
+        """A hash of the set's puzzles, names and order (recorded in a results directory)."""
+        return _digest(self.puzzles)
+
+    def prefix_digest(self, n: int) -> str | None:
+        """The digest of the first ``n`` puzzles a selection of ``n`` would hold, or None beyond the source."""
+        return _digest(self.candidates[:n]) if n <= len(self.candidates) else None
+
+
+def _digest(puzzles) -> str:
+    h = hashlib.sha256()
+    for p in puzzles:
+        h.update(f"{p.name or ''}\t{p.to_line()}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def shuffled(count: int, seed: int, key: str) -> list[int]:
+    """A seeded order of ``range(count)``: a sample of ``k`` is its first ``k``, so a larger sample holds it.
+
+    ``key`` (the puzzle set's source) gives each set its own order for the same seed.
+    """
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(zlib.crc32(key.encode()),)))
+    return rng.permutation(count).tolist()
+
+
+def select(label: str, source: str, puzzles: Sequence[Puzzle], *, sample: int | None = None,
+           first: int | None = None, seed: int = 0, legacy: Any = None) -> PuzzleSet:
+    """The puzzle set ``label``: all of ``puzzles``, their first ``first``, or a seeded ``sample``.
+
+    A sample of ``k`` is the first ``k`` of one seeded shuffle of ``puzzles``
+    (:func:`shuffled`, keyed by ``source``), in that order: a larger sample
+    holds the smaller one at its head, so an experiment whose sample grows
+    only adds runs. ``legacy`` is :attr:`PuzzleSet.legacy`.
+    """
+    puzzles = tuple(puzzles)
+    if sample is not None:
+        order = tuple(puzzles[j] for j in shuffled(len(puzzles), seed, source))
+        return PuzzleSet(label, source, order[:sample], order, legacy)
+    if first is not None:
+        return PuzzleSet(label, source, puzzles[:first], puzzles)
+    return PuzzleSet(label, source, puzzles)
+
+
+def _legacy_sample(puzzles: Sequence[Puzzle], rng: np.random.Generator, k: int) -> tuple:
+    """The sample of sudoku-lab 0.1.0 (numpy's ``choice``, sorted): not the head of a larger sample."""
+    if k >= len(puzzles):
+        return tuple(puzzles)
+    return tuple(puzzles[j] for j in sorted(rng.choice(len(puzzles), size=k, replace=False).tolist()))
 
 
 @dataclass(frozen=True)
@@ -205,6 +270,9 @@ class ExperimentSpec:
 
         An interrupted experiment thus has about as many runs of each
         configuration and puzzle, and its partial results are already balanced.
+        A task's key names its configuration, puzzle set, place in the set and
+        run, so the tasks of a grown experiment (more runs, more puzzles at the
+        end of a set, another set) keep their keys.
         """
         for r in range(self.runs):
             for s in self.puzzle_sets:
@@ -212,7 +280,37 @@ class ExperimentSpec:
                     seed = self.seed_of(pz, r)
                     for c in self.configs:
                         yield Task(c.solver, c.params, pz, seed, c.until or self.until,
-                                   key=f"{c.label}|{s.label}#{k}|r{r}", config=c.label, puzzle_set=s.label, run=r)
+                                   key=_task_key(c, s, k, r), config=c.label, puzzle_set=s.label, run=r)
+
+    def task_keys(self) -> Iterator[str]:
+        """The keys of :meth:`tasks`, in the same order, without building the tasks (or their seeds)."""
+        for r in range(self.runs):
+            for s in self.puzzle_sets:
+                for k in range(len(s.puzzles)):
+                    for c in self.configs:
+                        yield _task_key(c, s, k, r)
+
+    def growth(self):
+        """What may differ from a results directory's experiment for it to be this one, grown or read in part:
+        ``runs``, and each puzzle set's size when the directory's puzzles are the head of this set's
+        (:class:`~sudoku_lab.results.Growth`)."""
+        from .results import Growth
+
+        sets = {s.label: s for s in self.puzzle_sets}
+
+        def prefix_digest(label: str, n: int) -> str | None:
+            s = sets.get(label)
+            return None if s is None else s.prefix_digest(n)
+
+        def hint(label: str, n: int, digest: str) -> str | None:
+            s = sets.get(label)
+            if s is None or s.legacy is None or _digest(s.legacy(n)) != digest:
+                return None
+            return ("its sample was drawn by sudoku-lab 0.1.0, whose samples could not grow; a sample is now the "
+                    "head of one seeded shuffle. `report` and `grades --from` still read it; new runs need a new "
+                    "directory")
+
+        return Growth(counts=("runs",), sets="puzzle_sets", prefix_digest=prefix_digest, hint=hint)
 
     def canonical(self) -> dict:
         """What defines the experiment's runs, as JSON data: a results directory holding another is refused.
@@ -237,6 +335,10 @@ class ExperimentSpec:
         for s in self.puzzle_sets:
             lines.append(f"  puzzles {s.label}: {len(s.puzzles)} from {s.source}")
         return "\n".join(lines)
+
+
+def _task_key(c: Config, s: PuzzleSet, k: int, r: int) -> str:
+    return f"{c.label}|{s.label}#{k}|r{r}"
 
 
 # ----------------------------------------------------------- TOML files
@@ -491,19 +593,18 @@ def _puzzle_sets(chk: _Checker, value: Any, seed: int, base: Path) -> list[Puzzl
         if "sample" in entry and "first" in entry:
             chk.fail(path + ["first"], "give sample or first, not both")
         puzzles = _resolve(chk, path + ["set"], source, base)
-        if "sample" in entry:
-            k = chk.integer(path + ["sample"], entry["sample"], 1)
-            if k < len(puzzles):
-                rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(zlib.crc32(source.encode()),)))
-                pick = sorted(rng.choice(len(puzzles), size=k, replace=False).tolist())
-                puzzles = [puzzles[j] for j in pick]
-        if "first" in entry:
-            puzzles = puzzles[:chk.integer(path + ["first"], entry["first"], 1)]
+        sample = chk.integer(path + ["sample"], entry["sample"], 1) if "sample" in entry else None
+        first = chk.integer(path + ["first"], entry["first"], 1) if "first" in entry else None
         label = chk.string(path + ["label"], entry["label"]) if "label" in entry else source
         if any(s.label == label for s in out):
             chk.fail(path + (["label"] if "label" in entry else ["set"]),
                      f"a puzzle set is already labelled {label!r}; give each a different label")
-        out.append(PuzzleSet(label, source, tuple(puzzles)))
+
+        def legacy(k, puzzles=puzzles, source=source):
+            key = (zlib.crc32(source.encode()),)
+            return _legacy_sample(puzzles, np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key)), k)
+
+        out.append(select(label, source, puzzles, sample=sample, first=first, seed=seed, legacy=legacy))
     return out
 
 

@@ -72,6 +72,21 @@ def test_without_a_directory_the_runs_come_back_in_memory_with_their_specificati
     assert [s.config for s in rep.summary] == ["reseda:alpha=0.5", "reseda:alpha=0.9"]  # the order asked for
 
 
+def test_an_interrupted_comparison_says_how_to_keep_or_resume_its_runs(tmp_path):
+    # Issue 17 item 14: without --out the report said "the same `sudoku-lab batch` command resumes it".
+    configs, puzzles = [cmp.parse_config("exact")], [library.puzzle("reseda_fig3_1_easy")]
+    done = []
+    kw = dict(runs=4, until="solved,1000it", should_stop=lambda: bool(done) and done[-1] >= 2,
+              progress=lambda d, total: done.append(d))
+    notes = build_report(cmp.compare(configs, puzzles, **kw), by="puzzle").notes
+    assert notes == ["incomplete: 2 of the experiment's 4 runs are done (the comparison was interrupted, and its runs "
+                     "were not kept: run it again with --out DIR to keep them across interruptions)"]
+    done.clear()
+    notes = build_report(cmp.compare(configs, puzzles, results_file=tmp_path / "c", **kw), by="puzzle").notes
+    assert notes == ["incomplete: 2 of the experiment's 4 runs are done (the comparison was interrupted; the same "
+                     "`sudoku-lab compare` command (with this --out) resumes it)"]
+
+
 @pytest.mark.parametrize("text,message", [
     ("nosuch", "unknown algorithm 'nosuch'"),
     ("reseda:alpha=3", "alpha must be [0, 1], got 3"),

@@ -71,11 +71,14 @@ def test_spawned_seeds_are_shared_by_configurations_and_stable_when_the_experime
     line = pz.to_line()
     direct = np.random.SeedSequence(7, spawn_key=(zlib.crc32(line.encode()), 2)).generate_state(1, np.uint64)[0]
     assert spec.seed_of(pz, 2) == int(direct) >> 1
-    # More runs and another puzzle set leave the seeds of the runs already there unchanged.
-    bigger = parse_spec(SPEC.replace("runs = 3", "runs = 5") + '\n[[puzzles]]\nset = "kennett/hard"\nfirst = 2\n')
-    old = {t.key: t.seed for t in tasks}
-    new = {t.key: t.seed for t in bigger.tasks()}
-    assert all(new[k] == s for k, s in old.items())
+    # More runs, a larger sample and another puzzle set leave the runs already there unchanged: the same key
+    # names the same puzzle with the same seed (issue 17: a larger sample renumbered the puzzles).
+    bigger = parse_spec(SPEC.replace("runs = 3", "runs = 5").replace("sample = 4", "sample = 7")
+                        + '\n[[puzzles]]\nset = "kennett/hard"\nfirst = 2\n')
+    old = {t.key: (t.seed, t.puzzle.to_line()) for t in tasks}
+    new = {t.key: (t.seed, t.puzzle.to_line()) for t in bigger.tasks()}
+    assert len(new) == bigger.total > len(old) and all(new[k] == v for k, v in old.items())
+    assert list(bigger.task_keys()) == [t.key for t in bigger.tasks()]
 
 
 def test_sequential_seeds_are_seed_plus_run():
@@ -90,9 +93,21 @@ def test_a_sample_is_seeded_and_first_takes_the_head():
     level = library.collection("kennett/easy")
     assert [p.name for p in a] == [p.name for p in b] != [p.name for p in c]
     order = [p.name for p in level]
-    assert [order.index(p.name) for p in a] == sorted(order.index(p.name) for p in a)  # kept in collection order
     first = parse_spec(SPEC.replace("sample = 4", "first = 3")).puzzle_sets[0].puzzles
     assert [p.name for p in first] == order[:3]
+
+
+def test_a_larger_sample_holds_the_smaller_one_at_its_head():
+    # Issue 17: 0.1.0 drew each sample afresh (and sorted it), so raising `sample` changed the puzzles already run.
+    def names(k):
+        return [p.name for p in parse_spec(SPEC.replace("sample = 4", f"sample = {k}")).puzzle_sets[0].puzzles]
+
+    samples = [names(k) for k in (1, 2, 3, 4, 5, 8, 13, 40)]
+    for small, large in zip(samples, samples[1:]):
+        assert large[:len(small)] == small
+    level = [p.name for p in library.collection("kennett/easy")]
+    everything = names(len(level) + 10)  # more than the set holds: all of it, each once
+    assert sorted(everything) == sorted(level) and everything[:40] == samples[-1]
 
 
 def test_budget_table_and_files_relative_to_the_specification(tmp_path):

@@ -14,7 +14,7 @@ outside the package registers the same way, through a plugin (see
     register_paper(Paper("toy", "A. Author, A toy paper, 2024", "Table 1 of the paper"))
 
     @register_reproduction("toy-table1", paper="toy", title="Toy Table 1", solver="reseda",
-                           options={"runs": Option(100, "runs per configuration", low=1, high=10_000)},
+                           options={"runs": Option(100, "runs per configuration", low=1, high=10_000, grows=True)},
                            quick={"runs": 20})
     def toy_table1(runner, runs):
         tasks = runner.repeat("reseda", runner.p(restart="none"), puzzle, "solved,100000it", runs)
@@ -106,12 +106,19 @@ class Option:
         What it means for this reproduction ("puzzles per Kennett level").
     low, high : int or None
         Inclusive bounds of an integer option (checked before any run).
+    grows : bool
+        The option is a size: a larger value only adds runs, leaving every run
+        of the smaller one as it is (same key, seed, puzzle and budget), and a
+        smaller value asks for a part of them. Then ``--results DIR`` of the
+        smaller experiment grows (or is read in part) instead of being
+        refused. A budget, or a size that renumbers the runs, is not one.
     """
 
     default: int | None = None
     help: str = ""
     low: int | None = None
     high: int | None = None
+    grows: bool = False
 
 
 @dataclass(frozen=True)
@@ -163,6 +170,8 @@ class Reproduction:
         for k, opt in self.options.items():
             if not isinstance(opt, Option):
                 raise TypeError(f"reproduction {self.name!r}: option {k!r} must be an Option, got {opt!r}")
+            if k == "out" and opt.grows:
+                raise ValueError(f"reproduction {self.name!r}: option 'out' is a figure path, not a size (grows)")
         for k, value in dict(self.quick).items():
             opt = self.options.get(k)
             if opt is None or k == "out":

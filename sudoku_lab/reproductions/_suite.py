@@ -4,7 +4,9 @@ them (``sudoku-lab reproduce all``) with a single Markdown report, paper vs ours
 A reproduction's results directory (:class:`~sudoku_lab.results.ResultStore`)
 is identified by the experiment's name, its resolved options (not the figure
 path), the ``--param`` values and the seed (:func:`store_spec`): the same
-command resumes it, any other is refused. ``reproduce all`` gives each
+command resumes it, the same with a larger size option (one it declares
+``grows``, such as ``--runs``) adds only the new runs, a smaller one reads a
+part of it, and any other is refused. ``reproduce all`` gives each
 experiment its own directory, ``DIR/<mode>/<name>/``, writes the figures of
 those that draw one to ``DIR/figures/<name>.png`` and the report to
 ``DIR/report.md``; an experiment finished earlier comes back from its
@@ -26,7 +28,7 @@ from ..errors import ParameterError
 from . import Reproduction, get_paper, get_reproduction, papers, reproductions, resolve_options
 from ._core import Report, Runner
 
-__all__ = ["MODES", "Outcome", "SuiteOutcome", "store_spec", "run_reproduction", "run_all", "suite_markdown",
+__all__ = ["MODES", "Outcome", "SuiteOutcome", "store_spec", "store_growth", "run_reproduction", "run_all", "suite_markdown",
            "summary_markdown", "options_text", "verdict_text", "REPORT", "FIGURES"]
 
 #: ``reproduce all`` modes: the reduced form each reproduction declares, or the papers' sizes (the defaults).
@@ -42,6 +44,14 @@ def _validated_params(rep: Reproduction, params: Mapping) -> dict:
     from ..solvers import get_solver_class
 
     return get_solver_class(rep.solver).validate_params(dict(params))
+
+
+def store_growth(rep: Reproduction):
+    """What may grow in a reproduction's results directory: the options it declares as sizes
+    (:attr:`~sudoku_lab.reproductions.Option.grows`), as :class:`~sudoku_lab.results.Growth`."""
+    from ..results import Growth
+
+    return Growth(counts=tuple(k for k, opt in rep.options.items() if opt.grows))
 
 
 def store_spec(rep: Reproduction, options: Mapping, params: Mapping, seed: int) -> dict:
@@ -125,7 +135,7 @@ def run_reproduction(name: str, options: Mapping | None = None, *, quick: bool =
         from ..results import ResultStore
 
         where = workers.describe() if workers is not None else where_text(jobs, scheduler)
-        store = ResultStore(results, spec, kind=KIND, note=note, session={"scheduler": where})
+        store = ResultStore(results, spec, kind=KIND, note=note, session={"scheduler": where}, growth=store_growth(rep))
         before = len(store)
     try:
         runner = Runner(jobs, should_stop, progress, params, seed, store=store, scheduler=scheduler, workers=workers)
@@ -236,7 +246,8 @@ def run_all(out_dir, *, mode: str = "quick", only=None, seed: int = 0, jobs: int
         opts = resolve_options(rep, {}, quick=mode == "quick")
         if "out" in rep.options:
             opts["out"] = check_figure_path(out_dir / FIGURES / f"{rep.name}.png")
-        check_results_dir(out_dir / mode / rep.name, store_spec(rep, opts, {}, seed), kind=KIND)
+        check_results_dir(out_dir / mode / rep.name, store_spec(rep, opts, {}, seed), kind=KIND,
+                          growth=store_growth(rep))
         plans.append((rep, opts))
     report_path = check_writable(out_dir / REPORT, "report")
     workers = Workers(default_jobs() if jobs is None else jobs, scheduler, solvers=[rep.solver for rep, _ in plans])

@@ -87,7 +87,7 @@ def figure4(runner: Runner, runs: int) -> Report:
 @register_reproduction("hill-climb-figure5", paper="jones", solver="hill_climb",
                        title="Figure 5: givens, iterations, restarts and time by difficulty",
                        options={"runs": Option(25, "runs per Kennett level: its first RUNS puzzles, one seeded run each "
-                                             "(paper: 100 puzzles in 4 ratings)", low=1, high=200)},
+                                             "(paper: 100 puzzles in 4 ratings)", low=1, high=200, grows=True)},
                        quick={"runs": 10})
 def figure5(runner: Runner, runs: int) -> Report:
     puzzles = runs

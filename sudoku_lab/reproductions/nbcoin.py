@@ -75,9 +75,9 @@ def _column(runner: Runner, rep: Report, solver: str, params: dict, pz, runs: in
 @register_reproduction("nbcoin-table2", paper="waiyapara", solver="nbcoin",
                        title="Table II: NB-COIN and the GA of Sato and Inoue on the six nbcoin_* puzzles",
                        options={"runs": Option(100, "runs per puzzle and algorithm (paper: 100)", low=1,
-                                               high=1_000_000),
+                                               high=1_000_000, grows=True),
                                 "puzzles": Option(6, "how many of the six puzzles, in the table's order",
-                                                  low=1, high=6),
+                                                  low=1, high=6, grows=True),
                                 "generations": Option(BUDGET, "generation budget of a run (paper: 100000; "
                                                       "--param generations= overrides it)", low=1, high=10**9),
                                 "ga_generations": Option(0, "generation budget of the GA column (0: the same as "

@@ -60,7 +60,7 @@ _COLUMNS = {
 }
 _ZONE_LABEL = {"diagonal": "1 zone of 3 (diagonal boxes)", "boxes": "1 zone of 9 (boxes)",
                "all": "1 zone of 27 (rows, columns, boxes)"}
-_RUNS = dict(low=1, high=1_000_000)
+_RUNS = dict(low=1, high=1_000_000, grows=True)  # every runs option here repeats seeds seed, seed+1, ...
 
 
 def _steps_of_success(results) -> float:
@@ -207,7 +207,7 @@ def table3(runner: Runner, runs: int) -> Report:
 @register_reproduction("reseda-table4", paper="reseda", solver="reseda",
                        title="Table 4: Kennett's five levels with 27, 9 and 3 restart zones",
                        options={"puzzles": Option(200, "puzzles per Kennett level (paper: 1000; 200 are bundled)",
-                                                  low=1, high=200)}, quick={"puzzles": 40})
+                                                  low=1, high=200, grows=True)}, quick={"puzzles": 40})
 def table4(runner: Runner, puzzles: int) -> Report:
     from .. import library
     from ..stats import expected_time_to_success
@@ -243,7 +243,7 @@ def table4(runner: Runner, puzzles: int) -> Report:
 @register_reproduction("reseda-escargot", paper="reseda", solver="reseda",
                        title="Table 5 and section 5.2: AI Escargot, partial restarts and brute-force coupling",
                        options={"runs": Option(100, "attempts per row (paper: 1000)", **_RUNS),
-                                "solve_runs": Option(3, "coupled runs until solved", low=0, high=1000)},
+                                "solve_runs": Option(3, "coupled runs until solved", low=0, high=1000, grows=True)},
                        quick={"runs": 30, "solve_runs": 1})
 def escargot(runner: Runner, runs: int, solve_runs: int) -> Report:
     from .. import library

@@ -71,11 +71,11 @@ def _mean(xs) -> str:
 @register_reproduction("cuckoo-table1", paper="soto2014", solver="cuckoo",
                        title="Table 1: tries of 10000 iterations until 50 are solved, easy a .. hard c",
                        options={"runs": Option(50, "solved tries to reach per puzzle (paper: 50)", low=1,
-                                               high=10_000),
+                                               high=10_000, grows=True),
                                 "puzzles": Option(9, "how many of easy a .. hard c, in the table's order", low=1,
-                                                  high=9),
+                                                  high=9, grows=True),
                                 "max_tries": Option(500, "most tries per puzzle before giving up on reaching "
-                                                    "--runs solved", low=1, high=1_000_000)},
+                                                    "--runs solved", low=1, high=1_000_000, grows=True)},
                        quick={"runs": 10, "max_tries": 100})
 def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 500) -> Report:
     """Success rate solved/tries against Table 1, with the binomial comparison cells."""
@@ -120,8 +120,9 @@ def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 500) -> Rep
 
 @register_reproduction("cuckoo-table2", paper="soto2014", solver="cuckoo",
                        title="Table 2: 30 tries of 100000 iterations on easy a, medium a and hard a",
-                       options={"runs": Option(30, "tries per puzzle (paper: 30)", low=1, high=1_000_000),
-                                "puzzles": Option(3, "how many of easy a, medium a, hard a", low=1, high=3)},
+                       options={"runs": Option(30, "tries per puzzle (paper: 30)", low=1, high=1_000_000, grows=True),
+                                "puzzles": Option(3, "how many of easy a, medium a, hard a", low=1, high=3,
+                                                  grows=True)},
                        quick={"runs": 10})
 def table2(runner: Runner, runs: int, puzzles: int) -> Report:
     """Successes in 30 tries of 100000 iterations against Table 2 (cuckoo column)."""

@@ -86,11 +86,12 @@ def _tries_until(runner: Runner, pz, params: dict, budget: int, wanted: int, cap
 
 @register_reproduction("tabu-table1", paper="soto2013", solver="ac3_tabu",
                        title="Table 1: tries of 1000 iterations needed for 30 solved runs, mk_easy_a .. mk_hard_b",
-                       options={"runs": Option(30, "solved tries wanted per puzzle (paper: 30)", low=1, high=10_000),
+                       options={"runs": Option(30, "solved tries wanted per puzzle (paper: 30)", low=1, high=10_000,
+                                               grows=True),
                                 "puzzles": Option(8, "how many of the eight puzzles, in the table's order", low=1,
-                                                  high=8),
+                                                  high=8, grows=True),
                                 "max_tries": Option(3000, "most tries per puzzle before reporting 'not reached'",
-                                                    low=1, high=1_000_000)},
+                                                    low=1, high=1_000_000, grows=True)},
                        quick={"runs": 10, "max_tries": 500})
 def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 3000) -> Report:
     """Tries needed, success rates, iterations and relative times against the paper's Table 1."""
@@ -140,9 +141,10 @@ def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 3000) -> Re
 
 @register_reproduction("tabu-table2", paper="soto2013", solver="ac3_tabu",
                        title="Table 2: solved out of 30 tries of 100000 iterations on easy a-c, medium a, hard a",
-                       options={"runs": Option(TABLE2_RUNS, "tries per puzzle (paper: 30)", low=1, high=100_000),
+                       options={"runs": Option(TABLE2_RUNS, "tries per puzzle (paper: 30)", low=1, high=100_000,
+                                               grows=True),
                                 "puzzles": Option(5, "how many of the five puzzles, in the table's order", low=1,
-                                                  high=5)},
+                                                  high=5, grows=True)},
                        quick={"runs": 10})
 def table2(runner: Runner, runs: int, puzzles: int) -> Report:
     """Solved tries out of ``runs`` against the paper's Table 2 (hybrid TS column; the GA's for reference)."""
