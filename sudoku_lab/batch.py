@@ -4,7 +4,9 @@ The specification is a TOML file (:mod:`sudoku_lab.spec`) or the same content
 as flags. The runs go to worker processes (all CPUs by default), or to a Dask
 cluster with ``--scheduler``; each finished run is written at once, so Ctrl-C
 stops cleanly, a run killed outright (SIGKILL, a lost node) loses only the runs
-in flight, and re-running the same command resumes where it stopped.
+in flight, and re-running the same command resumes where it stopped. The same
+specification with more runs, a larger sample or another puzzle set runs only
+the new runs into the same directory (:func:`plan` says what a run would do).
 
 >>> from sudoku_lab.batch import run_spec
 >>> from sudoku_lab.spec import spec_from_options

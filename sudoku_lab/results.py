@@ -33,6 +33,12 @@ task of the same key, a directory written by a newer version, or a corrupt
 line in the middle of the journal is a :class:`~sudoku_lab.errors.DataFileError`
 naming the file, the line and what differs. A partial last line (a write cut
 off by a crash) is dropped with a note: its run simply runs again.
+
+An experiment may grow in its directory: more runs, more puzzles at the end
+of a set, another set (each command says which of its keys are sizes,
+:class:`Growth`) add runs and leave those there as they are; the sidecar then
+holds the grown specification. Asking for fewer reads a part and deletes
+nothing (:func:`experiment_change`).
 """
 
 from __future__ import annotations
@@ -321,17 +327,7 @@ class ResultStore:
         return prov
 
     def _lock(self) -> None:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: no lock
-            return
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise DataFileError(f"{self.dir} is in use by another sudoku-lab process writing the same results; "
-                                "wait for it to finish, or choose another output", path=self.dir) from None
-        except OSError:  # a file system without locks (some network mounts): go on without
-            pass
+        _flock(self._fd, self.dir)
 
     def _recover_journal(self) -> None:
         """Read the journal's keys; drop a partial last line; rebuild the table if it lags behind."""
@@ -635,6 +631,33 @@ def _check_same_experiment(directory: Path, prov: dict, kind: str, spec: dict, g
                         "output directory, or delete it to start again", path=directory)
 
 
+def _flock(fd: int, directory: Path) -> None:
+    """Lock a results directory's journal (open as ``fd``) for this process; DataFileError if another holds it."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise DataFileError(f"{directory} is in use by another sudoku-lab process writing the same results; "
+                            "wait for it to finish, or choose another output", path=directory) from None
+    except OSError:  # a file system without locks (some network mounts): go on without
+        pass
+
+
+def _check_not_in_use(directory: Path) -> None:
+    """DataFileError if another process writes the directory now (its journal is locked), as opening it would say."""
+    try:
+        fd = os.open(directory / JOURNAL, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:  # no journal yet, or unreadable: opening the store says what is wrong
+        return
+    try:
+        _flock(fd, directory)
+    finally:
+        os.close(fd)  # and with it the lock just taken
+
+
 def check_results_dir(path, spec: dict, *, kind: str = "batch", growth: Growth | None = None) -> "Change | None":
     """How the experiment ``spec`` changes the results ``path`` holds (None: none yet), without opening it.
 
@@ -646,13 +669,16 @@ def check_results_dir(path, spec: dict, *, kind: str = "batch", growth: Growth |
     ------
     DataFileError
         What :class:`ResultStore` would refuse: a file where the directory
-        should be, a directory of another experiment or an unreadable sidecar.
+        should be, a directory of another experiment, an unreadable sidecar,
+        or a directory another process is writing.
     """
     d = results_dir(path)
     prov_path = d / PROVENANCE
     if not prov_path.exists():
         return None
-    return _check_same_experiment(d, _read_provenance(prov_path), kind, spec, growth)
+    change = _check_same_experiment(d, _read_provenance(prov_path), kind, spec, growth)
+    _check_not_in_use(d)
+    return change
 
 
 def results_dir(path) -> Path:

@@ -146,8 +146,8 @@ class PuzzleSet:
         only adds puzzles at the end, so the runs already done keep their keys.
     legacy : callable, optional
         ``legacy(k)``: the ``k`` puzzles sudoku-lab 0.1.0 sampled instead (its
-        samples were not heads of larger ones), to say so when a results
-        directory holds them.
+        samples were not heads of larger ones; None where it took them all),
+        to say so when a results directory holds them.
     """
 
     label: str
@@ -203,10 +203,13 @@ def select(label: str, source: str, puzzles: Sequence[Puzzle], *, sample: int | 
     return PuzzleSet(label, source, puzzles)
 
 
-def _legacy_sample(puzzles: Sequence[Puzzle], rng: np.random.Generator, k: int) -> tuple:
-    """The sample of sudoku-lab 0.1.0 (numpy's ``choice``, sorted): not the head of a larger sample."""
+def _legacy_sample(puzzles: Sequence[Puzzle], rng: np.random.Generator, k: int) -> tuple | None:
+    """The sample of sudoku-lab 0.1.0 (numpy's ``choice``, sorted): not the head of a larger sample.
+
+    None when ``k`` leaves nothing out (0.1.0 took the whole set, unsampled).
+    """
     if k >= len(puzzles):
-        return tuple(puzzles)
+        return None
     return tuple(puzzles[j] for j in sorted(rng.choice(len(puzzles), size=k, replace=False).tolist()))
 
 
@@ -304,7 +307,8 @@ class ExperimentSpec:
 
         def hint(label: str, n: int, digest: str) -> str | None:
             s = sets.get(label)
-            if s is None or s.legacy is None or _digest(s.legacy(n)) != digest:
+            old = None if s is None or s.legacy is None else s.legacy(n)
+            if old is None or _digest(old) != digest:
                 return None
             return ("its sample was drawn by sudoku-lab 0.1.0, whose samples could not grow; a sample is now the "
                     "head of one seeded shuffle. `report` and `grades --from` still read it; new runs need a new "

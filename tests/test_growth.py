@@ -238,3 +238,14 @@ def test_a_reproduction_grows_in_the_sizes_it_declares(tmp_path, runs, monkeypat
                      "--budget", "2000"]) == 2
     assert "differs in: budget): it holds budget 1000, this asks for budget 2000" in capsys.readouterr().err
     assert runs[0] == 5
+
+
+def test_dry_run_refuses_a_directory_another_process_is_writing(tmp_path, capsys):
+    (tmp_path / "s.toml").write_text(SPEC)
+    out = tmp_path / "r"
+    spec = parse_spec(SPEC)
+    with ResultStore(out, spec.canonical(), kind="batch", growth=spec.growth()):  # a batch writing it now
+        assert cli.main(["batch", str(tmp_path / "s.toml"), "--out", str(out), "--dry-run"]) == 2
+    assert capsys.readouterr().err == (f"sudoku-lab: error: {out} is in use by another sudoku-lab process writing the "
+                                       "same results; wait for it to finish, or choose another output\n")
+    assert cli.main(["batch", str(tmp_path / "s.toml"), "--out", str(out), "--dry-run"]) == 0
