@@ -131,7 +131,7 @@ def plan(spec: ExperimentSpec, out) -> str:
 
     change = check_results_dir(out, spec.canonical(), kind="batch", growth=spec.growth())
     if change is None:
-        return f"results would go to {out} (a new directory): would run all {spec.total:,} runs"
+        return f"results would go to {out} (no results there yet): would run all {spec.total:,} runs"
     held = set(load_results(out).table.column("task").to_pylist())
     done = sum(k in held for k in spec.task_keys())
     lines = []

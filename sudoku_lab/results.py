@@ -292,28 +292,10 @@ class ResultStore:
 
     # -------------------------------------------------------------- opening
     def _check_provenance(self) -> dict:
-        path = self.dir / PROVENANCE
-        journal, table = self.dir / JOURNAL, self.dir / TABLE
-        if not path.exists():
-            if (journal.exists() and journal.stat().st_size) or table.exists():
-                raise DataFileError(f"{self.dir} holds runs but no {PROVENANCE}: it was not written by Sudoku Lab, "
-                                    "or its sidecar was deleted; choose another output directory", path=path)
+        prov, self.change = _opening(self.dir, self.kind, self.spec, self.growth, self._note)
+        if prov is None:
             return {"format": FORMAT, "kind": self.kind, "spec": self.spec, "machine": machine(),
                     "created": _now(), "sessions": []}
-        prov = _read_provenance(path)
-        fmt = prov.get("format")
-        writer = (prov.get("sessions") or [{}])[-1].get("writer", {}).get("sudoku_lab", "?")
-        if not isinstance(fmt, int) or fmt > FORMAT:
-            raise DataFileError(f"{path}: results format {fmt} was written by sudoku-lab {writer}, newer than this "
-                                f"{__version__} (format {FORMAT}); upgrade sudoku-lab to add runs to it",
-                                path=path)
-        if writer != "?" and _version_tuple(writer) > _version_tuple(__version__):
-            raise DataFileError(f"{path}: written by sudoku-lab {writer}, newer than this {__version__}; upgrade "
-                                "sudoku-lab to add runs to it (its solvers may differ)", path=path)
-        self.change = _check_same_experiment(self.dir, prov, self.kind, self.spec, self.growth)
-        if writer != "?" and writer != __version__:
-            self._note(f"resuming {self.dir}, written by sudoku-lab {writer}, with {__version__}: provenance.json "
-                       "records which runs each version added")
         if self.change.grows:
             # The directory's experiment is the grown one from now on: its new rows belong to it.
             prov["spec"] = self.change.merged
@@ -631,6 +613,35 @@ def _check_same_experiment(directory: Path, prov: dict, kind: str, spec: dict, g
                         "output directory, or delete it to start again", path=directory)
 
 
+def _opening(directory: Path, kind: str, spec: dict, growth: "Growth | None",
+             note: Callable[[str], None] | None = None) -> tuple["dict | None", "Change | None"]:
+    """What opening ``directory`` for the experiment ``spec`` finds: its sidecar (None: no results yet) and the
+    change to it; DataFileError for what opening it refuses (runs without a sidecar, a newer writer, another
+    experiment)."""
+    path = directory / PROVENANCE
+    journal, table = directory / JOURNAL, directory / TABLE
+    if not path.exists():
+        if (journal.exists() and journal.stat().st_size) or table.exists():
+            raise DataFileError(f"{directory} holds runs but no {PROVENANCE}: it was not written by Sudoku Lab, "
+                                "or its sidecar was deleted; choose another output directory", path=path)
+        return None, None
+    prov = _read_provenance(path)
+    fmt = prov.get("format")
+    writer = (prov.get("sessions") or [{}])[-1].get("writer", {}).get("sudoku_lab", "?")
+    if not isinstance(fmt, int) or fmt > FORMAT:
+        raise DataFileError(f"{path}: results format {fmt} was written by sudoku-lab {writer}, newer than this "
+                            f"{__version__} (format {FORMAT}); upgrade sudoku-lab to add runs to it",
+                            path=path)
+    if writer != "?" and _version_tuple(writer) > _version_tuple(__version__):
+        raise DataFileError(f"{path}: written by sudoku-lab {writer}, newer than this {__version__}; upgrade "
+                            "sudoku-lab to add runs to it (its solvers may differ)", path=path)
+    change = _check_same_experiment(directory, prov, kind, spec, growth)
+    if note is not None and writer != "?" and writer != __version__:
+        note(f"resuming {directory}, written by sudoku-lab {writer}, with {__version__}: provenance.json "
+             "records which runs each version added")
+    return prov, change
+
+
 def _flock(fd: int, directory: Path) -> None:
     """Lock a results directory's journal (open as ``fd``) for this process; DataFileError if another holds it."""
     try:
@@ -648,12 +659,15 @@ def _flock(fd: int, directory: Path) -> None:
 
 def _check_not_in_use(directory: Path) -> None:
     """DataFileError if another process writes the directory now (its journal is locked), as opening it would say."""
-    try:
-        fd = os.open(directory / JOURNAL, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    import stat
+
+    try:  # O_NONBLOCK: a FIFO in the journal's place must not hang the check
+        fd = os.open(directory / JOURNAL, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:  # no journal yet, or unreadable: opening the store says what is wrong
         return
     try:
-        _flock(fd, directory)
+        if stat.S_ISREG(os.fstat(fd).st_mode):  # anything else: opening the store says what is wrong
+            _flock(fd, directory)
     finally:
         os.close(fd)  # and with it the lock just taken
 
@@ -669,15 +683,14 @@ def check_results_dir(path, spec: dict, *, kind: str = "batch", growth: Growth |
     ------
     DataFileError
         What :class:`ResultStore` would refuse: a file where the directory
-        should be, a directory of another experiment, an unreadable sidecar,
-        or a directory another process is writing.
+        should be, runs without a sidecar, an unreadable sidecar, one written
+        by a newer version, a directory of another experiment, or one another
+        process is writing.
     """
     d = results_dir(path)
-    prov_path = d / PROVENANCE
-    if not prov_path.exists():
-        return None
-    change = _check_same_experiment(d, _read_provenance(prov_path), kind, spec, growth)
-    _check_not_in_use(d)
+    prov, change = _opening(d, kind, spec, growth)
+    if prov is not None:
+        _check_not_in_use(d)
     return change
 
 

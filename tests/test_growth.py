@@ -144,7 +144,7 @@ def test_dry_run_says_what_the_run_would_do_and_refuses_what_it_would_refuse(tmp
     (tmp_path / "grown.toml").write_text(GROWN)
     (tmp_path / "other.toml").write_text(SPEC.replace("seed = 5", "seed = 6"))
     assert cli.main(["batch", str(small), "--out", str(out), "--dry-run"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == f"results would go to {out} (a new directory): would run all 4 runs"
+    assert capsys.readouterr().out.splitlines()[-1] == f"results would go to {out} (no results there yet): would run all 4 runs"
     assert not out.exists()
     assert cli.main(["batch", str(small), "--out", str(out), "--jobs", "1", "--quiet"]) == 0
     capsys.readouterr()
@@ -240,7 +240,7 @@ def test_a_reproduction_grows_in_the_sizes_it_declares(tmp_path, runs, monkeypat
     assert runs[0] == 5
 
 
-def test_dry_run_refuses_a_directory_another_process_is_writing(tmp_path, capsys):
+def test_dry_run_refuses_a_directory_in_use_or_not_written_by_sudoku_lab(tmp_path, capsys):
     (tmp_path / "s.toml").write_text(SPEC)
     out = tmp_path / "r"
     spec = parse_spec(SPEC)
@@ -249,3 +249,8 @@ def test_dry_run_refuses_a_directory_another_process_is_writing(tmp_path, capsys
     assert capsys.readouterr().err == (f"sudoku-lab: error: {out} is in use by another sudoku-lab process writing the "
                                        "same results; wait for it to finish, or choose another output\n")
     assert cli.main(["batch", str(tmp_path / "s.toml"), "--out", str(out), "--dry-run"]) == 0
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "runs.parquet").write_bytes(b"PAR1")
+    assert cli.main(["batch", str(tmp_path / "s.toml"), "--out", str(foreign), "--dry-run"]) == 2
+    assert f"{foreign} holds runs but no provenance.json" in capsys.readouterr().err
