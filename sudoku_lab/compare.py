@@ -28,7 +28,7 @@ import numpy as np
 from .errors import ParameterError, PuzzleError
 from .experiments import run_batch
 from .puzzle import Puzzle
-from .spec import Config, ExperimentSpec, _legacy_sample, select
+from .spec import Config, ExperimentSpec, _legacy_sample, check_seed, select
 from .spec import parse_config as parse_configs
 
 __all__ = ["Config", "parse_config", "compare", "add_cli", "cmd_compare"]
@@ -108,6 +108,7 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
     if not puzzles:
         raise PuzzleError("no puzzles to compare on", kind="empty")
     parse_until(until)
+    check_seed(seed, int(runs), "sequential")
     if sample is not None and (isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 1):
         raise ParameterError(f"sample must be a positive integer, got {sample!r}", name="sample")
     named = [p if p.name else Puzzle(p.grid, n=p.n, name=f"puzzle_{i + 1}") for i, p in enumerate(puzzles)]

@@ -65,7 +65,7 @@ from .experiments import Task, config_label
 from .puzzle import Puzzle
 
 __all__ = ["Config", "PuzzleSet", "ExperimentSpec", "SpecError", "load_spec", "parse_spec", "spec_from_options",
-           "parse_config", "select", "shuffled", "SEEDINGS", "MAX_TASKS", "MAX_SEED", "DEFAULT_UNTIL"]
+           "parse_config", "select", "shuffled", "check_seed", "SEEDINGS", "MAX_TASKS", "MAX_SEED", "DEFAULT_UNTIL"]
 
 SEEDINGS = ("spawn", "sequential")
 #: The most runs one specification may ask for.
@@ -550,6 +550,12 @@ def _build(data: dict, chk: _Checker, base: Path) -> ExperimentSpec:
         chk.fail(["runs"], f"the experiment has {spec.total:,} runs; at most {MAX_TASKS:,} fit in one results "
                            "directory: split it into several specifications")
     return spec
+
+
+def check_seed(seed: Any, runs: int, seeding: str = "sequential", flag: str = "--seed") -> int:
+    """``seed`` checked as a specification's (every run's seed fits the results' int64 column); SpecError
+    naming ``flag`` otherwise."""
+    return _seed(_Checker(None, None, {("seed",): flag}), seed, runs, seeding)
 
 
 def _seed(chk: _Checker, seed: Any, runs: int, seeding: str) -> int:

@@ -72,6 +72,17 @@ def test_without_a_directory_the_runs_come_back_in_memory_with_their_specificati
     assert [s.config for s in rep.summary] == ["reseda:alpha=0.5", "reseda:alpha=0.9"]  # the order asked for
 
 
+def test_a_seed_whose_runs_pass_the_int64_column_is_refused_before_any_run(capsys):
+    # Issue 17 item 3: run i has seed SEED + i; past 2**63 - 1 the results could not be written
+    # ("<memory>: cannot be read as a results journal") after every run had run.
+    assert cli.main(["compare", "reseda_fig3_1_easy", "--algo", "exact", "--runs", "2", "--seed",
+                     str(2**63 - 1), "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        "sudoku-lab: error: --seed: with sequential seeding run r has the seed 9,223,372,036,854,775,807 + r, and the "
+        "last, run 1, would pass 9,223,372,036,854,775,807 (the largest seed a results table holds): give a seed at "
+        "most 9,223,372,036,854,775,806\n")
+
+
 def test_an_interrupted_comparison_says_how_to_keep_or_resume_its_runs(tmp_path):
     # Issue 17 item 14: without --out the report said "the same `sudoku-lab batch` command resumes it".
     configs, puzzles = [cmp.parse_config("exact")], [library.puzzle("reseda_fig3_1_easy")]
