@@ -180,6 +180,23 @@ def test_every_number_of_a_budget_refuses_inf_nan_negative_and_absurd_values(tab
     assert str(e.value).startswith("b.toml " + message), str(e.value)
 
 
+@pytest.mark.parametrize("change, message", [
+    (("runs = 3", "runs = inf"), "line 2: runs: must be an integer from 1 to 1,000,000, got inf"),
+    (("runs = 3", "runs = nan"), "line 2: runs: must be an integer from 1 to 1,000,000, got nan"),
+    (("seed = 7", "seed = -inf"), "line 3: seed: must be an integer from 0 to 9,223,372,036,854,775,807, got -inf"),
+    (("sample = 4", "sample = inf"), "line 8: puzzles[1].sample: must be an integer >= 1, got inf"),
+    (("sample = 4", "sample = -4"), "line 8: puzzles[1].sample: must be an integer >= 1, got -4"),
+    (("sample = 4", "first = nan"), "line 8: puzzles[1].first: must be an integer >= 1, got nan"),
+    (("alpha = [0.5, 0.9]", "alpha = [0.5, nan]"), "line 16: solvers[1].params.alpha: alpha must be [0, 1], got nan"),
+    (("beta = [0.6, 0.8]", "Q = 1e300"), "line 16: solvers[1].params.Q: Q must be an integer in [1, 1000000]"),
+])
+def test_the_other_numbers_of_a_specification_refuse_inf_nan_and_negatives_too(change, message):
+    # Refused before issue 17 already: kept here so that every numeric field of a specification is covered.
+    with pytest.raises(SpecError) as e:
+        parse_spec(SPEC.replace(*change), "demo.toml")
+    assert str(e.value).startswith("demo.toml " + message), str(e.value)
+
+
 def test_a_budget_in_seconds_reads_back_as_the_same_number():
     # 1e-05 was written as "1e-05s", which the stopping rule did not read.
     assert parse_spec(BUDGET.format("seconds = 1e-5", ""), "b.toml").until == "solved,0.00001s"
