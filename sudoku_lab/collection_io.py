@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -374,8 +376,9 @@ def iter_puzzles(source, *, n: int | None = None, allow_clashes: bool = False, n
     """
     if isinstance(source, (str, Path)):
         path = Path(source)
-        with open_binary(path, "puzzle file") as fh:
-            total = path.stat().st_size
+        with open_binary(path, "puzzle file") as fh:  # a FIFO or a device too: read as a stream, lines bounded
+            st = os.fstat(fh.fileno())
+            total = st.st_size if stat.S_ISREG(st.st_mode) else None
             yield from _named(iter_collection(_binary_lines(fh, str(path), total, progress), n=n,
                                               allow_clashes=allow_clashes),
                               name or str(path), path.stem)
