@@ -9,7 +9,8 @@ memory. :func:`parse_collection` (a text), :func:`load_puzzles` (a file) and
 Formats, detected from the first lines:
 
 - CSV with a ``puzzle`` column (``name``, ``solution`` and other columns
-  become the name, the solution and metadata);
+  become the name, the solution and metadata); a CSV header without one is
+  an error saying so, not a puzzle with too many cells;
 - Kennett files: boards after ``%`` lines;
 - one puzzle per line (``#`` comment lines and blank lines ignored);
 - multi-line grids (or ``.sdk`` puzzles) separated by blank lines; a single
@@ -27,7 +28,9 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -116,6 +119,11 @@ def iter_collection(lines: Iterable[tuple[int, str]], *, n: int | None = None,
     if "," in first and "puzzle" in [h.strip().lower() for h in first.split(",")]:
         yield from _csv_rows(head[-1], it, n, allow_clashes)
         return
+    if _csv_header_without_puzzle(first):
+        no = head[-1][0]
+        raise PuzzleError(f"line {no}: a CSV header ({', '.join(h.strip() for h in first.split(','))}) without a "
+                          "'puzzle' column: name the column that holds the puzzles 'puzzle'", kind="csv_header",
+                          line=no)
     if first.startswith("%"):
         yield from _blocks(head[-1:], it, n, allow_clashes, kennett=True)
         return
@@ -135,6 +143,25 @@ def iter_collection(lines: Iterable[tuple[int, str]], *, n: int | None = None,
             yield from _one_per_line(content, it, n, allow_clashes)
             return
     yield from _blocks(head, it, n, allow_clashes, kennett=False)
+
+
+#: A CSV column name: a word of two characters or more.
+_COLUMN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_ ]*[A-Za-z0-9_]")
+#: What a puzzle's symbols never hold (they are 1-9, then A-P for 16x16 and 25x25, usually in capitals).
+_NOT_SYMBOLS = re.compile(r"[a-zQ-Z_ ]")
+
+
+def _csv_header_without_puzzle(line: str) -> bool:
+    """True for a first line that is a CSV header (comma-separated names, one a word) with no ``puzzle`` column.
+
+    A word is a name when it holds what no row of puzzle symbols holds (a
+    small letter, a letter after P, a space or an underscore), so ``ABCD,EFGH``
+    stays a row of a 16x16 grid.
+    """
+    fields = [f.strip() for f in line.split(",")]
+    return (len(fields) >= 2 and all(fields) and all(len(f) <= 40 for f in fields)
+            and any(_COLUMN_NAME.fullmatch(f) and _NOT_SYMBOLS.search(f) for f in fields)
+            and "puzzle" not in (f.lower() for f in fields))
 
 
 def _cells_on_line(line: str) -> int:
@@ -374,8 +401,9 @@ def iter_puzzles(source, *, n: int | None = None, allow_clashes: bool = False, n
     """
     if isinstance(source, (str, Path)):
         path = Path(source)
-        with open_binary(path, "puzzle file") as fh:
-            total = path.stat().st_size
+        with open_binary(path, "puzzle file") as fh:  # a FIFO or a device too: read as a stream, lines bounded
+            st = os.fstat(fh.fileno())
+            total = st.st_size if stat.S_ISREG(st.st_mode) else None
             yield from _named(iter_collection(_binary_lines(fh, str(path), total, progress), n=n,
                                               allow_clashes=allow_clashes),
                               name or str(path), path.stem)

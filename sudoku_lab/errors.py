@@ -23,7 +23,8 @@ class PuzzleError(SudokuLabError):
     ----------
     kind : str
         One of ``"empty"``, ``"cell_count"``, ``"bad_character"``, ``"bad_symbol"``,
-        ``"clash"``, ``"no_solution"``, ``"several_solutions"``, ``"box_size"``.
+        ``"clash"``, ``"no_solution"``, ``"several_solutions"``, ``"box_size"``,
+        ``"csv_header"`` (a CSV file without a ``puzzle`` column).
     line, column : int or None
         1-based position in the input text (``bad_character``, ``bad_symbol``).
     cells : tuple of int

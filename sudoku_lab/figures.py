@@ -29,7 +29,7 @@ prepare_matplotlib()  # before matplotlib looks for its configuration directory
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-from ._files import DPI_RANGE, atomic_write, check_figure_path  # noqa: E402
+from ._files import DPI_RANGE, check_figure_path, figure_format, write_file  # noqa: E402
 from .geometry import SYMBOLS  # noqa: E402
 
 __all__ = ["grade_figure", "probability_figure", "convergence_figure", "ecdf_figure", "box_figure", "success_figure",
@@ -545,9 +545,12 @@ def heatmap_figure(rows, title: str | None = None, cmap: str = "viridis", annota
 def save(fig: Figure, path, dpi: int = 200) -> Path:
     """Write ``fig`` as PNG, SVG or PDF according to the suffix of ``path``.
 
-    Written to a temporary file and renamed, so a full disk leaves no half figure.
+    A file is written to a temporary file and renamed, so a full disk leaves
+    no half figure; a symlink is followed; standard output (``-``), a device
+    or a FIFO is written directly, as PDF unless its name has another
+    figure suffix (see :func:`sudoku_lab._files.write_file`).
     """
     path = check_figure_path(path, dpi)
-    fmt = path.suffix.lower().lstrip(".")
-    atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=dpi), "figure")
+    fmt = figure_format(path)
+    write_file(path, lambda fh: fig.savefig(fh, format=fmt, dpi=dpi), "figure", binary=fmt != "svg")
     return path

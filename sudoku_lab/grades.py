@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from . import __version__
-from ._files import DPI_RANGE, atomic_write_text, check_writable, read_text
+from ._files import DPI_RANGE, check_writable, output_kind, read_text, write_text
 from .errors import DataFileError, ParameterError, PuzzleError
 from .experiments import Task, config_label
 from .geometry import cell_name
@@ -162,7 +162,7 @@ class GradeResult:
         }
 
     def save_json(self, path) -> None:
-        atomic_write_text(path, json.dumps(self.to_dict(), indent=1) + "\n", "grades file")
+        write_text(path, json.dumps(self.to_dict(), indent=1) + "\n", "grades file")
 
     def to_csv(self) -> str:
         """One row per cell: row, col, cell name, given, solution digit, fraction correct, grade."""
@@ -177,7 +177,7 @@ class GradeResult:
         return buf.getvalue()
 
     def save_csv(self, path) -> None:
-        atomic_write_text(path, self.to_csv(), "grades file")
+        write_text(path, self.to_csv(), "grades file")
 
     def to_latex(self, caption: str | None = None) -> str:
         """The grade grid as a LaTeX ``tabular`` with box rules (needs no extra packages)."""
@@ -428,6 +428,10 @@ def cmd_grades(args) -> int:
         raise ParameterError(f"--thresholds needs two numbers like 1.0,0.9, got {args.thresholds!r}",
                              name="thresholds") from None
     grade_cells(np.zeros(1), np.zeros(1, bool), a, b)
+    if output_kind(args.out, "figure") != "file":
+        raise ParameterError(f"--out {args.out}: the grades CSV and JSON and the results directory are written next to "
+                             "the figure, so --out must name a file, not standard output, a device or a FIFO",
+                             name="out")
     out = figures.check_figure_path(args.out, args.dpi)
     outputs = [out.with_suffix(".grades.csv"), out.with_suffix(".grades.json")]
     if args.latex:
@@ -483,7 +487,7 @@ def _write_grades(res: GradeResult, args, out, outputs, reference, interrupted: 
     res.save_csv(outputs[0])
     res.save_json(outputs[1])
     if args.latex:
-        atomic_write_text(outputs[2], res.to_latex(caption=res.summary()))
+        write_text(outputs[2], res.to_latex(caption=res.summary()))
     print(res.summary())
     if reference is not None:
         print(f"agreement with {args.compare}: {100 * agreement(res.grade_grid(), reference):.1f} % of cells")

@@ -945,7 +945,9 @@ def add_cli(sub) -> None:
     r.add_argument("--table", choices=TABLES, default=None,
                    help="print only this table; with --format csv, which table (default summary); ecdf lists "
                    "every point of the run-length distributions")
-    r.add_argument("--out", default=None, metavar="FILE", help="write the report to FILE instead of standard output")
+    r.add_argument("--out", default=None, metavar="FILE",
+                   help="write the report to FILE instead of standard output ('-' is standard output; a device or "
+                   "FIFO is written directly, a symlink is followed)")
     r.add_argument("--figures", default=None, metavar="DIR",
                    help="write every figure to DIR: ecdf-METRIC and box-METRIC for each metric, success and heatmap")
     r.add_argument("--figure-format", choices=("pdf", "svg", "png"), default="pdf",
@@ -1000,11 +1002,15 @@ def figure(report: Report, kind: str, metric: str | None = None):
 
 
 def cmd_report(args) -> int:
-    from ._files import atomic_write_text, check_writable
+    from ._files import check_writable, standard_fd, write_text
     from .results import load_results
 
     jobs = _figure_jobs(args)
-    out = check_writable(args.out, "report") if args.out else None
+    out = check_writable(args.out, "report") if args.out and args.out != "-" else None
+    to_stdout = [f"--figure {kind}={path}" for kind, _, path in jobs if standard_fd(path) == 1]
+    if to_stdout and (out is None or standard_fd(out) == 1 or len(to_stdout) > 1):
+        raise ParameterError(f"{to_stdout[0]}: the report or another figure goes to standard output too; give --out "
+                             "FILE, or a file name to the figure", name="figure")
     results = load_results(args.results)
     rep = build_report(results, by=args.by, metric=args.metric, correction=args.correction, configs=args.config)
     text = rep.format(args.format, args.table)
@@ -1015,15 +1021,16 @@ def cmd_report(args) -> int:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        atomic_write_text(out, text, "report")
-    written = [str(out)] if out is not None else []
+        write_text(out, text, "report")
+    written = [str(out)] if out is not None and standard_fd(out) != 1 else []
     if jobs:
         from . import figures
 
         for kind, metric, path in jobs:
             fig = figure(rep, kind, metric)
             figures.save(fig, path, dpi=args.dpi)
-            written.append(str(path))
+            if standard_fd(path) != 1:
+                written.append(str(path))
     if written:
         print(f"sudoku-lab: wrote {', '.join(written)}", file=sys.stderr)
     return 0

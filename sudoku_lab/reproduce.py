@@ -206,7 +206,7 @@ def cmd_reproduce(args) -> int:
     if args.experiment == "all":
         return _cmd_all(args)
     from ._console import interruptible, note, where_from_args
-    from ._files import atomic_write_text, check_figure_path, check_writable
+    from ._files import check_figure_path, check_writable, standard_fd, write_text
 
     # Every option is checked before the first run, not after an hour of them.
     for flag, value in (("--out-dir", args.out_dir), ("--only", args.only)):
@@ -217,6 +217,10 @@ def cmd_reproduce(args) -> int:
     given = {option: getattr(args, option) for option in option_names()}
     options = resolve_options(rep, given, quick=args.quick)
     store_spec(rep, options, params, args.seed)  # checks the parameters
+    for flag, value in (("--out", given["out"]), ("--markdown", args.markdown)):
+        if value and standard_fd(value) == 1:
+            raise ParameterError(f"{flag} {value}: the report is printed on standard output already; give a file name",
+                                 name=flag[2:])
     if given["out"]:
         given["out"] = check_figure_path(given["out"])
     if args.markdown:
@@ -237,7 +241,7 @@ def cmd_reproduce(args) -> int:
     cmd = "sudoku-lab reproduce " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["reproduce"] else [args.experiment])
     print(text)
     if args.markdown:
-        atomic_write_text(args.markdown, f"Command: `{cmd}`\n\n" + text, "report")
+        write_text(args.markdown, f"Command: `{cmd}`\n\n" + text, "report")
     if report.interrupted and args.results:
         print(f"interrupted; the finished runs are in {args.results}: run the same command to resume",
               file=sys.stderr)

@@ -39,6 +39,11 @@ of a set, another set (each command says which of its keys are sizes,
 :class:`Growth`) add runs and leave those there as they are; the sidecar then
 holds the grown specification. Asking for fewer reads a part and deletes
 nothing (:func:`experiment_change`).
+
+The three files are read as regular files only (a symlink to one is fine): a
+device, a FIFO or a dangling symlink in their place is a DataFileError saying
+what it is, not a read that never ends. The journal is read line by line, a
+line at most :data:`MAX_RECORD_BYTES`, so memory holds the rows, never the file.
 """
 
 from __future__ import annotations
@@ -60,7 +65,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import __version__
-from ._files import atomic_write, atomic_write_text, decode, os_reason, read_text
+from ._files import check_regular, decode, open_binary, os_reason, read_lines, read_text, write_file, write_text
 from .errors import DataFileError, PuzzleError
 
 __all__ = ["SCHEMA", "COLUMNS", "FORMAT", "ResultStore", "Results", "load_results", "task_row",
@@ -278,10 +283,7 @@ class ResultStore:
         if not os.access(self.dir, os.W_OK):
             raise DataFileError(f"cannot write results directory {self.dir}: permission denied", path=self.dir)
         self._provenance = self._check_provenance()
-        try:
-            self._fd = os.open(self.dir / JOURNAL, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
-        except OSError as e:
-            raise DataFileError(f"cannot write {self.dir / JOURNAL}: {os_reason(e)}", path=self.dir / JOURNAL) from None
+        self._fd = _open_journal(self.dir / JOURNAL)
         try:
             self._lock()
             self._recover_journal()
@@ -313,23 +315,21 @@ class ResultStore:
 
     def _recover_journal(self) -> None:
         """Read the journal's keys; drop a partial last line; rebuild the table if it lags behind."""
-        data = _read_fd(self._fd)
         path = self.dir / JOURNAL
-        complete = data.endswith(b"\n") or not data
-        if not complete:
-            cut = data.rfind(b"\n") + 1
-            os.ftruncate(self._fd, cut)
-            data = data[:cut]
+        with _fd_reader(self._fd) as fh:
+            lines = _CompleteLines(fh, path)
+            for lineno, row in _journal_rows(lines, path):
+                key = row["task"]
+                if key in self._keys:
+                    raise DataFileError(f"{path} line {lineno}: task {key!r} is recorded twice", path=path,
+                                        line=lineno)
+                self._keys[key] = row["fingerprint"]
+                if row["solved"]:
+                    self._solved.add(key)
+        if lines.partial:
+            os.ftruncate(self._fd, lines.size)
             self._note(f"{path}: dropped a partial last record (a run cut off mid-write by a crash); that run "
                        "runs again")
-        for lineno, row in _journal_rows(data, path):
-            key = row["task"]
-            if key in self._keys:
-                raise DataFileError(f"{path} line {lineno}: task {key!r} is recorded twice", path=path,
-                                    line=lineno)
-            self._keys[key] = row["fingerprint"]
-            if row["solved"]:
-                self._solved.add(key)
         rows_in_table = _table_rows(self.dir / TABLE)
         if rows_in_table != len(self._keys):
             self._write_table()
@@ -379,8 +379,9 @@ class ResultStore:
     def row(self, key: str) -> dict:
         """The results row recorded for ``key`` (the journal is read once, on the first call)."""
         if self._rows is None:
-            data = _read_fd(self._fd)
-            self._rows = {row["task"]: row for _, row in _journal_rows(data, self.dir / JOURNAL)}
+            path = self.dir / JOURNAL
+            with _fd_reader(self._fd) as fh:
+                self._rows = {row["task"]: row for _, row in _journal_rows(_CompleteLines(fh, path), path)}
         return self._rows[key]
 
     def solved(self, keys: Iterable[str] | None = None) -> int:
@@ -403,7 +404,8 @@ class ResultStore:
         import pyarrow.parquet as pq
 
         table = _read_journal_table(self.dir / JOURNAL)
-        atomic_write(self.dir / TABLE, lambda tmp: pq.write_table(table, tmp, compression="zstd"), "results table")
+        write_file(self.dir / TABLE, lambda fh: pq.write_table(table, fh, compression="zstd"), "results table",
+                   binary=True)
 
     def _write_provenance(self, open_session: bool = False) -> None:
         prov = self._provenance
@@ -414,8 +416,8 @@ class ResultStore:
             sessions.append(self._session)
         self._session["rows_added"] = self._added
         self._session["ended"] = None if open_session else _now()
-        atomic_write_text(self.dir / PROVENANCE, json.dumps(prov, indent=1, default=json_default) + "\n",
-                          "results provenance")
+        write_text(self.dir / PROVENANCE, json.dumps(prov, indent=1, default=json_default) + "\n",
+                   "results provenance")
 
     def close(self, quiet: bool = False) -> None:
         """Rewrite the table from the journal, record the session and release the lock.
@@ -704,23 +706,73 @@ def results_dir(path) -> Path:
     return path
 
 
-def _read_fd(fd: int) -> bytes:
-    chunks = []
+#: The longest journal line read: a run's record is a few kB (a 25x25 grid twice, its parameters and summary).
+MAX_RECORD_BYTES = 8 << 20
+#: Journal bytes given to the Arrow reader at a time (whole lines; at least one record).
+_BLOCK_BYTES = 16 << 20
+
+
+def _open_journal(path: Path) -> int:
+    """The journal opened for reading and appending (created if missing): a regular file, or one line saying why not."""
+    check_regular(path, "results journal", missing_ok=True)
+    try:
+        # O_NONBLOCK: a FIFO put in its place since the check must not hang the open.
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0), 0o666)
+    except OSError as e:
+        raise DataFileError(f"cannot write {path}: {os_reason(e)}", path=path) from None
+    try:
+        if not _is_regular_fd(fd):
+            check_regular(path, "results journal")  # names what took its place
+            raise DataFileError(f"results journal {path} is not a regular file", path=path)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _is_regular_fd(fd: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+@contextmanager
+def _fd_reader(fd: int):
+    """A buffered reader of the whole journal ``fd`` (from its start), leaving ``fd`` open."""
     os.lseek(fd, 0, os.SEEK_SET)
-    while True:
-        b = os.read(fd, 1 << 22)
-        if not b:
-            return b"".join(chunks)
-        chunks.append(b)
+    with os.fdopen(os.dup(fd), "rb") as fh:  # a dup shares the offset; add() seeks to the end before writing
+        yield fh
+
+
+class _CompleteLines:
+    """The complete lines of a journal, numbered, in bounded memory; a partial last line is set aside.
+
+    After iterating, ``size`` is the length of the complete lines (where a
+    partial last line starts) and ``partial`` tells whether there was one.
+    """
+
+    def __init__(self, fh, path: Path):
+        self.fh, self.path = fh, path
+        self.size = 0
+        self.partial = False
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        for no, line in read_lines(self.fh, self.path, "results journal", MAX_RECORD_BYTES):
+            if not line.endswith(b"\n"):
+                self.partial = True
+                return
+            self.size += len(line)
+            yield no, line
 
 
 _REQUIRED = {name for name, _, _ in COLUMNS}
 
 
-def _journal_rows(data: bytes, path: Path) -> Iterator[tuple[int, dict]]:
-    """(line number, row) of every complete journal line; DataFileError naming the first bad one."""
-    text = decode(data, path, "results journal")
-    for lineno, line in enumerate(text.split("\n"), start=1):
+def _journal_rows(lines: Iterable[tuple[int, bytes]], path: Path) -> Iterator[tuple[int, dict]]:
+    """(line number, row) of numbered complete journal lines; DataFileError naming the first bad one."""
+    for lineno, raw in lines:
+        line = decode(raw, path, "results journal", first_line=lineno)
         if not line.strip():
             continue
         try:
@@ -737,31 +789,60 @@ def _journal_rows(data: bytes, path: Path) -> Iterator[tuple[int, dict]]:
         yield lineno, row
 
 
-def _read_journal_table(path: Path, data: bytes | None = None):
-    """The journal (its complete lines ``data``, default the file) as an Arrow table of :data:`SCHEMA`."""
+def _read_journal_table(path: Path, check: bool = False):
+    """The complete lines of the journal ``path`` (none if it is missing) as an Arrow table of :data:`SCHEMA`.
+
+    Read in blocks, so memory holds the table and one block, never the file.
+    ``check`` validates every record first (naming a corrupt line the Arrow
+    reader would take for nulls).
+    """
+    if not check_regular(path, "results journal", missing_ok=True):
+        return SCHEMA.empty_table()
+    with open_binary(path, "results journal", streams=False) as fh:
+        return _journal_table(_CompleteLines(fh, path), path, check)
+
+
+def _journal_table(lines: Iterable[tuple[int, bytes]], path: Path, check: bool = False):
+    """Numbered complete journal lines as an Arrow table of :data:`SCHEMA`, parsed a block at a time."""
     import io
 
     import pyarrow.json as pj
 
-    schema = SCHEMA
-    if data is None:
-        data = path.read_bytes() if path.exists() else b""
-    if not data.strip():
-        return schema.empty_table()
-    try:
-        opts = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
-        table = pj.read_json(io.BytesIO(data), parse_options=opts, read_options=pj.ReadOptions(block_size=1 << 24))
-    except (pa.ArrowInvalid, OSError):
-        # Name the bad line (the Arrow reader only says which block).
-        for _ in _journal_rows(data, path):
-            pass
-        raise DataFileError(f"{path}: cannot be read as a results journal", path=path) from None
-    return table.select(schema.names).cast(schema)
+    opts = pj.ParseOptions(explicit_schema=SCHEMA, unexpected_field_behavior="ignore")
+    tables = []
+    block: list[tuple[int, bytes]] = []
+    size = 0
+
+    def parse() -> None:
+        data = b"".join(line for _, line in block)
+        if not data.strip():
+            return
+        try:
+            table = pj.read_json(io.BytesIO(data), parse_options=opts,
+                                 read_options=pj.ReadOptions(block_size=max(_BLOCK_BYTES, len(data))))
+        except (pa.ArrowInvalid, OSError):
+            # Name the bad line (the Arrow reader only says which block).
+            for _ in _journal_rows(block, path):
+                pass
+            raise DataFileError(f"{path}: cannot be read as a results journal", path=path) from None
+        tables.append(table.select(SCHEMA.names).cast(SCHEMA))
+
+    for no, line in lines:
+        if check:
+            for _ in _journal_rows([(no, line)], path):
+                pass
+        block.append((no, line))
+        size += len(line)
+        if size >= _BLOCK_BYTES:
+            parse()
+            block, size = [], 0
+    parse()
+    return pa.concat_tables(tables) if tables else SCHEMA.empty_table()
 
 
 def _table_rows(path: Path) -> int:
-    """Rows of a Parquet table, or -1 if it is missing or unreadable."""
-    if not path.exists():
+    """Rows of a Parquet table, or -1 if it is missing or unreadable; DataFileError if it is not a regular file."""
+    if not check_regular(path, "results table", missing_ok=True):
         return -1
     try:
         import pyarrow.parquet as pq
@@ -772,7 +853,7 @@ def _table_rows(path: Path) -> int:
 
 
 def _read_provenance(path: Path) -> dict:
-    text = read_text(path, "results provenance", max_bytes=64 << 20)
+    text = read_text(path, "results provenance", max_bytes=64 << 20, streams=False)
     try:
         prov = json.loads(text)
         if not isinstance(prov, dict) or "spec" not in prov:
@@ -817,8 +898,8 @@ class Results:
 
 def results_from_rows(rows: list[dict], provenance: dict | None = None) -> Results:
     """Results of rows made by :func:`task_row` (kept in memory, not in a directory)."""
-    data = "".join(json.dumps(r, default=json_default) + "\n" for r in rows).encode()
-    return Results(_read_journal_table(Path("<memory>"), data), dict(provenance or {}), None, [])
+    lines = ((i, (json.dumps(r, default=json_default) + "\n").encode()) for i, r in enumerate(rows, 1))
+    return Results(_journal_table(lines, Path("<memory>")), dict(provenance or {}), None, [])
 
 
 def load_results(path) -> Results:
@@ -835,8 +916,10 @@ def load_results(path) -> Results:
         Missing, unreadable or not a results file, naming the line of a corrupt record.
     """
     p = Path(os.path.expanduser(str(path)))
-    if not p.exists():
+    if not p.exists() and not p.is_symlink():
         raise DataFileError(f"results {p} do not exist", path=p)
+    if not p.is_dir():
+        check_regular(p, "results file")  # a device, a FIFO or a dangling symlink: one line saying so
     if p.is_file() and p.name not in (TABLE, JOURNAL, PROVENANCE):
         if p.suffix == ".parquet":
             return Results(_read_parquet(p), {}, p)
@@ -852,17 +935,15 @@ def load_results(path) -> Results:
     notes = []
     n_table = _table_rows(table_path)
     journal_rows = None
-    if journal_path.exists():
-        with open(journal_path, "rb") as fh:
-            data = fh.read()
-        if data and not data.endswith(b"\n"):
-            data = data[:data.rfind(b"\n") + 1]
+    if check_regular(journal_path, "results journal", missing_ok=True):
+        with open_binary(journal_path, "results journal", streams=False) as fh:
+            lines = _CompleteLines(fh, journal_path)
+            journal_rows = sum(1 for _, line in lines if line.strip())
+        if lines.partial:
             notes.append(f"{journal_path}: its last record is partial (a run cut off mid-write); it is left out")
-        journal_rows = data.count(b"\n") - data.count(b"\n\n")
     if journal_rows is not None and journal_rows != n_table:
-        for _ in _journal_rows(data, journal_path):  # a corrupt line is named, not hidden in an Arrow error
-            pass
-        table = _read_journal_table(journal_path, data)
+        # check: a corrupt line is named, not hidden in an Arrow error
+        table = _read_journal_table(journal_path, check=True)
         if n_table >= 0:
             notes.append(f"{d}: {table.num_rows - n_table} runs are in {JOURNAL} but not yet in {TABLE} (the batch "
                          "was stopped before it could rewrite the table; running the same command again updates it)")
@@ -875,6 +956,7 @@ def load_results(path) -> Results:
 def _read_parquet(path: Path):
     import pyarrow.parquet as pq
 
+    check_regular(path, "results table")
     try:
         table = pq.read_table(path)
     except Exception as e:  # noqa: BLE001 - pyarrow raises several kinds for a foreign or torn file
@@ -887,12 +969,16 @@ def _read_parquet(path: Path):
 
 def _load_legacy(path: Path) -> Results:
     """A 0.1.0 results file of ``grades`` or ``compare``: a JSON header line, then one run per line."""
+    with open_binary(path, "results file", streams=False) as fh:
+        return _read_legacy(read_lines(fh, path, "results file", MAX_RECORD_BYTES), path)
+
+
+def _read_legacy(lines: Iterator[tuple[int, bytes]], path: Path) -> Results:
     from .puzzle import Puzzle
 
-    text = read_text(path, "results file")
-    lines = text.split("\n")
+    _, first = next(lines, (1, b""))
     try:
-        head = json.loads(lines[0])["header"]
+        head = json.loads(decode(first, path, "results file"))["header"]
         if not isinstance(head, dict) or head.get("kind") not in ("grades", "compare"):
             raise KeyError("kind")
     except (json.JSONDecodeError, KeyError, TypeError):
@@ -906,7 +992,8 @@ def _load_legacy(path: Path) -> Results:
         for solver, params in head["configs"]:
             solvers.setdefault(solver, params)
     rows = []
-    for i, line in enumerate(lines[1:], start=2):
+    for i, raw in lines:
+        line = decode(raw, path, "results file", first_line=i)
         if not line.strip():
             continue
         try:
@@ -918,7 +1005,7 @@ def _load_legacy(path: Path) -> Results:
                 givens, config, run = puzzles[int(pi)], label, int(d["seed"]) - int(head.get("seed0", 0))
             pz = Puzzle.parse(givens)
         except (json.JSONDecodeError, KeyError, ValueError, TypeError, PuzzleError) as e:
-            if i == len(lines) and not text.endswith("\n"):
+            if not raw.endswith(b"\n"):  # a partial last line (a run cut off mid-write)
                 break
             raise DataFileError(f"{path} line {i}: corrupt run record ({e})", path=path, line=i) from None
         params = solvers.get(d["solver"], {})

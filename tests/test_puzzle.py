@@ -342,6 +342,21 @@ def test_a_bad_line_deep_in_a_large_file_is_named(tmp_path):
         load_puzzles(f)
 
 
+def test_a_csv_header_without_a_puzzle_column_names_the_column(tmp_path):
+    line = library.puzzle("reseda_fig3_1_easy").to_line()
+    f = tmp_path / "set.csv"
+    f.write_text(f"# my puzzles\nname,grid\neasy,{line}\n")
+    with pytest.raises(PuzzleError) as info:
+        load_puzzles(f)
+    assert str(info.value) == (f"{f}: line 2: a CSV header (name, grid) without a 'puzzle' column: name the column "
+                               "that holds the puzzles 'puzzle'")
+    assert (info.value.kind, info.value.line) == ("csv_header", 2)
+    f.write_text(f"name,puzzle\neasy,{line}\n")
+    assert load_puzzles(f)[0].name == "easy"
+    # Rows of puzzle symbols with commas are still a grid, not a header.
+    assert parse_collection("12,34\n34,12\n21,43\n43,21\n")[0].to_line() == "1234341221434321"
+
+
 def test_the_fast_path_still_refuses_clashing_givens_by_line():
     lines = [p.to_line() for p in library.collection("kennett/easy")[:10]]
     assert lines[2][:2] == ".7"

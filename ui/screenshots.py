@@ -27,6 +27,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+def save_grab(widget, path: Path) -> None:
+    """Write what ``widget`` shows as a PNG through the package's one writer (renamed into place, links followed,
+    a device or FIFO written directly, never replaced)."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    from sudoku_lab._files import write_file
+
+    data = QByteArray()
+    buf = QBuffer(data)
+    buf.open(QIODevice.WriteOnly)
+    if not widget.grab().save(buf, "PNG"):
+        raise RuntimeError(f"Qt could not encode the screenshot {path} as PNG")
+    buf.close()
+    write_file(path, lambda fh: fh.write(bytes(data)), "screenshot", binary=True)
+
+
 def _pump(app, cond, timeout: float, what: str) -> None:
     t0 = time.monotonic()
     while not cond():
@@ -142,7 +158,7 @@ def take(app, out: Path, shot: Shot, timeout: float = 3600) -> Path:
         win.views["convergence"].set_range_mode(None)
     _settle(app, 1.5)
     path = out / shot.file
-    win.grab().save(str(path))
+    save_grab(win, path)
     win.close()
     return path
 
@@ -167,7 +183,7 @@ def short_run(app, out: Path) -> Path:
     _pump(app, lambda: win.controller.state != "running", 60, "the end of the steps")
     _settle(app)
     path = out / "screenshot-reseda.png"
-    win.grab().save(str(path))
+    save_grab(win, path)
     win.close()
     return path
 
@@ -192,7 +208,7 @@ def long_run(app, out: Path, steps: int) -> Path:
     win.views["convergence"].set_range_mode(None)
     _settle(app, 1.5)
     path = out / "screenshot-long-run.png"
-    win.grab().save(str(path))
+    save_grab(win, path)
     win.close()
     return path
 

@@ -231,7 +231,7 @@ def run_all(out_dir, *, mode: str = "quick", only=None, seed: int = 0, jobs: int
     command : str, optional
         The command line, for the report (default: the equivalent ``sudoku-lab reproduce all`` command).
     """
-    from .._files import atomic_write_text, check_figure_path, check_writable
+    from .._files import check_figure_path, check_writable, write_text
     from ..experiments import Workers, default_jobs
     from ..results import check_results_dir
 
@@ -273,7 +273,7 @@ def run_all(out_dir, *, mode: str = "quick", only=None, seed: int = 0, jobs: int
                    + (f" --only {' '.join(p[0].name for p in plans)}" if only else ""))
     text = suite_markdown(suite, command=command, started=started, seed=seed, where=workers.describe(),
                           load=load)
-    atomic_write_text(report_path, text, "report")
+    write_text(report_path, text, "report")
     return suite
 
 

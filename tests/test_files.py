@@ -1,0 +1,318 @@
+"""Files: a write never replaces what is not a regular file; results are read from regular files, in bounded memory.
+
+Device files are private nodes made with mknod when the tests run as root, so a
+regression replaces a node in a temporary directory and never the machine's own
+/dev/null; a normal user gets the machine's devices, which it cannot replace.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sudoku_lab import cli, figures, library
+from sudoku_lab.errors import DataFileError
+from sudoku_lab.experiments import RunResult, Task
+from sudoku_lab.results import JOURNAL, PROVENANCE, TABLE, ResultStore, load_results, task_row
+
+ROOT = os.geteuid() == 0
+
+
+def _runs_dir(path: Path) -> Path:
+    """A results directory of four runs (two solved), written without running a solver."""
+    pz = library.puzzle("reseda_fig3_1_easy")
+    with ResultStore(path, {"kind": "test", "runs": 4}) as store:
+        for i in range(4):
+            solved = i % 2 == 0
+            t = Task("reseda", {"restart": "none"}, pz, i, "solved,50it", key=f"t{i}", config="reseda",
+                     puzzle_set="easy", run=i)
+            grid = np.array(pz.solution if solved else pz.grid, dtype=np.int8)
+            store.add(task_row(t, RunResult(t.key, t.solver, pz.name, t.seed, solved, "solved" if solved else "running",
+                                            "solved" if solved else "max_iterations", 7, 700, 0.5 + i, 0 if solved else 5,
+                                            0 if solved else 3, grid, {"restarts": 0}, host="h", finished=1.7e9)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Path:
+    return _runs_dir(tmp_path_factory.mktemp("files") / "res")
+
+
+@pytest.fixture(scope="module")
+def report_text(results) -> bytes:
+    from sudoku_lab.report import build_report
+
+    return build_report(load_results(results)).format("text", None).encode()
+
+
+def _device(tmp_path: Path, name: str) -> Path:
+    """A character device like /dev/null or /dev/full: a private node as root, else the machine's own."""
+    if not ROOT:
+        return Path("/dev") / name
+    node = tmp_path / name
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, {"null": 3, "zero": 5, "full": 7}[name]))
+    except OSError as e:
+        pytest.skip(f"cannot make a private device node here ({e}); as root the machine's own could be replaced")
+    return node
+
+
+class _FifoReader(threading.Thread):
+    """Reads a FIFO to its end (a daemon: left waiting only if the FIFO was wrongly replaced)."""
+
+    def __init__(self, path: Path):
+        super().__init__(daemon=True)
+        self.path, self.data = path, None
+        self.start()
+
+    def run(self):
+        with open(self.path, "rb") as fh:
+            self.data = fh.read()
+
+    def result(self) -> bytes | None:
+        self.join(timeout=60)
+        return self.data
+
+
+def _report(results, out, capsys) -> tuple[int, list[str]]:
+    capsys.readouterr()
+    status = cli.main(["report", str(results), "--out", str(out)])
+    return status, capsys.readouterr().err.splitlines()
+
+
+def _is(path: Path, test) -> bool:
+    return test(os.lstat(path).st_mode)
+
+
+# ------------------------------------------------------------------ writing
+def test_report_out_writes_through_devices_and_fifos_and_never_replaces_them(results, report_text, tmp_path, capsys):
+    null, full = _device(tmp_path, "null"), _device(tmp_path, "full")
+    assert _report(results, null, capsys) == (0, [f"sudoku-lab: wrote {null}"])
+    assert _is(null, stat.S_ISCHR)
+    assert _report(results, full, capsys) == (2, [f"sudoku-lab: error: cannot write report {full}: no space left on "
+                                                  "device"])
+    assert _is(full, stat.S_ISCHR)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = _FifoReader(fifo)
+    assert _report(results, fifo, capsys) == (0, [f"sudoku-lab: wrote {fifo}"])
+    assert reader.result() == report_text and _is(fifo, stat.S_ISFIFO)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in (null, full, fifo)
+                                                                if p.parent == tmp_path)  # no temporary file left
+
+
+def test_report_out_follows_symlinks(results, report_text, tmp_path, capsys):
+    (tmp_path / "target.txt").write_text("old\n")
+    os.chmod(tmp_path / "target.txt", 0o640)
+    links = {"link.txt": "target.txt", "dangling.txt": "new.txt", "to-null": str(_device(tmp_path, "null"))}
+    for name, target in links.items():
+        os.symlink(target, tmp_path / name)
+    for name, target in links.items():
+        assert _report(results, tmp_path / name, capsys)[0] == 0, name
+        assert os.readlink(tmp_path / name) == target  # still the same link
+    assert (tmp_path / "target.txt").read_bytes() == report_text == (tmp_path / "new.txt").read_bytes()
+    assert stat.S_IMODE(os.stat(tmp_path / "target.txt").st_mode) == 0o640  # the file replaced keeps its mode
+    assert _is(Path(links["to-null"]), stat.S_ISCHR)
+
+
+def test_report_out_to_standard_output_and_open_descriptors(results, report_text, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert cli.main(["report", str(results), "--out", "-"]) == 0
+    assert capsys.readouterr().out.encode() == report_text and not Path("-").exists()
+    r, w = os.pipe()
+    try:
+        assert _report(results, f"/dev/fd/{w}", capsys) == (0, [f"sudoku-lab: wrote /dev/fd/{w}"])
+        os.close(w)
+        with os.fdopen(r, "rb") as fh:
+            assert fh.read() == report_text
+    finally:
+        for fd in (r, w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    log = tmp_path / "log.txt"
+    log.write_text("earlier output\n")
+    with open(log, "ab") as fh:  # `>> log.txt`: appended to, not replaced, also through a symlink
+        os.symlink(f"/proc/self/fd/{fh.fileno()}", tmp_path / "to-log")
+        assert _report(results, f"/proc/self/fd/{fh.fileno()}", capsys)[0] == 0
+        assert _report(results, tmp_path / "to-log", capsys)[0] == 0
+    assert log.read_bytes() == b"earlier output\n" + report_text + report_text
+    assert os.path.islink(tmp_path / "to-log")
+    if not ROOT:  # as root a regression would replace the machine's /dev/stdout; /dev/fd/N above is the same path
+        assert cli.main(["report", str(results), "--out", "/dev/stdout"]) == 0
+        assert capsys.readouterr().out.encode() == report_text
+
+
+def test_figures_follow_symlinks_go_through_fifos_and_refuse_a_terminal(results, tmp_path, capsys):
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(2, 2))
+    (tmp_path / "plot.png").write_bytes(b"old")
+    os.symlink("plot.png", tmp_path / "link.png")
+    assert figures.save(fig, tmp_path / "link.png", dpi=20) == tmp_path / "link.png"
+    assert os.readlink(tmp_path / "link.png") == "plot.png"
+    assert (tmp_path / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = _FifoReader(fifo)
+    figures.save(fig, fifo)
+    assert reader.result()[:5] == b"%PDF-" and _is(fifo, stat.S_ISFIFO)  # no suffix: PDF
+    plt.close(fig)
+    master, slave = os.openpty()
+    try:
+        capsys.readouterr()
+        assert cli.main(["report", str(results), "--out", str(tmp_path / "r.txt"), "--figure",
+                         f"ecdf=/dev/fd/{slave}"]) == 2
+        assert capsys.readouterr().err.splitlines() == [
+            f"sudoku-lab: error: will not write figure /dev/fd/{slave} to a terminal (it is binary data); redirect it "
+            "to a file or a pipe, or give a file name"]
+        os.set_blocking(master, False)
+        with pytest.raises(BlockingIOError):
+            os.read(master, 100)  # nothing reached the terminal
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_grades_out_must_be_a_file(tmp_path, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    capsys.readouterr()
+    assert cli.main(["grades", "--runs", "1", "--out", str(fifo), "reseda_fig3_1_easy"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"sudoku-lab: error: --out {fifo}: the grades CSV and JSON and the results directory are written next to the "
+        "figure, so --out must name a file, not standard output, a device or a FIFO"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"] and _is(fifo, stat.S_ISFIFO)
+
+
+#: Calls that write or replace a file by name; only sudoku_lab/_files.py makes them. _crash.py writes its own crash
+#: report, under a fresh name in the per-user state folder, with as little machinery as possible.
+_WRITES = re.compile(r"os\.replace\(|os\.rename\(|\.rename\(|\.write_text\(|\.write_bytes\(|shutil\.(copy|move)"
+                     r"|savefig\((?!fh\b)|(?<!\w)write_table\((?!table, fh\b)|grab\(\)\.save\((?!buf\b)|NamedTemporaryFile"
+                     r"|mkstemp|open\([^)]*[\"'][wax]b?\+?[\"']|\.to_(csv|parquet|json)\((?!\))")
+_OWN_WRITERS = {"sudoku_lab/_files.py", "sudoku_lab/_crash.py"}
+
+
+def test_every_writer_goes_through_the_files_module(repo_root):
+    found = []
+    for path in sorted([*(repo_root / "sudoku_lab").rglob("*.py"), *(repo_root / "ui").rglob("*.py")]):
+        rel = path.relative_to(repo_root).as_posix()
+        if rel in _OWN_WRITERS:
+            continue
+        for no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _WRITES.search(line.split("#", 1)[0]):
+                found.append(f"{rel}:{no}: {line.strip()}")
+    assert found == []
+
+
+# ------------------------------------------------------------------ reading
+def _copy_with(results: Path, tmp_path: Path, name: str, target) -> Path:
+    """A copy of ``results`` whose file ``name`` is a symlink to ``target``."""
+    import shutil
+
+    d = tmp_path / f"res-{name}-{Path(target).name}"
+    shutil.copytree(results, d)
+    (d / name).unlink()
+    os.symlink(target, d / name)
+    return d
+
+
+LIMITED = r"""
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+from sudoku_lab import cli
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def _limited(*args) -> subprocess.CompletedProcess:
+    """A command in a process limited to 4 GB of memory: an unbounded read fails there, not on the machine."""
+    return subprocess.run([sys.executable, "-c", LIMITED, *map(str, args)], capture_output=True, text=True,
+                          timeout=120)  # the old code waited on a FIFO for ever
+
+
+def test_results_files_that_are_not_regular_files_are_one_line(results, tmp_path):
+    """In real processes: the old code read /dev/zero until memory ran out, and waited on a FIFO for ever."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    zero = _device(tmp_path, "zero")
+    j_zero = _copy_with(results, tmp_path, JOURNAL, zero)
+    j_fifo = _copy_with(results, tmp_path, JOURNAL, fifo)
+    t_fifo = _copy_with(results, tmp_path, TABLE, fifo)
+    p_fifo = _copy_with(results, tmp_path, PROVENANCE, fifo)
+    new_runs = tmp_path / "g.runs"
+    new_runs.mkdir()
+    os.symlink(zero, new_runs / JOURNAL)
+    link = f"(a symlink to {zero}) is a character device, not a regular file"
+    fifo_link = f"(a symlink to {fifo}) is a FIFO (named pipe), not a regular file"
+    for args, message in [
+        (["report", j_zero], f"results journal {j_zero / JOURNAL} {link}"),
+        (["grades", "--from", j_fifo, "--out", tmp_path / "g.pdf"], f"results journal {j_fifo / JOURNAL} {fifo_link}"),
+        (["grades", "--runs", "1", "--out", tmp_path / "g.pdf", "reseda_fig3_1_easy"],
+         f"results journal {new_runs / JOURNAL} {link}"),
+        (["report", t_fifo], f"results table {t_fifo / TABLE} {fifo_link}"),
+        (["report", p_fifo], f"results provenance {p_fifo / PROVENANCE} {fifo_link}"),
+        (["report", fifo], f"results file {fifo} is a FIFO (named pipe), not a regular file"),
+        (["batch", zero, "--dry-run"], f"experiment specification {zero} holds more than 17 MB; at most that can be "
+                                       "read in this format"),
+    ]:
+        out = _limited(*args)
+        assert (out.returncode, out.stderr.splitlines()) == (2, [f"sudoku-lab: error: {message}"]), args
+    assert not (tmp_path / "g.pdf").exists()
+
+
+def test_a_dangling_or_device_results_path_is_one_line(results, tmp_path):
+    d = _copy_with(results, tmp_path, JOURNAL, tmp_path / "gone.jsonl")
+    with pytest.raises(DataFileError, match=re.escape(f"results journal {d / JOURNAL} is a symlink to "
+                                                      f"{tmp_path / 'gone.jsonl'}, which does not exist")):
+        load_results(d)
+    null = _device(tmp_path, "null")
+    with pytest.raises(DataFileError, match=re.escape(f"results file {null} is a character device, not a regular "
+                                                      "file")):
+        load_results(null)
+    os.symlink(results / TABLE, tmp_path / "table-link.parquet")  # a symlink to a regular file is fine
+    assert len(load_results(tmp_path / "table-link.parquet")) == 4
+
+
+def _journal_only(results: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    d = tmp_path / "res"
+    shutil.copytree(results, d)
+    (d / TABLE).unlink()  # read from the journal
+    return d
+
+
+def test_a_journal_line_is_read_with_a_bound(results, tmp_path):
+    d = _journal_only(results, tmp_path)
+    lines = (d / JOURNAL).read_bytes().splitlines(keepends=True)
+    (d / JOURNAL).write_bytes(b"".join(lines[:2]) + b"x" * (9 << 20) + b"\n" + lines[3])
+    message = f"results journal {d / JOURNAL} line 3 is longer than 8 MB: not a results journal"
+    with pytest.raises(DataFileError, match=re.escape(message)):
+        load_results(d)
+    with pytest.raises(DataFileError, match=re.escape(message)):
+        ResultStore(d, {"kind": "test", "runs": 4})
+
+
+def test_the_journal_is_read_in_blocks_that_join_up(results, tmp_path, monkeypatch):
+    from sudoku_lab import results as results_module
+
+    d = _journal_only(results, tmp_path)
+    rows = load_results(d).rows()
+    assert [r["task"] for r in rows] == ["t0", "t1", "t2", "t3"]
+    monkeypatch.setattr(results_module, "_BLOCK_BYTES", 1)  # one block per line
+    assert load_results(d).rows() == rows
+    lines = (d / JOURNAL).read_bytes().splitlines(keepends=True)
+    (d / JOURNAL).write_bytes(b"".join(lines[:3]) + b'{"task": "t3"}\n')
+    with pytest.raises(DataFileError, match=re.escape(f"{d / JOURNAL} line 4: corrupt run record (missing ")):
+        load_results(d)
