@@ -93,8 +93,11 @@ class NestsView(_RoleView, QWidget):
         self.view.setBackground(theme.PLOT["background"])
         fg = theme.PLOT["foreground"]
 
-        self.bar_plot = self.view.addPlot(row=0, col=0)
-        self.bar_plot.setTitle("nest costs, cheapest first (green: best, vermillion: abandoned)", size="9pt", color=fg)
+        # The bar and operator plots span the colour bar's column too, and the titles stay short: a plot's
+        # title sets its least width, and a layout wider than its view was cut at the dock's edge.
+        self.bar_plot = self.view.addPlot(row=0, col=0, colspan=2)
+        self.bar_plot.setTitle(f"nest costs, cheapest first (<span style='color:{BEST}'>best</span>, "
+                               f"<span style='color:{ABANDONED}'>abandoned</span>)", size="9pt", color=fg)
         self.bar_plot.setLabel("left", "cost")
         self.bar_plot.setLabel("bottom", "nests by rank")
         self.bar_plot.setMenuEnabled(False)
@@ -117,7 +120,7 @@ class NestsView(_RoleView, QWidget):
         self.cbar.setImageItem(self.image, insert_in=None)
         self.view.addItem(self.cbar, row=1, col=1)
 
-        self.op_plot = self.view.addPlot(row=2, col=0)
+        self.op_plot = self.view.addPlot(row=2, col=0, colspan=2)
         self.op_plot.setTitle("operators applied so far", size="9pt", color=fg)
         self.op_plot.setLabel("bottom", "iteration")
         self.op_plot.setLabel("left", "count")

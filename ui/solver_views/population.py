@@ -21,6 +21,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from sudoku_lab_ui.views import SIDE_DOCK_HINT, ViewSpec, _RoleView, layer_of, register_view
+from sudoku_lab_ui.widgets.axis_titles import AxisTitles
 
 __all__ = ["PopulationView", "histogram_edges", "higher_is_better"]
 
@@ -65,10 +66,12 @@ class PopulationView(_RoleView, QWidget):
         lay.setContentsMargins(2, 2, 2, 2)
         self.summary = QLabel("no population yet")
         self.summary.setObjectName("population_summary")
+        self.summary.setWordWrap(True)
         lay.addWidget(self.summary)
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMenuEnabled(False)
-        self.plot.setLabel("left", "individuals")
+        self.axis_titles = AxisTitles(self.plot.getPlotItem(), sizes=(10, 9, 8))  # within their axes
+        self.axis_titles.set("left", "individuals")
         self.plot.showGrid(x=False, y=True, alpha=0.3)
         lay.addWidget(self.plot, 1)
         self.bars = pg.BarGraphItem(x=[0.0], height=[0.0], width=1.0, brush="#56B4E9", pen=pg.mkPen("#0072B2"))
@@ -98,7 +101,7 @@ class PopulationView(_RoleView, QWidget):
         self._layer = layer_of(cls, "population")
         decl = cls.layer(self._layer) if self._layer else None
         self._higher = higher_is_better(cls)
-        self.plot.setLabel("bottom", decl.help if decl else "value")
+        self.axis_titles.set("bottom", decl.help if decl else "value")
         self.on_puzzle(None)
 
     def on_puzzle(self, puzzle) -> None:
