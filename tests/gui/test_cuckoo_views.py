@@ -108,3 +108,19 @@ def test_the_ac3_player_drops_the_cuckoos_prefilter_when_another_solver_is_chose
     assert player.result.n_removed == own.n_removed
     assert "Cuckoo" not in player.message.text()
     assert not player.source.isEnabled()
+
+
+@pytest.mark.gui
+def test_the_nests_history_before_the_first_iteration_is_an_empty_frame_of_the_nests(window, qtbot):
+    """Not axes about zero with an "x0.001" prefix: iterations from 0, nests from 0 to their number."""
+    win = window("mk_hard_a", "cuckoo")
+    qtbot.waitUntil(lambda: win.controller.latest.snapshot.solver == "cuckoo")
+    win.view_docks["nests"].raise_()
+    view = win.views["nests"]
+    qtbot.waitUntil(lambda: view.readout.text().startswith("iteration 0:"))
+    nests = len(win.controller.latest.snapshot.layers["nest_costs"])
+    (x0, x1), (y0, y1) = view.hist_plot.viewRange()
+    assert x0 == 0 and x1 > 0 and (y0, y1) == (0, nests)
+    for name in ("left", "bottom"):
+        axis = view.hist_plot.getAxis(name)
+        assert "x0.001" not in axis.labelString() and axis.autoSIPrefixScale == 1.0, axis.labelString()

@@ -128,6 +128,11 @@ class NestsView(_RoleView, QWidget):
         self.op_plot.addLegend(offset=(5, 5), labelTextSize="8pt")
         self.curves = {key: self.op_plot.plot([], [], pen=pg.mkPen(colour, width=2), name=name)
                        for key, colour, name in OPERATOR_COLUMNS}
+        # Every axis counts something (nests, iterations, cost, operators): no "x0.001" scale prefixes,
+        # which pyqtgraph put on the empty history's axes before the first iteration.
+        for plot in (self.bar_plot, self.hist_plot, self.op_plot):
+            for name in ("left", "bottom"):
+                plot.getAxis(name).enableAutoSIPrefix(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.readout)
@@ -144,6 +149,7 @@ class NestsView(_RoleView, QWidget):
         self.bars.setOpts(x=[0.0], height=[0.0], brushes=[OTHER])
         self.replaced_mark.setData([], [])
         self.image.clear()
+        self.show_no_history()
         for c in self.curves.values():
             c.setData([], [])
         self.order = np.zeros(0, dtype=np.int64)
@@ -168,6 +174,8 @@ class NestsView(_RoleView, QWidget):
         hist = L.get("nest_history")
         if hist is not None and np.asarray(hist).size:
             self.show_history(np.asarray(hist), int(L.get("history_stride", 1) or 1), int(L.get("history_start", 0)))
+        else:  # before the first recorded iteration
+            self.show_no_history(costs.size, s.iteration)
         self.show_operators(s.trace or {})
         op = L.get("operator")
         it_name = cls.iteration_name
@@ -212,6 +220,13 @@ class NestsView(_RoleView, QWidget):
         self.image.setRect(float(start), 0.0, float(hist.shape[0] * stride), float(hist.shape[1]))
         self.cbar.setLevels((lo, hi))
         self.hist_plot.setRange(xRange=(start, start + hist.shape[0] * stride), yRange=(0, hist.shape[1]), padding=0)
+
+    def show_no_history(self, nests: int = 1, iteration: int = 0) -> None:
+        """An empty history: the frame it will fill (nests by the iterations from ``iteration`` on), not a
+        range about zero."""
+        self.image.clear()
+        self.cbar.setLevels((0.0, 1.0))
+        self.hist_plot.setRange(xRange=(iteration, iteration + 1), yRange=(0, max(nests, 1)), padding=0)
 
     def show_operators(self, arrays) -> None:
         """Cumulative operator counts from the trace columns of :data:`OPERATOR_COLUMNS`."""
