@@ -148,12 +148,12 @@ class MainWindow(QMainWindow):
         """The first layout: side columns and the curves in proportion to the window, the rest to the board."""
         w, h = self.width(), self.height()
         side = [self.puzzle_dock, self.algo_dock]
-        self.resizeDocks(side, [min(330, max(250, w // 5))] * 2, Qt.Horizontal)
+        self.resizeDocks(side, [min(330, max(250, w // 4))] * 2, Qt.Horizontal)
         self.resizeDocks(side, [380, 560], Qt.Vertical)
         right = [d for d in self.view_docks.values()
                  if self.dockWidgetArea(d) == Qt.RightDockWidgetArea and not d.isHidden()]
         if right:
-            self.resizeDocks(right[:1], [min(470, max(300, w * 3 // 10))], Qt.Horizontal)
+            self.resizeDocks(right[:1], [min(470, max(300, w // 3))], Qt.Horizontal)
         bottom = self.view_host.bottom_docks()
         if bottom:
             self.resizeDocks(bottom[:1], [min(330, max(220, h * 3 // 8))], Qt.Vertical)

@@ -49,8 +49,19 @@ class DockScroll(QScrollArea):
         self.setWidget(widget)
         widget.installEventFilter(self)
 
+    #: Content no taller than this at its least keeps that height as the dock's least: a few lines of
+    #: text (the hill-climbing state) stay whole instead of scrolling in a squeezed dock.
+    WHOLE_HEIGHT = 140
+
     def sizeHint(self) -> QSize:
         return self.widget().sizeHint() if self.widget() is not None else super().sizeHint()
+
+    def minimumSizeHint(self) -> QSize:
+        least = super().minimumSizeHint()
+        if self.widget() is None:
+            return least
+        need = self.least_size(max(self.viewport().width(), 1)).height()
+        return QSize(least.width(), max(least.height(), need) if need <= self.WHOLE_HEIGHT else least.height())
 
     def least_size(self, width: int) -> QSize:
         """The content's least size at ``width`` (its minimum size, the height for that width)."""
