@@ -34,7 +34,7 @@ __all__ = ["PuzzlePanel"]
 _COLUMNS = ("name", "givens", "level", "difficulty")
 #: The difficulty is Debian qqwing's rating, which can differ from a source's own level (it calls the RESEDA
 #: paper's "hard" puzzle "simple"): the header says whose it is.
-_HEADERS = {"difficulty": "qqwing rating"}
+_HEADERS = {"difficulty": "qqwing"}  # short: the names need the width
 _HEADER_TIPS = {
     "level": "The level the puzzle's source gives it (a paper, a collection)",
     "difficulty": "Debian qqwing's rating (simple, easy, intermediate, expert), from the techniques its solver "

@@ -1,8 +1,8 @@
 """AxisTitles: a plot's axis titles kept within their axes, whatever the size of the dock.
 
 pyqtgraph centres an axis title on its axis and lets a longer one run past the
-plot, where the view cuts it ("ost, clashes with givens, queue"). This keeps
-each title no longer than its axis: in a smaller font first, else elided,
+plot and out of the view, which cuts it ("ost, clashes with givens, queue").
+This keeps each title within the view: in a smaller font first, else elided,
 with the whole title in the axis's tooltip.
 """
 
@@ -56,11 +56,24 @@ class AxisTitles:
         """The title on axis ``side`` as drawn (elided if the whole one did not fit), or ""."""
         return self._shown.get(side, ("", 0))[0]
 
+    def room(self, side: str) -> float:
+        """The longest title axis ``side`` can show whole: centred on the plot area, within the view."""
+        box = self.plot.getViewBox().sceneBoundingRect()
+        scene = self.plot.scene()
+        views = scene.views() if scene is not None else []
+        if not views:
+            return box.height() if side in ("left", "right") else box.width()
+        area = views[0].mapToScene(views[0].viewport().rect()).boundingRect()
+        if side in ("left", "right"):
+            c = box.center().y()
+            return 2 * min(c - area.top(), area.bottom() - c)
+        c = box.center().x()
+        return 2 * min(c - area.left(), area.right() - c)
+
     def fit(self, *_) -> None:
-        """Fit each title to its axis's length at the current size."""
-        vb = self.plot.getViewBox()
+        """Fit each title to the room its axis has at the current size (:meth:`room`)."""
         for side, title in self._titles.items():
-            length = int(vb.height() if side in ("left", "right") else vb.width()) - 2 * self.MARGIN
+            length = int(self.room(side)) - 2 * self.MARGIN
             text, size, fm = title, self.sizes[0], None
             for size in self.sizes:
                 font = QFont()
