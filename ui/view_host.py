@@ -96,7 +96,8 @@ class DockScroll(QScrollArea):
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.widget() and event.type() == QEvent.Type.LayoutRequest:
-            QTimer.singleShot(0, self.fit_content)  # its minimum size may have changed
+            self.updateGeometry()  # its minimum size may have changed, and with it this one's
+            QTimer.singleShot(0, self.fit_content)
         return super().eventFilter(obj, event)
 
     def overflow(self) -> QSize:
