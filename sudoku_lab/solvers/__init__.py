@@ -26,5 +26,5 @@ from .base import (  # noqa: F401
 )
 from .declare import Axis, Column, Layer, Objective, Threshold  # noqa: F401
 
-__all__ = ["DEFAULT_SEED", "Axis", "Column", "Event", "Layer", "Objective", "Param", "Snapshot", "Solver", "Status", "Threshold",
-           "create", "get_solver_class", "register", "registry", "unregister"]
+__all__ = ["DEFAULT_SEED", "Axis", "Column", "Event", "Layer", "Objective", "Param", "Snapshot", "Solver", "Status",
+           "Threshold", "create", "get_solver_class", "register", "registry", "unregister"]
