@@ -47,6 +47,7 @@ class DockScroll(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setWidgetResizable(False)
         self.setWidget(widget)
+        self._hint = QSize()
         widget.installEventFilter(self)
 
     #: Content no taller than this at its least keeps that height as the dock's least: a few lines of
@@ -96,7 +97,10 @@ class DockScroll(QScrollArea):
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.widget() and event.type() == QEvent.Type.LayoutRequest:
-            self.updateGeometry()  # its minimum size may have changed, and with it this one's
+            hint = self.minimumSizeHint()
+            if hint != self._hint:  # its least size changed, and with it this one's: relayout the window
+                self._hint = hint
+                self.updateGeometry()
             QTimer.singleShot(0, self.fit_content)
         return super().eventFilter(obj, event)
 
