@@ -240,7 +240,7 @@ def _looks_like_puzzle_text(arg: str) -> bool:
     return near and other <= max(1, 0.05 * len(arg))
 
 
-def resolve_puzzles(arg: str, progress=None):
+def resolve_puzzles(arg: str, progress=None, allow_clashes: bool = False):
     """The puzzles a command-line argument names, read lazily (an iterator).
 
     In order: ``-`` (standard input), an existing file (every puzzle in it),
@@ -250,7 +250,8 @@ def resolve_puzzles(arg: str, progress=None):
     error of what was meant: ``kennett/fiendish:999`` says the index is out of
     range, ``~/puzles/x.txt`` says there is no such file, a mistyped name
     suggests close names, and a puzzle with a stray character names its line
-    and column.
+    and column. ``allow_clashes`` reads puzzles whose givens clash (the lab
+    window opens them in its editor, the clashing cells outlined).
 
     Raises
     ------
@@ -267,11 +268,11 @@ def resolve_puzzles(arg: str, progress=None):
     from .puzzle import Puzzle
 
     if arg == "-":
-        return iter_puzzles(sys.stdin.buffer, name="<stdin>", progress=progress)
+        return iter_puzzles(sys.stdin.buffer, name="<stdin>", progress=progress, allow_clashes=allow_clashes)
     path = Path(os.path.expanduser(arg))
     collections = [c.name for c in library.collections()]
     if _is(path.exists) and not (_is(path.is_dir) and arg in collections):
-        return iter_puzzles(path, progress=progress)
+        return iter_puzzles(path, progress=progress, allow_clashes=allow_clashes)
     if arg in collections:
         return iter(library.collection(arg))
     prefix = arg.rpartition(":")[0]
@@ -280,7 +281,7 @@ def resolve_puzzles(arg: str, progress=None):
     pathlike = ("/" in arg or os.sep in arg or ":" in arg or arg.startswith("~")
                 or path.suffix.lower() in _PATH_SUFFIXES)
     if not pathlike and _looks_like_puzzle_text(arg):
-        return iter([Puzzle.parse(arg)])
+        return iter([Puzzle.parse(arg, allow_clashes=allow_clashes)])
     if not pathlike:
         return iter([library.puzzle(arg)])  # "no bundled puzzle named ...; did you mean ..."
     hints = difflib.get_close_matches(arg, collections, n=2) + difflib.get_close_matches(
@@ -306,9 +307,9 @@ def _is(test) -> bool:
         return False
 
 
-def resolve_puzzle(arg: str):
+def resolve_puzzle(arg: str, allow_clashes: bool = False):
     """The single puzzle an argument names (the first, when it names several; the rest is not read)."""
-    return next(resolve_puzzles(arg))
+    return next(resolve_puzzles(arg, allow_clashes=allow_clashes))
 
 
 # ------------------------------------------------------------ solver parameters

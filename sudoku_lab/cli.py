@@ -246,6 +246,8 @@ def cmd_bench(args) -> int:
 
 # ------------------------------------------------------------------ parser
 def build_parser(argv=None) -> argparse.ArgumentParser:
+    from .solvers.base import DEFAULT_SEED
+
     algo = algo_in_argv(argv)
     p = _Parser(prog="sudoku-lab", description="Sudoku Lab: study how stochastic search solves Sudoku. "
                 "With no command, opens the lab window.")
@@ -273,7 +275,8 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     s.add_argument("puzzle", help="file, '-' for stdin, bundled puzzle or collection name, or puzzle text")
     s.add_argument("--exact", action="store_true", help="use the exact solver (default without --algo)")
     s.add_argument("--algo", default=None, help="algorithm (see `sudoku-lab algorithms`)")
-    s.add_argument("--seed", type=seed_option, default=0, help="random seed, a non-negative integer (default 0)")
+    s.add_argument("--seed", type=seed_option, default=DEFAULT_SEED,
+                   help=f"random seed, a non-negative integer (default {DEFAULT_SEED}, as in the lab window)")
     s.add_argument("--until", default="solved,1000000it",
                    help="stopping rule: solved, 500 (iterations), 30s, 2m, 1e5evals; comma = first that holds "
                         "(default solved,1000000it)")

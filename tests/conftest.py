@@ -7,8 +7,12 @@ import shutil
 import sys
 from pathlib import Path
 
-# Qt must never need a display in tests (CI has none); set before anything imports Qt.
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Qt must never need a display in tests (CI has none); set before anything imports Qt. The offscreen
+# platform's screens are a 1920x1080 desktop (the primary one) and a 1366x768 laptop beside it
+# (tests/gui/screens.json), so window tests can check what fits where (Qt's own default is one 800x600 screen).
+SCREENS = Path(__file__).parent / "gui" / "screens.json"
+if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={SCREENS}"
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 # tests/naive.py (slow reference twins) is imported as `naive`.

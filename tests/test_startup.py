@@ -359,6 +359,110 @@ def test_real_app_opens_and_closes_on_xcb_under_xvfb(tmp_path):
         xvfb.close()
 
 
+# ---------------------------------------------------------------- libraries that are there but do not load
+def _system_copy(soname: str) -> Path:
+    """The system's own file for ``soname`` (as the loader resolves it for the xcb plugin)."""
+    qt = _real_qt_dir()
+    for f in (_platform.plugin_file(qt, "xcb", {}), *_platform.qt_libraries(qt)):
+        path = _ldd_paths(f).get(soname)
+        if path:
+            return Path(path)
+    pytest.fail(f"no Qt file of the lab loads {soname}")
+
+
+def _broken_copy(tmp_path: Path, soname: str, how: str) -> Path:
+    """A folder holding an unloadable ``soname``: empty, truncated, or built for another architecture."""
+    folder = tmp_path / f"broken-{how}"
+    folder.mkdir()
+    data = bytearray(_system_copy(soname).read_bytes())
+    if how == "empty":
+        data = bytearray()
+    elif how == "truncated":  # the ELF header and program headers stay, the segments they map are gone
+        data = data[:4000]
+    elif how == "big-endian":  # as a big-endian machine's library (s390x, ppc64) would read here
+        data[5] = 2  # e_ident[EI_DATA] = ELFDATA2MSB
+    elif how == "aarch64":
+        data[18:20] = (183).to_bytes(2, "little")  # e_machine = EM_AARCH64
+    (folder / soname).write_bytes(bytes(data))
+    return folder
+
+
+def _hint_package(line: str) -> str:
+    m = re.search(r"the system's own copy is in the package (\S+)\)", line)
+    assert m, f"no package named in: {line}"
+    return m.group(1)
+
+
+@pytest.fixture(scope="module")
+def xvfb_display():
+    _need(shutil.which("Xvfb") is not None, "Xvfb is not installed (Debian: xvfb)")
+    server = _Xvfb("1366x768x24")
+    yield server.display
+    server.close()
+
+
+# Qt's own hint names libxcb-cursor0 whatever fails; the line must name the library that fails and its package.
+@pytest.mark.parametrize("soname, how, reason", [
+    ("libxcb-cursor.so.0", "empty", "file too short: an empty or truncated file"),
+    ("libxkbcommon-x11.so.0", "truncated", "the dynamic loader crashes on it with SIGBUS: a truncated or damaged file"),
+    ("libxcb-icccm.so.4", "big-endian", "ELF file data encoding not little-endian: built for another architecture"),
+])
+def test_an_unloadable_xcb_library_exits_2_with_one_line(tmp_path, xvfb_display, soname, how, reason):
+    """The installed command, a real X display, a broken copy of a library first on LD_LIBRARY_PATH.
+
+    Without the load check ldd finds every library (or itself fails, printing nothing), and Qt aborts
+    (SIGABRT) or the process dies of SIGBUS.
+    """
+    _need(shutil.which("ldd") is not None, "ldd is not available (not a glibc system)")
+    folder = _broken_copy(tmp_path, soname, how)
+    env = {**_app_env(tmp_path, xvfb_display), "LD_LIBRARY_PATH": str(folder)}
+    try:
+        proc = subprocess.run([str(_sudoku_lab())], env=env, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the lab window opened with a broken library instead of refusing to start")
+    assert proc.returncode == 2, f"status {proc.returncode} (-6 is Qt's abort, -7 SIGBUS); stderr:\n{proc.stderr}"
+    lines = proc.stderr.splitlines()
+    package = _platform.SONAME_PACKAGES[soname]
+    assert lines == [f"sudoku-lab: error: Qt cannot load its xcb platform plugin: {folder / soname} cannot be loaded "
+                     f"({reason}); it comes first through LD_LIBRARY_PATH ({folder}): remove it from there, or that "
+                     f"folder from LD_LIBRARY_PATH (the system's own copy is in the package {package}) (the README "
+                     "lists every library the lab needs)"], proc.stderr
+    assert proc.stdout == ""
+    if Path("/etc/debian_version").exists() and shutil.which("dpkg"):  # the table's package is dpkg's
+        owner = _dpkg_owners([str(_system_copy(soname))])[str(_system_copy(soname))]
+        assert _hint_package(lines[0]) == owner or owner.startswith(package + "t64"), (package, owner)
+
+
+def test_a_library_of_another_architecture_that_the_loader_skips_is_no_problem(tmp_path, monkeypatch):
+    """glibc skips a file of another machine on its search path and loads the system's copy: Qt starts,
+    so the check must not refuse it (a check of file headers instead of loading would)."""
+    _need(shutil.which("ldd") is not None, "ldd is not available (not a glibc system)")
+    folder = _broken_copy(tmp_path, "libxcb-cursor.so.0", "aarch64")
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(folder))
+    qt = _real_qt_dir()
+    assert _platform.load_failure([*_platform.qt_libraries(qt), _platform.plugin_file(qt, "xcb", {})]) is None
+
+
+def test_unloadable_libraries_of_qt_itself_and_of_the_system(tmp_path, monkeypatch):
+    """A broken library of QtGui is Qt's libraries' problem; a broken system copy is reinstalled with apt."""
+    _need(shutil.which("ldd") is not None, "ldd is not available (not a glibc system)")
+    folder = _broken_copy(tmp_path, "libfontconfig.so.1", "empty")
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(folder))
+    msg = _platform.preflight({"QT_QPA_PLATFORM": "offscreen"}, apt=True)
+    assert msg == (f"Qt's libraries cannot load: {folder}/libfontconfig.so.1 cannot be loaded (file too short: an "
+                   f"empty or truncated file); it comes first through LD_LIBRARY_PATH ({folder}): remove it from "
+                   "there, or that folder from LD_LIBRARY_PATH (the system's own copy is in the package "
+                   "libfontconfig1) (the README lists every library the lab needs)")
+    system = _platform.LoadFailure("/x/libqxcb.so", "/usr/lib/x86_64-linux-gnu/libxcb-randr.so.0", "invalid ELF header")
+    assert _platform.unloadable_message("xcb", system, apt=True, environ={}) == (
+        "Qt cannot load its xcb platform plugin: /usr/lib/x86_64-linux-gnu/libxcb-randr.so.0 cannot be loaded "
+        "(invalid ELF header: not a shared library: an empty, truncated or overwritten file); reinstall it with: "
+        "sudo apt-get install --reinstall libxcb-randr0 (the README lists every library the lab needs)")
+    gone = _platform.LoadFailure("/x/libqxcb.so", "libxcb-cursor.so.0", _platform._NOT_FOUND)
+    assert _platform.unloadable_message("xcb", gone, apt=True) == _platform.missing_message(
+        "xcb", ["libxcb-cursor.so.0"], apt=True)
+
+
 # ---------------------------------------------------------------- the README's package list (Debian)
 def _elf_needed(path: Path) -> list[str]:
     """DT_NEEDED entries of a 64-bit little-endian ELF file (its dynamic section, read directly)."""

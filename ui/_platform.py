@@ -5,16 +5,21 @@ it does not raise: it prints a few lines about "xcb" and aborts the process
 (SIGABRT, a core dump, exit status 134). Typical causes are a bare Debian or
 Ubuntu without the X libraries Qt's wheels load (``libxcb-cursor0`` and
 friends), and a ``DISPLAY`` left over from an ``ssh -X`` session that has
-gone. :func:`preflight` finds both beforehand and returns one line naming
-what is missing and what to install, so the lab can exit with status 2
-instead.
+gone, and a library that is there but cannot be loaded (an empty or
+truncated file, one built for another architecture: Qt aborts on those too,
+or the process dies of SIGBUS). :func:`preflight` finds all of them
+beforehand and returns one line naming what is missing or broken and which
+package to install, so the lab can exit with status 2 instead.
 
 The module imports no Qt at all: importing ``PySide6.QtGui`` already needs
 some of the libraries checked here. It locates PySide6 with
 :func:`importlib.util.find_spec`, asks ``ldd`` (the dynamic loader itself)
 which shared libraries of the plugin and of the Qt libraries the lab uses
-cannot be found, and opens (then closes) a connection to the X display with
-libxcb through :mod:`ctypes`, exactly as Qt's xcb plugin will.
+cannot be found, then loads those files in a child process with ``dlopen``
+as Qt will (:func:`load_failure`: a library that is found but cannot be
+loaded, or that crashes the loader, only shows there), and opens (then
+closes) a connection to the X display with libxcb through :mod:`ctypes`,
+exactly as Qt's xcb plugin will.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import importlib.util
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -42,6 +48,9 @@ __all__ = [
     "missing_libraries",
     "install_hint",
     "missing_message",
+    "LoadFailure",
+    "load_failure",
+    "unloadable_message",
     "xcb_connect_error",
     "check_platform",
     "preflight",
@@ -155,12 +164,14 @@ class Problem:
     platform : str
         The platform plugin name (``xcb``, ``wayland``, ``offscreen``...).
     kind : str
-        ``"missing"`` (shared libraries not found), ``"display"`` (no display
-        to connect to) or ``"plugin"`` (no such plugin).
+        ``"missing"`` (shared libraries not found), ``"unloadable"`` (a
+        library is found but cannot be loaded), ``"display"`` (no display to
+        connect to) or ``"plugin"`` (no such plugin).
     message : str
         One line for the user, without the ``sudoku-lab: error:`` prefix.
     missing : tuple of str
-        The sonames not found, for ``kind == "missing"``.
+        The sonames not found, for ``kind == "missing"``; the library that
+        cannot be loaded, for ``kind == "unloadable"``.
     """
 
     platform: str
@@ -339,6 +350,149 @@ def missing_message(platform: str, sonames: list[str], in_plugin: bool = True, a
             f"({_README_HINT})")
 
 
+# Run in a child process: load each file in turn as Qt will (ctypes' dlopen resolves every symbol at
+# once, RTLD_NOW), one line per file, flushed, so that a loader that crashes still shows how far it got.
+_DLOPEN_CHILD = """
+import ctypes, sys
+for path in sys.argv[1:]:
+    try:
+        ctypes.CDLL(path)
+    except OSError as e:
+        print("fail", path, str(e).replace("\\n", " "), sep="\\t", flush=True)
+        break
+    print("ok", path, sep="\\t", flush=True)
+"""
+
+# The dynamic loader's reasons, worded for a user (glibc's strings, matched as substrings).
+_LOADER_REASONS = (
+    ("file too short", "an empty or truncated file"),
+    ("invalid ELF header", "not a shared library: an empty, truncated or overwritten file"),
+    ("ELF file data encoding", "built for another architecture"),
+    ("wrong ELF class", "built for another architecture"),
+    ("ELF file OS ABI", "built for another system"),
+    ("ELF load command", "a truncated or damaged file"),
+    ("failed to map segment", "a truncated or damaged file"),
+    ("cannot read file data", "unreadable: a damaged file or disk"),
+)
+_NOT_FOUND = "cannot open shared object file: No such file or directory"
+# LD_DEBUG=libs lines that name the library the loader works on: the last one before a crash is the culprit.
+_LD_DEBUG_FILE = re.compile(r"(?:trying file=|calling init: )(\S+)\s*$")
+
+
+@dataclass(frozen=True)
+class LoadFailure:
+    """A file Qt needs that the dynamic loader cannot load, as :func:`load_failure` found it.
+
+    Attributes
+    ----------
+    file : str
+        The file that was being loaded (the platform plugin or a Qt library the lab imports).
+    library : str
+        The library the loader failed on: a path, or a soname when it was not found.
+    reason : str
+        The loader's own reason (``"file too short"``), or what happened when the loader crashed.
+    """
+
+    file: str
+    library: str
+    reason: str
+
+    @property
+    def not_found(self) -> bool:
+        """True when the library is simply missing (the loader found no file of that name)."""
+        return self.reason == _NOT_FOUND
+
+
+def load_failure(files: list[Path], timeout: float = 30.0) -> LoadFailure | None:
+    """Load ``files`` in order in a child process with ``dlopen``; the first failure, or None if all load.
+
+    ``ldd`` only reports libraries that are not found; a library that is
+    found but cannot be loaded (empty, truncated, another architecture)
+    makes Qt abort, and a truncated one can crash the loader itself (SIGBUS),
+    so only loading them tells. The child runs this interpreter with this
+    process's environment (``LD_LIBRARY_PATH`` included), as Qt's loading
+    will. When the child crashes it is run once more with ``LD_DEBUG=libs``
+    to name the library the loader was working on. None also when the
+    check cannot be made (no interpreter to run, no answer in ``timeout``).
+    """
+    if not files or not sys.executable:
+        return None
+    cmd = [sys.executable, "-I", "-S", "-c", _DLOPEN_CHILD, *map(str, files)]
+    env = {**os.environ, "LC_ALL": "C"}
+    env.pop("LD_DEBUG", None)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, errors="replace")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    loaded = set()
+    for line in proc.stdout.splitlines():
+        parts = line.split("\t")
+        if parts[0] == "ok" and len(parts) == 2:
+            loaded.add(parts[1])
+        elif parts[0] == "fail" and len(parts) == 3:
+            library, _, reason = parts[2].partition(": ")
+            return LoadFailure(parts[1], library, reason or parts[2])
+    if proc.returncode >= 0:  # all loaded (or the interpreter itself could not start: nothing to tell)
+        return None
+    file = next((str(f) for f in files if str(f) not in loaded), str(files[-1]))
+    try:
+        sig = signal.Signals(-proc.returncode).name
+    except ValueError:
+        sig = f"signal {-proc.returncode}"
+    library = file
+    try:
+        debug = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LD_DEBUG": "libs"},
+                               timeout=timeout, errors="replace")
+        named = [m.group(1) for m in map(_LD_DEBUG_FILE.search, debug.stderr.splitlines()) if m]
+        if debug.returncode < 0 and named:
+            library = named[-1]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return LoadFailure(file, library, f"the dynamic loader crashes on it with {sig}")
+
+
+def _in_ld_library_path(path: str, environ) -> str | None:
+    """The ``LD_LIBRARY_PATH`` entry holding ``path``, if the loader found it through that variable."""
+    folder = os.path.realpath(os.path.dirname(path))
+    for entry in environ.get("LD_LIBRARY_PATH", "").split(os.pathsep):
+        if entry and os.path.realpath(entry) == folder:
+            return entry
+    return None
+
+
+def unloadable_message(platform: str, failure: LoadFailure, in_plugin: bool = True, apt: bool | None = None,
+                       environ=None) -> str:
+    """The one line for a library that is found but cannot be loaded (without the ``sudoku-lab: error:`` prefix).
+
+    Names the file, the loader's reason in words, and the fix: the Debian
+    package to reinstall (from :data:`SONAME_PACKAGES`), or, for a file the
+    loader found through ``LD_LIBRARY_PATH``, that folder.
+    """
+    env = os.environ if environ is None else environ  # the loader's environment: this process's
+    name = os.path.basename(failure.library)
+    if failure.not_found:
+        return missing_message(platform, [name], in_plugin, apt)
+    if apt is None:
+        apt = shutil.which("apt-get") is not None
+    what = f"Qt cannot load its {platform} platform plugin" if in_plugin else "Qt's libraries cannot load"
+    gloss = next((g for key, g in _LOADER_REASONS if key in failure.reason), "")
+    if "crashes" in failure.reason:
+        gloss = "a truncated or damaged file"
+    why = f"{failure.reason}: {gloss}" if gloss else failure.reason
+    package = SONAME_PACKAGES.get(name)
+    entry = _in_ld_library_path(failure.library, env) if "/" in failure.library else None
+    if entry is not None:
+        fix = (f"it comes first through LD_LIBRARY_PATH ({entry}): remove it from there, or that folder from "
+               "LD_LIBRARY_PATH" + (f" (the system's own copy is in the package {package})" if package else ""))
+    elif package and apt:
+        fix = f"reinstall it with: sudo apt-get install --reinstall {package}"
+    elif package:
+        fix = f"reinstall the system package that provides it (Debian/Ubuntu name: {package})"
+    else:
+        fix = "reinstall the package that provides it" + (f" (dpkg -S {failure.library})" if apt else "")
+    return f"{what}: {failure.library} cannot be loaded ({why}); {fix} ({_README_HINT})"
+
+
 def _xcb_connect(display: str) -> int | None:
     """Connect to ``display`` with libxcb and disconnect; return xcb's error code (0: fine), None if no libxcb."""
     try:
@@ -418,7 +572,8 @@ def check_platform(name: str, qt_dir: Path, environ=None, apt: bool | None = Non
     """Whether Qt can start on platform plugin ``name``; a :class:`Problem` if it cannot.
 
     Checks, in Qt's own order: the plugin exists, the shared libraries of the
-    plugin and of the Qt libraries the lab loads are all found, and (xcb,
+    plugin and of the Qt libraries the lab loads are all found
+    (:func:`missing_libraries`) and load (:func:`load_failure`), and (xcb,
     wayland) the display answers.
     """
     env = os.environ if environ is None else environ
@@ -440,6 +595,12 @@ def check_platform(name: str, qt_dir: Path, environ=None, apt: bool | None = Non
         sonames += [s for lst in missing.values() for s in lst if s not in sonames]
         return Problem(name, "missing", missing_message(name, sonames, str(plugin) in missing, apt),
                        tuple(sonames))
+    # The Qt libraries first: a library both need is then reported as the Qt libraries' problem.
+    failure = load_failure([*files[1:], plugin])
+    if failure is not None:
+        return Problem(name, "missing" if failure.not_found else "unloadable",
+                       unloadable_message(name, failure, failure.file == str(plugin), apt),
+                       (os.path.basename(failure.library),))
     if base == "xcb":
         why = xcb_connect_error(env["DISPLAY"], connect_timeout)
         if why:
@@ -453,8 +614,8 @@ def preflight(environ=None, apt: bool | None = None) -> str | None:
     Follows Qt's choice of platform plugins (:func:`qt_platforms`): Qt takes
     the first that loads and connects, so the lab can start if any of them
     passes :func:`check_platform`. Otherwise the line reports the first
-    missing-libraries problem (installing those packages is the fix), else the
-    first problem. Off Linux, or without PySide6 where expected, there is
+    missing or unloadable library (installing those packages is the fix),
+    else the first problem. Off Linux, or without PySide6 where expected, there is
     nothing to check.
     """
     if not sys.platform.startswith("linux"):
@@ -471,5 +632,5 @@ def preflight(environ=None, apt: bool | None = None) -> str | None:
         problems.append(problem)
     if not problems:
         return None
-    first_missing = next((p for p in problems if p.kind == "missing"), None)
+    first_missing = next((p for p in problems if p.kind in ("missing", "unloadable")), None)
     return (first_missing or problems[0]).message

@@ -129,6 +129,10 @@ def install_exception_hook(window):
 def run_app(options=None) -> int:
     """Open the lab; ``options`` are the parsed ``sudoku-lab gui`` arguments (puzzle, algo).
 
+    A puzzle that cannot be read, or an unknown algorithm, is refused in one
+    line; a puzzle whose givens clash or that has no solution opens in the
+    window's editor, the cells concerned outlined.
+
     Returns the exit status: 0 after the window closes, 2 (with one line on
     stderr) when the lab cannot start here, 70 (one line and a crash report)
     for a bug before the window exists.
@@ -140,10 +144,9 @@ def run_app(options=None) -> int:
     algo = getattr(options, "algo", None)
     try:
         if getattr(options, "puzzle", None):
-            puzzle = resolve_puzzle(options.puzzle)
-            # Clashes only: the window checks for solutions off the GUI thread (the exact solver may
-            # need its kernels compiled first, and a puzzle with several solutions still loads).
-            puzzle.check_clashes()
+            # Clashing givens are read too: the window refuses them as it refuses a puzzle with no solution
+            # (checked off the GUI thread), opening it in the editor with the cells concerned outlined.
+            puzzle = resolve_puzzle(options.puzzle, allow_clashes=True)
         if algo:
             get_solver_class(algo)
     except SudokuLabError as e:

@@ -10,13 +10,14 @@ the puzzle's solution (only for puzzles with a unique one) and conflicts.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
 from sudoku_lab.ac3 import ac3
 
 from .background import Jobs
 from .overlays import OverlayCanvas, overlays
 from .widgets.board import BoardView
+from .widgets.flow import FlowLayout
 
 __all__ = ["BoardPanel"]
 
@@ -42,7 +43,7 @@ class BoardPanel(QWidget):
         lay.setContentsMargins(6, 6, 6, 6)
         self.board = BoardView()
         lay.addWidget(self.board, 1)
-        row = QHBoxLayout()
+        row = FlowLayout()  # the toggles wrap under a narrow board instead of widening the window
         self.show_best = QCheckBox("Best grid")
         self.show_best.setToolTip("Show the best grid seen so far instead of the current one")
         self.show_pencil = QCheckBox("Candidates")
@@ -67,7 +68,6 @@ class BoardPanel(QWidget):
             cb.toggled.connect(self.refresh)
             row.addWidget(cb)
             self.overlay_toggles[role] = cb
-        row.addStretch(1)
         lay.addLayout(row)
         self._cls = None
         self._snapshot = None

@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal
 from sudoku_lab import loop
 from sudoku_lab.errors import ParameterError, PuzzleError
 from sudoku_lab.puzzle import Puzzle
-from sudoku_lab.solvers import get_solver_class, registry
+from sudoku_lab.solvers import DEFAULT_SEED, get_solver_class, registry
 
 from .background import Jobs
 from .worker import SolverWorker, WorkerState
@@ -105,7 +105,7 @@ class Controller(QObject):
         self._jobs = Jobs(self)
         self.solver_name = next(iter(registry()))
         self.params: dict[str, dict] = {name: {} for name in registry()}
-        self.seed = 1
+        self.seed = DEFAULT_SEED  # as `sudoku-lab solve`: the window's first run is the command line's
         self.state = WorkerState.IDLE
         self.latest = None
         self._thread = QThread()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
+from PySide6.QtCore import QRect, QSettings, QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -44,9 +44,12 @@ from .run_toolbar import UNTIL, RunToolbar, make_action
 from .view_host import ViewHost, make_dock
 from .worker import WorkerState
 
-__all__ = ["MainWindow", "UNTIL", "reference_link"]
+__all__ = ["MainWindow", "UNTIL", "PREFERRED_SIZE", "reference_link"]
 
 _STATE_TEXT = {"compiling": "compiling kernels...", "idle": "ready"}
+
+#: The window's size on a screen with room for it; a smaller screen gets its whole available area.
+PREFERRED_SIZE = QSize(1600, 1000)
 
 
 def reference_link(reference: str) -> str:
@@ -102,7 +105,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self._on_solver_changed(self.controller.solver_name)
         self.run_toolbar.on_state(self.controller.state)
-        self.resize(1600, 1000)
+        self.fit_to_screen()
 
     # ------------------------------------------------------------- parts
     @property
@@ -124,6 +127,9 @@ class MainWindow(QMainWindow):
         lay = QVBoxLayout(algo)
         lay.setContentsMargins(4, 4, 4, 4)
         self.solver_box = QComboBox()
+        # As wide as the dock, not as the longest title: a long title must not widen the left column.
+        self.solver_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.solver_box.setMinimumContentsLength(12)
         for name, cls in registry().items():
             self.solver_box.addItem(cls.title, name)
             self.solver_box.setItemData(self.solver_box.count() - 1, cls.description, Qt.ToolTipRole)
@@ -139,12 +145,18 @@ class MainWindow(QMainWindow):
         self.puzzle_panel.table.setMinimumHeight(160)
 
     def _size_docks(self) -> None:
+        """The first layout: side columns and the curves in proportion to the window, the rest to the board."""
+        w, h = self.width(), self.height()
         side = [self.puzzle_dock, self.algo_dock]
-        self.resizeDocks(side, [330, 330], Qt.Horizontal)
+        self.resizeDocks(side, [min(330, max(250, w // 4))] * 2, Qt.Horizontal)
         self.resizeDocks(side, [380, 560], Qt.Vertical)
+        right = [d for d in self.view_docks.values()
+                 if self.dockWidgetArea(d) == Qt.RightDockWidgetArea and not d.isHidden()]
+        if right:
+            self.resizeDocks(right[:1], [min(470, max(300, w // 3))], Qt.Horizontal)
         bottom = self.view_host.bottom_docks()
         if bottom:
-            self.resizeDocks(bottom[:1], [330], Qt.Vertical)
+            self.resizeDocks(bottom[:1], [min(330, max(220, h * 3 // 8))], Qt.Vertical)
 
     def _build_menus(self) -> None:
         m = self.menuBar()
@@ -295,6 +307,8 @@ class MainWindow(QMainWindow):
         self.view_host.on_solver(cls)
         self.board_panel.set_solver(cls)
         self._update_title()
+        if self.isVisible():  # other docks: the window must still fit its screen
+            QTimer.singleShot(0, self.keep_on_screen)
 
     def _update_title(self) -> None:
         c = self.controller
@@ -403,11 +417,46 @@ class MainWindow(QMainWindow):
         return out
 
     # ------------------------------------------------------------- showing
+    def fit_to_screen(self, available: QRect | None = None) -> None:
+        """Size the window to :data:`PREFERRED_SIZE`, or to ``available`` where that is smaller, and centre it there.
+
+        ``available`` defaults to the available geometry of the window's screen
+        (without task bars and panels). The window's frame, once the window
+        manager has drawn it, is counted in.
+        """
+        area = available if available is not None else self.screen().availableGeometry()
+        extra = self.frameGeometry().size() - self.geometry().size() if self.isVisible() else QSize(0, 0)
+        size = PREFERRED_SIZE.boundedTo(area.size() - extra)
+        self.resize(size)
+        size = self.size()  # no smaller than the window's minimum size
+        self.move(area.x() + max(0, (area.width() - size.width() - extra.width()) // 2),
+                  area.y() + max(0, (area.height() - size.height() - extra.height()) // 2))
+
+    def keep_on_screen(self, available: QRect | None = None) -> None:
+        """Shrink and move the window back inside ``available`` (default: its screen's) where it sticks out.
+
+        A restored geometry saved on a larger screen, the frame the window
+        manager adds, or docks shown for another solver can each push it out.
+        """
+        area = available if available is not None else self.screen().availableGeometry()
+        frame = self.frameGeometry()
+        extra = frame.size() - self.geometry().size()
+        size = self.size().boundedTo(area.size() - extra)
+        if size != self.size():
+            self.resize(size)
+        w, h = self.width() + extra.width(), self.height() + extra.height()
+        x = max(area.left(), min(frame.x(), area.x() + area.width() - w))
+        y = max(area.top(), min(frame.y(), area.y() + area.height() - h))
+        if (x, y) != (frame.x(), frame.y()):
+            self.move(x, y)
+
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if self._tabs_pending:
             self._tabs_pending = False
             self.view_host.group_tabs()
+        if not event.spontaneous():
+            QTimer.singleShot(0, self.keep_on_screen)  # the window manager's frame is known once shown
 
     # ------------------------------------------------------------- closing
     def closeEvent(self, event) -> None:
@@ -426,6 +475,7 @@ class MainWindow(QMainWindow):
         g, st = self.settings.value("geometry"), self.settings.value("state")
         if g is not None:
             self.restoreGeometry(g)
+            self.keep_on_screen()  # saved on another (larger) screen
         if st is not None and self.restoreState(st):
             self._tabs_pending = False  # the saved layout has its own tab groups
         # A saved layout must not show a view that does not apply to the solver.

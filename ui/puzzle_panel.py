@@ -32,6 +32,14 @@ from sudoku_lab.puzzle import Puzzle
 __all__ = ["PuzzlePanel"]
 
 _COLUMNS = ("name", "givens", "level", "difficulty")
+#: The difficulty is Debian qqwing's rating, which can differ from a source's own level (it calls the RESEDA
+#: paper's "hard" puzzle "simple"): the header says whose it is.
+_HEADERS = {"difficulty": "qqwing"}  # short: the names need the width
+_HEADER_TIPS = {
+    "level": "The level the puzzle's source gives it (a paper, a collection)",
+    "difficulty": "Debian qqwing's rating (simple, easy, intermediate, expert), from the techniques its solver "
+                  "needs; not the source's own level, which can differ",
+}
 
 
 class PuzzlePanel(QWidget):
@@ -66,7 +74,10 @@ class PuzzlePanel(QWidget):
         self.filter_edit.setClearButtonEnabled(True)
         lay.addWidget(self.filter_edit)
         self.model = QStandardItemModel(0, len(_COLUMNS), self)
-        self.model.setHorizontalHeaderLabels([c.capitalize() for c in _COLUMNS])
+        self.model.setHorizontalHeaderLabels([_HEADERS.get(c, c.capitalize()) for c in _COLUMNS])
+        for col, c in enumerate(_COLUMNS):
+            if c in _HEADER_TIPS:
+                self.model.setHeaderData(col, Qt.Horizontal, _HEADER_TIPS[c], Qt.ToolTipRole)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setFilterCaseSensitivity(Qt.CaseInsensitive)
@@ -131,8 +142,11 @@ class PuzzlePanel(QWidget):
             level = meta.get("level") or meta.get("label") or meta.get("givens_percent", "")
             if level and "givens_percent" in meta and not meta.get("level"):
                 level = f"{level} % givens"
+            rating = meta.get("qqwing_difficulty", "")
             items = [QStandardItem(p.name or f"#{i + 1}"), QStandardItem(), QStandardItem(level),
-                     QStandardItem(meta.get("qqwing_difficulty", ""))]
+                     QStandardItem(rating)]
+            if rating:
+                items[3].setToolTip(f"qqwing rates it {rating}")
             items[0].setToolTip(f"{p.name}\n{meta.get('source', '')}".strip())
             items[1].setData(p.n_givens, Qt.DisplayRole)
             items[0].setData(i, Qt.UserRole)

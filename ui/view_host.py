@@ -19,19 +19,106 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QWidget
 
 from .views import ViewSpec, views
 
-__all__ = ["ViewHost", "make_dock"]
+__all__ = ["ViewHost", "DockScroll", "make_dock"]
+
+
+class DockScroll(QScrollArea):
+    """A dock's content, filling the dock, with scroll bars only while the dock is smaller than it can shrink.
+
+    Without it a dock cannot be smaller than its content's minimum size, and
+    the window as a whole no smaller than the sum of its docks': on a small
+    screen it opened larger than the screen. The content gets the viewport's
+    size, but never less than its minimum size, its height counted for its
+    width (word-wrapped labels grow taller as the dock gets narrower). A
+    QScrollArea that resizes its widget itself takes a layout's *preferred*
+    height for that width as the least, so a plot that could shrink scrolled
+    instead. Its size hint is the content's, unbounded (a plain QScrollArea
+    caps it at a few hundred pixels).
+    """
+
+    def __init__(self, widget: QWidget, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName(f"scroll_{widget.objectName()}" if widget.objectName() else "dock_scroll")
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setWidgetResizable(False)
+        self.setWidget(widget)
+        self._hint = QSize()
+        widget.installEventFilter(self)
+
+    #: Content no taller than this at its least keeps that height as the dock's least: a few lines of
+    #: text (the hill-climbing state) stay whole instead of scrolling in a squeezed dock.
+    WHOLE_HEIGHT = 140
+
+    def sizeHint(self) -> QSize:
+        return self.widget().sizeHint() if self.widget() is not None else super().sizeHint()
+
+    def minimumSizeHint(self) -> QSize:
+        least = super().minimumSizeHint()
+        if self.widget() is None:
+            return least
+        need = self.least_size(max(self.viewport().width(), 1)).height()
+        return QSize(least.width(), max(least.height(), need) if need <= self.WHOLE_HEIGHT else least.height())
+
+    def least_size(self, width: int) -> QSize:
+        """The content's least size at ``width`` (its minimum size, the height for that width)."""
+        w = self.widget()
+        least = w.minimumSizeHint().expandedTo(w.minimumSize())
+        width = max(width, least.width())
+        lay = w.layout()
+        height = least.height()
+        if lay is not None and lay.hasHeightForWidth():
+            height = max(height, lay.totalMinimumHeightForWidth(width))
+        return QSize(width, height)
+
+    def fit_content(self) -> None:
+        """Give the content the viewport's size, or its least size where that is larger (then it scrolls)."""
+        w = self.widget()
+        if w is None:
+            return
+        view = self.maximumViewportSize()  # the viewport without scroll bars
+        least = self.least_size(view.width())
+        if least.height() > view.height():  # a vertical scroll bar takes some of the width
+            least = self.least_size(view.width() - self.verticalScrollBar().sizeHint().width())
+            view.setWidth(view.width() - self.verticalScrollBar().sizeHint().width())
+        if least.width() > view.width():
+            view.setHeight(view.height() - self.horizontalScrollBar().sizeHint().height())
+        size = least.expandedTo(view)
+        if size != w.size():
+            w.resize(size)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit_content()
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            hint = self.minimumSizeHint()
+            if hint != self._hint:  # its least size changed, and with it this one's: relayout the window
+                self._hint = hint
+                self.updateGeometry()
+            QTimer.singleShot(0, self.fit_content)
+        return super().eventFilter(obj, event)
+
+    def overflow(self) -> QSize:
+        """How far the content sticks out of the view (0, 0 when it fits): what the scroll bars scroll."""
+        w, view = self.widget(), self.viewport().size()
+        return QSize(max(0, w.width() - view.width()), max(0, w.height() - view.height()))
 
 
 def make_dock(window: QMainWindow, title: str, widget: QWidget, area, key: str) -> QDockWidget:
-    """A movable, floatable, closable dock named ``dock_<key>`` (saved layouts use the name)."""
+    """A movable, floatable, closable dock named ``dock_<key>`` (saved layouts use the name).
+
+    ``widget`` goes in a :class:`DockScroll`, so the dock can shrink below its
+    content's minimum size (scrolling then) on a small screen.
+    """
     d = QDockWidget(title, window)
     d.setObjectName(f"dock_{key}")
-    d.setWidget(widget)
+    d.setWidget(DockScroll(widget))
     d.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable | QDockWidget.DockWidgetClosable)
     window.addDockWidget(area, d)
     return d

@@ -233,6 +233,11 @@ class AC3View(_RoleView, AC3Player):
         return self._layer is not None and self.source.currentIndex() == self.SOLVER
 
     def on_solver(self, cls) -> None:
+        """Follow solver class ``cls``: its own AC3 runs if it declares them, the puzzle's AC3 otherwise.
+
+        A propagation another solver ran is never left on show: the player goes
+        back to the puzzle's AC3 until the new solver's own first result arrives.
+        """
         super().on_solver(cls)
         self._layer = layer_of(cls, "ac3")
         self.source.blockSignals(True)
@@ -240,6 +245,8 @@ class AC3View(_RoleView, AC3Player):
         self.source.setCurrentIndex(self.SOLVER if self._layer else self.PUZZLE)
         self.source.blockSignals(False)
         self.hidden_singles.setEnabled(not self.showing_solver)
+        if self.caption and self._current is not None:  # a solver's run, not the puzzle's own AC3
+            self.on_puzzle(self._current)
 
     def on_puzzle(self, puzzle) -> None:
         self._current = puzzle

@@ -12,6 +12,7 @@ same :func:`register` (see :mod:`sudoku_lab._registry` for plugins).
 from __future__ import annotations
 
 from .base import (  # noqa: F401
+    DEFAULT_SEED,
     Event,
     Param,
     Snapshot,
@@ -25,5 +26,5 @@ from .base import (  # noqa: F401
 )
 from .declare import Axis, Column, Layer, Objective, Threshold  # noqa: F401
 
-__all__ = ["Axis", "Column", "Event", "Layer", "Objective", "Param", "Snapshot", "Solver", "Status", "Threshold",
-           "create", "get_solver_class", "register", "registry", "unregister"]
+__all__ = ["DEFAULT_SEED", "Axis", "Column", "Event", "Layer", "Objective", "Param", "Snapshot", "Solver", "Status",
+           "Threshold", "create", "get_solver_class", "register", "registry", "unregister"]

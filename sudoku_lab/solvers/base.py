@@ -38,6 +38,7 @@ from ..puzzle import Puzzle
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, check_declarations
 
 __all__ = [
+    "DEFAULT_SEED",
     "Param",
     "Event",
     "Snapshot",
@@ -51,6 +52,10 @@ __all__ = [
     "create",
     "frozen_copy",
 ]
+
+#: The seed of a run when none is given: ``sudoku-lab solve``'s ``--seed`` and the lab window's seed box
+#: start from it, so the window's first run is the command line's.
+DEFAULT_SEED = 0
 
 
 class Status:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt
 
 from lab_helpers import button, iteration, wait_ready
@@ -82,3 +83,44 @@ def test_thin_keeps_the_ends_and_at_most_about_the_limit():
     np.testing.assert_array_equal(ty, 2 * tx)
     sx, _ = thin(x[:50], x[:50], most=100)
     assert len(sx) == 50
+
+
+@pytest.mark.gui
+@pytest.mark.parametrize("other", ["exact", "reseda"])
+def test_the_ac3_player_drops_the_cuckoos_prefilter_when_another_solver_is_chosen(window, qtbot, other):
+    """The prefilter is the cuckoo's; the exact solver and RESEDA run no AC3, so the player shows the puzzle's."""
+    from sudoku_lab import library
+    from sudoku_lab.ac3 import ac3 as run_ac3
+
+    win = window("mk_hard_a", "cuckoo")
+    qtbot.waitUntil(lambda: win.controller.latest.snapshot.solver == "cuckoo")
+    player = win.views["ac3"]
+    win.view_docks["ac3"].raise_()
+    qtbot.waitUntil(lambda: player.caption.startswith("Cuckoo search"))
+    prefilter = player.result
+    box = win.solver_box
+    box.setCurrentIndex(box.findData(other))  # as a user picks it
+    qtbot.waitUntil(lambda: win.controller.state == "idle" and win.controller.latest is not None
+                    and win.controller.latest.snapshot.solver == other)
+    own = run_ac3(library.puzzle("mk_hard_a"))
+    qtbot.waitUntil(lambda: player.result is not prefilter and player.caption == "", timeout=10_000)
+    np.testing.assert_array_equal(player.result.domains, own.domains)
+    assert player.result.n_removed == own.n_removed
+    assert "Cuckoo" not in player.message.text()
+    assert not player.source.isEnabled()
+
+
+@pytest.mark.gui
+def test_the_nests_history_before_the_first_iteration_is_an_empty_frame_of_the_nests(window, qtbot):
+    """Not axes about zero with an "x0.001" prefix: iterations from 0, nests from 0 to their number."""
+    win = window("mk_hard_a", "cuckoo")
+    qtbot.waitUntil(lambda: win.controller.latest.snapshot.solver == "cuckoo")
+    win.view_docks["nests"].raise_()
+    view = win.views["nests"]
+    qtbot.waitUntil(lambda: view.readout.text().startswith("iteration 0:"))
+    nests = len(win.controller.latest.snapshot.layers["nest_costs"])
+    (x0, x1), (y0, y1) = view.hist_plot.viewRange()
+    assert x0 == 0 and x1 > 0 and (y0, y1) == (0, nests)
+    for name in ("left", "bottom"):
+        axis = view.hist_plot.getAxis(name)
+        assert "x0.001" not in axis.labelString() and axis.autoSIPrefixScale == 1.0, axis.labelString()

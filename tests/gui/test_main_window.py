@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -301,3 +302,83 @@ def test_a_last_frame_polled_before_the_running_state_is_still_drawn_in_every_vi
     visible = {k for k, v in host.views.items() if v.isVisible()}
     assert "nests" in visible
     qtbot.waitUntil(lambda: visible <= set(drawn) and not host.pending())
+
+
+def test_gui_on_a_file_whose_givens_clash_opens_it_in_the_editor(qapp, tmp_path, monkeypatch):
+    """`sudoku-lab gui CLASHFILE` as a puzzle with no solution does: the window opens, the editor shows the
+    puzzle with the clashing cells outlined and the reason in red (it exited 2 without a window)."""
+    import sys
+    import threading
+    from pathlib import Path
+
+    from PySide6.QtCore import QSettings, QTimer
+
+    from sudoku_lab import cli
+    from sudoku_lab_ui.app import run_app
+    from sudoku_lab_ui.main_window import MainWindow
+
+    clash = tmp_path / "clash.txt"
+    clash.write_text("5.867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.5\n")
+    # run_app saves the window's layout in QSettings and installs its exception hooks: both stay in the test
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    monkeypatch.setattr(threading, "excepthook", threading.excepthook)
+    names = qapp.applicationName(), qapp.organizationName()
+    fmt, scope = QSettings.Format.NativeFormat, QSettings.Scope.UserScope
+    QSettings.setPath(fmt, scope, str(tmp_path / "settings"))
+    seen, state = {}, {"done": False, "t0": time.monotonic()}
+
+    def look():  # runs inside run_app's event loop: wait for the editor, note what it shows, close like a user
+        if state["done"]:
+            return
+        wins = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        if wins and wins[0].is_editing() and wins[0].puzzle_panel.error_label.text():
+            win = wins[0]
+            seen.update(cells=set(win.board.highlighted_cells()), error=win.puzzle_panel.error_label.text(),
+                        editable=win.board.is_editable())
+            win.close()
+        elif time.monotonic() - state["t0"] > 120:
+            for w in wins:
+                w.close()
+        else:
+            QTimer.singleShot(50, look)
+
+    QTimer.singleShot(0, look)
+    try:
+        status = run_app(cli.gui_options(["gui", str(clash)]))
+    finally:
+        state["done"] = True
+        qapp.setApplicationName(names[0])
+        qapp.setOrganizationName(names[1])
+        QSettings.setPath(fmt, scope, os.environ.get("XDG_CONFIG_HOME", str(Path.home() / ".config")))
+    assert status == 0
+    assert seen, "the window never showed the puzzle in its editor"
+    assert seen["editable"] and seen["cells"] == {74, 80}
+    assert "givens clash: r9c3 and r9c9 both hold 5" in seen["error"]
+
+
+def test_the_window_starts_from_the_command_lines_default_seed(window):
+    """`sudoku-lab solve --algo X` and the window's first run must be the same run."""
+    from sudoku_lab import cli
+
+    win = window()
+    cli_default = cli.build_parser().parse_args(["solve", "x"]).seed
+    assert win.seed_box.value() == win.controller.seed == cli_default
+    from sudoku_lab.solvers import DEFAULT_SEED  # the one place both read it from
+
+    assert cli_default == DEFAULT_SEED
+    win.close()
+
+
+def test_the_puzzle_browser_says_whose_difficulty_rating_it_shows(window):
+    """Debian qqwing rates the RESEDA paper's hard puzzle "simple": the column must say the rating is qqwing's."""
+    win = window()
+    panel = win.puzzle_panel
+    panel.select_collection("papers")
+    model = panel.model
+    headers = [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount())]
+    col = next(c for c, h in enumerate(headers) if "qqwing" in h.lower())
+    assert "qqwing" in model.headerData(col, Qt.Horizontal, Qt.ToolTipRole)
+    row = next(r for r in range(model.rowCount()) if model.item(r, 0).text() == "reseda_fig4_1_hard")
+    assert model.item(row, col).text() == "simple" and "qqwing" in model.item(row, col).toolTip()
+    assert not panel.table.isColumnHidden(col)
+    win.close()

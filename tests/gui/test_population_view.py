@@ -116,3 +116,26 @@ def test_the_view_names_no_solver():
     text = Path(mod.__file__).read_text()
     for name in registry():
         assert f'"{name}"' not in text and f"'{name}'" not in text
+
+
+@pytest.mark.parametrize("values", [
+    np.full(150, 120.0),  # converged: best, mean and worst on one line
+    np.r_[np.full(149, 120.0), 119.0],  # one straggler: mean a pixel from best, worst a bar away
+    np.r_[np.full(75, 120.0), np.full(75, 118.0)],
+])
+def test_the_best_mean_and_worst_labels_never_print_on_top_of_each_other(qtbot, values):
+    from sudoku_lab_ui.solver_views.population import PopulationView
+
+    view = PopulationView()
+    qtbot.addWidget(view)
+    view.resize(420, 320)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_values(values)
+    qtbot.wait(20)
+    rects = {key: line.label.sceneBoundingRect() for key, line in view.lines.items()}
+    plot_area = view.plot.getViewBox().sceneBoundingRect()
+    for a, b in (("best", "mean"), ("best", "worst"), ("mean", "worst")):
+        assert not rects[a].intersects(rects[b]), (a, rects[a].getRect(), b, rects[b].getRect())
+    for key, rect in rects.items():
+        assert plot_area.contains(rect), (key, rect.getRect(), plot_area.getRect())

@@ -93,8 +93,11 @@ class NestsView(_RoleView, QWidget):
         self.view.setBackground(theme.PLOT["background"])
         fg = theme.PLOT["foreground"]
 
-        self.bar_plot = self.view.addPlot(row=0, col=0)
-        self.bar_plot.setTitle("nest costs, cheapest first (green: best, vermillion: abandoned)", size="9pt", color=fg)
+        # The bar and operator plots span the colour bar's column too, and the titles stay short: a plot's
+        # title sets its least width, and a layout wider than its view was cut at the dock's edge.
+        self.bar_plot = self.view.addPlot(row=0, col=0, colspan=2)
+        self.bar_plot.setTitle(f"nest costs, cheapest first (<span style='color:{BEST}'>best</span>, "
+                               f"<span style='color:{ABANDONED}'>abandoned</span>)", size="9pt", color=fg)
         self.bar_plot.setLabel("left", "cost")
         self.bar_plot.setLabel("bottom", "nests by rank")
         self.bar_plot.setMenuEnabled(False)
@@ -117,7 +120,7 @@ class NestsView(_RoleView, QWidget):
         self.cbar.setImageItem(self.image, insert_in=None)
         self.view.addItem(self.cbar, row=1, col=1)
 
-        self.op_plot = self.view.addPlot(row=2, col=0)
+        self.op_plot = self.view.addPlot(row=2, col=0, colspan=2)
         self.op_plot.setTitle("operators applied so far", size="9pt", color=fg)
         self.op_plot.setLabel("bottom", "iteration")
         self.op_plot.setLabel("left", "count")
@@ -125,6 +128,11 @@ class NestsView(_RoleView, QWidget):
         self.op_plot.addLegend(offset=(5, 5), labelTextSize="8pt")
         self.curves = {key: self.op_plot.plot([], [], pen=pg.mkPen(colour, width=2), name=name)
                        for key, colour, name in OPERATOR_COLUMNS}
+        # Every axis counts something (nests, iterations, cost, operators): no "x0.001" scale prefixes,
+        # which pyqtgraph put on the empty history's axes before the first iteration.
+        for plot in (self.bar_plot, self.hist_plot, self.op_plot):
+            for name in ("left", "bottom"):
+                plot.getAxis(name).enableAutoSIPrefix(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(self.readout)
@@ -141,6 +149,7 @@ class NestsView(_RoleView, QWidget):
         self.bars.setOpts(x=[0.0], height=[0.0], brushes=[OTHER])
         self.replaced_mark.setData([], [])
         self.image.clear()
+        self.show_no_history()
         for c in self.curves.values():
             c.setData([], [])
         self.order = np.zeros(0, dtype=np.int64)
@@ -165,6 +174,8 @@ class NestsView(_RoleView, QWidget):
         hist = L.get("nest_history")
         if hist is not None and np.asarray(hist).size:
             self.show_history(np.asarray(hist), int(L.get("history_stride", 1) or 1), int(L.get("history_start", 0)))
+        else:  # before the first recorded iteration
+            self.show_no_history(costs.size, s.iteration)
         self.show_operators(s.trace or {})
         op = L.get("operator")
         it_name = cls.iteration_name
@@ -209,6 +220,13 @@ class NestsView(_RoleView, QWidget):
         self.image.setRect(float(start), 0.0, float(hist.shape[0] * stride), float(hist.shape[1]))
         self.cbar.setLevels((lo, hi))
         self.hist_plot.setRange(xRange=(start, start + hist.shape[0] * stride), yRange=(0, hist.shape[1]), padding=0)
+
+    def show_no_history(self, nests: int = 1, iteration: int = 0) -> None:
+        """An empty history: the frame it will fill (nests by the iterations from ``iteration`` on), not a
+        range about zero."""
+        self.image.clear()
+        self.cbar.setLevels((0.0, 1.0))
+        self.hist_plot.setRange(xRange=(iteration, iteration + 1), yRange=(0, max(nests, 1)), padding=0)
 
     def show_operators(self, arrays) -> None:
         """Cumulative operator counts from the trace columns of :data:`OPERATOR_COLUMNS`."""

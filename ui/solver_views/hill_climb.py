@@ -39,6 +39,7 @@ class HillClimbState(QWidget):
         self.label.setObjectName("hill_climb_state")
         self.label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.label.setTextFormat(Qt.RichText)
+        self.label.setWordWrap(True)
         lay.addWidget(self.label)
 
     def on_puzzle(self, puzzle) -> None:

@@ -62,6 +62,7 @@ class BoxModelsView(QWidget):
         self.readout = QLabel("no run yet")
         self.readout.setObjectName("nbcoin_box_models_readout")
         self.readout.setFont(theme.mono_font())
+        self.readout.setWordWrap(True)
         self.readout.setContentsMargins(8, 4, 8, 4)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)

@@ -21,6 +21,7 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from sudoku_lab_ui.views import SIDE_DOCK_HINT, ViewSpec, _RoleView, layer_of, register_view
+from sudoku_lab_ui.widgets.axis_titles import AxisTitles
 
 __all__ = ["PopulationView", "histogram_edges", "higher_is_better"]
 
@@ -29,6 +30,8 @@ MAX_INTEGER_BINS = 80
 #: Bars otherwise.
 BINS = 40
 MARK_COLOURS = {"best": "#009E73", "mean": "#CC79A7", "worst": "#D55E00"}
+#: Where the marks' labels sit along their lines (0 bottom, 1 top), on the first row.
+LABEL_TOP = 0.92
 
 
 def histogram_edges(values: np.ndarray) -> np.ndarray:
@@ -65,10 +68,12 @@ class PopulationView(_RoleView, QWidget):
         lay.setContentsMargins(2, 2, 2, 2)
         self.summary = QLabel("no population yet")
         self.summary.setObjectName("population_summary")
+        self.summary.setWordWrap(True)
         lay.addWidget(self.summary)
         self.plot = pg.PlotWidget(background="w")
         self.plot.setMenuEnabled(False)
-        self.plot.setLabel("left", "individuals")
+        self.axis_titles = AxisTitles(self.plot.getPlotItem(), sizes=(10, 9, 8))  # within their axes
+        self.axis_titles.set("left", "individuals")
         self.plot.showGrid(x=False, y=True, alpha=0.3)
         lay.addWidget(self.plot, 1)
         self.bars = pg.BarGraphItem(x=[0.0], height=[0.0], width=1.0, brush="#56B4E9", pen=pg.mkPen("#0072B2"))
@@ -77,10 +82,12 @@ class PopulationView(_RoleView, QWidget):
         for key, colour in MARK_COLOURS.items():
             line = pg.InfiniteLine(angle=90, movable=False,
                                    pen=pg.mkPen(colour, width=2, style=Qt.DashLine if key == "mean" else Qt.SolidLine),
-                                   label=key, labelOpts={"position": 0.92, "color": colour, "movable": False})
+                                   label=key, labelOpts={"position": LABEL_TOP, "color": colour, "movable": False})
             line.setVisible(False)
             self.plot.addItem(line)
             self.lines[key] = line
+        self.plot.getViewBox().sigResized.connect(self._place_labels)
+        self.plot.getViewBox().sigXRangeChanged.connect(self._place_labels)
         self.legend_text = ""
         self.edges = np.zeros(0)
         self.counts = np.zeros(0, dtype=np.int64)
@@ -98,7 +105,7 @@ class PopulationView(_RoleView, QWidget):
         self._layer = layer_of(cls, "population")
         decl = cls.layer(self._layer) if self._layer else None
         self._higher = higher_is_better(cls)
-        self.plot.setLabel("bottom", decl.help if decl else "value")
+        self.axis_titles.set("bottom", decl.help if decl else "value")
         self.on_puzzle(None)
 
     def on_puzzle(self, puzzle) -> None:
@@ -148,9 +155,37 @@ class PopulationView(_RoleView, QWidget):
             self._ranges = ranges
             self.plot.setXRange(ranges[0], ranges[1], padding=0)
             self.plot.setYRange(0, ranges[2], padding=0)
+        self._place_labels()
         self.summary.setText(f"{iteration_name} {iteration}: {len(values)} individuals, best {_fmt(best)}, "
                              f"mean {values.mean():.2f}, worst {_fmt(worst)}")
         self.redraws += 1
+
+    def _place_labels(self, *_) -> None:
+        """Put a mark's label a row lower where it would overlap one on the row above.
+
+        Once a population converges, best, mean and worst are a few pixels apart
+        (or equal), and labels at one height printed on top of each other.
+        """
+        vb = self.plot.getViewBox()
+        height = max(vb.height(), 1.0)
+        (x0, x1), _ = vb.viewRange()
+        scale = vb.width() / (x1 - x0) if x1 > x0 else 0.0
+        rows: list[list[tuple[float, float]]] = []  # per row: the labels' (left, right) in pixels
+        for key in sorted(self.marks, key=lambda k: self.marks[k]):
+            label = self.lines[key].label
+            # Beside its line, towards the middle of the view (pyqtgraph's own rule, which it applies only once
+            # the line's view geometry has caught up with the new value).
+            side = 0.0 if self.marks[key] < (x0 + x1) / 2 else 1.0
+            label.setAnchor((side, 0.5))
+            w, h = label.boundingRect().width(), label.boundingRect().height()
+            left = (self.marks[key] - x0) * scale - side * w
+            span = (left - 2, left + w + 2)
+            row = next((i for i, taken in enumerate(rows) if all(span[1] < a or span[0] > b for a, b in taken)),
+                       len(rows))
+            if row == len(rows):
+                rows.append([])
+            rows[row].append(span)
+            label.setPosition(max(0.0, LABEL_TOP - row * (h + 2) / height))
 
 
 def _nice_top(x: float) -> float:

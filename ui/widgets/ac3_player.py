@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout,
+from PySide6.QtWidgets import (QCheckBox, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout,
                                QWidget)
 
 from sudoku_lab.ac3 import AC3Result, ac3, candidate_count
@@ -24,6 +24,7 @@ from sudoku_lab.puzzle import Puzzle
 
 from . import theme
 from .board import BoardView
+from .flow import FlowLayout
 
 __all__ = ["AC3Player", "describe_removals"]
 
@@ -125,6 +126,7 @@ class AC3Player(QWidget):
             shortcut.activated.connect(slot)
         self.counters = QLabel()
         self.counters.setFont(theme.ui_font(11, bold=True))
+        self.counters.setWordWrap(True)
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setFont(theme.ui_font(11))
@@ -135,7 +137,7 @@ class AC3Player(QWidget):
         self.log_list.itemClicked.connect(lambda item: self.seek(self.log_list.row(item) + 1))
         self.log_list.setToolTip("Removals applied so far; click one to go back to it")
 
-        buttons = QHBoxLayout()
+        buttons = FlowLayout()  # wraps in a narrow dock: every button stays whole
         for b in (self.reset_button, self.back_button, self.fine_button, self.step_button, self.run_button):
             buttons.addWidget(b)
         side = QWidget()
@@ -168,6 +170,21 @@ class AC3Player(QWidget):
         if self.splitter.orientation() != want:
             self.splitter.setOrientation(want)
         super().resizeEvent(event)
+        self._fit_side()
+
+    def _fit_side(self) -> None:
+        """Keep the controls' side tall enough for its wrapped text and buttons at its width (the board gives way).
+
+        A splitter ignores the height a word-wrapped label needs at a given
+        width: in a short dock the explanation was clipped top and bottom.
+        As the side's minimum height, it makes the player scroll in its dock
+        instead.
+        """
+        side = self.splitter.widget(1)
+        width = side.width() if self.splitter.orientation() == Qt.Orientation.Horizontal else self.width()
+        need = side.layout().totalMinimumHeightForWidth(max(width, 1))
+        if need != side.minimumHeight():
+            side.setMinimumHeight(need)
 
     # ------------------------------------------------------------------- API
     def set_puzzle(self, puzzle: Puzzle | None, result: AC3Result | None = None, caption: str = "") -> None:
@@ -336,6 +353,7 @@ class AC3Player(QWidget):
                               f"fixed {fixed_now} cells")
         self._sync_log()
         self._set_message()
+        self._fit_side()
 
     def _set_message(self) -> None:
         r = self._result

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
@@ -39,6 +39,7 @@ from sudoku_lab.solvers.base import Solver
 from sudoku_lab.solvers.declare import Axis, Column
 
 from . import theme
+from .axis_titles import AxisTitles
 
 __all__ = ["ConvergencePlot", "MAX_MARKERS", "LABELLED_MARKERS", "LABEL_SPACING_PX", "RANGES"]
 
@@ -122,7 +123,9 @@ class ConvergencePlot(QWidget):
             axis.setPen(fg)
             axis.setTextPen(fg)
             axis.setTickFont(theme.ui_font(10))
-        self.plot.setLabel("bottom", "iteration", **self._label_style)
+        # Titles no longer than their axes (a long declared label was cut at the view's edges).
+        self.axis_titles = AxisTitles(self.plot, self._label_style)
+        self.axis_titles.set("bottom", "iteration")
         vb = self.plot.getViewBox()
         vb.setMouseEnabled(x=True, y=False)
         vb.enableAutoRange(x=False, y=False)
@@ -149,6 +152,7 @@ class ConvergencePlot(QWidget):
         self._trace_key: tuple | None = None
         self._y_ranges: dict[str, tuple[float, float]] = {}
         self._dense = False
+        self._legend_side = False
         self._x_range: tuple[float, float] | None = None
         self._window: int | None = None
         self._follow = True
@@ -167,6 +171,7 @@ class ConvergencePlot(QWidget):
         layout.setSpacing(0)
         layout.addLayout(controls)
         layout.addWidget(self.view, 1)
+        self.view.installEventFilter(self)
         self.set_declarations(Solver.columns, Solver.axes)
 
     # ----------------------------------------------------------- declarations
@@ -202,7 +207,7 @@ class ConvergencePlot(QWidget):
             a = sides.get(side)
             self.plot.showAxis(side, a is not None)
             if a is not None:
-                self.plot.setLabel(side, a.label, **self._label_style)
+                self.axis_titles.set(side, a.label)
                 if a.limits is not None:
                     lo, hi = a.limits
                     self._view_of(a.key).setYRange(lo, hi + 0.02 * (hi - lo), padding=0)
@@ -215,7 +220,13 @@ class ConvergencePlot(QWidget):
         self._trace_key = None
 
     def _fit_legend(self) -> None:
-        """As many legend columns as fit the plot's width (long declared labels wrap onto more rows)."""
+        """As many legend columns above the plot as fit its width; beside the plot when rows would crowd it.
+
+        Above the plot, long declared labels wrap onto more rows; in a short,
+        wide dock (a small screen) those rows would take most of the height
+        and leave the curves a strip a few pixels tall, so the legend then
+        goes to the right of the plot, one entry a row.
+        """
         labels = [label.text for _, label in self.legend.items]
         if not labels:
             return
@@ -229,12 +240,35 @@ class ConvergencePlot(QWidget):
             if sum(per_col) <= room:
                 cols = k
                 break
+        row_h = max(fm.height(), 20) + 4  # a legend row: its 20 px sample or its label
+        height = self.view.height()
+        beside = (-(-len(labels) // cols) * row_h > height / 3 and len(labels) * row_h <= height - 20
+                  and max(widths) <= 0.45 * self.view.width())
+        if beside != self._legend_side:
+            self._legend_side = beside
+            layout = self.view.ci
+            layout.removeItem(self.legend)
+            layout.addItem(self.legend, row=1 if beside else 0, col=1 if beside else 0)
+            layout.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        cols = 1 if beside else cols
         if cols != self.legend.columnCount:
             self.legend.setColumnCount(cols)
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._fit_legend()
+    @property
+    def legend_beside(self) -> bool:
+        """True when the legend is to the right of the plot (a short, wide view), False when above it."""
+        return self._legend_side
+
+    def axis_title(self, side: str) -> str:
+        """The title shown on axis ``side`` (the declared label, elided if it did not fit; whole in the tooltip)."""
+        return self.axis_titles.shown(side)
+
+    def eventFilter(self, obj, event) -> bool:
+        # The view's own resize, not this widget's: in this widget's resizeEvent the view still has its old
+        # size, and a legend fitted to it stayed wider than a view that had shrunk.
+        if obj is self.view and event.type() == QEvent.Type.Resize:
+            self._fit_legend()
+        return super().eventFilter(obj, event)
 
     def _view_of(self, axis_key: str) -> pg.ViewBox:
         a = self._axes.get(axis_key)
@@ -374,7 +408,7 @@ class ConvergencePlot(QWidget):
 
     def set_iteration_name(self, name: str) -> None:
         """Label of the X axis, e.g. ``"EDA step"`` (a solver's ``iteration_name``)."""
-        self.plot.setLabel("bottom", name, **self._label_style)
+        self.axis_titles.set("bottom", name)
 
     def set_column_visible(self, name: str, visible: bool) -> None:
         """Show or hide a column's curve (and its threshold lines)."""

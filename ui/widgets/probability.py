@@ -288,7 +288,7 @@ class ProbabilityView(QWidget):
             return "No probability model."
         rows = [[SYMBOLS[r * n + k] for k in range(n)] for r in range(n)]
         if cell < 0:
-            head = "Hover a cell. Each cell is a tile with its digits at:"
+            head = "Hover a cell. Each cell is a tile\nwith its digits at:"  # two lines: a narrow dock
             return "\n".join([head] + ["  " + "  ".join(r) for r in rows])
         head = cell_name(cell, n * n)
         if self._h is not None:
