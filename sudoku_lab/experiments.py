@@ -377,8 +377,7 @@ class Workers:
         """
         names = tuple(dict.fromkeys(tuple(solvers) or self._solvers))
         if self.scheduler:
-            self._prepare_dask(names)
-            return True
+            return self._prepare_dask(names, should_stop)
         if self.jobs <= 1:
             new = tuple(n for n in names if n not in self._warmed)
             if new:
@@ -408,22 +407,28 @@ class Workers:
             if not clean:  # an error, a second Ctrl-C, a stop during warm-up: do not wait for anything
                 self._close_pool(clean=False)
 
-    def _prepare_dask(self, names: tuple) -> None:
-        from .cluster import client_for, prepare_workers
+    def _prepare_dask(self, names: tuple, stop: Callable[[], bool] | None = None) -> bool:
+        """Connect and prepare the Dask workers; False if ``stop`` came first (it ends any wait at once)."""
+        from .cluster import Stopped, client_for, prepare_workers
 
-        if self._client is None:
-            self._client_cm = client_for(self.scheduler)
-            self._client = self._client_cm.__enter__()
-        if any(n not in self._warmed for n in names):
-            self._solvers = tuple(dict.fromkeys(self._solvers + names))
-            prepare_workers(self._client, self._solvers)
-            self._warmed.update(self._solvers)
+        try:
+            if self._client is None:
+                cm = client_for(self.scheduler, should_stop=stop)
+                self._client = cm.__enter__()
+                self._client_cm = cm
+            if any(n not in self._warmed for n in names):
+                self._solvers = tuple(dict.fromkeys(self._solvers + names))
+                prepare_workers(self._client, self._solvers, should_stop=stop)
+                self._warmed.update(self._solvers)
+        except Stopped:
+            return False
+        return True
 
     def _on_dask(self, queue, stop, names):
         from .cluster import dask_tasks
 
-        self._prepare_dask(names)
-        yield from dask_tasks(self._client, queue, run_chunk, self._sizer, should_stop=stop)
+        if self._prepare_dask(names, stop):
+            yield from dask_tasks(self._client, queue, run_chunk, self._sizer, should_stop=stop)
 
     def _close_pool(self, clean: bool) -> None:
         pool, self._pool = self._pool, None
