@@ -420,23 +420,46 @@ def _check_workers(client, solvers: tuple, should_stop: Callable[[], bool] | Non
                                "that provides it on every worker")
 
 
-def _warm_plugin(solvers: tuple):
+def _warm_plugin(solvers: tuple, token: str):
     from distributed import WorkerPlugin
 
     class WarmUp(WorkerPlugin):
-        """Load (or compile) the batch's kernels on each worker before it runs a task."""
+        """Load (or compile) the batch's kernels on each worker before it runs a task.
+
+        On a thread, not the worker's event loop: compiling takes a minute, and meanwhile the worker
+        keeps answering the scheduler and sends what it compiles as Dask events (``token``, its
+        address, a count, then :func:`~sudoku_lab.warmup.warm_up`'s ``on_compile`` arguments) for the
+        client to say. The worker takes no task before ``setup`` ends either way.
+        """
 
         name = "sudoku-lab-warm-up"
 
-        def __init__(self, names):
-            self.names = names
+        def __init__(self, names, token):
+            self.names, self.token = names, token
 
-        def setup(self, worker):
+        async def setup(self, worker):
+            import asyncio
+
             from .warmup import warm_up
 
-            warm_up(self.names)
+            sent = []
 
-    return WarmUp(solvers)
+            def said(*what):
+                worker.log_event(_COMPILING_TOPIC, [self.token, worker.address, len(sent), *what])
+                sent.append(what)
+
+            await asyncio.get_running_loop().run_in_executor(None, lambda: warm_up(self.names, on_compile=said))
+            if sent:  # events leave in batches every few ms: let them reach the scheduler before this answer
+                await asyncio.sleep(_EVENTS_SECONDS)
+
+    return WarmUp(solvers, token)
+
+
+#: The Dask event topic on which workers say what they compile while warming up.
+_COMPILING_TOPIC = "sudoku-lab-compiling"
+#: Seconds a worker that compiled waits before it answers that its warm-up is over, for its last events to
+#: reach the scheduler first (they are sent in batches every few milliseconds).
+_EVENTS_SECONDS = 0.2
 
 
 def _run_on_worker(run_chunk: Callable, tasks: list, stop_name: str):
@@ -468,9 +491,38 @@ def prepare_workers(client, solvers: tuple, should_stop: Callable[[], bool] | No
     Stopped
         ``should_stop()`` became True first (compiling on the workers can take a minute).
     """
+    from .warmup import CompileNotice
+
     _check_workers(client, solvers, should_stop)
-    _stoppable(lambda: client.register_plugin(_warm_plugin(solvers)), "warming the kernels on the Dask workers",
-               should_stop)
+    notice = CompileNotice()
+    token = uuid.uuid4().hex
+    seen: set = set()
+    lock = threading.Lock()
+
+    def said(event) -> None:
+        # As they come (the client's thread), then once more from the scheduler's log at the end (this
+        # thread), for those still on their way when the warm-up ended; each is said once.
+        msg = event[1]
+        if not (isinstance(msg, (list, tuple)) and len(msg) == 7 and msg[0] == token):
+            return  # another batch's, kept in the scheduler's log
+        with lock:
+            if tuple(msg[1:3]) in seen:
+                return
+            seen.add(tuple(msg[1:3]))
+        notice(*msg[3:])
+
+    client.subscribe_topic(_COMPILING_TOPIC, said)
+    finished = False
+    try:
+        _stoppable(lambda: client.register_plugin(_warm_plugin(solvers, token)),
+                   "warming the kernels on the Dask workers", should_stop)
+        finished = True
+        for event in _stoppable(lambda: client.get_events(_COMPILING_TOPIC), "reading the Dask workers' events",
+                                should_stop, timeout=CONNECT_SECONDS):
+            said(event)
+    finally:
+        client.unsubscribe_topic(_COMPILING_TOPIC)
+        notice.close(finished)
 
 
 def dask_tasks(client, tasks: Iterable, run_chunk: Callable, sizer: ChunkSizer,

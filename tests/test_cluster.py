@@ -222,3 +222,28 @@ def test_the_batch_command_says_in_one_line_what_answered(tmp_path, capsys):
     assert capsys.readouterr().err == (f"sudoku-lab: error: {address} is not a Dask scheduler: it sent 'HTTP/1.1 400 "
                                        "Bad Request', whose first 8 bytes read as a Dask message's length are 3.5e+18 "
                                        "bytes\n")
+
+
+def test_what_the_dask_workers_compile_is_said_by_the_client(capsys):
+    """The workers' warm-up sends each compile to the client, which says it once (before: a minute of silence
+    while every worker compiled). An in-process cluster shares this process's solver registry."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    from sudoku_lab.cluster import prepare_workers
+    from sudoku_lab.solvers import register, unregister
+    from test_warmup import _lazy_solver  # tests/test_warmup.py
+
+    register(_lazy_solver("tmp-lazy-dask"))
+    try:
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+            capsys.readouterr()
+            prepare_workers(client, ("tmp-lazy-dask",))
+            lines = capsys.readouterr().err.splitlines()
+    finally:
+        unregister("tmp-lazy-dask")
+    assert [line for line in lines if line.startswith("compiling")] == [
+        "compiling kernels, once (3 of 3): tmp-lazy-dask: test_warmup._lazy_solver.<locals>.bump"]
+    assert lines[-1].startswith("compiled 1 kernel in ")
