@@ -116,7 +116,9 @@ def local_cluster(workers: int, should_stop: Callable[[], bool] | None = None):
     from distributed import Client, LocalCluster
 
     def start():
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+        # The scheduler serves HTTP whatever its dashboard address; None means port 8787, taken by any other
+        # local cluster (then its fallback leaks a socket), so any free port.
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=logging.ERROR)
         try:
             return cluster, Client(cluster)

@@ -157,7 +157,7 @@ def test_a_real_scheduler_passes_and_its_worker_is_told_apart():
 
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=None,
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=":0",
                       silence_logs=logging.ERROR) as cluster:
         scheduler = cluster.scheduler_address
         assert _connect_in_thread(scheduler) == "connected"
@@ -237,7 +237,7 @@ def test_what_the_dask_workers_compile_is_said_by_the_client(capsys):
 
     register(_lazy_solver("tmp-lazy-dask"))
     try:
-        with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+        with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
                           silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
             capsys.readouterr()
             prepare_workers(client, ("tmp-lazy-dask",))
@@ -247,3 +247,29 @@ def test_what_the_dask_workers_compile_is_said_by_the_client(capsys):
     assert [line for line in lines if line.startswith("compiling")] == [
         "compiling kernels, once (3 of 3): tmp-lazy-dask: test_warmup._lazy_solver.<locals>.bump"]
     assert lines[-1].startswith("compiled 1 kernel in ")
+
+
+def test_a_local_cluster_does_not_need_the_dashboard_port():
+    """Port 8787 taken (another local cluster, a dashboard): Dask's fallback to another port leaked a socket
+    (a ResourceWarning, an error under the test suite's warning filter). The local cluster takes any free port."""
+    import gc
+    import socket
+    import warnings
+
+    from sudoku_lab.cluster import local_cluster
+
+    taken = socket.socket()
+    try:
+        taken.bind(("0.0.0.0", 8787))
+        taken.listen()
+    except OSError:
+        pass  # already taken by something else: the same situation
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with local_cluster(1) as client:
+                assert len(client.scheduler_info()["workers"]) == 1
+            gc.collect()
+    finally:
+        taken.close()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
