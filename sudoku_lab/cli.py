@@ -66,10 +66,16 @@ def _fail(msg: str) -> int:
 
 # --------------------------------------------------------------- commands
 def cmd_check(args) -> int:
+    import itertools
+
     from .ac3 import ac3
+    from .warmup import warm_once
 
     status = 0
-    for p in resolve_puzzles(args.puzzle):
+    puzzles = resolve_puzzles(args.puzzle)
+    first = list(itertools.islice(puzzles, 1))  # a mistyped name is refused before a cold start compiles
+    warm_once()  # the exact search and AC3: "compiling kernels, once" rather than silence on a cold cache
+    for p in itertools.chain(first, puzzles):
         label = p.name or "puzzle"
         head = f"{label}: {p.N}x{p.N}, {p.n_givens} givens"
         try:
@@ -103,9 +109,11 @@ def _solve_exact(puzzles, args) -> int:
 
     from . import exact
     from .puzzle import Puzzle
+    from .warmup import warm_once
 
     head = list(itertools.islice(puzzles, 2))  # one puzzle prints bare; several get a header each
     many = len(head) > 1
+    warm_once()  # before the first time printed
     status = 0
     for p in itertools.chain(head, puzzles):
         p.check_clashes()
@@ -123,15 +131,20 @@ def _solve_exact(puzzles, args) -> int:
 
 
 def _solve_meta(puzzles, algo, params, termination, args) -> int:
+    import itertools
+
     from . import loop
     from .puzzle import Puzzle
     from .solvers import create
+    from .warmup import warm_once
 
     solver = create(algo, **params)
     cls = type(solver)
     status = 0
     intr = interruptible()
-    for p in puzzles:
+    first = list(itertools.islice(puzzles, 1))  # a mistyped name is refused before a cold start compiles
+    warm_once([algo])  # before reset, which would compile silently, and before the run's clock
+    for p in itertools.chain(first, puzzles):
         solver.reset(p, seed=args.seed)
         printer = RunProgress(enabled=not args.quiet, what=cls.iteration_name)
         with intr as stop:

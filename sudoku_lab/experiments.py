@@ -28,7 +28,7 @@ import numpy as np
 from .errors import ParameterError
 from ._chunks import ChunkSizer, finished_runs, next_chunk, prepend, remaining
 from .puzzle import Puzzle
-from .warmup import warm_up
+from .warmup import warm_once, warm_up
 
 __all__ = ["Task", "RunResult", "run_task", "run_tasks", "execute", "run_batch", "Workers", "BatchProgress",
            "config_label", "where_text", "default_jobs", "effective_jobs", "WorkerPool", "ChunkSizer", "run_chunk"]
@@ -146,6 +146,7 @@ def run_task(task: Task, should_stop: Callable[[], bool] | None = None) -> RunRe
     from .solvers import create
 
     solver = create(task.solver, **task.params)
+    warm_once([task.solver])  # a no-op where the engine has warmed the workers; else compiling must not count
     t0 = time.perf_counter()
     solver.reset(task.puzzle, seed=task.seed)
     last = loop.run(solver, loop.parse_until(task.until), should_stop=should_stop)
@@ -166,8 +167,9 @@ _HOST = socket.gethostname()
 _WORKER_STOP = None
 
 
-def _worker_init(stop_event, parent: int, solvers: tuple = ()):
-    """Set up a worker: ignore Ctrl-C, obey the parent's stop event, exit if the parent dies, warm the kernels."""
+def _worker_init(stop_event, parent: int, solvers: tuple = (), notes=None):
+    """Set up a worker: ignore Ctrl-C, obey the parent's stop event, exit if the parent dies, warm the kernels
+    (telling the parent through ``notes`` what compiles, for it to say)."""
     global _WORKER_STOP
     # Ctrl-C goes to the whole process group; only the parent decides what to do with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -182,8 +184,8 @@ def _worker_init(stop_event, parent: int, solvers: tuple = ()):
                 os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="sudoku-lab parent watch").start()
-    if solvers:
-        warm_up(solvers)  # before the worker takes its first task, so no run's time includes it
+    if solvers:  # before the worker takes its first task, so no run's time includes it
+        warm_up(solvers, on_compile=None if notes is None else lambda *what: notes.put(what))
 
 
 def _worker_ready() -> int:
@@ -231,11 +233,15 @@ class WorkerPool:
     def __init__(self, jobs: int, solvers: Iterable[str] = ()):
         import multiprocessing as mp
 
+        from .warmup import CompileNotice
+
         self.jobs, _ = effective_jobs(jobs)
         ctx = mp.get_context("spawn")
         self._stop = ctx.Event()
+        self._notes = ctx.SimpleQueue()  # what the workers compile while warming, said by wait_ready
+        self._notice = CompileNotice()
         self._ex = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_worker_init,
-                                       initargs=(self._stop, os.getpid(), tuple(solvers)))
+                                       initargs=(self._stop, os.getpid(), tuple(solvers), self._notes))
         self._closed = False
 
     def wait_ready(self, should_stop: Callable[[], bool] | None = None) -> bool:
@@ -244,14 +250,22 @@ class WorkerPool:
         seen: set[int] = set()
         pending = {self._ex.submit(_worker_ready) for _ in range(self.jobs)}
         while len(seen) < self.jobs:
+            self._say_compiling()
             if stop():
+                self._notice.close(finished=False)
                 return False  # compiling can take a minute: do not wait for it
             done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             for f in done:
                 seen.add(f.result())
                 if len(seen) < self.jobs:
                     pending.add(self._ex.submit(_worker_ready))
+        self._say_compiling()
+        self._notice.close()
         return True
+
+    def _say_compiling(self) -> None:
+        while not self._notes.empty():
+            self._notice(*self._notes.get())
 
     def run(self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None,
             sizer: ChunkSizer) -> Iterator[tuple[int, RunResult]]:
@@ -377,8 +391,7 @@ class Workers:
         """
         names = tuple(dict.fromkeys(tuple(solvers) or self._solvers))
         if self.scheduler:
-            self._prepare_dask(names)
-            return True
+            return self._prepare_dask(names, should_stop)
         if self.jobs <= 1:
             new = tuple(n for n in names if n not in self._warmed)
             if new:
@@ -408,22 +421,28 @@ class Workers:
             if not clean:  # an error, a second Ctrl-C, a stop during warm-up: do not wait for anything
                 self._close_pool(clean=False)
 
-    def _prepare_dask(self, names: tuple) -> None:
-        from .cluster import client_for, prepare_workers
+    def _prepare_dask(self, names: tuple, stop: Callable[[], bool] | None = None) -> bool:
+        """Connect and prepare the Dask workers; False if ``stop`` came first (it ends any wait at once)."""
+        from .cluster import Stopped, client_for, prepare_workers
 
-        if self._client is None:
-            self._client_cm = client_for(self.scheduler)
-            self._client = self._client_cm.__enter__()
-        if any(n not in self._warmed for n in names):
-            self._solvers = tuple(dict.fromkeys(self._solvers + names))
-            prepare_workers(self._client, self._solvers)
-            self._warmed.update(self._solvers)
+        try:
+            if self._client is None:
+                cm = client_for(self.scheduler, should_stop=stop)
+                self._client = cm.__enter__()
+                self._client_cm = cm
+            if any(n not in self._warmed for n in names):
+                self._solvers = tuple(dict.fromkeys(self._solvers + names))
+                prepare_workers(self._client, self._solvers, should_stop=stop)
+                self._warmed.update(self._solvers)
+        except Stopped:
+            return False
+        return True
 
     def _on_dask(self, queue, stop, names):
         from .cluster import dask_tasks
 
-        self._prepare_dask(names)
-        yield from dask_tasks(self._client, queue, run_chunk, self._sizer, should_stop=stop)
+        if self._prepare_dask(names, stop):
+            yield from dask_tasks(self._client, queue, run_chunk, self._sizer, should_stop=stop)
 
     def _close_pool(self, clean: bool) -> None:
         pool, self._pool = self._pool, None

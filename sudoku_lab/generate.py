@@ -31,6 +31,7 @@ import numpy as np
 from . import exact
 from .errors import ParameterError
 from .geometry import BOX_SIZES
+from .warmup import warm_once
 
 __all__ = ["SYMMETRIES", "generate", "generate_grid", "random_grid", "GenerationStopped", "parse_time_limit"]
 
@@ -246,6 +247,7 @@ def generate_grid(n: int, clues: int, seed=None, symmetry: str = "none", max_tri
                              name="time_limit")
     rng, _ = _rng_and_seed(seed)
     orbits = _orbits(C, symmetry)
+    warm_once()  # compiling the exact search (a cold cache) must not eat into the time limit
     budget = _Budget(time_limit, should_stop, progress, int(clues), int(max_tries))
     fewest = C
     for k in range(max_tries):

@@ -30,6 +30,16 @@ What gets warmed:
   late in a run, defines ``warm_up()`` (and may call :func:`generic_warm_up`
   from it).
 
+Compiling is said as it happens, never loading: numba announces each compile
+(its ``numba:compile`` event, not sent for a kernel loaded from the cache),
+and :func:`warm_up` passes it on to ``on_compile``, by default a
+:class:`CompileNotice` on stderr ("compiling kernels, once (3 of 3): reseda:
+reseda.run_steps"). A warm cache prints nothing. Worker processes and Dask
+workers send the same calls to the process that started them, which prints
+them (:mod:`sudoku_lab.experiments`, :mod:`sudoku_lab.cluster`).
+:func:`warm_once` is what every clock calls before it starts, so no run's
+time includes compiling.
+
 Nothing here touches Qt; :func:`warm_up` may run in any thread (a QThread
 included) and reports progress through a plain callback.
 """
@@ -37,13 +47,15 @@ included) and reports progress through a plain callback.
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 import numpy as np
 
-__all__ = ["warm_up", "generic_warm_up", "WarmUpReport", "SHARED"]
+__all__ = ["warm_up", "warm_once", "generic_warm_up", "WarmUpReport", "CompileNotice", "SHARED"]
 
 #: Labels of the shared kernel groups, in the order they are warmed.
 SHARED = ("exact search (shared kernels)", "AC3 (shared kernels)")
@@ -52,7 +64,13 @@ SHARED = ("exact search (shared kernels)", "AC3 (shared kernels)")
 _PUZZLE_4 = "1...\n..2.\n.3..\n...4"
 _PUZZLE_9 = "reseda_fig3_1_easy"
 
+#: What :func:`warm_up` has warmed in this process: :data:`SHARED` labels and solver classes (not names: a
+#: name may be registered again, as tests do).
+_WARMED: set = set()
+
 ProgressFn = Callable[[int, int, "str | None"], object]
+#: ``on_compile(kernel, done, total, item)``: a kernel starts compiling while item ``done + 1`` of ``total`` is warmed.
+CompileFn = Callable[[str, int, int, str], object]
 
 
 @dataclass(frozen=True)
@@ -190,8 +208,115 @@ def _cache_counts() -> dict[int, tuple[str, int, int]]:
             for k, (name, d) in _dispatchers().items()}
 
 
+class CompileNotice:
+    """Kernels compiling, said on stderr as it happens; nothing at all while every kernel comes from the cache.
+
+    Called as :func:`warm_up`'s ``on_compile`` (in this process, or with what
+    worker processes send). On a terminal, one line rewritten for each
+    kernel: ``compiling kernels, once (3 of 3): reseda: reseda.run_steps``;
+    otherwise one such line per item (solver or shared group), whichever
+    worker sends it. :meth:`close` ends with how many kernels compiled and
+    how long it took, so a run's time printed next is not mistaken for it.
+    """
+
+    def __init__(self, stream=None):
+        self.stream = stream
+        self.kernels: set[str] = set()
+        self.items: set[str] = set()
+        self.t0: float | None = None
+        self._width = 0
+        self._lock = threading.Lock()  # Dask's events come on the client's thread
+
+    @property
+    def _out(self):
+        return self.stream if self.stream is not None else sys.stderr
+
+    @property
+    def _tty(self) -> bool:
+        try:
+            return self._out.isatty()
+        except (AttributeError, ValueError):
+            return False
+
+    def __call__(self, kernel: str, done: int, total: int, item: str) -> None:
+        with self._lock:
+            if self.t0 is None:
+                self.t0 = time.perf_counter()
+            self.kernels.add(kernel)
+            text = f"compiling kernels, once ({done + 1} of {total}): {item}: {kernel}"
+            if self._tty:
+                self._print("\r" + text.ljust(self._width), end="")
+                self._width = len(text)
+            elif item not in self.items:
+                self._print(text)
+            self.items.add(item)
+
+    @property
+    def seconds(self) -> float:
+        """Seconds since the first kernel started compiling (0 if none did)."""
+        return 0.0 if self.t0 is None else time.perf_counter() - self.t0
+
+    def close(self, finished: bool = True) -> None:
+        """End the notice: how many kernels compiled in how long (``finished``), or just end the line."""
+        from ._kernels.common import CACHE_DIR
+
+        with self._lock:
+            if self.t0 is None:
+                return
+            n = len(self.kernels)
+            text = ""
+            if finished:
+                later = ("later runs load them from the cache" if CACHE_DIR is not None else
+                         "no writable cache, so every start compiles them")
+                text = f"compiled {n} kernel{'s' if n != 1 else ''} in {self.seconds:.1f} s, once: {later}"
+            if self._tty:
+                self._print("\r" + text.ljust(self._width))
+            elif text:
+                self._print(text)
+            self.t0 = None
+            self.kernels.clear()
+            self.items.clear()
+            self._width = 0
+
+    def _print(self, text: str, end: str = "\n") -> None:
+        try:
+            print(text, end=end, file=self._out, flush=True)
+        except (OSError, ValueError):  # a closed or full stderr must not stop the warm-up
+            pass
+
+
+class _CompileListener:
+    """numba's ``numba:compile`` events of one thread, passed on as kernel names (``reseda.run_steps``)."""
+
+    def __init__(self, callback: Callable[[str], object]):
+        from numba.core import event
+
+        class Listener(event.Listener):
+            def on_start(inner, ev):  # noqa: N805 - numba's Listener interface
+                if threading.get_ident() != self.thread:
+                    return  # another thread compiling at the same time (the lab's background checks)
+                try:
+                    fn = ev.data["dispatcher"].py_func
+                    if fn.__module__.split(".")[0] == "numba":
+                        return  # numba's own helpers, compiled as part of a kernel
+                    callback(f"{fn.__module__}.{fn.__qualname__}".removeprefix("sudoku_lab._kernels."))
+                except Exception:  # noqa: BLE001 - a notice must never break a compilation
+                    pass
+
+            def on_end(inner, ev):  # noqa: N805
+                pass
+
+        self.thread = threading.get_ident()
+        self.listener = Listener()
+
+    def installed(self):
+        from numba.core import event
+
+        return event.install_listener("numba:compile", self.listener)
+
+
 def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = None,
-            shared: bool = True) -> WarmUpReport:
+            shared: bool = True, on_compile: "CompileFn | str | None" = "stderr") -> WarmUpReport:
     """Load or compile the kernels of these registered solvers (all if None) and the shared ones.
 
     Parameters
@@ -207,6 +332,12 @@ def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = No
         Qt signal).
     shared : bool
         Also warm the shared kernels (exact search, AC3).
+    on_compile : callable, "stderr" or None
+        ``on_compile(kernel, done, total, item)`` each time a kernel starts
+        compiling (not when it is loaded from the cache), from the thread
+        that runs :func:`warm_up`. ``"stderr"`` (the default) says so on
+        stderr with a :class:`CompileNotice`, closed at the end; None says
+        nothing.
 
     Returns
     -------
@@ -222,15 +353,35 @@ def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = No
     t0 = time.perf_counter()
     classes = [get_solver_class(n) for n in (registry() if names is None else list(names))]
     items: list[tuple[str, Callable[[], None]]] = []
+    keys: list[object] = []  # what _WARMED records for each item
     if shared:
         items += list(zip(SHARED, (_warm_exact, _warm_ac3)))
+        keys += SHARED
     for cls in classes:
         items.append((cls.name, _solver_hook(cls)))
+        keys.append(cls)
     before = _cache_counts()
-    for done, (label, fn) in enumerate(items):
-        if progress is not None:
-            progress(done, len(items), label)
-        fn()
+    notice = CompileNotice() if on_compile == "stderr" else on_compile
+    at = {"done": 0, "label": ""}
+    listening = (nullcontext() if notice is None else
+                 _CompileListener(lambda kernel: notice(kernel, at["done"], len(items), at["label"])).installed())
+    finished = False
+    try:
+        with listening:
+            for done, ((label, fn), key) in enumerate(zip(items, keys)):
+                at.update(done=done, label=label)
+                if progress is not None:
+                    progress(done, len(items), label)
+                _WARMED.add(key)  # before: a class's own warm_up() may drive loop.iterate, which calls warm_once
+                try:
+                    fn()
+                except BaseException:
+                    _WARMED.discard(key)
+                    raise
+        finished = True
+    finally:
+        if on_compile == "stderr":
+            notice.close(finished)
     if progress is not None:
         progress(len(items), len(items), None)
     compiled, loaded = [], []
@@ -242,3 +393,28 @@ def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = No
             loaded.append(name)
     return WarmUpReport(items=tuple(label for label, _ in items), compiled=tuple(sorted(compiled)),
                         loaded=tuple(sorted(loaded)), seconds=time.perf_counter() - t0)
+
+
+def warm_once(names: Iterable[str] = (), shared: bool = True) -> WarmUpReport | None:
+    """:func:`warm_up` of what this process has not warmed yet (None when that is nothing), compiling said on stderr.
+
+    What every clock calls before it starts (:func:`sudoku_lab.loop.iterate`,
+    :func:`sudoku_lab.experiments.run_task`, the commands that print a time),
+    so that no run's time includes compiling, and the commands that would
+    otherwise be silent while kernels compile. After the first call it costs
+    a set lookup.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Registered solver names.
+    shared : bool
+        Also the shared kernels (exact search, AC3).
+    """
+    from .solvers import get_solver_class
+
+    todo = [n for n in dict.fromkeys(names) if get_solver_class(n) not in _WARMED]
+    need_shared = shared and not all(label in _WARMED for label in SHARED)
+    if not todo and not need_shared:
+        return None
+    return warm_up(todo, shared=need_shared)

@@ -203,3 +203,184 @@ def test_a_solver_that_cannot_take_4x4_puzzles_is_still_warmed():
     with pytest.raises(IndexError):  # a failure on the 9x9 puzzle is real and propagates
         generic_warm_up(_nine_only_solver("tmp-broken", fail_on=9))
     assert cls.name == "tmp-nine-only"
+
+
+# ------------------------------------------ compiling is said, and never inside a run's time (issue 17, item 8)
+def _lazy_solver(name):
+    """A solver whose one kernel (a numba function of its own, never cached) compiles on first call; its class
+    warm-up compiles it, and each step records whether the kernel was still uncompiled when the step began
+    (that compile would have been inside the run's time)."""
+    import numba
+    import numpy as np
+
+    from sudoku_lab.solvers import Solver
+
+    @numba.njit(cache=False)
+    def bump(x):
+        return x + 1
+
+    class Lazy(Solver):
+        cold_steps: list = []
+
+        @classmethod
+        def warm_up(cls):
+            bump(0)
+
+        def _reset(self):
+            self.grid = self.best_grid = self.puzzle.grid.copy()
+            self.fixed = self.puzzle.grid > 0
+            self.cost = self.best_cost = 1
+
+        def _step(self, n):
+            type(self).cold_steps.append(not bump.signatures)
+            self.iteration += int(bump(n)) - 1
+            return n
+
+        def _layers(self):
+            return {}
+
+        def _state(self):
+            return {}
+
+        def _load(self, st):
+            pass
+
+    Lazy.name = name
+    Lazy.cold_steps = []
+    Lazy.kernel = bump
+    del np
+    return Lazy
+
+
+@pytest.fixture
+def lazy_solver(warm_kernels):
+    from sudoku_lab.solvers import register, unregister
+
+    cls = register(_lazy_solver("tmp-lazy"))
+    yield cls
+    unregister("tmp-lazy")
+
+
+def test_solve_compiles_before_the_run_and_says_so_once(lazy_solver, capsys):
+    """Before: `solve --algo` compiled inside its first steps and printed that as the run's time, silently."""
+    from sudoku_lab.cli import main
+
+    assert main(["solve", "--algo", "tmp-lazy", "--until", "3", "--quiet", "reseda_fig3_1_easy"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert lazy_solver.cold_steps and not any(lazy_solver.cold_steps)  # compiled before the clock started
+    assert len(err) == 2 and err[0].startswith("compiling kernels, once (1 of 1): tmp-lazy: ")
+    assert err[0].endswith("_lazy_solver.<locals>.bump")
+    assert err[1].startswith("compiled 1 kernel in ") and err[1].endswith(" s, once: later runs load them from the "
+                                                                         "cache")
+    assert main(["solve", "--algo", "tmp-lazy", "--until", "3", "--quiet", "reseda_fig3_1_easy"]) == 1
+    assert capsys.readouterr().err == ""  # nothing to compile: nothing said
+
+
+def test_a_run_task_result_never_includes_compiling(lazy_solver):
+    """The `seconds` of a results row: run_task compiles before its clock starts, even called on its own."""
+    from sudoku_lab import library
+    from sudoku_lab.experiments import Task, run_task
+
+    res = run_task(Task("tmp-lazy", {}, library.puzzle("reseda_fig3_1_easy"), 0, until="3it"))
+    assert res.iterations == 3 and lazy_solver.cold_steps and not any(lazy_solver.cold_steps)
+
+
+def test_the_stepping_loop_compiles_before_its_clock(lazy_solver):
+    """Every front end that times a run through loop.iterate (the lab's worker included) gets it for free."""
+    from sudoku_lab import library, loop
+    from sudoku_lab.solvers import create
+
+    s = create("tmp-lazy")
+    s.reset(library.puzzle("reseda_fig3_1_easy"), seed=0)
+    assert loop.run(s, loop.MaxIterations(2)).snapshot.iteration == 2
+    assert lazy_solver.cold_steps and not any(lazy_solver.cold_steps)
+
+
+def test_a_compile_is_said_with_its_item_and_count_and_a_warm_cache_says_nothing(lazy_solver, capsys):
+    from sudoku_lab.warmup import CompileNotice
+
+    said = []
+    report = warm_up(["reseda", "tmp-lazy"], on_compile=lambda *what: said.append(what))
+    assert said == [("test_warmup._lazy_solver.<locals>.bump", 3, 4, "tmp-lazy")]
+    assert report.items == (*SHARED, "reseda", "tmp-lazy") and capsys.readouterr().err == ""
+    warm_up(["reseda", "tmp-lazy"])  # everything in memory: the default notice says nothing
+    assert capsys.readouterr().err == ""
+    notice = CompileNotice()  # what worker processes send, from two workers at once: one line per item
+    for worker in range(2):
+        notice("ga.step", 2, 3, "ga")
+    notice("ga.other", 2, 3, "ga")
+    notice.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "compiling kernels, once (3 of 3): ga: ga.step" and len(lines) == 2
+    assert lines[1].startswith("compiled 2 kernels in ")
+
+
+def test_check_and_generate_warm_the_shared_kernels_first(monkeypatch, capsys):
+    """`check` was silent for 21 s on a cold cache, and `generate --time-limit` counted compiling in its limit:
+    both warm the shared kernels, with the notice, before their work (and after reading their input)."""
+    from sudoku_lab import cli, generate, warmup
+
+    calls = []
+    monkeypatch.setattr(warmup, "warm_up", lambda names=None, **kw: calls.append((tuple(names), kw)))
+    monkeypatch.setattr(warmup, "_WARMED", set(), raising=False)
+    assert cli.main(["check", "nosuch_puzzle"]) == 2 and calls == []  # a mistake is said before any compiling
+    assert cli.main(["check", "reseda_fig3_1_easy"]) == 0
+    assert calls == [((), {"shared": True})]
+    calls.clear()
+    warmup._WARMED.clear()
+    generate.generate_grid(2, 8, seed=0)
+    assert calls == [((), {"shared": True})]
+    capsys.readouterr()
+
+
+def _cold_cli(cache, *args):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    res = subprocess.run([sys.executable, "-m", "sudoku_lab", *map(str, args)], capture_output=True, text=True,
+                         env=env, timeout=1800)
+    assert res.returncode == 0, res.stderr
+    return res
+
+
+def _compiled_seconds(err: str) -> float:
+    """The time of the notice's last line, ``compiled N kernels in X s, once: ...``."""
+    import re
+
+    m = re.search(r"^compiled \d+ kernels? in ([\d.]+) s, once: later runs load them from the cache$", err, re.M)
+    assert m, err
+    return float(m.group(1))
+
+
+@pytest.mark.slow
+def test_a_cold_cache_is_said_and_never_counted_in_a_run(tmp_path):
+    """On an empty kernel cache: `check` says what it compiles instead of 21 s of silence; `solve` and a batch on
+    two worker processes compile before their clocks (before: "solved after 15 EDA steps ... 17.440 s" for a run
+    of 0.045 s), the workers' compiling said once by the parent; with the cache warm, nothing is said."""
+    import re
+    import shutil
+
+    from sudoku_lab.results import load_results
+
+    one, two = tmp_path / "cache1", tmp_path / "cache2"
+    res = _cold_cli(one, "check", "reseda_fig4_1_hard")
+    assert res.stdout.startswith("reseda_fig4_1_hard: 9x9, 31 givens, unique solution")
+    lines = res.stderr.splitlines()
+    assert [line.split(": ")[0] + ": " + line.split(": ")[1] for line in lines[:2]] == [
+        f"compiling kernels, once (1 of 2): {SHARED[0]}", f"compiling kernels, once (2 of 2): {SHARED[1]}"]
+    assert len(lines) == 3
+    _compiled_seconds(res.stderr)
+    shutil.copytree(one, two)  # the shared kernels only
+
+    res = _cold_cli(one, "solve", "--algo", "hill_climb", "--quiet", "reseda_fig4_1_hard")
+    assert re.fullmatch(r"compiling kernels, once \(3 of 3\): hill_climb: hill_climb\.\w+\ncompiled \d+ kernels in "
+                        r"[\d.]+ s, once: later runs load them from the cache\n", res.stderr), res.stderr
+    run = float(re.search(r"evaluations, ([\d.]+) s$", res.stdout.splitlines()[0]).group(1))
+    assert run < _compiled_seconds(res.stderr)  # the same process: the run's time is not the compile time
+
+    res = _cold_cli(two, "batch", "--algo", "hill_climb", "--puzzles", "reseda_fig4_1_hard", "--runs", "4", "--jobs",
+                    "2", "--out", tmp_path / "r", "--quiet")
+    said = [line for line in res.stderr.splitlines() if line.startswith("compiling")]
+    assert len(said) == 1 and said[0].startswith("compiling kernels, once (3 of 3): hill_climb: ")  # both workers
+    seconds = [r["seconds"] for r in load_results(tmp_path / "r").rows()]
+    assert len(seconds) == 4 and max(seconds) < _compiled_seconds(res.stderr)
+
+    assert _cold_cli(one, "check", "reseda_fig4_1_hard").stderr == ""  # a warm cache: not a word

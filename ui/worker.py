@@ -25,7 +25,7 @@ __all__ = ["SolverWorker", "WorkerState", "warm_up"]
 
 
 def warm_up(names, progress=None) -> None:
-    """Load or compile the kernels of the solvers ``names`` (:func:`sudoku_lab.warmup.warm_up`).
+    """Load or compile the kernels of the solvers ``names`` and the shared ones (:func:`sudoku_lab.warmup.warm_up`).
 
     Runs on the worker thread, which shows the "compiling kernels" state
     meanwhile.
@@ -35,17 +35,23 @@ def warm_up(names, progress=None) -> None:
     names : iterable of str
         Registry names of solvers.
     progress : callable, optional
-        ``progress(text)`` before each solver.
+        ``progress(text)``: before each item, which it loads (or compiles), and each time a kernel starts
+        compiling (a cold cache), which one.
     """
     from sudoku_lab.warmup import warm_up as warm
 
     def report(done, total, name):
         if progress is not None and name is not None:
-            progress(f"compiling kernels: {name} ({done + 1}/{total})...")
+            progress(f"loading kernels: {name} ({done + 1}/{total})...")
 
-    # The solver's kernels only: the exact solver and AC3 run in the window's background checks, which
-    # compile (or load) their own kernels without holding up Run.
-    warm(list(names), report, shared=False)
+    def compiling(kernel, done, total, item):
+        if progress is not None:
+            progress(f"compiling kernels, once ({done + 1}/{total}): {item}: {kernel}...")
+
+    # The shared kernels too (exact search, AC3): solvers reach them in their runs (RESEDA's and the
+    # cuckoo search's AC3 prefilter, restarts), and a run's time must never include compiling them.
+    # The window's background checks would otherwise compile them at the same time, under numba's lock.
+    warm(list(names), report, on_compile=compiling)
 
 
 class WorkerState:
