@@ -77,8 +77,9 @@ REPRODUCTION_SIZES = {"runs": 2, "puzzles": 1, "solve_runs": 1, "max_tries": 4, 
 #: Commands that run many solver runs with a default budget when no --until is given.
 DEFAULT_BUDGET_COMMANDS = ("solve", "grades", "compare", "batch")
 
-#: Files the text describes rather than ships: name -> the mistakes made in the TOML example above the command,
-#: one per command that uses the file, in order ("" for none). The README shows the errors they give.
+#: Files the text describes rather than ships, written from the TOML example above the command that uses them:
+#: name -> the mistake made in it for each command using the file, in order (none: the example as it is). The README
+#: shows the errors those mistakes give.
 PREPARED = {
     "sweep.toml": [("alpha = [0.5, 0.7, 0.9]", "alpha = [0.5, 1.7, 0.9]"), ("sample = 20 ", "sampel = 20 ")],
     "spec.toml": [],
@@ -128,8 +129,14 @@ class Command:
 
 
 def doc_files() -> list[Path]:
-    """README.md, then every Markdown file under docs/ and examples/ (a docs site's pages included)."""
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "examples").rglob("*.md"))]
+    """README.md, then every Markdown file under docs/ (in the order of a docs site's navigation, mkdocs.yml, where
+    it lists them) and under examples/: the order their commands run in, so a page may use what an earlier one made."""
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    nav = ROOT / "mkdocs.yml"
+    if nav.exists():
+        listed = [ROOT / "docs" / m for m in re.findall(r"([\w./-]+\.md)\b", nav.read_text(encoding="utf-8"))]
+        pages = [p for p in listed if p in pages] + [p for p in pages if p not in listed]
+    return [ROOT / "README.md", *dict.fromkeys(pages), *sorted((ROOT / "examples").rglob("*.md"))]
 
 
 def _is_shell(lang: str, body: list[str]) -> bool:
@@ -292,6 +299,7 @@ def prepare_files(argv: list[str], cmd: Command, uses: dict) -> None:
         k = uses[name] = uses.get(name, -1) + 1
         text = cmd.toml
         if mistakes:
+            assert k < len(mistakes), f"{cmd.where()}: PREPARED[{name!r}] names no mistake for this command"
             old, new = mistakes[k]
             assert old in text, f"{cmd.where()}: the TOML example above it no longer holds {old!r}"
             text = text.replace(old, new)
@@ -406,11 +414,9 @@ def check_command(cmd: Command, argv: list[str], changed: list[str], status: int
     return None
 
 
-def run_file(path: Path, tmp_path: Path, monkeypatch, capsys) -> list[str]:
-    """Run ``path``'s commands in order; the problems found (empty when every command ran as documented)."""
-    monkeypatch.chdir(scratch_checkout(tmp_path))
-    tiny_reproductions(monkeypatch)
-    problems, uses, child_env = [], {}, None
+def run_file(path: Path, tmp_path: Path, monkeypatch, capsys, uses: dict) -> list[str]:
+    """Run ``path``'s commands in order in the current directory; the problems found (none: all ran as documented)."""
+    problems, child_env = [], None
     from sudoku_lab.cli import build_parser
 
     for cmd in commands(path):
@@ -440,15 +446,14 @@ def run_file(path: Path, tmp_path: Path, monkeypatch, capsys) -> list[str]:
     return problems
 
 
-def _files_with_commands() -> list[Path]:
-    return [p for p in doc_files() if commands(p)]
-
-
 # ---------------------------------------------------------------------------------------------- the tests
 @pytest.mark.slow
-@pytest.mark.parametrize("path", _files_with_commands(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_command_of_the_documentation_runs_as_printed(path, tmp_path, monkeypatch, capsys, warm_kernels):
-    problems = run_file(path, tmp_path, monkeypatch, capsys)
+def test_every_command_of_the_documentation_runs_as_printed(tmp_path, monkeypatch, capsys, warm_kernels):
+    """Every file's commands, in order, in one scratch checkout (a page may report on a batch another page ran)."""
+    monkeypatch.chdir(scratch_checkout(tmp_path))
+    tiny_reproductions(monkeypatch)
+    uses: dict = {}
+    problems = [p for path in doc_files() for p in run_file(path, tmp_path, monkeypatch, capsys, uses)]
     assert not problems, "\n".join(problems)
 
 
