@@ -3,13 +3,15 @@
 
 The commands are the shell commands of the fenced code blocks (``bash``, ``sh``, ``shell``, ``console``, and
 unlabelled blocks made only of ``sudoku-lab`` lines) of README.md and of every Markdown file under docs/ and
-examples/, so a page moved into a docs site is still checked. Each file's commands run in order (a report reads
-the batch before it) in a scratch directory laid out like a checkout, in this process, through the entry point of
-the installed ``sudoku-lab`` command. What differs from typing them is listed here, and nothing else:
+examples/, so a page moved into a docs site is still checked. They run as one sequence, file after file and in
+order within each (a report reads the batch before it), in one scratch directory laid out like a checkout, in this
+process, through the entry point of the installed ``sudoku-lab`` command. What differs from typing them is listed
+here, and nothing else:
 
-- :data:`BUDGETS`: options that set how much work a command does get small values, and a command that runs with its
-  default budget gets a small ``--until``; specifications (examples/specs/*.toml, and the files below) get small
-  ``runs`` and ``until``; reproductions get small sizes (their declared integer options, full and quick forms).
+- :data:`BUDGETS`: options that set how much work a command does get small values (and ``--scheduler local:N`` at
+  most two workers), and a command that runs with its default budget gets a small ``--until``; specifications
+  (examples/specs/*.toml, and the files below) get small ``runs`` and ``until``; reproductions get small sizes
+  (their declared integer options, full and quick forms).
   Puzzles, solvers, parameters, files and every other option stay as printed, so a renamed option, a missing
   puzzle or a missing results directory fails here.
 - :data:`PREPARED`: files the text describes rather than ships (the ``sweep.toml`` of the README's mistakes).
@@ -230,8 +232,8 @@ def shrink_until(text: str) -> str:
 
 
 def shrink(argv: list[str]) -> tuple[list[str], list[str]]:
-    """``argv`` with :data:`BUDGETS` applied, and what changed (empty when it runs as printed)."""
-    out, changed = list(argv), []
+    """``argv`` with :data:`BUDGETS` applied, and what changed ("--runs 100 -> 2"; none: it runs as printed)."""
+    out = list(argv)
     for k, w in enumerate(out[:-1]):
         value = out[k + 1]
         if w in BUDGETS and value.isdigit() and int(value) > BUDGETS[w]:
@@ -244,14 +246,13 @@ def shrink(argv: list[str]) -> tuple[list[str], list[str]]:
                 out[k + 1] = f"{name}={BUDGET_PARAMS[name]}"
         elif w == "--scheduler" and (m := re.fullmatch(r"local:(\d+)", value)) and int(m.group(1)) > LOCAL_WORKERS:
             out[k + 1] = f"local:{LOCAL_WORKERS}"
+    changed = [f"{out[k - 1]} {a} -> {b}" for k, (a, b) in enumerate(zip(argv, out)) if a != b]
     cmd = out[0] if out else ""
-    runs_with_default_budget = (cmd in DEFAULT_BUDGET_COMMANDS and "--until" not in out and "--from" not in out
-                                and not (cmd == "solve" and "--algo" not in out)
-                                and not (cmd == "batch" and "--algo" not in out))
-    if runs_with_default_budget:
+    if (cmd in DEFAULT_BUDGET_COMMANDS and "--until" not in out and "--from" not in out
+            and not (cmd in ("solve", "batch") and "--algo" not in out)):  # a run with the default budget
         out += ["--until", f"solved,{UNTIL_ITERATIONS}it"]
-    changed = [f"{a} -> {b}" for a, b in zip(argv, out) if a != b] + [" ".join(out[len(argv):])] * (len(out) > len(argv))
-    return out, [c for c in changed if c]
+        changed.append(f"--until solved,{UNTIL_ITERATIONS}it added")
+    return out, changed
 
 
 def shrink_spec(text: str) -> str:
@@ -485,7 +486,7 @@ def test_budgets_change_only_budgets():
         "solved,30000evals,300it")
     argv, changed = shrink(["grades", "--runs", "100", "--out", "fig.pdf", "--algo", "ga", "reseda_fig4_1_hard"])
     assert argv == ["grades", "--runs", "2", "--out", "fig.pdf", "--algo", "ga", "reseda_fig4_1_hard", "--until",
-                    "solved,300it"] and changed == ["100 -> 2", "--until solved,300it"]
+                    "solved,300it"] and changed == ["--runs 100 -> 2", "--until solved,300it added"]
     assert shrink(["batch", "--puzzles", "kennett/hard", "--algo", "reseda", "--until", "solved,5it"])[1] == []
     assert shrink(["grades", "--from", "r", "--config", "reseda", "kennett_hard_067"]) == (
         ["grades", "--from", "r", "--config", "reseda", "kennett_hard_067"], [])
