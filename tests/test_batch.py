@@ -198,7 +198,7 @@ def test_dask_reruns_the_tasks_of_a_worker_that_dies(tmp_path):
 
     from sudoku_lab.cluster import local_cluster
 
-    # Runs of a tenth of a second or more (the GA does not solve these in 2,000 generations), so the killed worker has
+    # Runs of a tenth of a second or more (the GA rarely solves these in 2,000 generations), so the killed worker has
     # some in flight; an iteration budget, so every run ends the same way however loaded the machine is (with
     # 0.25 s, a loaded machine ended some unsolved on time, which _check_rows could not read).
     spec = spec_from_options(["ga"], ["kennett/medium"], runs=6, first=3, until="solved,2000it")
