@@ -32,6 +32,25 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 70  #: a bug (EX_SOFTWARE): one line and a crash report
 
+#: Formats whose puzzles a collection separates by a blank line (as ``collection_io.format_collection`` writes them).
+_BLOCK_FORMATS = ("grid", "numbers", "sdk")
+
+
+def _comment(text: str) -> None:
+    """A line about the data (a name, a time, a verdict): on stderr, so stdout holds only the data and can be piped.
+
+    Standard output is flushed first, so a terminal (or ``2>&1``) still shows each line next to its puzzle.
+    """
+    sys.stdout.flush()
+    print(text, file=sys.stderr, flush=True)
+
+
+def _print_puzzle(puzzle, fmt: str, first: bool) -> None:
+    """One puzzle of a collection on stdout, in ``fmt``, so that ``sudoku-lab check -`` reads the whole output back."""
+    if not first and fmt in _BLOCK_FORMATS:
+        print()
+    print(puzzle.format(fmt))
+
 
 class _Formatter(argparse.HelpFormatter):
     """Help text wrapped at spaces only: names such as ``reseda-table1`` or ``partial+full`` stay whole."""
@@ -111,10 +130,11 @@ def _solve_exact(puzzles, args) -> int:
     from .puzzle import Puzzle
     from .warmup import warm_once
 
-    head = list(itertools.islice(puzzles, 2))  # one puzzle prints bare; several get a header each
+    head = list(itertools.islice(puzzles, 2))  # one puzzle prints bare; several get a comment each
     many = len(head) > 1
     warm_once()  # before the first time printed
     status = 0
+    printed = 0
     for p in itertools.chain(head, puzzles):
         p.check_clashes()
         t = time.perf_counter()
@@ -125,8 +145,9 @@ def _solve_exact(puzzles, args) -> int:
             status = EXIT_USAGE
             continue
         if many or args.verbose:
-            print(f"# {p.name or 'puzzle'} ({dt * 1000:.2f} ms)")
-        print(Puzzle(sol, n=p.n, name=p.name).format(args.format))
+            _comment(f"# {p.name or 'puzzle'} ({dt * 1000:.2f} ms)")
+        _print_puzzle(Puzzle(sol, n=p.n, name=p.name), args.format, first=printed == 0)
+        printed += 1
     return status
 
 
@@ -144,7 +165,7 @@ def _solve_meta(puzzles, algo, params, termination, args) -> int:
     intr = interruptible()
     first = list(itertools.islice(puzzles, 1))  # a mistyped name is refused before a cold start compiles
     warm_once([algo])  # before reset, which would compile silently, and before the run's clock
-    for p in itertools.chain(first, puzzles):
+    for k, p in enumerate(itertools.chain(first, puzzles)):
         solver.reset(p, seed=args.seed)
         printer = RunProgress(enabled=not args.quiet, what=cls.iteration_name)
         with intr as stop:
@@ -155,10 +176,10 @@ def _solve_meta(puzzles, algo, params, termination, args) -> int:
         snap = last.snapshot
         label = p.name or "puzzle"
         verdict = "solved" if snap.solved else f"not solved ({last.reason}), best cost {snap.best_cost}"
-        print(f"# {label}: {cls.name} seed {args.seed}: {verdict} after {snap.iteration} {cls.iteration_name}s, "
-              f"{snap.evaluations} evaluations, {last.elapsed:.3f} s")
+        _comment(f"# {label}: {cls.name} seed {args.seed}: {verdict} after {snap.iteration} {cls.iteration_name}s, "
+                 f"{snap.evaluations} evaluations, {last.elapsed:.3f} s")
         grid = snap.grid if snap.solved else snap.best_grid
-        print(Puzzle(grid, n=p.n, name=p.name).format(args.format))
+        _print_puzzle(Puzzle(grid, n=p.n, name=p.name), args.format, first=k == 0)
         if last.reason == "cancelled":
             return intr.exit_status
         if not snap.solved:
@@ -170,23 +191,39 @@ def cmd_library(args) -> int:
     from . import library
 
     if args.collection is None:
-        width = max(len(c.name) for c in library.collections())
-        for c in library.collections():
-            print(f"{c.name:<{width}}  {c.count:5d}  {c.size}x{c.size}  {c.title}")
-        print(f"\nDefault puzzle: {library.DEFAULT_PUZZLE}. Show one collection with: sudoku-lab library NAME")
+        cols = library.collections()
+        _print_table(["collection", "puzzles", "size", "description"],
+                     [[c.name, str(c.count), f"{c.size}x{c.size}", c.title] for c in cols], right={1})
+        _comment(f"\nDefault puzzle: {library.DEFAULT_PUZZLE}. Show one collection with: sudoku-lab library NAME")
         return 0
     puzzles = library.collection(args.collection) if ":" not in args.collection else [
         library.puzzle(args.collection)]  # errors name the collection, the index and the range
     if args.show:
-        for p in puzzles:
-            print(f"# {p.name}")
-            print(p.format(args.format))
+        for k, p in enumerate(puzzles):
+            _comment(f"# {p.name}")
+            _print_puzzle(p, args.format, first=k == 0)
         return 0
-    for p in puzzles:
-        meta = p.metadata
-        level = meta.get("level") or meta.get("label") or meta.get("qqwing_difficulty") or ""
-        print(f"{p.name:<28} {p.n_givens:4d} givens  {level:<12} {p.to_line() if p.N <= 9 else ''}")
+    # The source's level and qqwing's rating are different things (qqwing rates the RESEDA paper's hard
+    # puzzle "simple"): each gets its own column, named, and only where the collection has it.
+    level = [p.metadata.get("level") or p.metadata.get("label") or "" for p in puzzles]
+    rating = [p.metadata.get("qqwing_difficulty") or "" for p in puzzles]
+    lines = any(p.N <= 9 for p in puzzles)  # larger puzzles do not fit on a line of a table
+    header = ["name", "givens"] + ["level"] * any(level) + ["qqwing rating"] * any(rating) + ["puzzle"] * lines
+    rows = [[p.name or "", str(p.n_givens)] + [lv] * any(level) + [r] * any(rating)
+            + [p.to_line() if p.N <= 9 else ""] * lines for p, lv, r in zip(puzzles, level, rating)]
+    _print_table(header, rows, right={1})
+    if any(rating):
+        _comment("qqwing rating: the difficulty Debian's qqwing gives the puzzle (from the techniques its solver "
+                 "needs), computed when the collection was bundled; not the source's own level.")
     return 0
+
+
+def _print_table(header: list, rows: list, right=frozenset()) -> None:
+    """A plain-text table on stdout, each column as wide as its widest cell (columns in ``right`` right-aligned)."""
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        cells = [f"{c:>{w}}" if i in right else f"{c:<{w}}" for i, (c, w) in enumerate(zip(r, widths))]
+        print("  ".join(cells).rstrip())
 
 
 def cmd_generate(args) -> int:
@@ -215,10 +252,7 @@ def cmd_generate(args) -> int:
             if args.format == "csv":
                 print(format_collection([p], "csv").split("\n", 1)[k > 0], end="")
             else:
-                if args.count > 1 or args.format != "line":
-                    if args.format not in ("kennett", "sdk"):
-                        print(f"# {p.name}")
-                print(p.format(args.format))
+                _print_puzzle(p, args.format, first=k == 0)
             sys.stdout.flush()
             if bar:
                 bar.update(k + 1, args.count)

@@ -336,7 +336,7 @@ def grades_from_results(results, puzzle: str | None = None, config: str | None =
     if not rows:
         raise ParameterError(f"{res.path} holds no runs", name="from")
     rows = _choose(rows, "puzzle", puzzle, lambda r: (r["puzzle"], r["givens"]),
-                   "--puzzle NAME (or its givens)")
+                   "the PUZZLE argument (its name or givens)")
     rows = _choose(rows, "config", config, lambda r: (r["config"], r["solver"]), "--config LABEL")
     first = rows[0]
     pz = Puzzle.parse(first["givens"], n=int(first["box"]), name=first["puzzle"] or None)
@@ -360,17 +360,34 @@ def _choose(rows: list, what: str, choice: str | None, names: Callable, flag: st
     if choice is None:
         if len(groups) == 1:
             return rows
-        listed = ", ".join(sorted(groups)[:12]) + (" ..." if len(groups) > 12 else "")
-        raise ParameterError(f"the results hold {len(groups)} {what}s ({listed}); choose one with {flag}",
-                             name=what)
+        raise ParameterError(f"the results hold {_listing(groups, what)}; choose one with {flag}", name=what)
     picked = [r for r in rows if choice in names(r)]
     if not picked:
-        raise ParameterError(f"the results hold no {what} {choice!r}; they hold {', '.join(sorted(groups)[:12])}",
+        import difflib
+
+        close = difflib.get_close_matches(choice, list(groups), n=3)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        raise ParameterError(f"the results hold no {what} {choice!r}{hint}: they hold {_listing(groups, what)}",
                              name=what)
     if len({names(r)[0] for r in picked}) > 1:
         raise ParameterError(f"{choice!r} names several {what}s ({', '.join(sorted({names(r)[0] for r in picked}))});"
                              f" choose one with {flag}", name=what)
     return picked
+
+
+#: How many names a message lists before it says how many more there are.
+_LISTED = 12
+
+
+def _listing(groups, what: str) -> str:
+    """'3 puzzles: a, b, c', or '20 puzzles, the first 12: a, ..., l (and 8 more; ...)': never a list cut silently."""
+    names = sorted(groups)
+    if len(names) <= _LISTED:
+        return f"{len(names)} {what}{'s' if len(names) != 1 else ''}: {', '.join(names)}"
+    every = "`sudoku-lab report RESULTS --by puzzle` lists every one" if what == "puzzle" else (
+        "`sudoku-lab report RESULTS` lists every one")
+    return (f"{len(names):,} {what}s, the first {_LISTED}: {', '.join(names[:_LISTED])} "
+            f"(and {len(names) - _LISTED:,} more; {every})")
 
 
 # ---------------------------------------------------------------------- CLI

@@ -281,7 +281,7 @@ def _cmd_all(args) -> int:
         suite = run_all(out_dir, mode=mode, only=args.only, seed=args.seed, jobs=jobs, scheduler=scheduler,
                         should_stop=stop.is_set, announce=announce, progress=bars, note=note, command=cmd)
     print(summary_markdown(suite))
-    print(f"report written to {suite.report}")
+    print(f"report written to {suite.report}", file=sys.stderr)  # stdout holds the summary only
     if suite.interrupted:
         ran = len(suite.outcomes)
         print(f"interrupted: {ran} of {len(suite.plans)} experiment{'s' if len(suite.plans) != 1 else ''} ran (the "

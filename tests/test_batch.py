@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sudoku_lab import exact
+from sudoku_lab import exact, loop
 from sudoku_lab.batch import run_spec
 from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.results import JOURNAL, PROVENANCE, load_results
@@ -64,9 +64,19 @@ def _check_rows(rows, spec):
         if r["solved"]:
             assert r["cost"] == 0 and np.array_equal(grid, exact.solve(t.puzzle))
         else:  # RESEDA without restarts may give up on its own ("failed") before the budget
-            budget = int(t.until.split(",")[1].removesuffix("it"))
-            assert r["cost"] > 0 and (r["reason"], r["iterations"] == budget) in {("failed", False),
-                                                                                ("max_iterations", True)}
+            budgets = _budgets(t.until)
+            assert r["cost"] > 0 and r["reason"] in {"failed", *budgets}, r["reason"]
+            if r["reason"] == "max_iterations":
+                assert r["iterations"] == budgets["max_iterations"]
+            elif r["reason"] == "failed":
+                assert r["iterations"] != budgets.get("max_iterations")
+
+
+def _budgets(until: str) -> dict:
+    """The budgets of a stopping rule, by the reason a run ending on one records ({"max_iterations": 300})."""
+    rule = loop.parse_until(until)
+    return {c.reason: getattr(c, "n", getattr(c, "seconds", None))
+            for c in (rule.conds if isinstance(rule, loop.AnyOf) else (rule,)) if c.reason != "solved"}
 
 
 def test_a_batch_writes_one_right_row_per_task(tmp_path):
@@ -188,7 +198,10 @@ def test_dask_reruns_the_tasks_of_a_worker_that_dies(tmp_path):
 
     from sudoku_lab.cluster import local_cluster
 
-    spec = spec_from_options(["reseda"], ["kennett/medium"], runs=6, first=3, until="solved,0.25s")
+    # Runs of a tenth of a second or more (the GA rarely solves these in 2,000 generations), so the killed worker has
+    # some in flight; an iteration budget, so every run ends the same way however loaded the machine is (with
+    # 0.25 s, a loaded machine ended some unsolved on time, which _check_rows could not read).
+    spec = spec_from_options(["ga"], ["kennett/medium"], runs=6, first=3, until="solved,2000it")
     with local_cluster(2) as client:
         address = client.scheduler.address
         pids = list(client.run(os.getpid).values())

@@ -84,9 +84,8 @@ def test_solve_with_reseda_prints_progress_and_result():
     out = _cli("solve", "--algo", "reseda", "--alpha", "0.7", "--restart", "partial", "--zones", "diagonal",
                "--seed", "1", "reseda_fig4_1_hard", "--format", "line")
     assert out.returncode == 0, out.stderr
-    lines = out.stdout.strip().splitlines()
-    assert lines[0].startswith("# reseda_fig4_1_hard: reseda seed 1: solved after")
-    assert lines[1] == "".join(map(str, library.puzzle("reseda_fig4_1_hard").solution))
+    assert out.stdout == "".join(map(str, library.puzzle("reseda_fig4_1_hard").solution)) + "\n"  # nothing else
+    assert out.stderr.splitlines()[-1].startswith("# reseda_fig4_1_hard: reseda seed 1: solved after")
     assert "EDA steps, best cost" in out.stderr
 
 
@@ -94,13 +93,13 @@ def test_solve_unsolved_exits_1_with_best_grid():
     out = _cli("solve", "--algo", "reseda", "--restart", "none", "--seed", "0", "--until", "3", "ai_escargot",
                "--quiet")
     assert out.returncode == 1
-    assert "not solved (max_iterations), best cost" in out.stdout
+    assert "not solved (max_iterations), best cost" in out.stderr
 
 
 def test_library_and_generate(capsys):
     assert main(["library"]) == 0
-    out = capsys.readouterr().out
-    assert "kennett/fiendish" in out and "Default puzzle: reseda_fig4_1_hard" in out
+    out, err = capsys.readouterr()
+    assert "kennett/fiendish" in out and "Default puzzle: reseda_fig4_1_hard" in err
     assert main(["library", "papers"]) == 0
     assert "reseda_fig4_1_hard" in capsys.readouterr().out
     assert main(["generate", "--box", "4", "--clues", "120", "--seed", "1", "--format", "line"]) == 0
@@ -118,6 +117,72 @@ def test_algorithms_lists_declared_parameters(capsys):
     out = capsys.readouterr().out
     for name in ("--alpha", "--beta", "--Q1", "--restart", "--zones", "--coupling-box"):
         assert name in out
+
+
+# ------------------------------------------------------------------ issue 17: stdout holds the data only
+def _solutions(name):
+    from sudoku_lab.puzzle import Puzzle
+
+    puzzles = library.collection(name) if "/" in name or name == "papers" else [library.puzzle(name)]
+    return [Puzzle(p.solution, n=p.n).to_line() for p in puzzles]
+
+
+def _givens(name):
+    return [p.to_line() for p in library.collection(name)]
+
+
+def _generated(count, seed):
+    from sudoku_lab.generate import generate
+
+    return [generate(3, 30, seed=seed + k).to_line() for k in range(count)]
+
+
+@pytest.mark.parametrize("args,expected", [
+    # one metaheuristic run: its verdict was a `#` line above the solution
+    (["solve", "--algo", "reseda", "--seed", "1", "--until", "solved,5000it", "--format", "line", "--quiet",
+      "reseda_fig4_1_hard"], lambda: _solutions("reseda_fig4_1_hard")),
+    # several puzzles in a block format: each had a `#` name and time, and the blocks ran together
+    (["solve", "--exact", "benchmarks/small_unique", "--format", "grid"], lambda: _solutions("benchmarks/small_unique")),
+    (["generate", "--clues", "30", "--count", "3", "--seed", "4", "--format", "grid", "--quiet"],
+     lambda: _generated(3, 4)),
+    (["generate", "--clues", "30", "--seed", "4", "--format", "numbers", "--quiet"], lambda: _generated(1, 4)),
+    (["library", "benchmarks/small_unique", "--show"], lambda: _givens("benchmarks/small_unique")),
+    (["library", "papers", "--show", "--format", "sdk"], lambda: _givens("papers")),
+], ids=["solve-algo", "solve-several", "generate-grids", "generate-numbers", "library-show", "library-show-sdk"])
+def test_commands_whose_output_is_puzzles_write_only_the_puzzles_to_stdout(args, expected, capsys):
+    """`solve --format line` wrote a `#` comment line to stdout: names, times and verdicts go to stderr, and
+    stdout is a collection that `sudoku-lab check -` reads back, puzzle for puzzle."""
+    from sudoku_lab.collection_io import parse_collection
+
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert [p.to_line() for p in parse_collection(out)] == expected()
+    assert not [line for line in out.splitlines() if line.startswith("# ")], out  # sdk's "#D" is data
+    if args[0] != "generate":
+        assert "# " in err  # the comments are still shown, on the terminal
+
+
+def test_the_library_tables_line_up_and_name_where_a_rating_comes_from(capsys):
+    """The size column shifted for 16x16 and 25x25; the difficulty column said "simple" for the RESEDA paper's
+    hard puzzle without saying that the rating is qqwing's."""
+    assert main(["library"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].split() == ["collection", "puzzles", "size", "description"]
+    starts = {r.split()[0]: r.index(r.split()[3]) for r in rows[1:]}  # where each description starts
+    assert starts["benchmarks/lewis_9x9_35"] == starts["benchmarks/lewis_16x16_35"] == starts[
+        "benchmarks/lewis_25x25_35"] == starts["papers"]
+    assert main(["library", "papers"]) == 0
+    out, err = capsys.readouterr()
+    header, *rows = out.splitlines()
+    assert header.split()[:2] == ["name", "givens"] and "qqwing rating" in header and "level" not in header
+    hard = next(r for r in rows if r.startswith("reseda_fig4_1_hard "))
+    assert hard[header.index("qqwing rating"):].split()[0] == "simple"
+    assert "qqwing rating: the difficulty Debian's qqwing gives the puzzle" in err
+    longest = next(r for r in rows if r.startswith("sato_inoue_super_difficult_24 "))  # it pushed its row right
+    assert longest.index(" 24 ") + 1 == hard.index(" 31 ") + 1
+    assert main(["library", "kennett/hard"]) == 0
+    header, first = capsys.readouterr().out.splitlines()[:2]
+    assert first[header.index("level"):].split()[:2] == ["hard", "easy"] and "qqwing rating" in header
 
 
 def test_help_everywhere():
@@ -319,7 +384,8 @@ def test_the_readme_example_of_a_reseda_run_is_what_the_command_prints(repo_root
     assert m, "the README has no `sudoku-lab solve --algo reseda` example"
     out = _cli(*shlex.split(m.group(1)))
     assert out.returncode == 0, out.stderr
-    first, second = out.stdout.splitlines()[:2]
+    # The terminal shows the comment (standard error) above the grid (standard output).
+    first, second = out.stderr.splitlines()[-1], out.stdout.splitlines()[0]
     strip_time = lambda s: re.sub(r", [\d.]+ s$", "", s)  # noqa: E731 - the time is the machine's
     assert strip_time(first) == strip_time(m.group(2))
     assert second == m.group(3)

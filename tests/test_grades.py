@@ -179,10 +179,11 @@ def test_grades_from_results_equal_the_grades_of_the_same_runs(tmp_path):
                              runs=8, seed=3, seeding="sequential", until="solved,100000it")
     run_spec(spec, tmp_path / "b", jobs=1)
     res = load_results(tmp_path / "b")
-    with pytest.raises(ParameterError, match=r"the results hold 2 puzzles \(ai_escargot, reseda_fig4_1_hard\); "
-                                             r"choose one with --puzzle"):
+    with pytest.raises(ParameterError, match=r"the results hold 2 puzzles: ai_escargot, reseda_fig4_1_hard; "
+                                             r"choose one with the PUZZLE argument \(its name or givens\)$"):
         grades_from_results(res)
-    with pytest.raises(ParameterError, match=r"2 configs \(hill_climb, reseda:restart=none,Q=50,Q1=5\)"):
+    with pytest.raises(ParameterError, match=r"2 configs: hill_climb, reseda:restart=none,Q=50,Q1=5; choose one "
+                                             r"with --config LABEL$"):
         grades_from_results(res, puzzle="reseda_fig4_1_hard")
     with pytest.raises(ParameterError, match="no config 'ga'"):
         grades_from_results(res, puzzle="reseda_fig4_1_hard", config="ga")
@@ -194,3 +195,25 @@ def test_grades_from_results_equal_the_grades_of_the_same_runs(tmp_path):
     run_spec(spec2, tmp_path / "c", jobs=1)
     with pytest.raises(PuzzleError, match="grades need a puzzle with one solution: .*several solutions"):
         grades_from_results(tmp_path / "c")
+
+
+def test_a_puzzle_the_results_do_not_hold_is_named_with_every_puzzle_they_hold_counted(tmp_path, capsys):
+    """`grades --from kennett-levels-results kennett_hard_103`: the message listed 12 of the 20 puzzles without saying
+    so (and its sibling suggested `--puzzle NAME`, an option grades does not have)."""
+    from sudoku_lab.batch import run_spec
+    from sudoku_lab.cli import main
+    from sudoku_lab.spec import spec_from_options
+
+    run_spec(spec_from_options(["exact"], ["kennett/hard"], runs=1, first=20, until="solved"), tmp_path / "r", jobs=1)
+    names = [f"kennett_hard_{k:03d}" for k in range(1, 21)]
+    with pytest.raises(ParameterError) as info:
+        grades_from_results(tmp_path / "r", puzzle="kennett_hard_103")
+    assert str(info.value) == (
+        "the results hold no puzzle 'kennett_hard_103' (did you mean kennett_hard_013 or kennett_hard_010 or "
+        f"kennett_hard_003?): they hold 20 puzzles, the first 12: {', '.join(names[:12])} (and 8 more; "
+        "`sudoku-lab report RESULTS --by puzzle` lists every one)")
+    assert main(["grades", "--from", str(tmp_path / "r"), "--out", str(tmp_path / "g.png")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sudoku-lab: error: the results hold 20 puzzles, the first 12: kennett_hard_001, ")
+    assert err.endswith("lists every one); choose one with the PUZZLE argument (its name or givens)\n")
+    assert main(["grades", "--from", str(tmp_path / "r"), "--out", str(tmp_path / "g.png"), "kennett_hard_017"]) == 0

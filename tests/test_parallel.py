@@ -82,7 +82,7 @@ def test_ctrl_c_keeps_every_finished_run_and_the_same_command_resumes(tmp_path):
     proc = _start(args, out)
     _wait_for(lambda: len(_records(runs_file)) >= 6, what="six finished runs")
     proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=120)
+    stdout, stderr = proc.communicate(timeout=600)
     assert proc.returncode == 130, stderr
     assert "stopping: the finished runs are kept" in stderr
     done = _records(runs_file)
@@ -127,11 +127,11 @@ def test_sigterm_and_sighup_stop_cleanly_without_orphans(tmp_path, sig):
     kids = _children(proc.pid)
     assert kids, "no worker processes were found"
     proc.send_signal(sig)
-    _, stderr = proc.communicate(timeout=120)
+    _, stderr = proc.communicate(timeout=600)
     assert proc.returncode == 128 + sig, stderr
     assert "Traceback" not in stderr
     assert len(_records(runs_file)) >= 2
-    _wait_for(lambda: not any(_alive(k) for k in kids), timeout=30, what="the workers to exit")
+    _wait_for(lambda: not any(_alive(k) for k in kids), timeout=300, what="the workers to exit")
 
 
 @needs_proc
@@ -143,8 +143,8 @@ def test_workers_leave_when_the_parent_is_killed(tmp_path):
     kids = _children(proc.pid)
     assert kids
     proc.kill()
-    proc.communicate(timeout=60)
-    _wait_for(lambda: not any(_alive(k) for k in kids), timeout=30, what="the orphaned workers to exit")
+    proc.communicate(timeout=600)
+    _wait_for(lambda: not any(_alive(k) for k in kids), timeout=300, what="the orphaned workers to exit")
     # and what it wrote is a valid file to resume from: every record complete, one per key
     done = _records(runs_file)
     assert len({r["task"] for r in done}) == len(done) >= 1
@@ -161,11 +161,11 @@ def test_ctrl_c_ends_hour_long_runs_in_flight(tmp_path):
     _wait_for(lambda: len(_children(proc.pid)) >= 2, what="the workers")
     kids = _children(proc.pid)
     proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=120)
+    _, stderr = proc.communicate(timeout=600)
     assert proc.returncode == 130, stderr
     assert stderr.strip().splitlines() == ["stopping: the finished runs are kept (Ctrl-C again to quit at once)",
                                            "sudoku-lab: no run finished; nothing written"]
-    _wait_for(lambda: not any(_alive(k) for k in kids), timeout=30, what="the workers to exit")
+    _wait_for(lambda: not any(_alive(k) for k in kids), timeout=300, what="the workers to exit")
 
 
 def test_a_second_ctrl_c_raises_at_once():
@@ -192,16 +192,18 @@ def test_a_second_ctrl_c_raises_at_once():
 def test_a_second_grades_on_the_same_output_is_refused(tmp_path):
     out = tmp_path / "g.pdf"
     runs_file = tmp_path / "g.runs" / "runs.jsonl"
-    first = _start(["grades", "--algo", "reseda", "ai_escargot", "--quiet", "--runs", "2", "--until", "60s"], out)
+    # Runs of hours (the GA never solves AI Escargot), so the first command is still running whatever the machine's
+    # speed: with 60 s runs, a second command starting slowly on a loaded machine found the first one finished.
+    long_runs = ["grades", "--algo", "ga", "ai_escargot", "--quiet", "--runs", "2", "--until", "100000000it"]
+    first = _start(long_runs, out)
     _wait_for(lambda: (runs_file.parent / "provenance.json").exists(), what="the results directory")
-    second = subprocess.run([sys.executable, "-m", "sudoku_lab", "grades", "--algo", "reseda", "ai_escargot",
-                             "--quiet", "--runs", "2", "--until", "60s", "--out", str(out)], capture_output=True,
-                            text=True, timeout=120)
+    second = subprocess.run([sys.executable, "-m", "sudoku_lab", *long_runs, "--out", str(out)], capture_output=True,
+                            text=True, timeout=600)
     assert second.returncode == 2
     assert second.stderr.strip() == (f"sudoku-lab: error: {runs_file.parent} is in use by another sudoku-lab process "
                                      "writing the same results; wait for it to finish, or choose another output")
     first.send_signal(signal.SIGINT)
-    first.communicate(timeout=120)
+    first.communicate(timeout=600)
     assert runs_file.read_text() == ""  # no run was done twice (nor once: the first was stopped mid-run)
 
 

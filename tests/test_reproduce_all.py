@@ -184,7 +184,9 @@ def test_reproduce_all_writes_one_report_with_its_figure_and_resumes(toy, runs, 
     assert "![toy-figure: the toy figure](figures/toy-figure.png)" in text
     assert (out / "figures" / "toy-figure.png").stat().st_size > 1000
     assert (out / "quick" / "toy-table" / "runs.parquet").exists()
-    assert "| **all** | 2 of 2 experiments |" in capsys.readouterr().out  # the summary, printed too
+    printed, said = capsys.readouterr()
+    assert "| **all** | 2 of 2 experiments |" in printed  # the summary, printed too: only it, to be piped
+    assert "report written to" not in printed and f"report written to {out / 'report.md'}" in said
 
     assert main(args) == 0  # again: every run comes back from the results directories
     assert runs[0] == 5

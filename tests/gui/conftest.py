@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 
 import pytest
+
+#: How long a qtbot wait (waitUntil, waitSignal, ...) given no timeout may last: a guard against a hung window, not a
+#: speed requirement. pytest-qt's own default, 5 s, is less than a starved 2-core machine takes to show ten
+#: iterations in the window (two view tests failed that way with the cores busy and the tests niced).
+WAIT_MS = 120_000
+
+
+@pytest.fixture
+def qtbot(qtbot):
+    """pytest-qt's qtbot, with :data:`WAIT_MS` as the timeout of every wait that names none."""
+    for name in ("waitUntil", "waitSignal", "waitSignals", "waitExposed", "waitActive", "waitCallback"):
+        setattr(qtbot, name, functools.partial(_guarded, getattr(qtbot, name)))
+    return qtbot
+
+
+def _guarded(wait, *args, timeout=WAIT_MS, **kwargs):
+    return wait(*args, timeout=timeout, **kwargs)
 
 
 @pytest.fixture(autouse=True)
