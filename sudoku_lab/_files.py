@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import DataFileError
+from ._checks import checked
 
 __all__ = ["os_reason", "read_text", "open_binary", "check_writable", "atomic_write", "atomic_write_text",
            "check_figure_path", "DPI_RANGE"]
@@ -155,7 +156,8 @@ def atomic_write_text(path, text: str, what: str = "output") -> None:
 DPI_RANGE = (10, 1200)
 
 
-def check_figure_path(path, dpi: int = 200) -> Path:
+@checked
+def check_figure_path(path: str | os.PathLike[str], dpi: int = 200) -> Path:
     """Check a figure's file name and resolution before any work: suffix, dpi, a writable directory.
 
     Raises

@@ -16,6 +16,8 @@ in flight, and re-running the same command resumes where it stopped.
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +26,12 @@ from typing import Callable
 from .errors import ParameterError
 from .experiments import BatchProgress, execute, where_text
 from .spec import ExperimentSpec
+from ._checks import checked
 
 __all__ = ["run_spec", "BatchOutcome", "add_cli", "cmd_batch", "default_output"]
 
 
+@checked
 @dataclass
 class BatchOutcome:
     """What a batch did.
@@ -55,6 +59,7 @@ class BatchOutcome:
     interrupted: bool = False
 
 
+@checked
 def default_output(spec: ExperimentSpec) -> Path:
     """Where a specification's results go when the command line does not say: its ``output``, else
     ``<name>-results`` in the current directory (the name, or the specification file's stem)."""
@@ -65,7 +70,8 @@ def default_output(spec: ExperimentSpec) -> Path:
     return Path(f"{safe}-results")
 
 
-def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None = None,
+@checked
+def run_spec(spec: ExperimentSpec, out: str | os.PathLike[str], *, jobs: int = 1, scheduler: str | None = None,
              should_stop: Callable[[], bool] | None = None, progress: Callable[[BatchProgress], None] | None = None,
              note: Callable[[str], None] | None = None) -> BatchOutcome:
     """Run every task of ``spec`` not yet in the results directory ``out`` (None: keep nothing).
@@ -109,7 +115,8 @@ def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None 
 
 
 # --------------------------------------------------------------------- CLI
-def add_cli(sub) -> None:
+@checked
+def add_cli(sub: argparse._SubParsersAction) -> None:
     from ._console import add_where_options, int_option, seed_option
     from .spec import SEEDINGS
 
@@ -163,7 +170,8 @@ def _spec_from_args(args) -> ExperimentSpec:
                              sample=args.sample, first=args.first, name=args.name or "")
 
 
-def cmd_batch(args) -> int:
+@checked
+def cmd_batch(args: argparse.Namespace) -> int:
     from ._console import ProgressBar, interruptible, note, where_from_args
     from .experiments import default_jobs
 

@@ -28,10 +28,14 @@ import re
 import time
 import uuid
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ._chunks import ChunkSizer, finished_runs, next_chunk, remaining
 from .errors import ParameterError, SudokuLabError
+from ._checks import checked
+
+if TYPE_CHECKING:
+    import distributed
 
 __all__ = ["parse_scheduler", "dask_tasks", "prepare_workers", "ClusterError", "local_cluster"]
 
@@ -44,6 +48,7 @@ _ADDRESS = re.compile(r"(tcp|tls|ucx|inproc|ws|wss)://\S+")
 _HOSTPORT = re.compile(r"[A-Za-z0-9_.\-\[\]:]+:\d{1,5}")
 
 
+@checked
 def parse_scheduler(text: str) -> tuple[str, object]:
     """``("local", N)`` for ``local:N``, ``("address", "tcp://host:port")`` for an address.
 
@@ -69,6 +74,7 @@ def parse_scheduler(text: str) -> tuple[str, object]:
                          "for a local cluster of N worker processes", name="scheduler")
 
 
+@checked
 @contextmanager
 def local_cluster(workers: int):
     """A :class:`~distributed.LocalCluster` of ``workers`` single-threaded processes, and a client of it."""
@@ -165,14 +171,16 @@ def _run_on_worker(run_chunk: Callable, tasks: list, stop_name: str):
     return run_chunk(tasks, should_stop)
 
 
-def prepare_workers(client, solvers: tuple) -> None:
+@checked
+def prepare_workers(client: distributed.Client, solvers: tuple) -> None:
     """Check every worker's sudoku-lab and solvers, and warm the kernels of ``solvers`` on each (and on any
     worker that joins later)."""
     _check_workers(client, solvers)
     client.register_plugin(_warm_plugin(solvers))
 
 
-def dask_tasks(client, tasks: Iterable, run_chunk: Callable, sizer: ChunkSizer,
+@checked
+def dask_tasks(client: distributed.Client, tasks: Iterable, run_chunk: Callable, sizer: ChunkSizer,
                should_stop: Callable[[], bool] | None = None, per_thread: int = 2) -> Iterator[tuple[int, object]]:
     """Run tasks on a Dask cluster, yielding ``(index, result)`` as each finishes (the contract of
     :func:`~sudoku_lab.experiments.run_tasks`).

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
+import typing
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -38,6 +40,7 @@ from .errors import DataFileError, PuzzleError
 from .geometry import BOX_SIZES, geometry
 from .formats import MAX_PUZZLE_CHARS, SYMBOL_LUT, as_text, is_ascii_number
 from .puzzle import Puzzle
+from ._checks import checked, checked_puzzle_text
 
 __all__ = ["iter_collection", "iter_puzzles", "parse_collection", "load_puzzles", "load_puzzle", "format_collection",
            "MAX_LINE_BYTES"]
@@ -88,6 +91,7 @@ def _text_lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 # ------------------------------------------------------------------ reader
+@checked
 def iter_collection(lines: Iterable[tuple[int, str]], *, n: int | None = None,
                     allow_clashes: bool = False) -> Iterator[Puzzle]:
     """Puzzles of a collection given as ``(line number, text)`` pairs, yielded as they are read.
@@ -331,7 +335,8 @@ def _solutions(batch: list[_Row], size, fast) -> dict[int, np.ndarray]:
 
 
 # -------------------------------------------------------------- front ends
-def parse_collection(text: str, *, source: str | None = None, n: int | None = None,
+@checked_puzzle_text
+def parse_collection(text: str | bytes, *, source: str | None = None, n: int | None = None,
                      allow_clashes: bool = False) -> list[Puzzle]:
     """Read every puzzle of a collection given as text.
 
@@ -352,7 +357,8 @@ def _with_source(e: PuzzleError, source: str | None) -> PuzzleError:
                        found=e.found)
 
 
-def iter_puzzles(source, *, n: int | None = None, allow_clashes: bool = False, name: str | None = None,
+@checked
+def iter_puzzles(source: str | os.PathLike[str] | typing.BinaryIO, *, n: int | None = None, allow_clashes: bool = False, name: str | None = None,
                  progress: ProgressFn | None = None) -> Iterator[Puzzle]:
     """The puzzles of a file (a path) or a binary stream, lazily, named like :func:`load_puzzles` names them.
 
@@ -401,17 +407,20 @@ def _named(puzzles: Iterator[Puzzle], source: str, stem: str) -> Iterator[Puzzle
         raise _with_source(e, source) from None
 
 
-def load_puzzles(path, *, n: int | None = None, allow_clashes: bool = False,
+@checked
+def load_puzzles(path: str | os.PathLike[str], *, n: int | None = None, allow_clashes: bool = False,
                  progress: ProgressFn | None = None) -> list[Puzzle]:
     """Read every puzzle of a file; unnamed puzzles are named after the file (``stem`` or ``stem:k``)."""
     return list(iter_puzzles(path, n=n, allow_clashes=allow_clashes, progress=progress))
 
 
-def load_puzzle(path, *, n: int | None = None) -> Puzzle:
+@checked
+def load_puzzle(path: str | os.PathLike[str], *, n: int | None = None) -> Puzzle:
     """Read the first puzzle of a file (the rest of the file is not read)."""
     return next(iter_puzzles(path, n=n))
 
 
+@checked
 def format_collection(puzzles: Iterable[Puzzle], fmt: str = "line") -> str:
     """Write puzzles as a collection that :func:`parse_collection` reads back.
 

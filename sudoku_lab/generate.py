@@ -31,6 +31,7 @@ import numpy as np
 from . import exact
 from .errors import ParameterError
 from .geometry import BOX_SIZES
+from ._checks import checked
 
 __all__ = ["SYMMETRIES", "generate", "generate_grid", "random_grid", "GenerationStopped", "parse_time_limit"]
 
@@ -43,7 +44,8 @@ class GenerationStopped(Exception):
     """Generation stopped at the caller's request (``should_stop``); the message says how far it got."""
 
 
-def parse_time_limit(text) -> float | None:
+@checked
+def parse_time_limit(text: str | float | None) -> float | None:
     """Seconds from ``30s``, ``2m``, ``1h``, a bare number of seconds, or None / ``none`` for no limit.
 
     Raises
@@ -97,7 +99,8 @@ def _check_box_size(n) -> int:
     return int(n)
 
 
-def random_grid(n: int, seed=None) -> np.ndarray:
+@checked
+def random_grid(n: int, seed: int | np.random.Generator | None = None) -> np.ndarray:
     """A random complete valid grid.
 
     Parameters
@@ -177,7 +180,8 @@ def _remove_clues(solution: np.ndarray, clues: int, orbits: list[np.ndarray], rn
     return puzzle
 
 
-def generate_grid(n: int, clues: int, seed=None, symmetry: str = "none", max_tries: int = 20,
+@checked
+def generate_grid(n: int, clues: int, seed: int | np.random.Generator | None = None, symmetry: str = "none", max_tries: int = 20,
                   time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
                   progress: ProgressFn | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Generate a puzzle with a unique solution and exactly ``clues`` givens.
@@ -271,7 +275,8 @@ def _duration(seconds: float) -> str:
     return f"{seconds:g} s" if seconds < 120 else f"{seconds / 60:g} min"
 
 
-def generate(n: int, clues: int, seed=None, symmetry: str = "none", max_tries: int = 20,
+@checked
+def generate(n: int, clues: int, seed: int | np.random.Generator | None = None, symmetry: str = "none", max_tries: int = 20,
              time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
              progress: ProgressFn | None = None):
     """Generate a :class:`~sudoku_lab.puzzle.Puzzle` with a unique solution.

@@ -51,11 +51,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 from . import __version__
 from ._files import atomic_write, atomic_write_text, decode, os_reason, read_text
 from .errors import DataFileError, PuzzleError
+from ._checks import checked
 
 __all__ = ["SCHEMA", "COLUMNS", "FORMAT", "ResultStore", "Results", "load_results", "task_row",
            "fingerprint", "grid_text", "json_default", "provenance_writer", "machine", "results_dir", "check_results_dir", "closing",
@@ -106,12 +108,14 @@ SCHEMA = pa.schema([pa.field(name, _ARROW[kind], nullable=True, metadata={"doc":
 
 
 # ------------------------------------------------------------------ rows
-def grid_text(grid) -> str:
+@checked
+def grid_text(grid: npt.ArrayLike) -> str:
     """A grid (int8 (C,), 0 blank) as one line of symbols: 1-9, then A-Z above 9, ``.`` for a blank."""
     return "".join("." if v == 0 else str(int(v)) if v < 10 else chr(ord("A") + int(v) - 10)
                    for v in np.asarray(grid).tolist())
 
 
+@checked
 def fingerprint(solver: str, params: dict, givens: str, seed: int, until: str) -> str:
     """A short hash identifying a run's task: the same task always gives the same fingerprint."""
     blob = json.dumps([solver, {k: params[k] for k in sorted(params)}, givens, int(seed), until],
@@ -119,7 +123,9 @@ def fingerprint(solver: str, params: dict, givens: str, seed: int, until: str) -
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def task_row(task, result, params: dict | None = None) -> dict:
+@checked
+def task_row(task: sudoku_lab.experiments.Task, result: sudoku_lab.experiments.RunResult,
+             params: dict | None = None) -> dict:
     """The results row of a finished ``task`` (:class:`~sudoku_lab.experiments.Task`) and its ``result``.
 
     ``params`` is ``task.full_params()`` when the caller already has it.
@@ -141,6 +147,7 @@ def task_row(task, result, params: dict | None = None) -> dict:
     }
 
 
+@checked
 def json_default(o: Any):
     """``json.dumps(default=...)`` for numpy scalars and arrays (NaN becomes null)."""
     if isinstance(o, np.integer):
@@ -155,6 +162,7 @@ def json_default(o: Any):
 
 
 # ------------------------------------------------------------ provenance
+@checked
 def provenance_writer() -> dict:
     """This process: the package and the libraries whose versions can change a result or a file."""
     import numba
@@ -171,6 +179,7 @@ def provenance_writer() -> dict:
     return out
 
 
+@checked
 def machine() -> dict:
     """This machine: host name, platform, architecture, CPU model and the CPUs this process may use."""
     cpu = platform.processor() or ""
@@ -203,6 +212,7 @@ def _version_tuple(text: str) -> tuple:
 
 
 # ------------------------------------------------------------ the store
+@checked
 class ResultStore:
     """A results directory opened for writing: resume what it holds, append what finishes.
 
@@ -237,7 +247,7 @@ class ResultStore:
     a stale one.
     """
 
-    def __init__(self, path, spec: dict, *, kind: str = "batch", note: Callable[[str], None] | None = None,
+    def __init__(self, path: str | os.PathLike[str], spec: dict, *, kind: str = "batch", note: Callable[[str], None] | None = None,
                  session: dict | None = None):
         self.dir = results_dir(path)
         self.spec = spec
@@ -435,6 +445,7 @@ class ResultStore:
         self.close(quiet=kind is not None)
 
 
+@checked
 @contextmanager
 def closing(store: "ResultStore | None"):
     """``with closing(store):`` closes a store (or nothing, for None) as its ``with`` statement would."""
@@ -466,7 +477,8 @@ def _check_same_experiment(directory: Path, prov: dict, kind: str, spec: dict) -
                         "output directory, or delete it to start again", path=directory)
 
 
-def check_results_dir(path, spec: dict, *, kind: str = "batch") -> bool:
+@checked
+def check_results_dir(path: str | os.PathLike[str], spec: dict, *, kind: str = "batch") -> bool:
     """Whether ``path`` holds results of the experiment ``spec`` already (False: none yet), without opening it.
 
     For a command that will open several stores one after the other and must
@@ -486,7 +498,8 @@ def check_results_dir(path, spec: dict, *, kind: str = "batch") -> bool:
     return True
 
 
-def results_dir(path) -> Path:
+@checked
+def results_dir(path: str | os.PathLike[str]) -> Path:
     """The results directory a path names (the directory itself, or its runs.parquet / runs.jsonl)."""
     path = Path(os.path.expanduser(str(path)))
     if path.name in (TABLE, JOURNAL, PROVENANCE):
@@ -575,6 +588,7 @@ def _read_provenance(path: Path) -> dict:
 
 
 # ------------------------------------------------------------ reading
+@checked
 @dataclass
 class Results:
     """A results table read for analysis.
@@ -607,13 +621,15 @@ class Results:
         return self.table.column(name).to_numpy(zero_copy_only=False)
 
 
+@checked
 def results_from_rows(rows: list[dict], provenance: dict | None = None) -> Results:
     """Results of rows made by :func:`task_row` (kept in memory, not in a directory)."""
     data = "".join(json.dumps(r, default=json_default) + "\n" for r in rows).encode()
     return Results(_read_journal_table(Path("<memory>"), data), dict(provenance or {}), None, [])
 
 
-def load_results(path) -> Results:
+@checked
+def load_results(path: str | os.PathLike[str]) -> Results:
     """Read the runs of a results directory, its ``runs.parquet``, its ``runs.jsonl``, or a legacy file.
 
     A directory whose journal holds more runs than its table (a batch killed

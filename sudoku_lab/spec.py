@@ -45,6 +45,7 @@ import difflib
 import hashlib
 import itertools
 import json
+import os
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ import numpy as np
 from .errors import DataFileError, ParameterError, PuzzleError, SudokuLabError
 from .experiments import Task, config_label
 from .puzzle import Puzzle
+from ._checks import checked
 
 __all__ = ["Config", "PuzzleSet", "ExperimentSpec", "SpecError", "load_spec", "parse_spec", "spec_from_options",
            "parse_config", "SEEDINGS", "MAX_TASKS", "DEFAULT_UNTIL"]
@@ -87,6 +89,7 @@ class SpecError(DataFileError, ParameterError):
         self.path, self.line, self.key, self.name = path, line, key, key
 
 
+@checked
 @dataclass(frozen=True)
 class Config:
     """One configuration: a registered solver, the parameters given for it, its label and budget.
@@ -119,6 +122,7 @@ class Config:
         return get_solver_class(self.solver).full_params(self.params)
 
 
+@checked
 @dataclass(frozen=True)
 class PuzzleSet:
     """Puzzles that belong together in reports (a collection, a level, a file).
@@ -143,6 +147,7 @@ class PuzzleSet:
         return h.hexdigest()[:16]
 
 
+@checked
 @dataclass(frozen=True)
 class ExperimentSpec:
     """A validated experiment: every configuration on every puzzle, ``runs`` times.
@@ -339,7 +344,8 @@ class _Checker:
         return value.strip()
 
 
-def load_spec(path) -> ExperimentSpec:
+@checked
+def load_spec(path: str | os.PathLike[str]) -> ExperimentSpec:
     """Read and validate a TOML specification file.
 
     Raises
@@ -358,7 +364,8 @@ def load_spec(path) -> ExperimentSpec:
     return parse_spec(text, source=path)
 
 
-def parse_spec(text: str, source=None) -> ExperimentSpec:
+@checked
+def parse_spec(text: str, source: str | os.PathLike[str] | None = None) -> ExperimentSpec:
     """Validate a TOML specification's text (``source``: its file, for messages and relative paths)."""
     import tomllib
 
@@ -580,6 +587,7 @@ def _param_value(chk: _Checker, path: list, cls, key: str, value: Any):
 
 
 # ----------------------------------------------------------- flags
+@checked
 def parse_config(text: str) -> list[Config]:
     """Configurations from ``NAME`` or ``NAME:param=value,param=[v1,v2],...`` (a list expands as a product).
 
@@ -625,6 +633,7 @@ def _split_items(rest: str, text: str) -> list[str]:
     return [s.strip() for s in items if s.strip()]
 
 
+@checked
 def spec_from_options(algos: Sequence[str], puzzles: Sequence[str], *, runs: int = 1, seed: int = 0,
                       seeding: str = "spawn", until: str = DEFAULT_UNTIL, sample: int | None = None,
                       first: int | None = None, name: str = "") -> ExperimentSpec:

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 import numpy as np
+from ._checks import checked
 
 __all__ = ["warm_up", "generic_warm_up", "WarmUpReport", "SHARED"]
 
@@ -55,6 +56,7 @@ _PUZZLE_9 = "reseda_fig3_1_easy"
 ProgressFn = Callable[[int, int, "str | None"], object]
 
 
+@checked
 @dataclass(frozen=True)
 class WarmUpReport:
     """What :func:`warm_up` did.
@@ -130,6 +132,7 @@ def _warm_ac3() -> None:
             initial_domains(grid, p.n, one_pass=True)
 
 
+@checked
 def generic_warm_up(cls) -> None:
     """Run a solver class's kernels once: reset on a 9 x 9 and a 4 x 4 puzzle, step a few times, snapshot.
 
@@ -190,6 +193,7 @@ def _cache_counts() -> dict[int, tuple[str, int, int]]:
             for k, (name, d) in _dispatchers().items()}
 
 
+@checked
 def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = None,
             shared: bool = True) -> WarmUpReport:
     """Load or compile the kernels of these registered solvers (all if None) and the shared ones.

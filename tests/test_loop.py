@@ -155,7 +155,7 @@ def test_run_takes_a_stopping_rule_string_and_refuses_a_bare_number():
 def test_reset_refuses_a_bad_seed(seed):
     """reset(seed=-1) raised numpy's ValueError from default_rng."""
     s = create("reseda")
-    with pytest.raises(ParameterError, match="seed must be a non-negative integer") as info:
+    with pytest.raises(ParameterError, match="seed must be") as info:
         s.reset(library.puzzle("reseda_fig3_1_easy"), seed=seed)
     assert info.value.name == "seed"
 
