@@ -58,7 +58,7 @@ def checked(obj=None, *, puzzles: tuple[str, ...] = (), advice: dict[str, str] |
     Parameters
     ----------
     obj : function or class
-        A class gets its ``__init__`` and every method, classmethod and
+        A class gets its ``__init__`` (a NamedTuple its ``__new__``) and every method, classmethod and
         staticmethod defined in its body whose name does not start with ``_``
         checked (properties, inherited methods and methods already checked are
         left as they are).
@@ -79,8 +79,12 @@ def checked(obj=None, *, puzzles: tuple[str, ...] = (), advice: dict[str, str] |
     if puzzles or advice:
         return _wrap(obj, None, skip=_skip(obj), puzzles=puzzles, advice=advice or {})
     if isinstance(obj, type):
+        constructor = "__new__" if issubclass(obj, tuple) else "__init__"  # a NamedTuple is built by __new__
         for name, attr in list(vars(obj).items()):
-            if name.startswith("_") and name != "__init__":
+            if name.startswith("_") and name != constructor:
+                continue
+            if name == "__new__":
+                setattr(obj, name, staticmethod(_wrap(attr.__func__, obj, skip=1)))
                 continue
             if isinstance(attr, staticmethod):
                 setattr(obj, name, staticmethod(_wrap(attr.__func__, obj, skip=0)))
@@ -93,8 +97,9 @@ def checked(obj=None, *, puzzles: tuple[str, ...] = (), advice: dict[str, str] |
 
 
 def _skip(func) -> int:
-    """1 for a method (its first parameter is ``self`` or ``cls``), else 0."""
-    return 1 if next(iter(inspect.signature(func).parameters), None) in ("self", "cls") else 0
+    """1 for a method (defined in a class, its first parameter ``self`` or ``cls``), else 0."""
+    in_class = "." in func.__qualname__.replace("<locals>.", "")
+    return 1 if in_class and next(iter(inspect.signature(func).parameters), None) in ("self", "cls") else 0
 
 
 #: For the readers of puzzle text (``Puzzle.parse``, ``formats.read``, ``parse_collection``): anything but text
@@ -158,10 +163,8 @@ class _State:
     def fail(self, i, value):
         hint = self.hints[i]
         name = self.names[i]
-        if self.kinds[i] == inspect.Parameter.VAR_POSITIONAL:
-            name = f"each of *{name}"
-        elif self.kinds[i] == inspect.Parameter.VAR_KEYWORD:
-            name = f"each of **{name}"
+        if self.kinds[i] in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            name = f"each of {name}"
         message = f"{self.where}: {name} must be {_describe(hint)}, got {_got(hint, value)}"
         if self.names[i] in self.advice:
             message += "; " + self.advice[self.names[i]].format(value=value)
@@ -177,7 +180,7 @@ def _where(func, owner) -> str:
         owner_name, _, name = func.__qualname__.rpartition(".")
         return owner_name if name == "__init__" else func.__qualname__
     if owner is not None:
-        return owner.__name__ if func.__name__ == "__init__" else f"{owner.__name__}.{func.__name__}"
+        return owner.__name__ if func.__name__ in ("__init__", "__new__") else f"{owner.__name__}.{func.__name__}"
     module = func.__module__.rsplit(".", 1)[-1]
     return f"{module}.{func.__qualname__}"
 

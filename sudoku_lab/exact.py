@@ -271,7 +271,7 @@ def solve_many(grids: npt.ArrayLike, n: int, limit: int = 1) -> tuple[np.ndarray
 
 
 @checked
-def random_solution(n: int, rng: np.random.Generator) -> np.ndarray:
+def random_solution(n: int, rng: np.random.Generator | int) -> np.ndarray:
     """A random complete valid grid.
 
     The empty grid is solved with a random digit order; a search that exceeds

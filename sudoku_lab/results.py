@@ -607,7 +607,7 @@ class Results:
 
     table: Any
     provenance: dict = field(default_factory=dict)
-    path: Path | None = None
+    path: str | os.PathLike[str] | None = None
     notes: list = field(default_factory=list)
 
     def __len__(self) -> int:

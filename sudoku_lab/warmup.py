@@ -133,7 +133,7 @@ def _warm_ac3() -> None:
 
 
 @checked
-def generic_warm_up(cls) -> None:
+def generic_warm_up(cls: type[sudoku_lab.solvers.base.Solver]) -> None:
     """Run a solver class's kernels once: reset on a 9 x 9 and a 4 x 4 puzzle, step a few times, snapshot.
 
     The default of :func:`warm_up` for a class without its own ``warm_up()``;

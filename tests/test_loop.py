@@ -164,6 +164,6 @@ def test_reset_refuses_a_grid_that_is_not_a_puzzle():
     from sudoku_lab.errors import PuzzleError
 
     s = create("reseda")
-    with pytest.raises(PuzzleError, match="reset.. needs a Puzzle, got ndarray") as info:
+    with pytest.raises(PuzzleError, match="Solver.reset: puzzle must be a Puzzle, got ndarray") as info:
         s.reset(library.puzzle("reseda_fig3_1_easy").grid, seed=0)
     assert isinstance(info.value, TypeError)

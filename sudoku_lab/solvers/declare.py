@@ -340,7 +340,7 @@ def check_layers(declared: tuple[Layer, ...], snapshot: sudoku_lab.solvers.base.
 
 
 @checked
-def check_declarations(cls) -> list[str]:
+def check_declarations(cls: type) -> list[str]:
     """Consistency of a solver class's declarations among themselves (no snapshot needed)."""
     problems = []
     axes = {a.key: a for a in cls.axes}
