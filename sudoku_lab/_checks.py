@@ -374,16 +374,35 @@ def _always(value) -> bool:
     return True
 
 
+# The verdict per type: an ABC's isinstance (numpy's integers are registered with numbers.Integral) costs
+# several times a dict lookup, and these run on every call of Solver.step.
+_INT_TYPES: dict[type, bool] = {int: True, bool: False}
+_FLOAT_TYPES: dict[type, bool] = {float: True, int: True, bool: False}
+_BOOL_TYPES: dict[type, bool] = {bool: True}
+
+
 def _is_int(value) -> bool:
-    return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, bool))
+    t = type(value)
+    ok = _INT_TYPES.get(t)
+    if ok is None:
+        ok = _INT_TYPES[t] = issubclass(t, numbers.Integral) and not _is_bool(value)
+    return ok
 
 
 def _is_float(value) -> bool:
-    return type(value) is float or type(value) is int or (isinstance(value, numbers.Real) and not _is_bool(value))
+    t = type(value)
+    ok = _FLOAT_TYPES.get(t)
+    if ok is None:
+        ok = _FLOAT_TYPES[t] = issubclass(t, numbers.Real) and not _is_bool(value)
+    return ok
 
 
 def _is_bool(value) -> bool:
-    return type(value) is bool or type(value).__name__ == "bool" and type(value).__module__ == "numpy"
+    t = type(value)
+    ok = _BOOL_TYPES.get(t)
+    if ok is None:  # numpy's bool is no subclass of bool, nor registered as a number
+        ok = _BOOL_TYPES[t] = issubclass(t, bool) or (t.__name__ in ("bool", "bool_") and t.__module__ == "numpy")
+    return ok
 
 
 def _is_str(value) -> bool:

@@ -257,6 +257,8 @@ def resolve_puzzles(arg: str, progress: Callable[[int, int | None], object] | No
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     PuzzleError, DataFileError
         When nothing matches or the file cannot be read (as the iterator is consumed).
     """

@@ -162,6 +162,8 @@ def check_figure_path(path: str | os.PathLike[str], dpi: int = 200) -> Path:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         A suffix other than .png, .svg, .pdf, or a dpi outside :data:`DPI_RANGE`.
     DataFileError

@@ -289,6 +289,10 @@ def ac3(p: PuzzleLike | npt.ArrayLike | None, hidden_singles: bool = False,
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
+    PuzzleTypeError
+        ``p`` not a puzzle (also a TypeError).
     PuzzleError
         For a grid of the wrong size or with values outside 0..N.
     ParameterError

@@ -56,6 +56,8 @@ def parse_scheduler(text: str) -> tuple[str, object]:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         For anything else, with the forms that are understood.
     """
@@ -205,6 +207,8 @@ def dask_tasks(client: distributed.Client, tasks: Iterable, run_chunk: Callable,
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ClusterError
         A task killed its workers more often than Dask allows (``KilledWorker``).
     """

@@ -101,6 +101,8 @@ def iter_collection(lines: Iterable[tuple[int, str]], *, n: int | None = None,
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     PuzzleError
         At the first bad puzzle, naming its line (and column); the puzzles
         before it have been yielded.
@@ -373,6 +375,8 @@ def iter_puzzles(source: str | os.PathLike[str] | typing.BinaryIO, *, n: int | N
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     DataFileError
         The file cannot be opened or read (missing, a directory, no permission).
     PuzzleError

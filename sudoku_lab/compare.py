@@ -45,6 +45,8 @@ def parse_config(text: str) -> Config:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         Unknown solver or parameter, a value out of range, a malformed item,
         or a list value.

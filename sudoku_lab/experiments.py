@@ -480,6 +480,8 @@ def effective_jobs(requested: int) -> tuple[int, str | None]:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         If ``requested`` is below 1.
     """

@@ -149,6 +149,8 @@ def read(text: str | bytes, *, n: int | None = None, first_line: int = 1) -> Par
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     PuzzleError
         Empty input, a bad character (line and column), a symbol out of
         range, the wrong number of cells (how many were found);
@@ -376,6 +378,8 @@ def write(grid: npt.ArrayLike, n: int, fmt: str = "line", *, name: str | None = 
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ValueError
         For an unknown format.
     """

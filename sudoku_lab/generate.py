@@ -50,6 +50,8 @@ def parse_time_limit(text: str | float | None) -> float | None:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         Anything else, or a limit that is not a positive finite duration.
     """
@@ -220,6 +222,8 @@ def generate_grid(n: int, clues: int, seed: int | np.random.Generator | None = N
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         For a bad argument, or when no try reached ``clues`` givens within
         ``max_tries`` and ``time_limit``; the message names the fewest givens

@@ -187,6 +187,10 @@ def as_grid(obj: PuzzleLike | npt.ArrayLike, n: int | None = None) -> tuple[np.n
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
+    PuzzleTypeError
+        ``obj`` not a puzzle (also a TypeError).
     PuzzleError
         ``kind="box_size"``, ``"cell_count"`` (how many cells were found) or
         ``"bad_symbol"`` (a non-integer grid, or the first cell outside 0..N).

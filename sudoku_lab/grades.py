@@ -212,6 +212,8 @@ class GradeResult:
 
         Raises
         ------
+        ParameterTypeError
+            An argument of the wrong kind (also a TypeError).
         DataFileError
             Missing, unreadable, not UTF-8, not JSON, or not a grades file.
         """
@@ -332,6 +334,8 @@ def grades_from_results(results: Results | str | os.PathLike[str], puzzle: str |
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         Several puzzles or configurations and none chosen (the message lists
         them), or a choice the results do not hold.

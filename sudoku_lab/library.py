@@ -177,6 +177,8 @@ def puzzle(name: str) -> Puzzle:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     PuzzleError
         If no puzzle has that name (the message suggests close names).
     """

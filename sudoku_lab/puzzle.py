@@ -340,6 +340,8 @@ class Puzzle:
 
         Raises
         ------
+        ParameterTypeError
+            An argument of the wrong kind (also a TypeError).
         PuzzleError
             Empty input, a bad character (line and column), a symbol out of
             range, the wrong number of cells (how many were found), clashing

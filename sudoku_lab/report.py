@@ -727,6 +727,8 @@ def build_report(results: Results | pyarrow.Table | str | os.PathLike[str], by: 
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     DataFileError
         The results hold no runs.
     ParameterError

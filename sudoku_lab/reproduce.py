@@ -66,6 +66,8 @@ def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = 
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         Unknown experiment, an option it does not take, a bad parameter.
     DataFileError

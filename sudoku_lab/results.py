@@ -486,6 +486,8 @@ def check_results_dir(path: str | os.PathLike[str], spec: dict, *, kind: str = "
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     DataFileError
         What :class:`ResultStore` would refuse: a file where the directory
         should be, a directory of another experiment or an unreadable sidecar.
@@ -639,6 +641,8 @@ def load_results(path: str | os.PathLike[str]) -> Results:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     DataFileError
         Missing, unreadable or not a results file, naming the line of a corrupt record.
     """

@@ -350,6 +350,8 @@ def load_spec(path: str | os.PathLike[str]) -> ExperimentSpec:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     SpecError
         A TOML syntax error (its line and column), an unknown key, solver or
         parameter, a value out of range, a missing puzzle file: the message
@@ -593,6 +595,8 @@ def parse_config(text: str) -> list[Config]:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     SpecError
         Unknown solver or parameter, a value out of range, a malformed item.
     """

@@ -218,6 +218,8 @@ def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = No
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         If a name is not a registered solver (before anything is compiled).
     """

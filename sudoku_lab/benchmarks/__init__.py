@@ -97,6 +97,8 @@ def register_benchmark(name: str | Benchmark, help: str = "", *,
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ValueError
         If another benchmark already has that name.
     """

@@ -285,6 +285,8 @@ def resolve_options(rep: Reproduction, given: Mapping[str, Any], quick: bool = F
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         An option ``rep`` does not declare was given, or an integer is outside the declared range.
     """

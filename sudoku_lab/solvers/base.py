@@ -140,6 +140,8 @@ class Param:
 
         Raises
         ------
+        ParameterTypeError
+            An argument of the wrong kind (also a TypeError).
         ParameterError
             Naming the parameter, the bad value and the allowed range.
         """
@@ -507,6 +509,8 @@ class Solver:
 
         Raises
         ------
+        ParameterTypeError
+            An argument of the wrong kind (also a TypeError).
         ParameterError
             Unknown name, bad value, or a parameter that needs a reset while
             the solver is running (``live=False``).
@@ -537,10 +541,13 @@ class Solver:
         Raises
         ------
         PuzzleError
-            If the puzzle's givens clash (solvers need a consistent start);
-            :class:`PuzzleTypeError` if ``puzzle`` is not a Puzzle.
+            If the puzzle's givens clash (solvers need a consistent start).
+        PuzzleTypeError
+            If ``puzzle`` is not a Puzzle (also a TypeError).
+        ParameterTypeError
+            If ``seed`` is not an int or None (also a TypeError).
         ParameterError
-            If ``seed`` is not a non-negative integer or None.
+            If ``seed`` is negative.
         """
         if seed is not None and seed < 0:
             raise ParameterError(f"seed must be a non-negative integer (or None for a fresh one), got {seed!r}",
@@ -673,13 +680,13 @@ def register(cls: type[Solver]) -> type[Solver]:
 
     Raises
     ------
+    ParameterTypeError
+        Not a :class:`Solver` subclass (also a TypeError).
     TypeError
-        Not a :class:`Solver` subclass, no name, or inconsistent declarations.
+        No name, or inconsistent declarations.
     ValueError
         Another solver already has that name.
     """
-    if not (isinstance(cls, type) and issubclass(cls, Solver)):
-        raise TypeError(f"register() takes a Solver subclass, got {cls!r}")
     if not cls.name:
         raise TypeError(f"{cls.__name__} needs a registry name")
     problems = check_declarations(cls)

@@ -186,6 +186,10 @@ def prefilter(puzzle: Puzzle, mode: str = "ac3"):
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
+    PuzzleTypeError
+        ``puzzle`` not a puzzle (also a TypeError).
     PuzzleError
         If AC3 wipes a domain out: the puzzle has no solution.
     """
