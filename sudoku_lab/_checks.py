@@ -47,9 +47,7 @@ import typing
 
 from .errors import ParameterError, ParameterTypeError, PuzzleTypeError
 
-__all__ = ["checked", "checked_puzzle_text", "compile_checks", "is_checked", "expected_text"]
-
-_NO_DEFAULT = object()
+__all__ = ["checked", "checked_puzzle_text", "compile_checks", "is_checked"]
 
 
 def checked(obj=None, *, puzzles: tuple[str, ...] = (), advice: dict[str, str] | None = None):
@@ -58,10 +56,10 @@ def checked(obj=None, *, puzzles: tuple[str, ...] = (), advice: dict[str, str] |
     Parameters
     ----------
     obj : function or class
-        A class gets its ``__init__`` (a NamedTuple its ``__new__``) and every method, classmethod and
-        staticmethod defined in its body whose name does not start with ``_``
-        checked (properties, inherited methods and methods already checked are
-        left as they are).
+        A class gets its ``__init__`` (a NamedTuple its ``__new__``) and every
+        method, classmethod and staticmethod defined in its body whose name
+        does not start with ``_`` checked (properties, inherited methods and
+        methods already checked are left as they are).
     puzzles : tuple of str
         Parameters that hold a puzzle in another form (its text, a grid): the
         wrong kind there is a PuzzleTypeError, as for a ``Puzzle`` parameter.
@@ -126,11 +124,6 @@ def compile_checks(func) -> dict[str, typing.Any]:
     return dict(zip(state.names, state.hints))
 
 
-def expected_text(hint) -> str:
-    """The words for what ``hint`` accepts, as error messages print them (``"an int or None"``)."""
-    return _describe(hint)
-
-
 # ------------------------------------------------------------------ wrapping
 class _State:
     """What a wrapper needs: the checked parameters, their annotations, and the predicates once compiled."""
@@ -157,8 +150,11 @@ class _State:
         missing = [n for n in self.names if n not in hints]
         if missing:
             raise TypeError(f"{self.where}: parameter {', '.join(missing)} has no annotation to check it against")
-        self.hints = [hints[n] for n in self.names]
-        self.preds[:] = [_predicate(h) for h in self.hints]
+        hints = [hints[n] for n in self.names]
+        # The predicates before the hints: another thread's first call may be here too, and must not
+        # see hints while the predicates are still the ones that compile.
+        self.preds[:] = [_predicate(h) for h in hints]
+        self.hints = hints
 
     def fail(self, i, value):
         hint = self.hints[i]
@@ -192,14 +188,15 @@ def _wrap(func, owner, skip: int, puzzles=(), advice=None):
     params = list(sig.parameters.values())
     checked_params = [p for p in params[skip:] if p.annotation is not inspect.Parameter.empty]
     state = _State(func, owner, [p.name for p in checked_params], [p.kind for p in checked_params], puzzles, advice)
-    namespace = {"_f": func, "_c": state.preds, "_fail": state.fail}
+    # Names no parameter uses, so the generated code cannot shadow an argument.
+    namespace = {"_sl_f": func, "_sl_c": state.preds, "_sl_fail": state.fail}
     head, call, body = [], [], []
     star_done = False
     for p in params:
         default = ""
         if p.default is not inspect.Parameter.empty:
-            namespace[f"_d_{p.name}"] = p.default
-            default = f"=_d_{p.name}"
+            namespace[f"_sl_d_{p.name}"] = p.default
+            default = f"=_sl_d_{p.name}"
         if p.kind == p.VAR_POSITIONAL:
             head.append(f"*{p.name}")
             call.append(f"*{p.name}")
@@ -220,16 +217,16 @@ def _wrap(func, owner, skip: int, puzzles=(), advice=None):
             head.append("/")
     for i, p in enumerate(checked_params):
         if p.kind == p.VAR_POSITIONAL:
-            body.append(f"    for _v in {p.name}:\n        if not _c[{i}](_v): _fail({i}, _v)")
+            body.append(f"    for _sl_v in {p.name}:\n        if not _sl_c[{i}](_sl_v): _sl_fail({i}, _sl_v)")
         elif p.kind == p.VAR_KEYWORD:
-            body.append(f"    for _v in {p.name}.values():\n        if not _c[{i}](_v): _fail({i}, _v)")
+            body.append(f"    for _sl_v in {p.name}.values():\n        if not _sl_c[{i}](_sl_v): _sl_fail({i}, _sl_v)")
         elif p.default is not inspect.Parameter.empty:
             # A default is the function's own choice: only what a caller passes is checked.
-            body.append(f"    if {p.name} is not _d_{p.name} and not _c[{i}]({p.name}): _fail({i}, {p.name})")
+            body.append(f"    if {p.name} is not _sl_d_{p.name} and not _sl_c[{i}]({p.name}): _sl_fail({i}, {p.name})")
         else:
-            body.append(f"    if not _c[{i}]({p.name}): _fail({i}, {p.name})")
+            body.append(f"    if not _sl_c[{i}]({p.name}): _sl_fail({i}, {p.name})")
     source = (f"def {func.__name__}({', '.join(head)}):\n" + "\n".join(body) +
-              f"\n    return _f({', '.join(call)})\n")
+              f"\n    return _sl_f({', '.join(call)})\n")
     exec(compile(source, f"<checked {state.where}>", "exec"), namespace)
     wrapper = functools.wraps(func)(namespace[func.__name__])
     wrapper.__sudoku_lab_checks__ = state

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import operator
 from typing import Iterable, Iterator
+
 from ._checks import checked
 
 __all__ = ["ChunkSizer", "next_chunk", "remaining", "prepend", "finished_runs"]

@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 from typing import Callable
+
 from ._checks import checked
 
 __all__ = ["interruptible", "ProgressBar", "duration_text", "note", "add_where_options", "where_from_args", "RunProgress", "ReadProgress", "int_option", "seed_option",

@@ -8,6 +8,7 @@ appears here without this file changing; :func:`main` runs the chosen one.
 from __future__ import annotations
 
 import argparse
+
 from ._checks import checked
 
 __all__ = ["add_arguments", "main"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 from typing import Mapping, NamedTuple
+
 from ._checks import checked
 
 __all__ = ["DOC", "Citation", "CITATIONS", "SECTIONS", "cite", "reference", "doc_file"]

@@ -360,8 +360,8 @@ def _with_source(e: PuzzleError, source: str | None) -> PuzzleError:
 
 
 @checked
-def iter_puzzles(source: str | os.PathLike[str] | typing.BinaryIO, *, n: int | None = None, allow_clashes: bool = False, name: str | None = None,
-                 progress: ProgressFn | None = None) -> Iterator[Puzzle]:
+def iter_puzzles(source: str | os.PathLike[str] | typing.BinaryIO, *, n: int | None = None, allow_clashes: bool = False,
+                 name: str | None = None, progress: ProgressFn | None = None) -> Iterator[Puzzle]:
     """The puzzles of a file (a path) or a binary stream, lazily, named like :func:`load_puzzles` names them.
 
     Parameters

@@ -326,7 +326,8 @@ def _use_log(values) -> bool:
 
 
 @checked
-def ecdf_figure(ecdfs: Sequence[sudoku_lab.report.ECDF], metric: str | None = None, title: str | None = None, log: bool | None = None) -> Figure:
+def ecdf_figure(ecdfs: Sequence[sudoku_lab.report.ECDF], metric: str | None = None, title: str | None = None,
+                log: bool | None = None) -> Figure:
     """Run-length distributions: fraction of runs solved against the metric, a panel per group.
 
     Parameters
@@ -401,7 +402,8 @@ def _series_legend(fig: Figure, configs, line: bool) -> None:
 
 
 @checked
-def box_figure(ecdfs: Sequence[sudoku_lab.report.ECDF], metric: str | None = None, title: str | None = None, log: bool | None = None) -> Figure:
+def box_figure(ecdfs: Sequence[sudoku_lab.report.ECDF], metric: str | None = None, title: str | None = None,
+               log: bool | None = None) -> Figure:
     """Box plots of the metric of the solved runs, one box per configuration, a panel per group.
 
     Parameters are those of :func:`ecdf_figure` (the boxes use ``values``,
@@ -503,7 +505,8 @@ def success_figure(rows: Sequence[sudoku_lab.report.SummaryRow], title: str | No
 
 
 @checked
-def heatmap_figure(rows: Sequence[sudoku_lab.report.SummaryRow], title: str | None = None, cmap: str = "viridis", annotate: bool | None = None) -> Figure:
+def heatmap_figure(rows: Sequence[sudoku_lab.report.SummaryRow], title: str | None = None, cmap: str = "viridis",
+                   annotate: bool | None = None) -> Figure:
     """Success rate of every configuration (rows) on every puzzle (columns), puzzle sets separated.
 
     Parameters

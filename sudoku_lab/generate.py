@@ -183,8 +183,8 @@ def _remove_clues(solution: np.ndarray, clues: int, orbits: list[np.ndarray], rn
 
 
 @checked
-def generate_grid(n: int, clues: int, seed: int | np.random.Generator | None = None, symmetry: str = "none", max_tries: int = 20,
-                  time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
+def generate_grid(n: int, clues: int, seed: int | np.random.Generator | None = None, symmetry: str = "none",
+                  max_tries: int = 20, time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
                   progress: ProgressFn | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Generate a puzzle with a unique solution and exactly ``clues`` givens.
 
@@ -280,8 +280,8 @@ def _duration(seconds: float) -> str:
 
 
 @checked
-def generate(n: int, clues: int, seed: int | np.random.Generator | None = None, symmetry: str = "none", max_tries: int = 20,
-             time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
+def generate(n: int, clues: int, seed: int | np.random.Generator | None = None, symmetry: str = "none",
+             max_tries: int = 20, time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
              progress: ProgressFn | None = None):
     """Generate a :class:`~sudoku_lab.puzzle.Puzzle` with a unique solution.
 

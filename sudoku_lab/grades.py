@@ -14,10 +14,10 @@ at least ``b`` (default 90 %), blank otherwise; givens are ``A``.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
-import argparse
 import math
 import os
 from dataclasses import dataclass, field
@@ -244,7 +244,8 @@ MAX_RUNS = 1_000_000
 def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | None = None, runs: int = 100,
                        seed: int = 0, until: str = "solved,100000it",
                        thresholds: tuple[float, float] = (1.0, 0.9), jobs: int = 1,
-                       results_file: str | os.PathLike[str] | None = None, should_stop: Callable[[], bool] | None = None,
+                       results_file: str | os.PathLike[str] | None = None,
+                       should_stop: Callable[[], bool] | None = None,
                        progress: Callable[[int, int], None] | None = None,
                        scheduler: str | None = None) -> GradeResult:
     """Run ``runs`` seeded runs and grade every cell.

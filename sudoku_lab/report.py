@@ -527,7 +527,8 @@ def _ecdfs(runs: _Runs, metric: str) -> list[ECDF]:
 
 
 @checked
-def logrank(a_times: npt.ArrayLike, a_solved: npt.ArrayLike, b_times: npt.ArrayLike, b_solved: npt.ArrayLike) -> tuple[float, float, str]:
+def logrank(a_times: npt.ArrayLike, a_solved: npt.ArrayLike, b_times: npt.ArrayLike,
+            b_solved: npt.ArrayLike) -> tuple[float, float, str]:
     """The log-rank test of two samples of times to success, unsolved runs right-censored at their times.
 
     Parameters
@@ -565,8 +566,9 @@ def logrank(a_times: npt.ArrayLike, a_solved: npt.ArrayLike, b_times: npt.ArrayL
 
 
 @checked
-def compare_pairs(results: Results | pyarrow.Table | str | os.PathLike[str], by: str = "puzzle_set", metric: str = "seconds",
-                  correction: str = "bh", configs: Sequence[str] | None = None) -> list[Comparison]:
+def compare_pairs(results: Results | pyarrow.Table | str | os.PathLike[str], by: str = "puzzle_set",
+                  metric: str = "seconds", correction: str = "bh",
+                  configs: Sequence[str] | None = None) -> list[Comparison]:
     """Every two configurations within each group (the pooled group too): Fisher and log-rank, adjusted.
 
     Parameters are those of :func:`summarize`, and
@@ -721,8 +723,8 @@ class Report:
 
 
 @checked
-def build_report(results: Results | pyarrow.Table | str | os.PathLike[str], by: str = "puzzle_set", metric: str = "seconds",
-                 correction: str = "bh", configs: Sequence[str] | None = None) -> Report:
+def build_report(results: Results | pyarrow.Table | str | os.PathLike[str], by: str = "puzzle_set",
+                 metric: str = "seconds", correction: str = "bh", configs: Sequence[str] | None = None) -> Report:
     """The summary, the comparisons and the run-length distributions of ``results``, with notes.
 
     Raises

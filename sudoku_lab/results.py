@@ -247,8 +247,8 @@ class ResultStore:
     a stale one.
     """
 
-    def __init__(self, path: str | os.PathLike[str], spec: dict, *, kind: str = "batch", note: Callable[[str], None] | None = None,
-                 session: dict | None = None):
+    def __init__(self, path: str | os.PathLike[str], spec: dict, *, kind: str = "batch",
+                 note: Callable[[str], None] | None = None, session: dict | None = None):
         self.dir = results_dir(path)
         self.spec = spec
         self.kind = kind

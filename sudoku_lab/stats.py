@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 from scipy import stats as _st
+
 from ._checks import checked
 
 __all__ = ["clopper_pearson", "wilson", "newcombe_difference", "fisher_p", "compare_rates", "RateComparison",
@@ -160,7 +161,8 @@ def compare_rates(paper: "Rate", ours: "Rate", level: float = 0.95) -> RateCompa
 
 
 @checked
-def bootstrap_mean_ci(values: npt.ArrayLike, level: float = 0.95, resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+def bootstrap_mean_ci(values: npt.ArrayLike, level: float = 0.95, resamples: int = 2000,
+                      seed: int = 0) -> tuple[float, float, float]:
     """Mean and percentile-bootstrap interval (``scipy.stats.bootstrap``, seeded: reports are reproducible).
 
     Returns ``(mean, lo, hi)``; ``(nan, nan, nan)`` for no values, the value three times for one.

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 import numpy as np
+
 from ._checks import checked
 
 __all__ = ["warm_up", "generic_warm_up", "WarmUpReport", "SHARED"]

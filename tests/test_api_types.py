@@ -387,7 +387,7 @@ CONCRETE = [
      r"^Puzzle.check: unique must be a bool, got str 'yes'$"),
     ("experiments.execute", lambda: _m("experiments").execute(42), ParameterTypeError,
      r"^experiments.execute: tasks must be an iterable of Task, got int 42$"),
-    ("results.load_results", lambda: _m("results").load_results(42), ParameterTypeError,  # it read file descriptor 42
+    ("results.load_results", lambda: _m("results").load_results(42), ParameterTypeError,  # read a directory "42"
      r"^results.load_results: path must be a path \(str or os.PathLike\), got int 42$"),
     ("warmup.warm_up str", lambda: _m("warmup").warm_up("reseda"), ParameterTypeError,  # "unknown algorithm 'r'"
      r"^warmup.warm_up: names must be an iterable of str or None, got str 'reseda'$"),

@@ -111,7 +111,8 @@ def _check_only(only) -> tuple[str, ...]:
 
 
 @checked
-def bench_exact(puzzles: Sequence[tuple[str, npt.ArrayLike]] | str | os.PathLike[str], out: Callable[[str], object] = print, repeat: int = 3, only: Sequence[str] | None = None,
+def bench_exact(puzzles: Sequence[tuple[str, npt.ArrayLike]] | str | os.PathLike[str],
+                out: Callable[[str], object] = print, repeat: int = 3, only: Sequence[str] | None = None,
                 label: str | None = None) -> dict:
     """Time the exact solver on a set of puzzles, side by side, next to qqwing when it is installed.
 

@@ -200,7 +200,8 @@ class Runner:
         return [Task(solver, params, puzzle, self.seed + i, until, key=str(i), puzzle_set=puzzle_set, run=i)
                 for i in range(start, start + runs)]
 
-    def each(self, solver: str, params: dict, puzzles: Iterable[Puzzle], until: str, puzzle_set: str = "") -> list[Task]:
+    def each(self, solver: str, params: dict, puzzles: Iterable[Puzzle], until: str,
+             puzzle_set: str = "") -> list[Task]:
         """One task per puzzle of ``puzzles``: seeds counted from :attr:`seed`, keys the puzzle's index."""
         return [Task(solver, params, p, self.seed + i, until, key=str(i), puzzle_set=puzzle_set)
                 for i, p in enumerate(puzzles)]

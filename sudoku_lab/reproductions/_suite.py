@@ -192,7 +192,8 @@ class SuiteOutcome:
 
 
 @checked
-def run_all(out_dir: str | os.PathLike[str], *, mode: str = "quick", only: Iterable[str] | None = None, seed: int = 0, jobs: int | None = None,
+def run_all(out_dir: str | os.PathLike[str], *, mode: str = "quick", only: Iterable[str] | None = None, seed: int = 0,
+            jobs: int | None = None,
             scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
             announce: Callable[[int, int, Reproduction, dict], None] | None = None,
             progress: Callable[[str, BatchProgress], None] | None = None,

@@ -71,6 +71,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
+
 from .._checks import checked
 
 __all__ = ["Objective", "Axis", "Column", "Threshold", "Layer", "KNOWN_ROLES", "check_layers",
