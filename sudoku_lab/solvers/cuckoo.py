@@ -149,7 +149,7 @@ def feasible_pairs(row: Sequence[int], free: Sequence[int], domains: Sequence[se
 
 
 @checked
-def missing_cost(grid: Sequence[int], n: int) -> int:
+def missing_cost(grid: Sequence[int] | np.ndarray, n: int) -> int:
     """Missing symbols over the columns and boxes of a complete grid (the cuckoo's cost; rows are permutations)."""
     units = geometry(n).units
     N = n * n
