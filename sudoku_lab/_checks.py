@@ -136,12 +136,18 @@ class _State:
         self.names = names  # the checked parameters, in order
         self.kinds = kinds
         self.hints: list = []
-        self.preds: list = [functools.partial(self._first, i) for i in range(len(names))]
         self.where = _where(func, owner)
+        # The generated wrapper's globals: per parameter i, the predicate _sl_c{i} and the one type _sl_t{i}
+        # that passes without calling it (the common case inline: an int for an int, a Puzzle for a Puzzle).
+        # Until the first call they are a predicate that compiles the checks, and a type no value has.
+        self.namespace: dict = {"_sl_fail": self.fail}
+        for i in range(len(names)):
+            self.namespace[f"_sl_c{i}"] = functools.partial(self._first, i)
+            self.namespace[f"_sl_t{i}"] = _Unmatched
 
     def _first(self, i, value):
         self.compile()
-        return self.preds[i](value)
+        return self.namespace[f"_sl_c{i}"](value)
 
     def compile(self):
         if self.hints:
@@ -153,7 +159,9 @@ class _State:
         hints = [hints[n] for n in self.names]
         # The predicates before the hints: another thread's first call may be here too, and must not
         # see hints while the predicates are still the ones that compile.
-        self.preds[:] = [_predicate(h) for h in hints]
+        for i, hint in enumerate(hints):
+            self.namespace[f"_sl_c{i}"] = _predicate(hint)
+            self.namespace[f"_sl_t{i}"] = _fast_type(hint)
         self.hints = hints
 
     def fail(self, i, value):
@@ -189,7 +197,9 @@ def _wrap(func, owner, skip: int, puzzles=(), advice=None):
     checked_params = [p for p in params[skip:] if p.annotation is not inspect.Parameter.empty]
     state = _State(func, owner, [p.name for p in checked_params], [p.kind for p in checked_params], puzzles, advice)
     # Names no parameter uses, so the generated code cannot shadow an argument.
-    namespace = {"_sl_f": func, "_sl_c": state.preds, "_sl_fail": state.fail}
+    namespace = state.namespace
+    namespace["_sl_f"] = func
+    namespace["_sl_type"] = type
     head, call, body = [], [], []
     star_done = False
     for p in params:
@@ -216,15 +226,18 @@ def _wrap(func, owner, skip: int, puzzles=(), advice=None):
         if p.kind == p.POSITIONAL_ONLY and (p is params[-1] or params[params.index(p) + 1].kind != p.POSITIONAL_ONLY):
             head.append("/")
     for i, p in enumerate(checked_params):
+        def test(v, i=i):
+            return f"_sl_type({v}) is not _sl_t{i} and not _sl_c{i}({v})"
+
         if p.kind == p.VAR_POSITIONAL:
-            body.append(f"    for _sl_v in {p.name}:\n        if not _sl_c[{i}](_sl_v): _sl_fail({i}, _sl_v)")
+            body.append(f"    for _sl_v in {p.name}:\n        if {test('_sl_v')}: _sl_fail({i}, _sl_v)")
         elif p.kind == p.VAR_KEYWORD:
-            body.append(f"    for _sl_v in {p.name}.values():\n        if not _sl_c[{i}](_sl_v): _sl_fail({i}, _sl_v)")
+            body.append(f"    for _sl_v in {p.name}.values():\n        if {test('_sl_v')}: _sl_fail({i}, _sl_v)")
         elif p.default is not inspect.Parameter.empty:
             # A default is the function's own choice: only what a caller passes is checked.
-            body.append(f"    if {p.name} is not _sl_d_{p.name} and not _sl_c[{i}]({p.name}): _sl_fail({i}, {p.name})")
+            body.append(f"    if {p.name} is not _sl_d_{p.name} and {test(p.name)}: _sl_fail({i}, {p.name})")
         else:
-            body.append(f"    if not _sl_c[{i}]({p.name}): _sl_fail({i}, {p.name})")
+            body.append(f"    if {test(p.name)}: _sl_fail({i}, {p.name})")
     source = (f"def {func.__name__}({', '.join(head)}):\n" + "\n".join(body) +
               f"\n    return _sl_f({', '.join(call)})\n")
     exec(compile(source, f"<checked {state.where}>", "exec"), namespace)
@@ -367,6 +380,27 @@ _PUZZLE_TYPES = {("sudoku_lab.puzzle", "Puzzle"), ("sudoku_lab.geometry", "Puzzl
 
 
 # ---------------------------------------------------------------- predicates
+class _Unmatched:
+    """The fast-path type of a parameter that has none: no value is of this type."""
+
+
+def _fast_type(hint) -> type:
+    """The one type whose values pass ``hint``'s check with no further look (items of a container need one)."""
+    if _is_array_like(hint):
+        import numpy as np
+
+        return np.ndarray
+    for m in _members(hint):
+        if m is typing.Any or m is object:
+            return _Unmatched  # the predicate takes anything at once
+        if m in (int, float, bool, str, bytes):
+            return m
+        if isinstance(m, type) and typing.get_origin(m) is None and not getattr(m, "_is_protocol", False) and \
+                m.__module__ != "typing" and m not in _CONTAINERS:
+            return m
+    return _Unmatched
+
+
 def _always(value) -> bool:
     return True
 
@@ -434,6 +468,8 @@ def _predicate(hint):
     if _is_array_like(hint):
         others, takes_none = _split_array_like(hint)
         preds = [_predicate(m) for m in others]
+        if not preds and not takes_none:
+            return _is_array_like_value
         return lambda v: (takes_none and v is None) or any(p(v) for p in preds) or _is_array_like_value(v)
     origin = typing.get_origin(hint)
     if origin is typing.Annotated:
