@@ -70,9 +70,10 @@ def default_output(spec: ExperimentSpec) -> Path:
     return Path(f"{safe}-results")
 
 
-@checked
-def run_spec(spec: ExperimentSpec, out: str | os.PathLike[str], *, jobs: int = 1, scheduler: str | None = None,
-             should_stop: Callable[[], bool] | None = None, progress: Callable[[BatchProgress], None] | None = None,
+@checked(advice={"spec": "read one with spec.load_spec(path)"})
+def run_spec(spec: ExperimentSpec, out: str | os.PathLike[str] | None, *, jobs: int = 1,
+             scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
+             progress: Callable[[BatchProgress], None] | None = None,
              note: Callable[[str], None] | None = None) -> BatchOutcome:
     """Run every task of ``spec`` not yet in the results directory ``out`` (None: keep nothing).
 
@@ -90,6 +91,14 @@ def run_spec(spec: ExperimentSpec, out: str | os.PathLike[str], *, jobs: int = 1
         ``progress(BatchProgress)`` after each run.
     note : callable, optional
         ``note(text)`` for what the user should know (a recovered journal).
+
+    Raises
+    ------
+    ParameterTypeError
+        An argument of the wrong kind (``run_spec("spec.toml", "out")``: read
+        the specification with :func:`sudoku_lab.spec.load_spec`).
+    DataFileError
+        ``out`` holds another experiment or cannot be written.
     """
     from .results import ResultStore, closing
 

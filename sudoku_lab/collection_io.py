@@ -414,13 +414,33 @@ def _named(puzzles: Iterator[Puzzle], source: str, stem: str) -> Iterator[Puzzle
 @checked
 def load_puzzles(path: str | os.PathLike[str], *, n: int | None = None, allow_clashes: bool = False,
                  progress: ProgressFn | None = None) -> list[Puzzle]:
-    """Read every puzzle of a file; unnamed puzzles are named after the file (``stem`` or ``stem:k``)."""
+    """Read every puzzle of a file; unnamed puzzles are named after the file (``stem`` or ``stem:k``).
+
+    Raises
+    ------
+    ParameterTypeError
+        ``path`` is not a str or PathLike, or another argument of the wrong kind.
+    DataFileError
+        The file cannot be read.
+    PuzzleError
+        A puzzle that cannot be read or is not a proper Sudoku (with its line).
+    """
     return list(iter_puzzles(path, n=n, allow_clashes=allow_clashes, progress=progress))
 
 
 @checked
 def load_puzzle(path: str | os.PathLike[str], *, n: int | None = None) -> Puzzle:
-    """Read the first puzzle of a file (the rest of the file is not read)."""
+    """Read the first puzzle of a file (the rest of the file is not read).
+
+    Raises
+    ------
+    ParameterTypeError
+        ``path`` is not a str or PathLike, or ``n`` not an int.
+    DataFileError
+        The file cannot be read.
+    PuzzleError
+        The first puzzle cannot be read or is not a proper Sudoku.
+    """
     return next(iter_puzzles(path, n=n))
 
 

@@ -566,6 +566,16 @@ def save(fig: Figure, path: str | os.PathLike[str], dpi: int = 200) -> Path:
     """Write ``fig`` as PNG, SVG or PDF according to the suffix of ``path``.
 
     Written to a temporary file and renamed, so a full disk leaves no half figure.
+
+    Raises
+    ------
+    ParameterTypeError
+        ``fig`` is not a matplotlib Figure, ``path`` not a str or PathLike, or
+        ``dpi`` not an int (also a TypeError).
+    ParameterError
+        A suffix other than .png, .svg or .pdf, or a dpi out of range.
+    DataFileError
+        The file cannot be written.
     """
     path = check_figure_path(path, dpi)
     fmt = path.suffix.lower().lstrip(".")

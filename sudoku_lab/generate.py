@@ -285,7 +285,7 @@ def generate(n: int, clues: int, seed: int | np.random.Generator | None = None, 
              progress: ProgressFn | None = None):
     """Generate a :class:`~sudoku_lab.puzzle.Puzzle` with a unique solution.
 
-    Same arguments as :func:`generate_grid`. The puzzle is named
+    Same arguments, and errors, as :func:`generate_grid`. The puzzle is named
     ``generated_n{n}_c{clues}_s{seed}``, so it can be regenerated from its
     name (when ``seed`` is a Generator the ``_s`` part is left out; when it
     is None, the fresh seed drawn is the one in the name).

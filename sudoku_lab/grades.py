@@ -281,6 +281,19 @@ def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | No
         ``progress(done, total)`` after each run.
     scheduler : str, optional
         Run on a Dask cluster instead (``tcp://host:port`` or ``local:N``).
+
+    Raises
+    ------
+    PuzzleTypeError
+        ``puzzle`` is not a Puzzle (also a TypeError).
+    ParameterTypeError
+        Another argument of the wrong kind (also a TypeError).
+    ParameterError
+        Runs, seed, thresholds or solver parameters out of range.
+    PuzzleError
+        The puzzle has no unique solution.
+    DataFileError
+        ``results_file`` holds another configuration or cannot be written.
     """
     from .experiments import run_batch
     from .loop import parse_until

@@ -450,7 +450,17 @@ def iterate(
 
 @checked(advice=_TERMINATION_ADVICE)
 def run(solver: Solver, termination: Termination | str | None = None, **kw: Any) -> Progress:
-    """Run to the end (no throttled snapshots in between) and return the last :class:`Progress`."""
+    """Run to the end (no throttled snapshots in between) and return the last :class:`Progress`.
+
+    Raises
+    ------
+    ParameterTypeError
+        ``termination`` is not a Termination, a stopping rule or None (a bare
+        number: iterations or seconds? the message says how to write either),
+        or another argument of the wrong kind (also a TypeError).
+    ParameterError
+        A stopping rule that cannot be read.
+    """
     last = None
     for last in iterate(solver, termination, min_interval=float("inf"), **kw):
         pass

@@ -468,8 +468,9 @@ def summarize(results: Results | pyarrow.Table | str | os.PathLike[str], by: str
 
     Parameters
     ----------
-    results : Results or pyarrow.Table
-        Rows of :data:`sudoku_lab.results.SCHEMA`.
+    results : Results, pyarrow.Table or path
+        Rows of :data:`sudoku_lab.results.SCHEMA`, or a results directory or
+        file (a str or PathLike, read with :func:`~sudoku_lab.results.load_results`).
     by : str
         One of :data:`GROUPINGS`.
     configs : sequence of str, optional
@@ -480,6 +481,15 @@ def summarize(results: Results | pyarrow.Table | str | os.PathLike[str], by: str
     list of SummaryRow
         Per group, one row per configuration that has runs there; then the
         pooled rows when there is more than one group.
+
+    Raises
+    ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
+    ParameterError
+        An unknown grouping or configuration.
+    DataFileError
+        A path that holds no results that can be read.
     """
     return _summaries(_Runs(_as_results(results), by, configs))
 

@@ -340,7 +340,8 @@ def test_result_store_refuses_a_spec_that_is_not_a_dict(tmp_path):
 CONCRETE = [
     # The examples: raw errors from deep inside.
     ("batch.run_spec", lambda: _m("batch").run_spec("spec.toml", "out"), ParameterTypeError,
-     r"^batch.run_spec: spec must be an ExperimentSpec, got str 'spec.toml'$"),
+     r"^batch.run_spec: spec must be an ExperimentSpec, got str 'spec.toml'; read one with "
+     r"spec.load_spec\(path\)$"),
     ("library.puzzle", lambda: _m("library").puzzle(42), ParameterTypeError,
      r"^library.puzzle: name must be a str, got int 42$"),
     # Found the same way (probing the README's API with wrong kinds): raw errors...

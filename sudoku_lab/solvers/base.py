@@ -715,5 +715,13 @@ def get_solver_class(name: str) -> type[Solver]:
 
 @checked
 def create(name: str, **params: Any) -> Solver:
-    """Instantiate a registered solver with validated parameters."""
+    """Instantiate a registered solver with validated parameters.
+
+    Raises
+    ------
+    ParameterTypeError
+        ``name`` is not a str.
+    ParameterError
+        An unknown solver, or a parameter it does not take or out of its range.
+    """
     return get_solver_class(name)(**params)
