@@ -56,10 +56,10 @@ def checked(obj=None, *, puzzles: tuple[str, ...] = (), advice: dict[str, str] |
     Parameters
     ----------
     obj : function or class
-        A class gets its ``__init__`` (a NamedTuple its ``__new__``) and every
-        method, classmethod and staticmethod defined in its body whose name
-        does not start with ``_`` checked (properties, inherited methods and
-        methods already checked are left as they are).
+        A class gets its ``__init__`` (a NamedTuple its ``__new__``), its
+        ``__call__`` and every method, classmethod and staticmethod defined in
+        its body whose name does not start with ``_`` checked (properties,
+        inherited methods and methods already checked are left as they are).
     puzzles : tuple of str
         Parameters that hold a puzzle in another form (its text, a grid): the
         wrong kind there is a PuzzleTypeError, as for a ``Puzzle`` parameter.
@@ -79,7 +79,7 @@ def checked(obj=None, *, puzzles: tuple[str, ...] = (), advice: dict[str, str] |
     if isinstance(obj, type):
         constructor = "__new__" if issubclass(obj, tuple) else "__init__"  # a NamedTuple is built by __new__
         for name, attr in list(vars(obj).items()):
-            if name.startswith("_") and name != constructor:
+            if name.startswith("_") and name not in (constructor, "__call__"):
                 continue
             if name == "__new__":
                 setattr(obj, name, staticmethod(_wrap(attr.__func__, obj, skip=1)))

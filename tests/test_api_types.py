@@ -50,11 +50,11 @@ def _public_modules() -> list[str]:
 
 
 def _members(owner: type) -> list[tuple[str, object]]:
-    """The constructor and public methods a class defines itself."""
+    """The constructor, ``__call__`` and public methods a class defines itself."""
     constructor = "__new__" if issubclass(owner, tuple) else "__init__"
     out = []
     for name, attr in vars(owner).items():
-        if name.startswith("_") and name != constructor:
+        if name.startswith("_") and name not in (constructor, "__call__"):
             continue
         func = attr.__func__ if isinstance(attr, (staticmethod, classmethod)) else attr
         if inspect.isfunction(func):
@@ -104,7 +104,8 @@ def test_the_enumeration_finds_the_api_the_issue_names():
     for expected in ("sudoku_lab.batch.run_spec", "sudoku_lab.report.build_report", "sudoku_lab.library.puzzle",
                      "sudoku_lab.solvers.Solver.step", "sudoku_lab.results.ResultStore.__init__",
                      "sudoku_lab.Puzzle.parse", "sudoku_lab.loop.MaxIterations.__init__",
-                     "sudoku_lab.citations.Citation.__new__"):
+                     "sudoku_lab.citations.Citation.__new__",
+                     "sudoku_lab.experiments.Workers.__call__"):
         assert expected in names
     assert len(API) > 300
 
