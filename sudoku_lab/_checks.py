@@ -136,7 +136,7 @@ class _State:
         self.names = names  # the checked parameters, in order
         self.kinds = kinds
         self.hints: list = []
-        self.where = _where(func, owner)
+        self._where: str | None = None
         # The generated wrapper's globals: per parameter i, the predicate _sl_c{i} and the one type _sl_t{i}
         # that passes without calling it (the common case inline: an int for an int, a Puzzle for a Puzzle).
         # Until the first call they are a predicate that compiles the checks, and a type no value has.
@@ -144,6 +144,13 @@ class _State:
         for i in range(len(names)):
             self.namespace[f"_sl_c{i}"] = functools.partial(self._first, i)
             self.namespace[f"_sl_t{i}"] = _Unmatched
+
+    @property
+    def where(self) -> str:
+        """How the message names the function: ``Solver.step``, ``library.puzzle``, ``solvers.create``."""
+        if self._where is None:
+            self._where = _where(self.func, self.owner)
+        return self._where
 
     def _first(self, i, value):
         self.compile()
@@ -185,8 +192,14 @@ def _where(func, owner) -> str:
         return owner_name if name == "__init__" else func.__qualname__
     if owner is not None:
         return owner.__name__ if func.__name__ in ("__init__", "__new__") else f"{owner.__name__}.{func.__name__}"
-    module = func.__module__.rsplit(".", 1)[-1]
-    return f"{module}.{func.__qualname__}"
+    # A function is named after the public module users import it from (solvers.create, not base.create):
+    # the shortest one that exports it, once every module that may is imported (on the first failure).
+    exporters = [name for name, module in list(sys.modules.items())
+                 if name.startswith("sudoku_lab") and not any(p.startswith("_") for p in name.split("."))
+                 and func.__name__ in getattr(module, "__all__", ())
+                 and getattr(getattr(module, func.__name__, None), "__wrapped__", None) is func]
+    module = min(exporters, key=len) if exporters else func.__module__
+    return f"{module.rsplit('.', 1)[-1]}.{func.__qualname__}"
 
 
 def _wrap(func, owner, skip: int, puzzles=(), advice=None):
@@ -240,7 +253,7 @@ def _wrap(func, owner, skip: int, puzzles=(), advice=None):
             body.append(f"    if {test(p.name)}: _sl_fail({i}, {p.name})")
     source = (f"def {func.__name__}({', '.join(head)}):\n" + "\n".join(body) +
               f"\n    return _sl_f({', '.join(call)})\n")
-    exec(compile(source, f"<checked {state.where}>", "exec"), namespace)
+    exec(compile(source, f"<checked {func.__qualname__}>", "exec"), namespace)
     wrapper = functools.wraps(func)(namespace[func.__name__])
     wrapper.__sudoku_lab_checks__ = state
     return wrapper
