@@ -140,8 +140,6 @@ class Param:
 
         Raises
         ------
-        ParameterTypeError
-            An argument of the wrong kind (also a TypeError).
         ParameterError
             Naming the parameter, the bad value and the allowed range.
         """
@@ -509,8 +507,6 @@ class Solver:
 
         Raises
         ------
-        ParameterTypeError
-            An argument of the wrong kind (also a TypeError).
         ParameterError
             Unknown name, bad value, or a parameter that needs a reset while
             the solver is running (``live=False``).
