@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Iterator
+from typing import Iterable, Iterator
+
+from ._checks import checked
 
 __all__ = ["ChunkSizer", "next_chunk", "remaining", "prepend", "finished_runs"]
 
 
+@checked
 class ChunkSizer:
     """How many runs to send a worker at once.
 
@@ -28,7 +31,7 @@ class ChunkSizer:
         self.runs = 0
         self.seconds = 0.0
 
-    def add(self, results) -> None:
+    def add(self, results: Iterable) -> None:
         for r in results:
             self.runs += 1
             self.seconds += r.seconds

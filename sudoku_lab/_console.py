@@ -6,6 +6,9 @@ import signal
 import sys
 import threading
 import time
+from typing import Callable
+
+from ._checks import checked
 
 __all__ = ["interruptible", "ProgressBar", "duration_text", "note", "add_where_options", "where_from_args", "RunProgress", "ReadProgress", "int_option", "seed_option",
            "resolve_puzzles", "resolve_puzzle", "add_solver_params", "solver_params"]
@@ -240,7 +243,9 @@ def _looks_like_puzzle_text(arg: str) -> bool:
     return near and other <= max(1, 0.05 * len(arg))
 
 
-def resolve_puzzles(arg: str, progress=None, allow_clashes: bool = False):
+@checked
+def resolve_puzzles(arg: str, progress: Callable[[int, int | None], object] | None = None,
+                    allow_clashes: bool = False):
     """The puzzles a command-line argument names, read lazily (an iterator).
 
     In order: ``-`` (standard input), an existing file (every puzzle in it),
@@ -255,6 +260,8 @@ def resolve_puzzles(arg: str, progress=None, allow_clashes: bool = False):
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     PuzzleError, DataFileError
         When nothing matches or the file cannot be read (as the iterator is consumed).
     """
@@ -307,6 +314,7 @@ def _is(test) -> bool:
         return False
 
 
+@checked
 def resolve_puzzle(arg: str, allow_clashes: bool = False):
     """The single puzzle an argument names (the first, when it names several; the rest is not read)."""
     return next(resolve_puzzles(arg, allow_clashes=allow_clashes))

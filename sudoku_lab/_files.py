@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 from .errors import DataFileError
+from ._checks import checked
 
 __all__ = ["os_reason", "read_text", "open_binary", "read_lines", "check_regular", "check_writable", "write_file",
            "write_text", "check_figure_path", "figure_format", "standard_fd", "output_kind", "DPI_RANGE", "MAX_TEXT_BYTES"]
@@ -467,7 +468,8 @@ def figure_format(path) -> str:
     return suffix if suffix in _FIGURE_FORMATS else "pdf"
 
 
-def check_figure_path(path, dpi: int = 200) -> Path:
+@checked
+def check_figure_path(path: str | os.PathLike[str], dpi: int = 200) -> Path:
     """Check a figure's file name and resolution before any work: suffix, dpi, a writable directory.
 
     A file needs the suffix .png, .svg or .pdf; standard output, a device or
@@ -476,6 +478,8 @@ def check_figure_path(path, dpi: int = 200) -> Path:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         A suffix other than .png, .svg, .pdf, or a dpi outside :data:`DPI_RANGE`.
     DataFileError

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 import numpy as np
+import numpy.typing as npt
 
 from ._kernels import ac3 as _k
 from .errors import ParameterError
 from .geometry import BOX_SIZES, MASK_DTYPE, PuzzleLike, as_grid, box_size_for_cells, cell_name, geometry, symbol
+from ._checks import checked
 
 __all__ = [
     "AC3Result",
@@ -39,13 +41,15 @@ __all__ = [
 LOG_DTYPE = np.dtype([("pop", np.int32), ("cell", np.int32), ("digit", np.int8), ("because", np.int32)])
 
 
+@checked
 def mask_to_digits(mask: int) -> list[int]:
     """The digits of a domain mask, in increasing order (bit ``d - 1`` is digit ``d``)."""
     mask = int(mask)
     return [d + 1 for d in range(mask.bit_length()) if mask >> d & 1]
 
 
-def candidate_count(domains) -> np.ndarray:
+@checked
+def candidate_count(domains: npt.ArrayLike) -> np.ndarray:
     """Number of candidates of every cell.
 
     Parameters
@@ -60,7 +64,8 @@ def candidate_count(domains) -> np.ndarray:
     return np.unpackbits(d.view(np.uint8)).reshape(d.size, 32).sum(axis=1, dtype=np.int64)
 
 
-def initial_domains(grid, n: int | None = None, one_pass: bool = False) -> np.ndarray:
+@checked
+def initial_domains(grid: PuzzleLike | npt.ArrayLike, n: int | None = None, one_pass: bool = False) -> np.ndarray:
     """Starting domains of a puzzle: givens are singletons.
 
     Parameters
@@ -94,6 +99,7 @@ def initial_domains(grid, n: int | None = None, one_pass: bool = False) -> np.nd
     return np.where(digits > 0, bits, free).astype(MASK_DTYPE)
 
 
+@checked
 @dataclass(frozen=True, eq=False)
 class AC3Result:
     """The outcome of one AC3 run (every array is read-only).
@@ -259,7 +265,9 @@ def _as_domains(domains, p) -> np.ndarray:
     return d.astype(MASK_DTYPE)
 
 
-def ac3(p: PuzzleLike | np.ndarray | None, hidden_singles: bool = False, domains=None) -> AC3Result:
+@checked
+def ac3(p: PuzzleLike | npt.ArrayLike | None, hidden_singles: bool = False,
+        domains: npt.ArrayLike | None = None) -> AC3Result:
     """Run AC3 on a puzzle or on given domains.
 
     Parameters
@@ -281,6 +289,10 @@ def ac3(p: PuzzleLike | np.ndarray | None, hidden_singles: bool = False, domains
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
+    PuzzleTypeError
+        ``p`` not a puzzle (also a TypeError).
     PuzzleError
         For a grid of the wrong size or with values outside 0..N.
     ParameterError
@@ -309,6 +321,7 @@ def ac3(p: PuzzleLike | np.ndarray | None, hidden_singles: bool = False, domains
     return result_from_kernel(geo.n, hidden_singles, start, out, log, queue, counters, consistent)
 
 
+@checked
 def result_from_kernel(n: int, hidden_singles: bool, start: np.ndarray, out: np.ndarray, log: np.ndarray,
                        queue: np.ndarray, counters: np.ndarray, consistent: bool) -> AC3Result:
     """The :class:`AC3Result` of one :func:`sudoku_lab._kernels.ac3.propagate` call, from its inputs and outputs.

@@ -18,6 +18,8 @@ the new runs into the same directory (:func:`plan` says what a run would do).
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,10 +28,12 @@ from typing import Callable
 from .errors import ParameterError
 from .experiments import BatchProgress, execute, where_text
 from .spec import ExperimentSpec
+from ._checks import checked
 
 __all__ = ["run_spec", "plan", "BatchOutcome", "add_cli", "cmd_batch", "default_output"]
 
 
+@checked
 @dataclass
 class BatchOutcome:
     """What a batch did.
@@ -57,6 +61,7 @@ class BatchOutcome:
     interrupted: bool = False
 
 
+@checked
 def default_output(spec: ExperimentSpec) -> Path:
     """Where a specification's results go when the command line does not say: its ``output``, else
     ``<name>-results`` in the current directory (the name, or the specification file's stem)."""
@@ -67,8 +72,10 @@ def default_output(spec: ExperimentSpec) -> Path:
     return Path(f"{safe}-results")
 
 
-def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None = None,
-             should_stop: Callable[[], bool] | None = None, progress: Callable[[BatchProgress], None] | None = None,
+@checked(advice={"spec": "read one with spec.load_spec(path)"})
+def run_spec(spec: ExperimentSpec, out: str | os.PathLike[str] | None, *, jobs: int = 1,
+             scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
+             progress: Callable[[BatchProgress], None] | None = None,
              note: Callable[[str], None] | None = None) -> BatchOutcome:
     """Run every task of ``spec`` not yet in the results directory ``out`` (None: keep nothing).
 
@@ -90,6 +97,14 @@ def run_spec(spec: ExperimentSpec, out, *, jobs: int = 1, scheduler: str | None 
         ``progress(BatchProgress)`` after each run.
     note : callable, optional
         ``note(text)`` for what the user should know (a recovered journal).
+
+    Raises
+    ------
+    ParameterTypeError
+        An argument of the wrong kind (``run_spec("spec.toml", "out")``: read
+        the specification with :func:`sudoku_lab.spec.load_spec`).
+    DataFileError
+        ``out`` holds another experiment or cannot be written.
     """
     from .results import ResultStore, closing
 
@@ -148,7 +163,8 @@ def plan(spec: ExperimentSpec, out) -> str:
 
 
 # --------------------------------------------------------------------- CLI
-def add_cli(sub) -> None:
+@checked
+def add_cli(sub: argparse._SubParsersAction) -> None:
     from ._console import add_where_options, int_option, seed_option
     from .spec import SEEDINGS
 
@@ -204,7 +220,8 @@ def _spec_from_args(args) -> ExperimentSpec:
                              sample=args.sample, first=args.first, name=args.name or "")
 
 
-def cmd_batch(args) -> int:
+@checked
+def cmd_batch(args: argparse.Namespace) -> int:
     from ._console import ProgressBar, interruptible, note, where_from_args
     from .experiments import default_jobs
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 
+from ._checks import checked
+
 __all__ = ["add_arguments", "main"]
 
 
+@checked
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare every registered benchmark as a sub-command of ``parser`` (``sudoku-lab bench``)."""
     from .benchmarks import benchmarks
@@ -25,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             bench.add_arguments(p)
 
 
+@checked
 def main(args: argparse.Namespace) -> int:
     """Run the benchmark chosen on the command line; returns its exit status."""
     from .benchmarks import get_benchmark

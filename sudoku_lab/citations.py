@@ -22,6 +22,8 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Mapping, NamedTuple
 
+from ._checks import checked
+
 __all__ = ["DOC", "Citation", "CITATIONS", "SECTIONS", "cite", "reference", "doc_file"]
 
 #: The algorithm descriptions, relative to the repository root.
@@ -43,6 +45,7 @@ SECTIONS: Mapping[str, str] = MappingProxyType({
 })
 
 
+@checked
 class Citation(NamedTuple):
     """One paper: ``short`` for labels, ``full`` for a reference list, ``anchor`` for our description.
 
@@ -106,6 +109,7 @@ CITATIONS: Mapping[str, Citation] = MappingProxyType({
 })
 
 
+@checked
 def cite(key: str) -> Citation:
     """The citation of ``key``; KeyError naming the known keys otherwise."""
     try:
@@ -114,6 +118,7 @@ def cite(key: str) -> Citation:
         raise KeyError(f"unknown citation {key!r}; known: {', '.join(CITATIONS)}") from None
 
 
+@checked
 def reference(key: str) -> str:
     """One line for a label or ``--help``: the short citation and where we describe the algorithm.
 
@@ -124,6 +129,7 @@ def reference(key: str) -> str:
     return f"{c.short}; {c.anchor}"
 
 
+@checked
 def doc_file():
     """Where :data:`DOC` is on this machine (a ``pathlib.Path``): in the installed package (a wheel) or the checkout.
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 
 from . import __version__
 from ._console import (
@@ -25,6 +26,7 @@ from ._console import (
     solver_params,
 )
 from .errors import ParameterError, PuzzleError, SudokuLabError
+from ._checks import checked
 
 __all__ = ["main", "build_parser", "wants_gui", "gui_options", "resolve_puzzles", "resolve_puzzle"]
 
@@ -292,7 +294,8 @@ def cmd_bench(args) -> int:
 
 
 # ------------------------------------------------------------------ parser
-def build_parser(argv=None) -> argparse.ArgumentParser:
+@checked
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     from .solvers.base import DEFAULT_SEED
 
     algo = algo_in_argv(argv)
@@ -425,18 +428,21 @@ def cmd_algorithms(args) -> int:
 
 
 # ------------------------------------------------------------------- entry
-def wants_gui(argv) -> bool:
+@checked
+def wants_gui(argv: Sequence[str]) -> bool:
     """True when the arguments ask for the window: none at all, or ``gui``."""
     return len(argv) == 0 or argv[0] == "gui"
 
 
-def gui_options(argv) -> argparse.Namespace:
+@checked
+def gui_options(argv: Sequence[str]) -> argparse.Namespace:
     """Parse ``gui`` options (defaults when the argument list is empty)."""
     args = build_parser().parse_args(argv if argv else ["gui"])
     return args
 
 
-def main(argv=None) -> int:
+@checked
+def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the exit status: 0, 1 (not solved), 2 (bad input), 70 (a bug), 128+signal."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # answered before the parser imports the solvers (and numba)

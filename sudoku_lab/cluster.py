@@ -43,10 +43,14 @@ import threading
 import time
 import uuid
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ._chunks import ChunkSizer, finished_runs, next_chunk, remaining
 from .errors import ParameterError, SudokuLabError
+from ._checks import checked
+
+if TYPE_CHECKING:
+    import distributed
 
 __all__ = ["parse_scheduler", "dask_tasks", "prepare_workers", "ClusterError", "Stopped", "local_cluster",
            "client_for", "probe_scheduler", "CONNECT_SECONDS"]
@@ -75,6 +79,7 @@ _ADDRESS = re.compile(r"(tcp|tls|ucx|inproc|ws|wss)://\S+")
 _HOSTPORT = re.compile(r"[A-Za-z0-9_.\-\[\]:]+:\d{1,5}")
 
 
+@checked
 def parse_scheduler(text: str) -> tuple[str, object]:
     """``("local", N)`` for ``local:N``, ``("address", "tcp://host:port")`` for an address.
 
@@ -82,6 +87,8 @@ def parse_scheduler(text: str) -> tuple[str, object]:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         For anything else, with the forms that are understood.
     """
@@ -104,6 +111,7 @@ def parse_scheduler(text: str) -> tuple[str, object]:
                          "for a local cluster of N worker processes", name="scheduler")
 
 
+@checked
 @contextmanager
 def local_cluster(workers: int, should_stop: Callable[[], bool] | None = None):
     """A :class:`~distributed.LocalCluster` of ``workers`` single-threaded processes, and a client of it.
@@ -482,7 +490,9 @@ def _run_on_worker(run_chunk: Callable, tasks: list, stop_name: str):
     return run_chunk(tasks, should_stop)
 
 
-def prepare_workers(client, solvers: tuple, should_stop: Callable[[], bool] | None = None) -> None:
+@checked
+def prepare_workers(client: distributed.Client, solvers: tuple,
+                    should_stop: Callable[[], bool] | None = None) -> None:
     """Check every worker's sudoku-lab and solvers, and warm the kernels of ``solvers`` on each (and on any
     worker that joins later).
 
@@ -527,7 +537,8 @@ def prepare_workers(client, solvers: tuple, should_stop: Callable[[], bool] | No
         notice.close(finished)
 
 
-def dask_tasks(client, tasks: Iterable, run_chunk: Callable, sizer: ChunkSizer,
+@checked
+def dask_tasks(client: distributed.Client, tasks: Iterable, run_chunk: Callable, sizer: ChunkSizer,
                should_stop: Callable[[], bool] | None = None, per_thread: int = 2) -> Iterator[tuple[int, object]]:
     """Run tasks on a Dask cluster, yielding ``(index, result)`` as each finishes (the contract of
     :func:`~sudoku_lab.experiments.run_tasks`).
@@ -552,6 +563,8 @@ def dask_tasks(client, tasks: Iterable, run_chunk: Callable, sizer: ChunkSizer,
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ClusterError
         A task killed its workers more often than Dask allows (``KilledWorker``).
     """

@@ -31,6 +31,7 @@ import io
 import os
 import re
 import stat
+import typing
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -41,6 +42,7 @@ from .errors import DataFileError, PuzzleError
 from .geometry import BOX_SIZES, geometry
 from .formats import MAX_PUZZLE_CHARS, SYMBOL_LUT, as_text, is_ascii_number
 from .puzzle import Puzzle
+from ._checks import checked, checked_puzzle_text
 
 __all__ = ["iter_collection", "iter_puzzles", "parse_collection", "load_puzzles", "load_puzzle", "format_collection",
            "MAX_LINE_BYTES"]
@@ -91,6 +93,7 @@ def _text_lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 # ------------------------------------------------------------------ reader
+@checked
 def iter_collection(lines: Iterable[tuple[int, str]], *, n: int | None = None,
                     allow_clashes: bool = False) -> Iterator[Puzzle]:
     """Puzzles of a collection given as ``(line number, text)`` pairs, yielded as they are read.
@@ -100,6 +103,8 @@ def iter_collection(lines: Iterable[tuple[int, str]], *, n: int | None = None,
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     PuzzleError
         At the first bad puzzle, naming its line (and column); the puzzles
         before it have been yielded.
@@ -358,7 +363,8 @@ def _solutions(batch: list[_Row], size, fast) -> dict[int, np.ndarray]:
 
 
 # -------------------------------------------------------------- front ends
-def parse_collection(text: str, *, source: str | None = None, n: int | None = None,
+@checked_puzzle_text
+def parse_collection(text: str | bytes, *, source: str | None = None, n: int | None = None,
                      allow_clashes: bool = False) -> list[Puzzle]:
     """Read every puzzle of a collection given as text.
 
@@ -379,8 +385,9 @@ def _with_source(e: PuzzleError, source: str | None) -> PuzzleError:
                        found=e.found)
 
 
-def iter_puzzles(source, *, n: int | None = None, allow_clashes: bool = False, name: str | None = None,
-                 progress: ProgressFn | None = None) -> Iterator[Puzzle]:
+@checked
+def iter_puzzles(source: str | os.PathLike[str] | typing.BinaryIO, *, n: int | None = None, allow_clashes: bool = False,
+                 name: str | None = None, progress: ProgressFn | None = None) -> Iterator[Puzzle]:
     """The puzzles of a file (a path) or a binary stream, lazily, named like :func:`load_puzzles` names them.
 
     Parameters
@@ -394,6 +401,8 @@ def iter_puzzles(source, *, n: int | None = None, allow_clashes: bool = False, n
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     DataFileError
         The file cannot be opened or read (missing, a directory, no permission).
     PuzzleError
@@ -429,17 +438,40 @@ def _named(puzzles: Iterator[Puzzle], source: str, stem: str) -> Iterator[Puzzle
         raise _with_source(e, source) from None
 
 
-def load_puzzles(path, *, n: int | None = None, allow_clashes: bool = False,
+@checked
+def load_puzzles(path: str | os.PathLike[str], *, n: int | None = None, allow_clashes: bool = False,
                  progress: ProgressFn | None = None) -> list[Puzzle]:
-    """Read every puzzle of a file; unnamed puzzles are named after the file (``stem`` or ``stem:k``)."""
+    """Read every puzzle of a file; unnamed puzzles are named after the file (``stem`` or ``stem:k``).
+
+    Raises
+    ------
+    ParameterTypeError
+        ``path`` is not a str or PathLike, or another argument of the wrong kind.
+    DataFileError
+        The file cannot be read.
+    PuzzleError
+        A puzzle that cannot be read or is not a proper Sudoku (with its line).
+    """
     return list(iter_puzzles(path, n=n, allow_clashes=allow_clashes, progress=progress))
 
 
-def load_puzzle(path, *, n: int | None = None) -> Puzzle:
-    """Read the first puzzle of a file (the rest of the file is not read)."""
+@checked
+def load_puzzle(path: str | os.PathLike[str], *, n: int | None = None) -> Puzzle:
+    """Read the first puzzle of a file (the rest of the file is not read).
+
+    Raises
+    ------
+    ParameterTypeError
+        ``path`` is not a str or PathLike, or ``n`` not an int.
+    DataFileError
+        The file cannot be read.
+    PuzzleError
+        The first puzzle cannot be read or is not a proper Sudoku.
+    """
     return next(iter_puzzles(path, n=n))
 
 
+@checked
 def format_collection(puzzles: Iterable[Puzzle], fmt: str = "line") -> str:
     """Write puzzles as a collection that :func:`parse_collection` reads back.
 

@@ -21,6 +21,8 @@ added at the end adds only the new runs.
 
 from __future__ import annotations
 
+import argparse
+import os
 from typing import Callable, Sequence
 
 import numpy as np
@@ -30,10 +32,12 @@ from .experiments import run_batch
 from .puzzle import Puzzle
 from .spec import Config, ExperimentSpec, _legacy_sample, check_seed, select
 from .spec import parse_config as parse_configs
+from ._checks import checked
 
 __all__ = ["Config", "parse_config", "compare", "add_cli", "cmd_compare"]
 
 
+@checked
 def parse_config(text: str) -> Config:
     """``NAME`` or ``NAME:param=value,param=value`` with every value checked by the solver's declarations.
 
@@ -42,6 +46,8 @@ def parse_config(text: str) -> Config:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         Unknown solver or parameter, a value out of range, a malformed item,
         or a list value.
@@ -52,8 +58,9 @@ def parse_config(text: str) -> Config:
     return configs[0]
 
 
+@checked
 def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10, seed: int = 0,
-            until: str = "solved,10s", jobs: int = 1, results_file=None,
+            until: str = "solved,10s", jobs: int = 1, results_file: str | os.PathLike[str] | None = None,
             should_stop: Callable[[], bool] | None = None,
             progress: Callable[[int, int], None] | None = None, scheduler: str | None = None,
             sample: int | None = None, note: Callable[[str], None] | None = None):
@@ -139,7 +146,8 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
 
 
 # --------------------------------------------------------------------- CLI
-def add_cli(sub) -> None:
+@checked
+def add_cli(sub: argparse._SubParsersAction) -> None:
     from ._console import add_where_options, int_option, seed_option
     from .report import CORRECTIONS, FORMATS
 
@@ -171,7 +179,8 @@ def add_cli(sub) -> None:
     c.set_defaults(func=cmd_compare)
 
 
-def cmd_compare(args) -> int:
+@checked
+def cmd_compare(args: argparse.Namespace) -> int:
     import sys
 
     from ._console import ProgressBar, interruptible, note, resolve_puzzles, where_from_args

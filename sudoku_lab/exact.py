@@ -31,10 +31,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from ._kernels import exact as _k
 from .errors import ParameterError, PuzzleError
-from .geometry import BOX_SIZES, as_grid, check_digits, geometry
+from .geometry import BOX_SIZES, PuzzleLike, as_grid, check_digits, geometry
+from ._checks import checked
 
 __all__ = [
     "as_grid",
@@ -71,6 +73,7 @@ _FILL_BUDGET_PER_CELL = 4
 _UNLIMITED = np.iinfo(np.int64).max
 
 
+@checked
 @dataclass(frozen=True)
 class SearchResult:
     """What one depth-first search found.
@@ -122,7 +125,8 @@ def _run(grid: np.ndarray, n: int, limit: int, keep: int, node_budget: int):
     return out, int(count), stats, weights
 
 
-def search(puzzle, limit: int = 2, *, node_budget: int | None = None) -> SearchResult:
+@checked
+def search(puzzle: PuzzleLike | npt.ArrayLike, limit: int = 2, *, node_budget: int | None = None) -> SearchResult:
     """Deterministic depth-first search for up to ``limit`` solutions.
 
     Parameters
@@ -146,7 +150,8 @@ def search(puzzle, limit: int = 2, *, node_budget: int | None = None) -> SearchR
     return SearchResult(sols, count, int(stats[_k.STAT_NODES]), not stats[_k.STAT_EXHAUSTED])
 
 
-def solve(puzzle) -> np.ndarray | None:
+@checked
+def solve(puzzle: PuzzleLike | npt.ArrayLike) -> np.ndarray | None:
     """The first solution found, or None if the puzzle has none.
 
     A deterministic search runs first; if it has not finished after
@@ -181,7 +186,8 @@ def solve(puzzle) -> np.ndarray | None:
     return sol
 
 
-def count_solutions(puzzle, limit: int = 2) -> int:
+@checked
+def count_solutions(puzzle: PuzzleLike | npt.ArrayLike, limit: int = 2) -> int:
     """Number of solutions, counting stops at ``limit``.
 
     Parameters
@@ -199,7 +205,8 @@ def count_solutions(puzzle, limit: int = 2) -> int:
     return _run(grid, n, _check_limit(limit), 0, _UNLIMITED)[1]
 
 
-def find_solutions(puzzle, limit: int = 2) -> np.ndarray:
+@checked
+def find_solutions(puzzle: PuzzleLike | npt.ArrayLike, limit: int = 2) -> np.ndarray:
     """Up to ``limit`` solutions, in search order.
 
     Parameters
@@ -215,12 +222,14 @@ def find_solutions(puzzle, limit: int = 2) -> np.ndarray:
     return search(puzzle, limit).solutions
 
 
-def is_unique(puzzle) -> bool:
+@checked
+def is_unique(puzzle: PuzzleLike | npt.ArrayLike) -> bool:
     """True if the puzzle has exactly one solution."""
     return count_solutions(puzzle, limit=2) == 1
 
 
-def solve_many(grids, n: int, limit: int = 1) -> tuple[np.ndarray, np.ndarray]:
+@checked
+def solve_many(grids: npt.ArrayLike, n: int, limit: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Search many puzzles of one size in a single kernel call.
 
     Each grid gets one complete deterministic search (no restarts), so this
@@ -261,7 +270,8 @@ def solve_many(grids, n: int, limit: int = 1) -> tuple[np.ndarray, np.ndarray]:
     return solutions, counts
 
 
-def random_solution(n: int, rng) -> np.ndarray:
+@checked
+def random_solution(n: int, rng: np.random.Generator | int) -> np.ndarray:
     """A random complete valid grid.
 
     The empty grid is solved with a random digit order; a search that exceeds

@@ -21,7 +21,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -29,11 +29,16 @@ from .errors import ParameterError
 from ._chunks import ChunkSizer, finished_runs, next_chunk, prepend, remaining
 from .puzzle import Puzzle
 from .warmup import warm_once, warm_up
+from ._checks import checked
+
+if TYPE_CHECKING:
+    from .results import ResultStore
 
 __all__ = ["Task", "RunResult", "run_task", "run_tasks", "execute", "run_batch", "Workers", "BatchProgress",
            "config_label", "where_text", "default_jobs", "effective_jobs", "WorkerPool", "ChunkSizer", "run_chunk"]
 
 
+@checked
 @dataclass(frozen=True)
 class Task:
     """One run: ``solver`` with ``params`` on ``puzzle`` from ``seed`` until ``until``.
@@ -67,6 +72,7 @@ class Task:
         return config_label(self.solver, self.params)
 
 
+@checked
 def config_label(solver: str, params: dict) -> str:
     """A configuration's label: ``solver``, then ``:name=value,...`` for the parameters given."""
     def text(v):
@@ -75,6 +81,7 @@ def config_label(solver: str, params: dict) -> str:
     return solver + ("" if not params else ":" + ",".join(f"{k}={text(v)}" for k, v in params.items()))
 
 
+@checked
 @dataclass
 class RunResult:
     """What one run produced.
@@ -140,6 +147,7 @@ class RunResult:
                    host=row.get("host") or "", finished=float(finished or 0.0))
 
 
+@checked
 def run_task(task: Task, should_stop: Callable[[], bool] | None = None) -> RunResult:
     """Run one task in this process and return its result."""
     from . import loop
@@ -193,6 +201,7 @@ def _worker_ready() -> int:
     return os.getpid()
 
 
+@checked
 def run_chunk(tasks: list[Task], should_stop: Callable[[], bool] | None = None) -> list[RunResult]:
     """Run tasks one after the other (a chunk sent to one worker); stop at the first run cut short.
 
@@ -212,6 +221,7 @@ def _run_chunk_in_worker(tasks: list[Task]) -> list[RunResult]:
     return run_chunk(tasks, should_stop=_WORKER_STOP.is_set if _WORKER_STOP is not None else None)
 
 
+@checked
 class WorkerPool:
     """Worker processes that run tasks, spawned and warmed once, for one batch or several (benchmarks).
 
@@ -323,6 +333,7 @@ class WorkerPool:
         self.close(clean=kind is None)
 
 
+@checked
 class Workers:
     """Where the runs of many batches go, kept for all of them: worker processes, or a Dask client.
 
@@ -463,11 +474,13 @@ class Workers:
         self.close(clean=kind is None)
 
 
+@checked
 def where_text(jobs: int, scheduler: str | None = None) -> str:
     """Where runs go, in a results directory's provenance: ``serial``, ``pool:N`` or the Dask scheduler."""
     return scheduler or (f"pool:{jobs}" if jobs > 1 else "serial")
 
 
+@checked
 def default_jobs() -> int:
     """Worker processes to use by default: the CPUs this process may run on."""
     try:
@@ -476,6 +489,7 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+@checked
 def effective_jobs(requested: int) -> tuple[int, str | None]:
     """The worker processes to start for ``requested``, and a note when that is fewer.
 
@@ -485,6 +499,8 @@ def effective_jobs(requested: int) -> tuple[int, str | None]:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         If ``requested`` is below 1.
     """
@@ -497,6 +513,7 @@ def effective_jobs(requested: int) -> tuple[int, str | None]:
     return int(requested), None
 
 
+@checked
 def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bool] | None = None,
               warm: bool = True, solvers: Iterable[str] | None = None) -> Iterator[tuple[int, RunResult]]:
     """Run tasks, yielding ``(index, result)`` as each finishes.
@@ -561,6 +578,7 @@ def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bo
         workers.close(clean)
 
 
+@checked
 @dataclass(frozen=True)
 class BatchProgress:
     """Where a batch stands, for progress bars.
@@ -598,7 +616,8 @@ class BatchProgress:
         return left / self.rate if self.new and self.rate > 0 else math.nan
 
 
-def execute(tasks: Iterable[Task], *, total: int | None = None, store=None, jobs: int = 1,
+@checked
+def execute(tasks: Iterable[Task], *, total: int | None = None, store: ResultStore | None = None, jobs: int = 1,
             scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
             progress: Callable[[BatchProgress], None] | None = None,
             solvers: Iterable[str] | None = None,
@@ -730,7 +749,8 @@ class _Hinted:
         return max(0, self._left())
 
 
-def run_batch(tasks: list[Task], store=None, **kw) -> list[RunResult | None]:
+@checked
+def run_batch(tasks: list[Task], store: ResultStore | None = None, **kw: Any) -> list[RunResult | None]:
     """Run ``tasks`` through :func:`execute` and return every result in task order.
 
     Results the store already held are read back from it; a task left

@@ -9,8 +9,8 @@
   declared axes, with run-end and parameter-change markers;
 * :func:`ecdf_figure`, :func:`box_figure`, :func:`success_figure`,
   :func:`heatmap_figure`: the figures of ``sudoku-lab report``, drawn from
-  its data (:class:`~sudoku_lab.report.ECDF` and
-  :class:`~sudoku_lab.report.SummaryRow` lists): run-length distributions,
+  its data (:class:`~ECDF` and
+  :class:`~SummaryRow` lists): run-length distributions,
   box plots of the solved runs, success rates with their 95 % intervals, and a
   configuration x puzzle map of success rates;
 * :func:`save`: PNG (chosen DPI), SVG or PDF by file suffix.
@@ -18,19 +18,30 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from ._paths import prepare_matplotlib
 
 prepare_matplotlib()  # before matplotlib looks for its configuration directory
 
+from matplotlib.colors import Colormap  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 from ._files import DPI_RANGE, check_figure_path, figure_format, write_file  # noqa: E402
 from .geometry import SYMBOLS  # noqa: E402
+from ._checks import checked
+
+if TYPE_CHECKING:  # names of annotations only: these modules import this one
+    from .grades import GradeResult
+    from .report import ECDF, SummaryRow
 
 __all__ = ["grade_figure", "probability_figure", "convergence_figure", "ecdf_figure", "box_figure", "success_figure",
            "heatmap_figure", "save", "check_figure_path", "DPI_RANGE"]
@@ -94,10 +105,13 @@ def _grade_cmap():
         "sudoku_lab_grades", [(0.0, "#d7301f"), (0.5, "#fc8d59"), (0.85, "#fee8a0"), (1.0, "#ffffff")])
 
 
-def grade_figure(result=None, *, grades=None, givens=None, digits=None, fraction=None, shade: bool = True,
-                 reference=None, reference_title: str = "paper (Figure 4.2)", title: str | None = None,
-                 cmap=None) -> Figure:
-    """The grade grid of a :class:`~sudoku_lab.grades.GradeResult` (or of explicit arrays).
+@checked
+def grade_figure(result: GradeResult | None = None, *, grades: npt.ArrayLike | None = None,
+                 givens: npt.ArrayLike | None = None, digits: npt.ArrayLike | None = None,
+                 fraction: npt.ArrayLike | None = None, shade: bool = True, reference: npt.ArrayLike | None = None,
+                 reference_title: str = "paper (Figure 4.2)", title: str | None = None,
+                 cmap: str | Colormap | None = None) -> Figure:
+    """The grade grid of a :class:`~GradeResult` (or of explicit arrays).
 
     Parameters
     ----------
@@ -171,7 +185,8 @@ def probability_image(p: np.ndarray, n: int) -> np.ndarray:
     return p.transpose(0, 2, 1, 3).reshape(N * n, N * n)
 
 
-def probability_figure(p: np.ndarray, n: int, givens=None, title: str = "p[cell, digit]",
+@checked
+def probability_figure(p: np.ndarray, n: int, givens: npt.ArrayLike | None = None, title: str = "p[cell, digit]",
                        cmap: str = "viridis") -> Figure:
     """The probability model as mini-tiles with a fixed 0..1 colour bar.
 
@@ -206,10 +221,13 @@ def probability_figure(p: np.ndarray, n: int, givens=None, title: str = "p[cell,
 
 
 _STYLES = {"solid": "-", "dashed": "--", "dotted": ":", "steps": "-"}
+from .solvers.base import Snapshot, Solver  # noqa: E402
 from .solvers.declare import column_colours  # noqa: E402
 
 
-def convergence_figure(snapshot, title: str | None = None, solver=None, max_markers: int = 40) -> Figure:
+@checked
+def convergence_figure(snapshot: Snapshot, title: str | None = None, solver: type[Solver] | None = None,
+                       max_markers: int = 40) -> Figure:
     """The solver's declared trace columns against iterations, on their declared axes, with event markers.
 
     Parameters
@@ -313,7 +331,9 @@ def _use_log(values) -> bool:
     return bool(v.size) and float(v.min()) > 0 and float(v.max()) / float(v.min()) > 10**1.5
 
 
-def ecdf_figure(ecdfs, metric: str | None = None, title: str | None = None, log: bool | None = None) -> Figure:
+@checked
+def ecdf_figure(ecdfs: Sequence[ECDF], metric: str | None = None, title: str | None = None,
+                log: bool | None = None) -> Figure:
     """Run-length distributions: fraction of runs solved against the metric, a panel per group.
 
     Parameters
@@ -387,7 +407,9 @@ def _series_legend(fig: Figure, configs, line: bool) -> None:
                    title="configuration", title_fontsize=9)
 
 
-def box_figure(ecdfs, metric: str | None = None, title: str | None = None, log: bool | None = None) -> Figure:
+@checked
+def box_figure(ecdfs: Sequence[ECDF], metric: str | None = None, title: str | None = None,
+               log: bool | None = None) -> Figure:
     """Box plots of the metric of the solved runs, one box per configuration, a panel per group.
 
     Parameters are those of :func:`ecdf_figure` (the boxes use ``values``,
@@ -447,7 +469,8 @@ def box_figure(ecdfs, metric: str | None = None, title: str | None = None, log: 
     return fig
 
 
-def success_figure(rows, title: str | None = None) -> Figure:
+@checked
+def success_figure(rows: Sequence[SummaryRow], title: str | None = None) -> Figure:
     """Success rate with its 95 % interval per group (level) and configuration, side by side.
 
     Parameters
@@ -487,7 +510,9 @@ def success_figure(rows, title: str | None = None) -> Figure:
     return fig
 
 
-def heatmap_figure(rows, title: str | None = None, cmap: str = "viridis", annotate: bool | None = None) -> Figure:
+@checked
+def heatmap_figure(rows: Sequence[SummaryRow], title: str | None = None, cmap: str = "viridis",
+                   annotate: bool | None = None) -> Figure:
     """Success rate of every configuration (rows) on every puzzle (columns), puzzle sets separated.
 
     Parameters
@@ -542,13 +567,24 @@ def heatmap_figure(rows, title: str | None = None, cmap: str = "viridis", annota
     return fig
 
 
-def save(fig: Figure, path, dpi: int = 200) -> Path:
+@checked
+def save(fig: Figure, path: str | os.PathLike[str], dpi: int = 200) -> Path:
     """Write ``fig`` as PNG, SVG or PDF according to the suffix of ``path``.
 
     A file is written to a temporary file and renamed, so a full disk leaves
     no half figure; a symlink is followed; standard output (``-``), a device
     or a FIFO is written directly, as PDF unless its name has another
     figure suffix (see :func:`sudoku_lab._files.write_file`).
+
+    Raises
+    ------
+    ParameterTypeError
+        ``fig`` is not a matplotlib Figure, ``path`` not a str or PathLike, or
+        ``dpi`` not an int (also a TypeError).
+    ParameterError
+        A suffix other than .png, .svg or .pdf, or a dpi out of range.
+    DataFileError
+        The file cannot be written.
     """
     path = check_figure_path(path, dpi)
     fmt = figure_format(path)

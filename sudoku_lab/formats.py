@@ -37,9 +37,11 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from .errors import PuzzleError, PuzzleTypeError
 from .geometry import BOX_SIZES, SYMBOLS, box_size_for_cells, size_text
+from ._checks import checked, checked_puzzle_text
 
 __all__ = ["FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "Parsed", "read", "write", "write_line",
            "write_numbers", "write_grid", "write_kennett", "write_sdk", "as_text", "is_ascii_number",
@@ -68,6 +70,7 @@ for _i, _ch in enumerate(SYMBOLS, 1):
 del _i, _ch
 
 
+@checked
 class Parsed(NamedTuple):
     """What :func:`read` found in one puzzle's text.
 
@@ -94,7 +97,8 @@ def _digits_help(N: int) -> str:
     return f"digits 1-{last}" if N <= 9 else f"digits 1-9 and A-{last}"
 
 
-def as_text(text) -> str:
+@checked_puzzle_text
+def as_text(text: str | bytes | bytearray | memoryview) -> str:
     """``text`` as str: bytes are decoded as UTF-8; anything else is a PuzzleTypeError."""
     if isinstance(text, str):
         return text
@@ -110,8 +114,14 @@ def as_text(text) -> str:
                           "an array of digits with Puzzle(grid)")
 
 
+@checked
 def is_ascii_number(tok: str) -> bool:
     """An ASCII number (``str.isdigit`` also accepts '²' and other digits ``int`` then refuses)."""
+    return _ascii_number(tok)
+
+
+def _ascii_number(tok: str) -> bool:
+    # Unchecked, for the reader's loop over every token: the checks would make reading numbers 20 % slower.
     return tok.isascii() and tok.isdigit()
 
 
@@ -124,7 +134,8 @@ def _symbol_value(ch: str) -> int:
 
 
 # ------------------------------------------------------------------ reading
-def read(text, *, n: int | None = None, first_line: int = 1) -> Parsed:
+@checked_puzzle_text
+def read(text: str | bytes, *, n: int | None = None, first_line: int = 1) -> Parsed:
     """Read one puzzle's cells and header in any supported format.
 
     Parameters
@@ -143,6 +154,8 @@ def read(text, *, n: int | None = None, first_line: int = 1) -> Parsed:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     PuzzleError
         Empty input, a bad character (line and column), a symbol out of
         range, the wrong number of cells (how many were found);
@@ -220,7 +233,7 @@ def _parse_cells(body, n):
     if not toks:
         raise PuzzleError("no puzzle found: the input is empty", kind="empty")
     counts = {n_: n_**4 for n_ in BOX_SIZES}
-    numeric = (all(t == "." or is_ascii_number(t) for t, _, _ in toks) and len(toks) in counts.values()
+    numeric = (all(t == "." or _ascii_number(t) for t, _, _ in toks) and len(toks) in counts.values()
                and any(len(t) > 1 for t, _, _ in toks))
     if numeric:
         size = box_size_for_cells(len(toks)) if n is None else n
@@ -302,18 +315,21 @@ def _rows(grid, n: int) -> list[list[int]]:
     return np.asarray(grid).reshape(N, N).tolist()
 
 
-def write_line(grid, blank: str = ".") -> str:
+@checked
+def write_line(grid: npt.ArrayLike, blank: str = ".") -> str:
     """N*N symbols on one line (``blank`` for empty cells)."""
     return "".join(blank if d == 0 else SYMBOLS[d - 1] for d in np.asarray(grid).reshape(-1).tolist())
 
 
-def write_numbers(grid, n: int) -> str:
+@checked
+def write_numbers(grid: npt.ArrayLike, n: int) -> str:
     """N lines of N space-separated numbers, 0 for a blank, right-aligned."""
     width = len(str(n * n))
     return "\n".join(" ".join(f"{d:>{width}}" for d in row) for row in _rows(grid, n))
 
 
-def write_grid(grid, n: int, separators: bool = True) -> str:
+@checked
+def write_grid(grid: npt.ArrayLike, n: int, separators: bool = True) -> str:
     """N lines of symbols, with ``|`` and ``-+-`` box separators unless ``separators=False``."""
     rows = []
     for r, row in enumerate(_rows(grid, n)):
@@ -328,13 +344,15 @@ def write_grid(grid, n: int, separators: bool = True) -> str:
     return "\n".join(rows)
 
 
-def write_kennett(grid, n: int, name: str | None = None) -> str:
+@checked
+def write_kennett(grid: npt.ArrayLike, n: int, name: str | None = None) -> str:
     """Kennett's compact format: a ``%`` comment line (the name) then N lines."""
     head = f"% {name}" if name else "%"
     return head + "\n" + write_grid(grid, n, separators=False)
 
 
-def write_sdk(grid, n: int, name: str | None = None, metadata: Mapping[str, str] | None = None) -> str:
+@checked
+def write_sdk(grid: npt.ArrayLike, n: int, name: str | None = None, metadata: Mapping[str, str] | None = None) -> str:
     """SadMan/SudoCue ``.sdk``: ``#`` metadata lines (``#D`` = name), then N lines."""
     metadata = metadata or {}
     head = []
@@ -346,7 +364,8 @@ def write_sdk(grid, n: int, name: str | None = None, metadata: Mapping[str, str]
     return "\n".join(head + [write_grid(grid, n, separators=False)])
 
 
-def write(grid, n: int, fmt: str = "line", *, name: str | None = None,
+@checked
+def write(grid: npt.ArrayLike, n: int, fmt: str = "line", *, name: str | None = None,
           metadata: Mapping[str, str] | None = None) -> str:
     """Write a grid in one of :data:`FORMATS`; :func:`read` reads it back exactly.
 
@@ -364,6 +383,8 @@ def write(grid, n: int, fmt: str = "line", *, name: str | None = None,
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ValueError
         For an unknown format.
     """

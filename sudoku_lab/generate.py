@@ -32,6 +32,7 @@ from . import exact
 from .errors import ParameterError
 from .geometry import BOX_SIZES
 from .warmup import warm_once
+from ._checks import checked
 
 __all__ = ["SYMMETRIES", "generate", "generate_grid", "random_grid", "GenerationStopped", "parse_time_limit"]
 
@@ -44,11 +45,14 @@ class GenerationStopped(Exception):
     """Generation stopped at the caller's request (``should_stop``); the message says how far it got."""
 
 
-def parse_time_limit(text) -> float | None:
+@checked
+def parse_time_limit(text: str | float | None) -> float | None:
     """Seconds from ``30s``, ``2m``, ``1h``, a bare number of seconds, or None / ``none`` for no limit.
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         Anything else, or a limit that is not a positive finite duration.
     """
@@ -98,7 +102,8 @@ def _check_box_size(n) -> int:
     return int(n)
 
 
-def random_grid(n: int, seed=None) -> np.ndarray:
+@checked
+def random_grid(n: int, seed: int | np.random.Generator | None = None) -> np.ndarray:
     """A random complete valid grid.
 
     Parameters
@@ -178,8 +183,9 @@ def _remove_clues(solution: np.ndarray, clues: int, orbits: list[np.ndarray], rn
     return puzzle
 
 
-def generate_grid(n: int, clues: int, seed=None, symmetry: str = "none", max_tries: int = 20,
-                  time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
+@checked
+def generate_grid(n: int, clues: int, seed: int | np.random.Generator | None = None, symmetry: str = "none",
+                  max_tries: int = 20, time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
                   progress: ProgressFn | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Generate a puzzle with a unique solution and exactly ``clues`` givens.
 
@@ -217,6 +223,8 @@ def generate_grid(n: int, clues: int, seed=None, symmetry: str = "none", max_tri
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         For a bad argument, or when no try reached ``clues`` givens within
         ``max_tries`` and ``time_limit``; the message names the fewest givens
@@ -273,12 +281,13 @@ def _duration(seconds: float) -> str:
     return f"{seconds:g} s" if seconds < 120 else f"{seconds / 60:g} min"
 
 
-def generate(n: int, clues: int, seed=None, symmetry: str = "none", max_tries: int = 20,
-             time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
+@checked
+def generate(n: int, clues: int, seed: int | np.random.Generator | None = None, symmetry: str = "none",
+             max_tries: int = 20, time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
              progress: ProgressFn | None = None):
     """Generate a :class:`~sudoku_lab.puzzle.Puzzle` with a unique solution.
 
-    Same arguments as :func:`generate_grid`. The puzzle is named
+    Same arguments, and errors, as :func:`generate_grid`. The puzzle is named
     ``generated_n{n}_c{clues}_s{seed}``, so it can be regenerated from its
     name (when ``seed`` is a Generator the ``_s`` part is left out; when it
     is None, the fresh seed drawn is the one in the name).

@@ -13,6 +13,9 @@ from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+import numpy.typing as npt
+
+from ._checks import checked
 
 __all__ = [
     "BOX_SIZES",
@@ -45,6 +48,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
+@checked
 @dataclass(frozen=True, eq=False)
 class Geometry:
     """Index tables of one box size.
@@ -92,6 +96,7 @@ class Geometry:
         return f"{('row', 'column', 'box')[kind]} {idx + 1}"
 
 
+@checked
 def box_size_for_cells(count: int) -> int | None:
     """The box size whose grid has ``count`` cells, or None."""
     for n in BOX_SIZES:
@@ -156,12 +161,14 @@ class PuzzleLike(Protocol):
         """Box size."""
 
 
+@checked
 def size_text(n: int) -> str:
     """``9x9`` for box size 3."""
     return f"{n * n}x{n * n}"
 
 
-def as_grid(obj, n: int | None = None) -> tuple[np.ndarray, int]:
+@checked
+def as_grid(obj: PuzzleLike | npt.ArrayLike, n: int | None = None) -> tuple[np.ndarray, int]:
     """Check a puzzle-like and return it as ``(grid, n)``: the one validator of grid arrays.
 
     Parameters
@@ -181,6 +188,10 @@ def as_grid(obj, n: int | None = None) -> tuple[np.ndarray, int]:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
+    PuzzleTypeError
+        ``obj`` not a puzzle (also a TypeError).
     PuzzleError
         ``kind="box_size"``, ``"cell_count"`` (how many cells were found) or
         ``"bad_symbol"`` (a non-integer grid, or the first cell outside 0..N).
@@ -219,6 +230,7 @@ def _check_integers(a: np.ndarray) -> None:
         raise PuzzleError(f"a puzzle grid must hold integers, got dtype {a.dtype}", kind="bad_symbol")
 
 
+@checked
 def check_digits(a: np.ndarray, n: int) -> None:
     """Raise ``PuzzleError(kind="bad_symbol")`` unless ``a`` holds only integers 0..N.
 
@@ -248,12 +260,14 @@ def check_digits(a: np.ndarray, n: int) -> None:
                       f"(0 for a blank, 1-{N})", kind="bad_symbol", cells=(cell,), digit=value)
 
 
+@checked
 def cell_name(cell: int, N: int) -> str:
     """``r<row>c<col>`` (1-based) for flat cell index ``cell`` of an N x N grid."""
     r, c = divmod(int(cell), N)
     return f"r{r + 1}c{c + 1}"
 
 
+@checked
 def symbol(d: int) -> str:
     """The symbol of digit ``d`` (1..35); ``.`` for 0."""
     return "." if d == 0 else SYMBOLS[d - 1]

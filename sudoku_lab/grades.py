@@ -14,13 +14,15 @@ at least ``b`` (default 90 %), blank otherwise; givens are ``A``.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -30,10 +32,15 @@ from .errors import DataFileError, ParameterError, PuzzleError
 from .experiments import Task, config_label
 from .geometry import cell_name
 from .puzzle import Puzzle
+from ._checks import checked
+
+if TYPE_CHECKING:
+    from .results import Results
 
 __all__ = ["GradeResult", "correctness_grades", "grades_from_results", "grade_cells", "agreement", "add_cli"]
 
 
+@checked
 def grade_cells(fraction: np.ndarray, givens: np.ndarray, a: float = 1.0, b: float = 0.9) -> np.ndarray:
     """Grades from fractions correct.
 
@@ -56,6 +63,7 @@ def grade_cells(fraction: np.ndarray, givens: np.ndarray, a: float = 1.0, b: flo
     return out
 
 
+@checked
 def agreement(ours: np.ndarray, theirs: np.ndarray) -> float:
     """Share of cells with the same grade in two (N, N) or (C,) grade arrays."""
     a, b = np.asarray(ours).reshape(-1), np.asarray(theirs).reshape(-1)
@@ -64,6 +72,7 @@ def agreement(ours: np.ndarray, theirs: np.ndarray) -> float:
     return float(np.mean(a == b))
 
 
+@checked
 @dataclass
 class GradeResult:
     """Correctness grades of one configuration on one puzzle.
@@ -161,7 +170,7 @@ class GradeResult:
                       "seconds": round(r.seconds, 6)} for r in self.runs],
         }
 
-    def save_json(self, path) -> None:
+    def save_json(self, path: str | os.PathLike[str]) -> None:
         write_text(path, json.dumps(self.to_dict(), indent=1) + "\n", "grades file")
 
     def to_csv(self) -> str:
@@ -176,7 +185,7 @@ class GradeResult:
                         int(self.solution[c]), f"{f[c]:.4f}", g[c]])
         return buf.getvalue()
 
-    def save_csv(self, path) -> None:
+    def save_csv(self, path: str | os.PathLike[str]) -> None:
         write_text(path, self.to_csv(), "grades file")
 
     def to_latex(self, caption: str | None = None) -> str:
@@ -195,7 +204,7 @@ class GradeResult:
         return "\n".join(lines) + "\n"
 
     @classmethod
-    def load_json(cls, path) -> "GradeResult":
+    def load_json(cls, path: str | os.PathLike[str]) -> "GradeResult":
         """Read a file written by :meth:`save_json`.
 
         The runs themselves are not stored there, so ``runs`` is empty; the
@@ -203,6 +212,8 @@ class GradeResult:
 
         Raises
         ------
+        ParameterTypeError
+            An argument of the wrong kind (also a TypeError).
         DataFileError
             Missing, unreadable, not UTF-8, not JSON, or not a grades file.
         """
@@ -229,9 +240,12 @@ class GradeResult:
 MAX_RUNS = 1_000_000
 
 
+@checked
 def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | None = None, runs: int = 100,
-                       seed: int = 0, until: str = "solved,100000it", thresholds=(1.0, 0.9), jobs: int = 1,
-                       results_file=None, should_stop: Callable[[], bool] | None = None,
+                       seed: int = 0, until: str = "solved,100000it",
+                       thresholds: tuple[float, float] = (1.0, 0.9), jobs: int = 1,
+                       results_file: str | os.PathLike[str] | None = None,
+                       should_stop: Callable[[], bool] | None = None,
                        progress: Callable[[int, int], None] | None = None,
                        scheduler: str | None = None) -> GradeResult:
     """Run ``runs`` seeded runs and grade every cell.
@@ -267,6 +281,19 @@ def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | No
         ``progress(done, total)`` after each run.
     scheduler : str, optional
         Run on a Dask cluster instead (``tcp://host:port`` or ``local:N``).
+
+    Raises
+    ------
+    PuzzleTypeError
+        ``puzzle`` is not a Puzzle (also a TypeError).
+    ParameterTypeError
+        Another argument of the wrong kind (also a TypeError).
+    ParameterError
+        Runs, seed, thresholds or solver parameters out of range.
+    PuzzleError
+        The puzzle has no unique solution.
+    DataFileError
+        ``results_file`` holds another configuration or cannot be written.
     """
     from .experiments import run_batch
     from .loop import parse_until
@@ -301,8 +328,9 @@ def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | No
     return result
 
 
-def grades_from_results(results, puzzle: str | None = None, config: str | None = None,
-                        thresholds=(1.0, 0.9)) -> GradeResult:
+@checked
+def grades_from_results(results: Results | str | os.PathLike[str], puzzle: str | None = None, config: str | None = None,
+                        thresholds: tuple[float, float] = (1.0, 0.9)) -> GradeResult:
     """Grade every cell from the final grids of a results table (``batch``, ``compare``, ``grades``, ``reproduce``).
 
     Parameters
@@ -320,6 +348,8 @@ def grades_from_results(results, puzzle: str | None = None, config: str | None =
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         Several puzzles or configurations and none chosen (the message lists
         them), or a choice the results do not hold.
@@ -391,7 +421,8 @@ def _listing(groups, what: str) -> str:
 
 
 # ---------------------------------------------------------------------- CLI
-def add_cli(sub, add_solver_params) -> None:
+@checked
+def add_cli(sub: argparse._SubParsersAction, add_solver_params: Callable[..., object]) -> None:
     from ._console import add_where_options, int_option, seed_option
     g = sub.add_parser(
         "grades", help="per-cell correctness grades over many runs (the RESEDA paper's Figure 4.2)",

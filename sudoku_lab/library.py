@@ -28,6 +28,7 @@ from ._paths import resource_path
 from .errors import PuzzleError
 from .collection_io import iter_puzzles
 from .puzzle import Puzzle
+from ._checks import checked
 
 __all__ = [
     "DEFAULT_PUZZLE",
@@ -56,6 +57,7 @@ _TITLES = {
 }
 
 
+@checked
 @dataclass(frozen=True)
 class CollectionInfo:
     """What one bundled collection holds.
@@ -161,6 +163,7 @@ def _name_index() -> dict[str, tuple[str, int]]:
     return index
 
 
+@checked
 def names(collection_name: str | None = None) -> list[str]:
     """Puzzle names of one collection, or of the whole library."""
     if collection_name is None:
@@ -168,11 +171,14 @@ def names(collection_name: str | None = None) -> list[str]:
     return [p.name for p in collection(collection_name)]
 
 
+@checked
 def puzzle(name: str) -> Puzzle:
     """A bundled puzzle by name, ``collection:k`` (1-based) or ``collection:name``.
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     PuzzleError
         If no puzzle has that name (the message suggests close names).
     """
@@ -199,6 +205,7 @@ def puzzle(name: str) -> Puzzle:
     return collection(coll)[i]
 
 
+@checked
 def reseda_fig4_2_grades() -> np.ndarray:
     """Figure 4.2 of the RESEDA paper: grades per cell of reseda_fig4_1_hard over 100 runs.
 

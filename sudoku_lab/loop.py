@@ -20,12 +20,13 @@ import math
 import re
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from .errors import ParameterError, ParameterTypeError
+from .errors import ParameterError
 from .solvers.base import Snapshot, Solver, Status
+from ._checks import checked
 
 __all__ = [
     "Termination",
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 
+@checked
 class Termination:
     """When to stop a run, and how far along it is.
 
@@ -76,18 +78,20 @@ class Termination:
         return AllOf(self, other)
 
 
+@checked
 class Solved(Termination):
     """Run until the solver finishes (solves the puzzle or gives up by its own rule)."""
 
     reason = "solved"
 
-    def done(self, solver, now):
+    def done(self, solver: Solver, now: float) -> bool:
         return solver.status in Status.DONE
 
-    def progress(self, solver, now):
+    def progress(self, solver: Solver, now: float) -> float:
         return 1.0 if solver.status in Status.DONE else 0.0
 
 
+@checked
 class MaxIterations(Termination):
     """Stop after ``n`` more iterations (counted from :meth:`start`)."""
 
@@ -98,20 +102,21 @@ class MaxIterations(Termination):
             raise ParameterError(f"the iteration budget must be >= 0, got {n}", name="iterations")
         self.n = int(n)
 
-    def start(self, solver, now):
+    def start(self, solver: Solver, now: float) -> None:
         super().start(solver, now)
         self._i0 = solver.iteration
 
-    def done(self, solver, now):
+    def done(self, solver: Solver, now: float) -> bool:
         return solver.iteration - self._i0 >= self.n
 
-    def progress(self, solver, now):
+    def progress(self, solver: Solver, now: float) -> float:
         return 1.0 if self.n == 0 else min(1.0, (solver.iteration - self._i0) / self.n)
 
-    def cap(self, solver):
+    def cap(self, solver: Solver) -> int | None:
         return max(0, self.n - (solver.iteration - self._i0))
 
 
+@checked
 class MaxSeconds(Termination):
     """Stop after ``seconds`` of wall time."""
 
@@ -122,13 +127,14 @@ class MaxSeconds(Termination):
             raise ParameterError(f"the time budget must be > 0 seconds, got {seconds}", name="seconds")
         self.seconds = float(seconds)
 
-    def done(self, solver, now):
+    def done(self, solver: Solver, now: float) -> bool:
         return now - self._t0 >= self.seconds
 
-    def progress(self, solver, now):
+    def progress(self, solver: Solver, now: float) -> float:
         return min(1.0, (now - self._t0) / self.seconds)
 
 
+@checked
 class MaxEvaluations(Termination):
     """Stop after ``n`` more cost evaluations."""
 
@@ -139,17 +145,18 @@ class MaxEvaluations(Termination):
             raise ParameterError(f"the evaluation budget must be > 0, got {n}", name="evaluations")
         self.n = int(n)
 
-    def start(self, solver, now):
+    def start(self, solver: Solver, now: float) -> None:
         super().start(solver, now)
         self._e0 = solver.evaluations
 
-    def done(self, solver, now):
+    def done(self, solver: Solver, now: float) -> bool:
         return solver.evaluations - self._e0 >= self.n
 
-    def progress(self, solver, now):
+    def progress(self, solver: Solver, now: float) -> float:
         return min(1.0, (solver.evaluations - self._e0) / self.n)
 
 
+@checked
 class Stagnation(Termination):
     """Stop when the best cost has not improved for ``iterations`` iterations.
 
@@ -167,12 +174,12 @@ class Stagnation(Termination):
             raise ParameterError(f"the stagnation window must be > 0, got {iterations}", name="stagnation")
         self.window = int(iterations)
 
-    def start(self, solver, now):
+    def start(self, solver: Solver, now: float) -> None:
         super().start(solver, now)
         self._best = solver.best_cost
         self._since = solver.iteration
 
-    def done(self, solver, now):
+    def done(self, solver: Solver, now: float) -> bool:
         if solver.best_cost < self._best:
             self._best = solver.best_cost
             self._since = self._improved_at(solver)
@@ -188,13 +195,14 @@ class Stagnation(Termination):
         hit = np.flatnonzero(best[first:] <= self._best)
         return int(its[first + hit[0]]) if hit.size else solver.iteration
 
-    def progress(self, solver, now):
+    def progress(self, solver: Solver, now: float) -> float:
         return min(1.0, (solver.iteration - self._since) / self.window)
 
-    def cap(self, solver):
+    def cap(self, solver: Solver) -> int | None:
         return max(1, self.window - (solver.iteration - self._since))
 
 
+@checked
 class AnyOf(Termination):
     """Stop when any of the conditions holds; progress is the furthest along."""
 
@@ -202,26 +210,27 @@ class AnyOf(Termination):
         self.conds = conds
         self.reason = "stopped"
 
-    def start(self, solver, now):
+    def start(self, solver: Solver, now: float) -> None:
         for c in self.conds:
             c.start(solver, now)
 
-    def done(self, solver, now):
+    def done(self, solver: Solver, now: float) -> bool:
         for c in self.conds:
             if c.done(solver, now):
                 self.reason = c.reason
                 return True
         return False
 
-    def progress(self, solver, now):
+    def progress(self, solver: Solver, now: float) -> float:
         return max((c.progress(solver, now) for c in self.conds), default=0.0)
 
-    def cap(self, solver):
+    def cap(self, solver: Solver) -> int | None:
         caps = [c.cap(solver) for c in self.conds]
         caps = [c for c in caps if c is not None]
         return min(caps) if caps else None
 
 
+@checked
 class AllOf(Termination):
     """Stop when all the conditions hold; progress is the least along."""
 
@@ -229,21 +238,22 @@ class AllOf(Termination):
         self.conds = conds
         self.reason = "+".join(c.reason for c in conds)
 
-    def start(self, solver, now):
+    def start(self, solver: Solver, now: float) -> None:
         for c in self.conds:
             c.start(solver, now)
 
-    def done(self, solver, now):
+    def done(self, solver: Solver, now: float) -> bool:
         return all([c.done(solver, now) for c in self.conds])
 
-    def progress(self, solver, now):
+    def progress(self, solver: Solver, now: float) -> float:
         return min((c.progress(solver, now) for c in self.conds), default=0.0)
 
-    def cap(self, solver):
+    def cap(self, solver: Solver) -> int | None:
         caps = [c.cap(solver) for c in self.conds]
         return max(caps) if caps and None not in caps else None
 
 
+@checked
 def parse_until(text: str | None) -> Termination:
     """A termination from a short text: ``solved``, ``500`` / ``500it``, ``30s``, ``2m``, ``1e5evals``.
 
@@ -285,9 +295,12 @@ _COUNTS = {"": "iterations", "it": "iterations", "evals": "evaluations"}
 _SECONDS = {"ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 _MAX_COUNT = 1e18  # beyond any run, and still an exact int64
 _MAX_SECONDS = 1e9  # beyond any run: a larger budget is a typo (or a wish for none)
+#: A bare number is refused: iterations or seconds? The message says how to write either.
+_TERMINATION_ADVICE = {"termination": "write loop.MaxIterations({value!r}) or '{value}s'"}
 
 
-def as_termination(termination) -> Termination:
+@checked(advice=_TERMINATION_ADVICE)
+def as_termination(termination: Termination | str | None) -> Termination:
     """A :class:`Termination` from a Termination, a stopping-rule string (:func:`parse_until`) or None.
 
     Raises
@@ -300,13 +313,10 @@ def as_termination(termination) -> Termination:
         return Solved()
     if isinstance(termination, Termination):
         return termination
-    if isinstance(termination, str):
-        return parse_until(termination)
-    raise ParameterTypeError(f"a termination is a loop.Termination or a stopping rule such as '500' (iterations) or "
-                             f"'30s', got {type(termination).__name__} {termination!r}; write "
-                             f"loop.MaxIterations({termination!r}) or '{termination}s'", name="termination")
+    return parse_until(termination)
 
 
+@checked
 @dataclass(frozen=True)
 class Progress:
     """What :func:`iterate` yields: a snapshot plus the loop's own view of the run.
@@ -339,9 +349,10 @@ class Progress:
     chunk: int = 1
 
 
+@checked(advice=_TERMINATION_ADVICE)
 def iterate(
     solver: Solver,
-    termination: Termination | None = None,
+    termination: Termination | str | None = None,
     *,
     min_interval: float = 1 / 30,
     target_chunk: float = 0.02,
@@ -455,8 +466,19 @@ def _warm(solver: Solver) -> None:
     warm_once([cls.name] if registry().get(cls.name) is cls else [])
 
 
-def run(solver: Solver, termination: Termination | None = None, **kw) -> Progress:
-    """Run to the end (no throttled snapshots in between) and return the last :class:`Progress`."""
+@checked(advice=_TERMINATION_ADVICE)
+def run(solver: Solver, termination: Termination | str | None = None, **kw: Any) -> Progress:
+    """Run to the end (no throttled snapshots in between) and return the last :class:`Progress`.
+
+    Raises
+    ------
+    ParameterTypeError
+        ``termination`` is not a Termination, a stopping rule or None (a bare
+        number: iterations or seconds? the message says how to write either),
+        or another argument of the wrong kind (also a TypeError).
+    ParameterError
+        A stopping rule that cannot be read.
+    """
     last = None
     for last in iterate(solver, termination, min_interval=float("inf"), **kw):
         pass

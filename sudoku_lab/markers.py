@@ -14,7 +14,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from ._checks import checked
+
+if TYPE_CHECKING:
+    from .solvers.base import Event
 
 __all__ = ["Marker", "event_markers", "event_label"]
 
@@ -23,6 +28,7 @@ __all__ = ["Marker", "event_markers", "event_label"]
 RUN_KINDS = ("run_end", "restart", "aspiration")
 
 
+@checked
 @dataclass(frozen=True)
 class Marker:
     """One vertical marker: a single event or a bin of them.
@@ -54,7 +60,8 @@ class Marker:
     solved: bool = False
 
 
-def event_label(event) -> str:
+@checked
+def event_label(event: Event) -> str:
     """A short label for one event (``"alpha 0.7 -> 0.9"``, ``"failed: box 5"``)."""
     if event.kind == "param":
         return f"{event.name} {event.old!r} -> {event.new!r}"
@@ -105,6 +112,7 @@ def _group(events: Sequence, kind: str, start: float, stop: float, max_markers: 
     return out
 
 
+@checked
 def event_markers(events: Iterable, start: float, stop: float, max_markers: int = 40) -> list[Marker]:
     """Markers for the events between iterations ``start`` and ``stop`` (inclusive), at most ``max_markers`` per kind.
 

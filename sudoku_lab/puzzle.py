@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from . import formats
 from .errors import PuzzleError
@@ -32,12 +34,14 @@ from .geometry import SYMBOLS, Geometry, as_grid, cell_name, geometry, size_text
 # Importable from this module before the parsers moved to sudoku_lab.formats; kept for callers.
 from .errors import PuzzleTypeError  # noqa: E402,F401
 from .geometry import BOX_SIZES, box_size_for_cells  # noqa: E402,F401
+from ._checks import checked, checked_puzzle_text
 
 __all__ = ["Puzzle", "FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "is_valid_solution"]
 
 _EMPTY_METADATA = MappingProxyType({})
 
 
+@checked
 class Puzzle:
     """An immutable Sudoku puzzle.
 
@@ -65,8 +69,9 @@ class Puzzle:
 
     __slots__ = ("_grid", "_n", "_name", "_metadata", "_solution", "__weakref__")
 
-    def __init__(self, grid, *, n: int | None = None, name: str | None = None,
-                 metadata: Mapping[str, str] | None = None, solution=None):
+    @checked(puzzles=("grid",))
+    def __init__(self, grid: npt.ArrayLike, *, n: int | None = None, name: str | None = None,
+                 metadata: Mapping[str, str] | None = None, solution: npt.ArrayLike | None = None):
         a, n = as_grid(grid, n)
         g = np.array(a, dtype=np.int8)
         g.setflags(write=False)
@@ -147,7 +152,8 @@ class Puzzle:
         return (_rebuild, (self._grid.tobytes(), self._n, self._name, dict(self._metadata),
                            None if self._solution is None else self._solution.tobytes()))
 
-    def replace(self, *, name=None, metadata=None, solution=None, grid=None) -> "Puzzle":
+    def replace(self, *, name: str | None = None, metadata: Mapping[str, str] | None = None,
+                solution: npt.ArrayLike | None = None, grid: npt.ArrayLike | None = None) -> "Puzzle":
         """A copy with some attributes replaced (``solution`` is dropped when the grid changes)."""
         new_grid = self._grid if grid is None else grid
         keep_solution = grid is None or np.array_equal(np.asarray(grid).reshape(-1), self._grid)
@@ -155,7 +161,7 @@ class Puzzle:
                       metadata=self._metadata if metadata is None else metadata,
                       solution=solution if solution is not None else (self._solution if keep_solution else None))
 
-    def renamed(self, name: str | None, **metadata) -> "Puzzle":
+    def renamed(self, name: str | None, **metadata: str) -> "Puzzle":
         """A copy with another name and (optionally) extra metadata entries; cheap, for whole collections."""
         meta = {**self._metadata, **metadata} if metadata else self._metadata
         return Puzzle._trusted(self._grid, self._n, name, meta, self._solution)
@@ -304,7 +310,7 @@ class Puzzle:
 
         return exact.count_solutions(self, limit=limit)
 
-    def is_solved_by(self, grid) -> bool:
+    def is_solved_by(self, grid: npt.ArrayLike) -> bool:
         """True if ``grid`` (C,) is a valid complete grid that keeps every given."""
         g = np.asarray(grid).reshape(-1)
         if g.size != self.C or not np.array_equal(g[self._grid > 0], self._grid[self._grid > 0]):
@@ -313,7 +319,8 @@ class Puzzle:
 
     # -------------------------------------------------------------- parsing
     @classmethod
-    def parse(cls, text: str, *, n: int | None = None, name: str | None = None,
+    @checked_puzzle_text
+    def parse(cls, text: str | bytes, *, n: int | None = None, name: str | None = None,
               allow_clashes: bool = False, first_line: int = 1) -> "Puzzle":
         """Read one puzzle in any supported format (the formats are described in :mod:`sudoku_lab.formats`).
 
@@ -333,6 +340,8 @@ class Puzzle:
 
         Raises
         ------
+        ParameterTypeError
+            An argument of the wrong kind (also a TypeError).
         PuzzleError
             Empty input, a bad character (line and column), a symbol out of
             range, the wrong number of cells (how many were found), clashing
@@ -358,7 +367,9 @@ class Puzzle:
         return p
 
     @classmethod
-    def from_array(cls, grid, *, n: int | None = None, name: str | None = None, **kw) -> "Puzzle":
+    @checked(puzzles=("grid",))
+    def from_array(cls, grid: npt.ArrayLike, *, n: int | None = None, name: str | None = None,
+                   **kw: Any) -> "Puzzle":
         """Build a puzzle from an array of digits (0 = blank), checking for clashes."""
         p = cls(grid, n=n, name=name, **kw)
         p.check_clashes()
@@ -395,7 +406,8 @@ def _rebuild(grid_bytes, n, name, metadata, solution_bytes):
     return Puzzle(np.frombuffer(grid_bytes, dtype=np.int8), n=n, name=name, metadata=metadata, solution=sol)
 
 
-def is_valid_solution(grid, n: int) -> bool:
+@checked
+def is_valid_solution(grid: npt.ArrayLike, n: int) -> bool:
     """True if ``grid`` (C,) is a complete grid with every unit a permutation of 1..N."""
     geo = geometry(n)
     g = np.asarray(grid).reshape(-1)

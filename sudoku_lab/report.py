@@ -68,15 +68,25 @@ import difflib
 import fnmatch
 import io
 import math
+import os
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from .errors import DataFileError, ParameterError
 from .stats import SIGNIFICANCE, clopper_pearson, expected_time_to_success, fisher_p
+from ._checks import checked
+
+if TYPE_CHECKING:
+    import argparse
+
+    import pyarrow
+
+    from .results import Results
 
 __all__ = ["SummaryRow", "ECDF", "Comparison", "Report", "summarize", "ecdf", "compare_pairs", "logrank",
            "build_report", "format_summary", "format_comparisons", "format_ecdf", "GROUPINGS", "METRICS",
@@ -101,6 +111,7 @@ _GROUP_HEADS = {"puzzle_set": "puzzle set", "puzzle": "puzzle", "all": "runs"}
 
 
 # ------------------------------------------------------------- data classes
+@checked
 @dataclass(frozen=True)
 class SummaryRow:
     """One configuration on one group of runs.
@@ -149,6 +160,7 @@ class SummaryRow:
         return self.successes / self.runs
 
 
+@checked
 @dataclass(frozen=True)
 class ECDF:
     """The run-length distribution of one configuration on one group of runs.
@@ -188,6 +200,7 @@ class ECDF:
         return np.cumsum(counts) / self.runs
 
 
+@checked
 @dataclass(frozen=True)
 class Comparison:
     """Two configurations on one group of runs: Fisher's test on the successes, the log-rank test on the times.
@@ -386,6 +399,15 @@ class _Runs:
                     yield pooled, c, idx
 
 
+def _as_results(results):
+    """``results``, or the results read from it when it is a path (a results directory or file)."""
+    if isinstance(results, (str, os.PathLike)):
+        from .results import load_results
+
+        return load_results(results)
+    return results
+
+
 def _table_of(results):
     """(pyarrow Table, provenance dict) of a :class:`~sudoku_lab.results.Results` or a bare table."""
     if hasattr(results, "table"):
@@ -439,13 +461,16 @@ def _split(keys: np.ndarray, size: int) -> list[np.ndarray]:
 
 
 # ------------------------------------------------------------- statistics
-def summarize(results, by: str = "puzzle_set", configs: Sequence[str] | None = None) -> list[SummaryRow]:
+@checked
+def summarize(results: Results | pyarrow.Table | str | os.PathLike[str], by: str = "puzzle_set",
+              configs: Sequence[str] | None = None) -> list[SummaryRow]:
     """Successes, interval, times and ETS per configuration and group (see the module docstring).
 
     Parameters
     ----------
-    results : Results or pyarrow.Table
-        Rows of :data:`sudoku_lab.results.SCHEMA`.
+    results : Results, pyarrow.Table or path
+        Rows of :data:`sudoku_lab.results.SCHEMA`, or a results directory or
+        file (a str or PathLike, read with :func:`~sudoku_lab.results.load_results`).
     by : str
         One of :data:`GROUPINGS`.
     configs : sequence of str, optional
@@ -456,8 +481,17 @@ def summarize(results, by: str = "puzzle_set", configs: Sequence[str] | None = N
     list of SummaryRow
         Per group, one row per configuration that has runs there; then the
         pooled rows when there is more than one group.
+
+    Raises
+    ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
+    ParameterError
+        An unknown grouping or configuration.
+    DataFileError
+        A path that holds no results that can be read.
     """
-    return _summaries(_Runs(results, by, configs))
+    return _summaries(_Runs(_as_results(results), by, configs))
 
 
 def _summaries(runs: _Runs) -> list[SummaryRow]:
@@ -476,13 +510,14 @@ def _summaries(runs: _Runs) -> list[SummaryRow]:
     return out
 
 
-def ecdf(results, metric: str = "seconds", by: str = "puzzle_set",
-         configs: Sequence[str] | None = None) -> list[ECDF]:
+@checked
+def ecdf(results: Results | pyarrow.Table | str | os.PathLike[str], metric: str = "seconds",
+         by: str = "puzzle_set", configs: Sequence[str] | None = None) -> list[ECDF]:
     """Run-length distributions per configuration and group (the pooled group last, when there are several).
 
     Parameters are those of :func:`summarize`; ``metric`` is one of :data:`METRICS`.
     """
-    return _ecdfs(_Runs(results, by, configs), _check_metric(metric))
+    return _ecdfs(_Runs(_as_results(results), by, configs), _check_metric(metric))
 
 
 def _check_metric(metric: str) -> str:
@@ -501,7 +536,9 @@ def _ecdfs(runs: _Runs, metric: str) -> list[ECDF]:
     return out
 
 
-def logrank(a_times, a_solved, b_times, b_solved) -> tuple[float, float, str]:
+@checked
+def logrank(a_times: npt.ArrayLike, a_solved: npt.ArrayLike, b_times: npt.ArrayLike,
+            b_solved: npt.ArrayLike) -> tuple[float, float, str]:
     """The log-rank test of two samples of times to success, unsolved runs right-censored at their times.
 
     Parameters
@@ -538,7 +575,9 @@ def logrank(a_times, a_solved, b_times, b_solved) -> tuple[float, float, str]:
     return float(res.statistic), float(res.pvalue), ""
 
 
-def compare_pairs(results, by: str = "puzzle_set", metric: str = "seconds", correction: str = "bh",
+@checked
+def compare_pairs(results: Results | pyarrow.Table | str | os.PathLike[str], by: str = "puzzle_set",
+                  metric: str = "seconds", correction: str = "bh",
                   configs: Sequence[str] | None = None) -> list[Comparison]:
     """Every two configurations within each group (the pooled group too): Fisher and log-rank, adjusted.
 
@@ -550,7 +589,7 @@ def compare_pairs(results, by: str = "puzzle_set", metric: str = "seconds", corr
         ``bh`` (Benjamini-Hochberg) or ``by`` (Benjamini-Yekutieli), applied
         over all Fisher tests of the result, and separately over all log-rank tests.
     """
-    return _comparisons(_Runs(results, by, configs), _check_metric(metric), correction)
+    return _comparisons(_Runs(_as_results(results), by, configs), _check_metric(metric), correction)
 
 
 def _comparisons(runs: _Runs, metric: str, correction: str) -> list[Comparison]:
@@ -592,6 +631,7 @@ def _adjust(ps: list[float], method: str) -> list[float]:
 
 
 # ------------------------------------------------------------- the report
+@checked
 @dataclass
 class Report:
     """Everything ``sudoku-lab report`` prints, from one results table.
@@ -692,17 +732,21 @@ class Report:
         return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
 
 
-def build_report(results, by: str = "puzzle_set", metric: str = "seconds", correction: str = "bh",
-                 configs: Sequence[str] | None = None) -> Report:
+@checked
+def build_report(results: Results | pyarrow.Table | str | os.PathLike[str], by: str = "puzzle_set",
+                 metric: str = "seconds", correction: str = "bh", configs: Sequence[str] | None = None) -> Report:
     """The summary, the comparisons and the run-length distributions of ``results``, with notes.
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     DataFileError
         The results hold no runs.
     ParameterError
         An unknown grouping, metric, correction or configuration.
     """
+    results = _as_results(results)
     runs = _Runs(results, by, configs)
     metric = _check_metric(metric)
     table, prov = _table_of(results)
@@ -851,6 +895,7 @@ def _breaks(groups: Sequence[str]) -> list[int]:
     return [k for k in range(1, len(groups)) if groups[k] != groups[k - 1]]
 
 
+@checked
 def format_summary(rows: Sequence[SummaryRow], fmt: str = "text", by: str = "puzzle_set") -> str:
     """The summary as an aligned text table, Markdown, a LaTeX tabular or CSV (plain numbers, one row each)."""
     _check_format(fmt)
@@ -870,6 +915,7 @@ def format_summary(rows: Sequence[SummaryRow], fmt: str = "text", by: str = "puz
     return _render(head, cells, fmt, {2, 3, 4, 5, 6, 7, 8}, _breaks([r.group + "\0" * r.pooled for r in rows]))
 
 
+@checked
 def format_comparisons(comparisons: Sequence[Comparison], fmt: str = "text", by: str = "puzzle_set") -> str:
     """The pairwise comparisons: sentences per group (text), a table (Markdown, LaTeX) or CSV."""
     _check_format(fmt)
@@ -899,6 +945,7 @@ def format_comparisons(comparisons: Sequence[Comparison], fmt: str = "text", by:
                    latex_spec="llrrrrrp{6cm}")
 
 
+@checked
 def format_ecdf(ecdfs: Sequence[ECDF], fmt: str = "text", by: str = "puzzle_set") -> str:
     """The run-length distributions' points: per configuration and group, each x with the fraction solved."""
     _check_format(fmt)
@@ -913,7 +960,8 @@ def format_ecdf(ecdfs: Sequence[ECDF], fmt: str = "text", by: str = "puzzle_set"
 
 
 # --------------------------------------------------------------------- CLI
-def add_cli(sub) -> None:
+@checked
+def add_cli(sub: argparse._SubParsersAction) -> None:
     from ._console import int_option
     from ._files import DPI_RANGE
 
@@ -985,6 +1033,7 @@ def _figure_jobs(args) -> list[tuple[str, str, object]]:
     return [(kind, metric, check_figure_path(path, args.dpi)) for kind, metric, path in jobs]
 
 
+@checked
 def figure(report: Report, kind: str, metric: str | None = None):
     """The matplotlib Figure ``kind`` (one of :data:`FIGURES`) of a report."""
     from . import figures
@@ -1001,7 +1050,8 @@ def figure(report: Report, kind: str, metric: str | None = None):
     raise ParameterError(f"the figure is one of {', '.join(FIGURES)}, not {kind!r}", name="figure")
 
 
-def cmd_report(args) -> int:
+@checked
+def cmd_report(args: argparse.Namespace) -> int:
     from ._files import check_writable, standard_fd, write_text
     from .results import load_results
 

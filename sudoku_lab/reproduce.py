@@ -12,12 +12,17 @@ interval for the difference, Fisher's exact test and a verdict ("consistent",
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 from .errors import ParameterError
 from .reproductions import Report, get_reproduction, option_names, reproductions, resolve_options
 from .reproductions._suite import run_all, run_reproduction, store_growth, store_spec, summary_markdown
+from ._checks import checked
+from .experiments import BatchProgress
 
 __all__ = ["Report", "run_experiment", "run_all", "add_cli", "cmd_reproduce", "DEFAULT_OUT_DIR"]
 
@@ -25,10 +30,13 @@ __all__ = ["Report", "run_experiment", "run_all", "add_cli", "cmd_reproduce", "D
 DEFAULT_OUT_DIR = "reproduction"
 
 
+@checked
 def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = None, seed: int = 0, jobs: int = 1,
                    params: dict | None = None, out: Path | None = None, solve_runs: int | None = None,
-                   should_stop=None, progress=None, quick: bool = False, scheduler: str | None = None,
-                   results=None, note=None, **own) -> Report:
+                   should_stop: Callable[[], bool] | None = None,
+                   progress: Callable[[str, BatchProgress], None] | None = None, quick: bool = False,
+                   scheduler: str | None = None, results: str | os.PathLike[str] | None = None,
+                   note: Callable[[str], None] | None = None, **own: Any) -> Report:
     """Run the registered reproduction ``name`` and return its report.
 
     Parameters
@@ -60,6 +68,8 @@ def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = 
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         Unknown experiment, an option it does not take, a bad parameter.
     DataFileError
@@ -110,7 +120,8 @@ def _int_type(option: str):
     return int_option(low, high)
 
 
-def add_cli(sub) -> None:
+@checked
+def add_cli(sub: argparse._SubParsersAction) -> None:
     from ._console import add_where_options, seed_option
     from .reproductions import papers
 
@@ -202,7 +213,8 @@ class _Bars:
             bar.close()
 
 
-def cmd_reproduce(args) -> int:
+@checked
+def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.experiment == "all":
         return _cmd_all(args)
     from ._console import interruptible, note, where_from_args

@@ -59,14 +59,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
 from . import __version__
 from ._files import check_regular, decode, open_binary, os_reason, read_lines, read_text, write_file, write_text
 from .errors import DataFileError, PuzzleError
+from ._checks import checked
+
+if TYPE_CHECKING:  # names of annotations only: these modules import this one
+    from .experiments import RunResult, Task
 
 __all__ = ["SCHEMA", "COLUMNS", "FORMAT", "ResultStore", "Results", "load_results", "task_row",
            "fingerprint", "grid_text", "json_default", "provenance_writer", "machine", "results_dir", "check_results_dir", "closing",
@@ -117,12 +122,14 @@ SCHEMA = pa.schema([pa.field(name, _ARROW[kind], nullable=True, metadata={"doc":
 
 
 # ------------------------------------------------------------------ rows
-def grid_text(grid) -> str:
+@checked
+def grid_text(grid: npt.ArrayLike) -> str:
     """A grid (int8 (C,), 0 blank) as one line of symbols: 1-9, then A-Z above 9, ``.`` for a blank."""
     return "".join("." if v == 0 else str(int(v)) if v < 10 else chr(ord("A") + int(v) - 10)
                    for v in np.asarray(grid).tolist())
 
 
+@checked
 def fingerprint(solver: str, params: dict, givens: str, seed: int, until: str) -> str:
     """A short hash identifying a run's task: the same task always gives the same fingerprint."""
     blob = json.dumps([solver, {k: params[k] for k in sorted(params)}, givens, int(seed), until],
@@ -130,8 +137,10 @@ def fingerprint(solver: str, params: dict, givens: str, seed: int, until: str) -
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def task_row(task, result, params: dict | None = None) -> dict:
-    """The results row of a finished ``task`` (:class:`~sudoku_lab.experiments.Task`) and its ``result``.
+@checked
+def task_row(task: Task, result: RunResult,
+             params: dict | None = None) -> dict:
+    """The results row of a finished ``task`` (:class:`~Task`) and its ``result``.
 
     ``params`` is ``task.full_params()`` when the caller already has it.
     """
@@ -152,6 +161,7 @@ def task_row(task, result, params: dict | None = None) -> dict:
     }
 
 
+@checked
 def json_default(o: Any):
     """``json.dumps(default=...)`` for numpy scalars and arrays (NaN becomes null)."""
     if isinstance(o, np.integer):
@@ -166,6 +176,7 @@ def json_default(o: Any):
 
 
 # ------------------------------------------------------------ provenance
+@checked
 def provenance_writer() -> dict:
     """This process: the package and the libraries whose versions can change a result or a file."""
     import numba
@@ -182,6 +193,7 @@ def provenance_writer() -> dict:
     return out
 
 
+@checked
 def machine() -> dict:
     """This machine: host name, platform, architecture, CPU model and the CPUs this process may use."""
     cpu = platform.processor() or ""
@@ -214,6 +226,7 @@ def _version_tuple(text: str) -> tuple:
 
 
 # ------------------------------------------------------------ the store
+@checked
 class ResultStore:
     """A results directory opened for writing: resume what it holds, append what finishes.
 
@@ -262,8 +275,9 @@ class ResultStore:
     a stale one.
     """
 
-    def __init__(self, path, spec: dict, *, kind: str = "batch", note: Callable[[str], None] | None = None,
-                 session: dict | None = None, growth: "Growth | None" = None):
+    def __init__(self, path: str | os.PathLike[str], spec: dict, *, kind: str = "batch",
+                 note: Callable[[str], None] | None = None, session: dict | None = None,
+                 growth: "Growth | None" = None):
         self.dir = results_dir(path)
         self.spec = spec
         self.kind = kind
@@ -450,6 +464,7 @@ class ResultStore:
         self.close(quiet=kind is not None)
 
 
+@checked
 @contextmanager
 def closing(store: "ResultStore | None"):
     """``with closing(store):`` closes a store (or nothing, for None) as its ``with`` statement would."""
@@ -674,7 +689,9 @@ def _check_not_in_use(directory: Path) -> None:
         os.close(fd)  # and with it the lock just taken
 
 
-def check_results_dir(path, spec: dict, *, kind: str = "batch", growth: Growth | None = None) -> "Change | None":
+@checked
+def check_results_dir(path: str | os.PathLike[str], spec: dict, *, kind: str = "batch",
+                      growth: "Growth | None" = None) -> "Change | None":
     """How the experiment ``spec`` changes the results ``path`` holds (None: none yet), without opening it.
 
     For a command that will open several stores one after the other and must
@@ -683,6 +700,8 @@ def check_results_dir(path, spec: dict, *, kind: str = "batch", growth: Growth |
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     DataFileError
         What :class:`ResultStore` would refuse: a file where the directory
         should be, runs without a sidecar, an unreadable sidecar, one written
@@ -696,7 +715,8 @@ def check_results_dir(path, spec: dict, *, kind: str = "batch", growth: Growth |
     return change
 
 
-def results_dir(path) -> Path:
+@checked
+def results_dir(path: str | os.PathLike[str]) -> Path:
     """The results directory a path names (the directory itself, or its runs.parquet / runs.jsonl)."""
     path = Path(os.path.expanduser(str(path)))
     if path.name in (TABLE, JOURNAL, PROVENANCE):
@@ -864,6 +884,7 @@ def _read_provenance(path: Path) -> dict:
 
 
 # ------------------------------------------------------------ reading
+@checked
 @dataclass
 class Results:
     """A results table read for analysis.
@@ -882,7 +903,7 @@ class Results:
 
     table: Any
     provenance: dict = field(default_factory=dict)
-    path: Path | None = None
+    path: str | os.PathLike[str] | None = None
     notes: list = field(default_factory=list)
 
     def __len__(self) -> int:
@@ -896,13 +917,15 @@ class Results:
         return self.table.column(name).to_numpy(zero_copy_only=False)
 
 
+@checked
 def results_from_rows(rows: list[dict], provenance: dict | None = None) -> Results:
     """Results of rows made by :func:`task_row` (kept in memory, not in a directory)."""
     lines = ((i, (json.dumps(r, default=json_default) + "\n").encode()) for i, r in enumerate(rows, 1))
     return Results(_journal_table(lines, Path("<memory>")), dict(provenance or {}), None, [])
 
 
-def load_results(path) -> Results:
+@checked
+def load_results(path: str | os.PathLike[str]) -> Results:
     """Read the runs of a results directory, its ``runs.parquet``, its ``runs.jsonl``, or a legacy file.
 
     A directory whose journal holds more runs than its table (a batch killed
@@ -912,6 +935,8 @@ def load_results(path) -> Results:
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     DataFileError
         Missing, unreadable or not a results file, naming the line of a corrupt record.
     """

@@ -12,8 +12,10 @@ Two objectives appear in the papers (docs/algorithms.md, "Common terms"):
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from .geometry import geometry
+from ._checks import checked
 
 __all__ = ["missing_symbols", "distinct_count", "conflicting_cells"]
 
@@ -27,18 +29,21 @@ def _present(grid: np.ndarray, n: int, units: np.ndarray) -> np.ndarray:
     return present[:, 1:]
 
 
-def missing_symbols(grid, n: int) -> int:
+@checked
+def missing_symbols(grid: npt.ArrayLike, n: int) -> int:
     """Missing-symbol cost of ``grid`` (int8 (C,), 0 = blank counts as no digit)."""
     return int(np.sum(~_present(grid, n, geometry(n).units)))
 
 
-def distinct_count(grid, n: int) -> int:
+@checked
+def distinct_count(grid: npt.ArrayLike, n: int) -> int:
     """Distinct digits summed over rows and columns (``2*N*N`` when solved)."""
     geo = geometry(n)
     return int(np.sum(_present(grid, n, geo.units[: 2 * geo.N])))
 
 
-def conflicting_cells(grid, n: int) -> np.ndarray:
+@checked
+def conflicting_cells(grid: npt.ArrayLike, n: int) -> np.ndarray:
     """bool (C,): cells whose digit also appears elsewhere in one of their units."""
     geo = geometry(n)
     g = np.asarray(grid).reshape(-1)

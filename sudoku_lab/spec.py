@@ -52,6 +52,7 @@ import difflib
 import hashlib
 import itertools
 import json
+import os
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ import numpy as np
 from .errors import DataFileError, ParameterError, PuzzleError, SudokuLabError
 from .experiments import Task, config_label
 from .puzzle import Puzzle
+from ._checks import checked
 
 __all__ = ["Config", "PuzzleSet", "ExperimentSpec", "SpecError", "load_spec", "parse_spec", "spec_from_options",
            "parse_config", "select", "shuffled", "check_seed", "SEEDINGS", "MAX_TASKS", "MAX_SEED", "DEFAULT_UNTIL"]
@@ -96,6 +98,7 @@ class SpecError(DataFileError, ParameterError):
         self.path, self.line, self.key, self.name = path, line, key, key
 
 
+@checked
 @dataclass(frozen=True)
 class Config:
     """One configuration: a registered solver, the parameters given for it, its label and budget.
@@ -128,6 +131,7 @@ class Config:
         return get_solver_class(self.solver).full_params(self.params)
 
 
+@checked
 @dataclass(frozen=True)
 class PuzzleSet:
     """Puzzles that belong together in reports (a collection, a level, a file).
@@ -213,6 +217,7 @@ def _legacy_sample(puzzles: Sequence[Puzzle], rng: np.random.Generator, k: int) 
     return tuple(puzzles[j] for j in sorted(rng.choice(len(puzzles), size=k, replace=False).tolist()))
 
 
+@checked
 @dataclass(frozen=True)
 class ExperimentSpec:
     """A validated experiment: every configuration on every puzzle, ``runs`` times.
@@ -447,11 +452,14 @@ class _Checker:
         return value.strip()
 
 
-def load_spec(path) -> ExperimentSpec:
+@checked
+def load_spec(path: str | os.PathLike[str]) -> ExperimentSpec:
     """Read and validate a TOML specification file.
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     SpecError
         A TOML syntax error (its line and column), an unknown key, solver or
         parameter, a value out of range, a missing puzzle file: the message
@@ -466,7 +474,8 @@ def load_spec(path) -> ExperimentSpec:
     return parse_spec(text, source=path)
 
 
-def parse_spec(text: str, source=None) -> ExperimentSpec:
+@checked
+def parse_spec(text: str, source: str | os.PathLike[str] | None = None) -> ExperimentSpec:
     """Validate a TOML specification's text (``source``: its file, for messages and relative paths)."""
     import tomllib
 
@@ -711,11 +720,14 @@ def _param_value(chk: _Checker, path: list, cls, key: str, value: Any):
 
 
 # ----------------------------------------------------------- flags
+@checked
 def parse_config(text: str) -> list[Config]:
     """Configurations from ``NAME`` or ``NAME:param=value,param=[v1,v2],...`` (a list expands as a product).
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     SpecError
         Unknown solver or parameter, a value out of range, a malformed item.
     """
@@ -756,6 +768,7 @@ def _split_items(rest: str, text: str) -> list[str]:
     return [s.strip() for s in items if s.strip()]
 
 
+@checked
 def spec_from_options(algos: Sequence[str], puzzles: Sequence[str], *, runs: int = 1, seed: int = 0,
                       seeding: str = "spawn", until: str = DEFAULT_UNTIL, sample: int | None = None,
                       first: int | None = None, name: str = "") -> ExperimentSpec:

@@ -33,7 +33,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy import stats as _st
+
+from ._checks import checked
 
 __all__ = ["clopper_pearson", "wilson", "newcombe_difference", "fisher_p", "compare_rates", "RateComparison",
            "VERDICTS", "SIGNIFICANCE", "bootstrap_mean_ci", "Rate", "expected_time_to_success"]
@@ -49,6 +52,7 @@ def _check(k: int, n: int) -> None:
         raise ValueError(f"need integers 0 <= k <= n and n > 0, got k={k}, n={n}")
 
 
+@checked
 def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """Exact two-sided binomial confidence interval for a success probability.
 
@@ -72,6 +76,7 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
+@checked
 def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson score interval (no continuity correction) for a success probability."""
     _check(k, n)
@@ -79,6 +84,7 @@ def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     return float(ci.low), float(ci.high)
 
 
+@checked
 def newcombe_difference(k1: int, n1: int, k2: int, n2: int, level: float = 0.95) -> tuple[float, float, float]:
     """Difference ``k1/n1 - k2/n2`` and its Newcombe hybrid score interval (Newcombe 1998, method 10).
 
@@ -98,6 +104,7 @@ def newcombe_difference(k1: int, n1: int, k2: int, n2: int, level: float = 0.95)
     return d, max(-1.0, d - math.hypot(p1 - l1, u2 - p2)), min(1.0, d + math.hypot(u1 - p1, p2 - l2))
 
 
+@checked
 def fisher_p(k1: int, n1: int, k2: int, n2: int) -> float:
     """Two-sided p-value of Fisher's exact test that ``k1/n1`` and ``k2/n2`` share one success probability."""
     _check(k1, n1)
@@ -105,6 +112,7 @@ def fisher_p(k1: int, n1: int, k2: int, n2: int) -> float:
     return float(_st.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative="two-sided").pvalue)
 
 
+@checked
 @dataclass(frozen=True)
 class RateComparison:
     """The paper's count next to ours: both exact intervals, the difference, Fisher's p and the verdict.
@@ -139,6 +147,7 @@ class RateComparison:
         return self.verdict != VERDICTS[0]
 
 
+@checked
 def compare_rates(paper: "Rate", ours: "Rate", level: float = 0.95) -> RateComparison:
     """Compare our success count with the paper's (see the module docstring for the verdict words)."""
     p = fisher_p(ours.k, ours.n, paper.k, paper.n)
@@ -151,7 +160,9 @@ def compare_rates(paper: "Rate", ours: "Rate", level: float = 0.95) -> RateCompa
                           d, (lo, hi), p, verdict)
 
 
-def bootstrap_mean_ci(values, level: float = 0.95, resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+@checked
+def bootstrap_mean_ci(values: npt.ArrayLike, level: float = 0.95, resamples: int = 2000,
+                      seed: int = 0) -> tuple[float, float, float]:
     """Mean and percentile-bootstrap interval (``scipy.stats.bootstrap``, seeded: reports are reproducible).
 
     Returns ``(mean, lo, hi)``; ``(nan, nan, nan)`` for no values, the value three times for one.
@@ -166,6 +177,7 @@ def bootstrap_mean_ci(values, level: float = 0.95, resamples: int = 2000, seed: 
     return float(x.mean()), float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
+@checked
 @dataclass(frozen=True)
 class Rate:
     """A success count out of n with its exact 95 % interval."""
@@ -190,6 +202,7 @@ class Rate:
         return f"{self.k}/{self.n}"
 
 
+@checked
 def expected_time_to_success(mean_time: float, successes: int, attempts: int) -> float:
     """ETS = mean time per attempt / success rate (RESEDA Table 3); inf without a success."""
     return math.inf if successes == 0 else mean_time * attempts / successes

@@ -51,9 +51,14 @@ import threading
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Callable, Iterable, TYPE_CHECKING
 
 import numpy as np
+
+from ._checks import checked
+
+if TYPE_CHECKING:  # names of annotations only: these modules import this one
+    from .solvers.base import Solver
 
 __all__ = ["warm_up", "warm_once", "generic_warm_up", "WarmUpReport", "CompileNotice", "SHARED"]
 
@@ -73,6 +78,7 @@ ProgressFn = Callable[[int, int, "str | None"], object]
 CompileFn = Callable[[str, int, int, str], object]
 
 
+@checked
 @dataclass(frozen=True)
 class WarmUpReport:
     """What :func:`warm_up` did.
@@ -148,7 +154,8 @@ def _warm_ac3() -> None:
             initial_domains(grid, p.n, one_pass=True)
 
 
-def generic_warm_up(cls) -> None:
+@checked
+def generic_warm_up(cls: type[Solver]) -> None:
     """Run a solver class's kernels once: reset on a 9 x 9 and a 4 x 4 puzzle, step a few times, snapshot.
 
     The default of :func:`warm_up` for a class without its own ``warm_up()``;
@@ -315,6 +322,7 @@ class _CompileListener:
         return event.install_listener("numba:compile", self.listener)
 
 
+@checked
 def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = None,
             shared: bool = True, on_compile: "CompileFn | str | None" = "stderr") -> WarmUpReport:
     """Load or compile the kernels of these registered solvers (all if None) and the shared ones.
@@ -345,6 +353,8 @@ def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = No
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         If a name is not a registered solver (before anything is compiled).
     """

@@ -64,7 +64,7 @@ def test_a_duplicate_name_is_refused_and_the_first_kept():
 def test_a_benchmark_needs_a_callable_run():
     with pytest.raises(TypeError, match="needs run=callable"):
         register_benchmark("no-run", help="x")
-    with pytest.raises(TypeError, match="run must be callable"):
+    with pytest.raises(TypeError, match="run must be a callable, got str"):
         Benchmark("bad", "x", None, "not callable")
     assert "no-run" not in benchmarks() and "bad" not in benchmarks()
 

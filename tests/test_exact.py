@@ -306,7 +306,7 @@ def test_bad_symbol_error_names_the_cell():
 
 @pytest.mark.parametrize("limit", [0, -1, 1.5, True, "2"])
 def test_limit_must_be_a_positive_integer(limit):
-    with pytest.raises(ParameterError, match="limit must be a positive integer") as info:
+    with pytest.raises(ParameterError, match="limit must be") as info:
         exact.count_solutions(np.zeros(16, dtype=np.int8), limit=limit)
     assert info.value.name == "limit"
 

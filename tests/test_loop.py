@@ -159,7 +159,7 @@ def test_run_takes_a_stopping_rule_string_and_refuses_a_bare_number():
 def test_reset_refuses_a_bad_seed(seed):
     """reset(seed=-1) raised numpy's ValueError from default_rng."""
     s = create("reseda")
-    with pytest.raises(ParameterError, match="seed must be a non-negative integer") as info:
+    with pytest.raises(ParameterError, match="seed must be") as info:
         s.reset(library.puzzle("reseda_fig3_1_easy"), seed=seed)
     assert info.value.name == "seed"
 
@@ -168,6 +168,6 @@ def test_reset_refuses_a_grid_that_is_not_a_puzzle():
     from sudoku_lab.errors import PuzzleError
 
     s = create("reseda")
-    with pytest.raises(PuzzleError, match="reset.. needs a Puzzle, got ndarray") as info:
+    with pytest.raises(PuzzleError, match="Solver.reset: puzzle must be a Puzzle, got ndarray") as info:
         s.reset(library.puzzle("reseda_fig3_1_easy").grid, seed=0)
     assert isinstance(info.value, TypeError)

@@ -208,8 +208,11 @@ def test_a_second_grades_on_the_same_output_is_refused(tmp_path):
 
 
 def test_jobs_are_validated_and_capped():
-    for bad in (0, -1, True, 2.5):
+    for bad in (0, -1):
         with pytest.raises(ParameterError, match="jobs must be an integer >= 1"):
+            effective_jobs(bad)
+    for bad in (True, 2.5):
+        with pytest.raises(ParameterError, match="effective_jobs: requested must be an int"):
             effective_jobs(bad)
     cpus = default_jobs()
     assert effective_jobs(1) == (1, None)

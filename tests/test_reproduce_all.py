@@ -135,7 +135,7 @@ def test_quick_values_are_declared_options_within_their_ranges():
     runs = {"runs": Option(10, "runs", low=2, high=20), "out": Option(None, "figure")}
     with pytest.raises(ValueError, match="quick value of 'runs' must be an integer from 2 to 20, got 1"):
         Reproduction("x-1", "x", "t", "exact", lambda runner, runs, out: None, runs, quick={"runs": 1})
-    with pytest.raises(ValueError, match="quick value of 'runs' must be an integer from 2 to 20, got '3'"):
+    with pytest.raises(TypeError, match="quick must be a mapping of str to int, got dict .*; its 'runs' is str '3'"):
         Reproduction("x-1", "x", "t", "exact", lambda runner, runs, out: None, runs, quick={"runs": "3"})
     for bad in ("puzzles", "out"):
         with pytest.raises(ValueError, match=f"quick value for '{bad}', which is not one of its integer options "

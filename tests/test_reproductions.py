@@ -91,7 +91,7 @@ def test_declarations_are_checked():
         Reproduction("x-1", "x", "t", "reseda", lambda runner: None, {"Seeds": Option(3)})
     with pytest.raises(ValueError, match="option 'jobs' must be a lower-case identifier that is not one of"):
         Reproduction("x-1", "x", "t", "reseda", lambda runner: None, {"jobs": Option(3)})
-    with pytest.raises(TypeError, match="option 'runs' must be an Option"):
+    with pytest.raises(TypeError, match="options must be a mapping of str to Option, got dict .*; its 'runs' is int 3"):
         Reproduction("x-1", "x", "t", "reseda", lambda runner: None, {"runs": 3})
     with pytest.raises(TypeError, match="solver must be a non-empty string"):
         Reproduction("x-1", "x", "t", "", lambda runner: None)

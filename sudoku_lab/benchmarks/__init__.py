@@ -29,10 +29,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from .._registry import Registry
+from .._checks import checked
 
 __all__ = ["Benchmark", "register_benchmark", "benchmarks", "get_benchmark"]
 
 
+@checked
 @dataclass(frozen=True)
 class Benchmark:
     """One ``sudoku-lab bench`` sub-command.
@@ -75,6 +77,7 @@ def _origin(bench: Benchmark) -> str:
 
 
 _REGISTRY: Registry[Benchmark] = Registry("benchmark", package=__name__, order=lambda b: b.name, origin=_origin)
+@checked
 def register_benchmark(name: str | Benchmark, help: str = "", *,
                        add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
                        run: Callable[[argparse.Namespace, Callable[[str], object]], int] | None = None,
@@ -94,6 +97,8 @@ def register_benchmark(name: str | Benchmark, help: str = "", *,
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ValueError
         If another benchmark already has that name.
     """
@@ -107,11 +112,13 @@ def register_benchmark(name: str | Benchmark, help: str = "", *,
     return _REGISTRY.register(bench)
 
 
+@checked
 def benchmarks() -> Mapping[str, Benchmark]:
     """Every registered benchmark by name (built-ins and plugins), in name order."""
     return _REGISTRY.mapping()
 
 
+@checked
 def get_benchmark(name: str) -> Benchmark:
     """The benchmark registered as ``name``; ParameterError naming the known ones otherwise."""
     return _REGISTRY.get(name, param="benchmark")

@@ -19,10 +19,13 @@ import numpy as np
 
 from . import register_benchmark
 from ._timing import ratio, ratio_text, side_by_side
+from .._checks import checked
+from ..puzzle import Puzzle
 
 __all__ = ["NumpyTabu", "numpy_propagate", "bench_ac3_tabu"]
 
 
+@checked
 def numpy_propagate(dom: np.ndarray, peers: np.ndarray) -> bool:
     """AC3 (singleton propagation) on a boolean domain table, in place; False on a wipe-out.
 
@@ -54,6 +57,7 @@ def numpy_propagate(dom: np.ndarray, peers: np.ndarray) -> bool:
         dom[...] = new
 
 
+@checked
 class NumpyTabu:
     """One AC3-tabu iteration at a time in plain numpy, with the kernel's random draws.
 
@@ -72,7 +76,7 @@ class NumpyTabu:
         The state's cost after each iteration.
     """
 
-    def __init__(self, puzzle, candidates: int = 10, tenure: int = 10, p_drop: float = 0.1, drop: int = 1,
+    def __init__(self, puzzle: Puzzle, candidates: int = 10, tenure: int = 10, p_drop: float = 0.1, drop: int = 1,
                  seed: int = 0):
         geo = puzzle.geometry
         self.N, self.C = geo.N, geo.C
@@ -181,6 +185,7 @@ class NumpyTabu:
         return self.cost > 0
 
 
+@checked
 def bench_ac3_tabu(iterations: int = 2000, numpy_iterations: int = 100, repeat: int = 3, puzzle: str = "mk_hard_c",
                    seed: int = 0, out: Callable[[str], object] = print) -> dict:
     """Iterations per second of the kernel and of :class:`NumpyTabu`, side by side.

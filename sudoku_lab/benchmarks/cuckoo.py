@@ -18,10 +18,13 @@ import numpy as np
 
 from . import register_benchmark
 from ._timing import ratio, ratio_text, side_by_side
+from .._checks import checked
+from ..puzzle import Puzzle
 
 __all__ = ["NumpyCuckoo", "bench_cuckoo"]
 
 
+@checked
 class NumpyCuckoo:
     """A straightforward numpy implementation of the cuckoo search (not draw-for-draw the kernel's).
 
@@ -36,8 +39,8 @@ class NumpyCuckoo:
     seed : int
     """
 
-    def __init__(self, puzzle, nests: int = 22, pa: float = 0.3, p_pmx: float = 0.65, p_mut: float = 0.9,
-                 weights=(5.0, 3.0, 1.0), fill_nodes: int = 10_000, seed: int = 0):
+    def __init__(self, puzzle: Puzzle, nests: int = 22, pa: float = 0.3, p_pmx: float = 0.65, p_mut: float = 0.9,
+                 weights: tuple[float, float, float] = (5.0, 3.0, 1.0), fill_nodes: int = 10_000, seed: int = 0):
         from ..solvers.cuckoo import prefilter
 
         self.n, self.N, self.C = puzzle.n, puzzle.N, puzzle.C
@@ -212,6 +215,7 @@ class NumpyCuckoo:
         return self.best_cost == 0
 
 
+@checked
 def bench_cuckoo(iterations: int = 2000, repeat: int = 3, puzzle: str = "mk_hard_a",
                  out: Callable[[str], object] = print) -> dict:
     """Iterations per second of the kernel and of :class:`NumpyCuckoo`, side by side.

@@ -32,6 +32,7 @@ write lines, neither pays for starting a process.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import time
@@ -39,10 +40,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from . import register_benchmark
 from ._timing import ratio, ratio_text, side_by_side
 from ..errors import ParameterError
+from .._checks import checked
 
 __all__ = ["bench_exact", "MEASURES"]
 
@@ -107,7 +110,9 @@ def _check_only(only) -> tuple[str, ...]:
     return tuple(m for m in MEASURES if m in chosen)
 
 
-def bench_exact(puzzles, out: Callable[[str], object] = print, repeat: int = 3, only: Sequence[str] | None = None,
+@checked
+def bench_exact(puzzles: Sequence[tuple[str, npt.ArrayLike]] | str | os.PathLike[str],
+                out: Callable[[str], object] = print, repeat: int = 3, only: Sequence[str] | None = None,
                 label: str | None = None) -> dict:
     """Time the exact solver on a set of puzzles, side by side, next to qqwing when it is installed.
 

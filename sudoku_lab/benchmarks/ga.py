@@ -20,10 +20,13 @@ import numpy as np
 
 from . import register_benchmark
 from ._timing import ratio, ratio_text, side_by_side
+from .._checks import checked
+from ..puzzle import Puzzle
 
 __all__ = ["NumpyGA", "bench_ga", "numpy_fitness"]
 
 
+@checked
 def numpy_fitness(pop: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct-count fitness of every row of ``pop`` (P, C), with the per-row and per-column counts (P, N)."""
     N = n * n
@@ -40,6 +43,7 @@ def numpy_fitness(pop: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.n
     return rows.sum(axis=1) + cols.sum(axis=1), rows, cols
 
 
+@checked
 class NumpyGA:
     """Sato and Inoue's GA with numpy operations over the whole population (the benchmark's reference).
 
@@ -51,8 +55,8 @@ class NumpyGA:
     seed : int
     """
 
-    def __init__(self, puzzle, population=150, tournament=3, crossover_rate=0.3, mutation_rate=0.3, elites=1,
-                 ties="coin", seed=0):
+    def __init__(self, puzzle: Puzzle, population: int = 150, tournament: int = 3, crossover_rate: float = 0.3,
+                 mutation_rate: float = 0.3, elites: int = 1, ties: str = "coin", seed: int = 0):
         from ..solvers.ga import box_tables
 
         self.n, self.N, self.C = puzzle.n, puzzle.N, puzzle.C
@@ -133,6 +137,7 @@ class NumpyGA:
         return bool(self.fit.max() == 2 * self.N * self.N)
 
 
+@checked
 def bench_ga(generations: int = 300, seeds: int = 5, puzzle: str = "nbcoin_106_difficult",
              out: Callable[[str], object] = print) -> dict:
     """Generations per second of the kernel and of :class:`NumpyGA`, side by side.

@@ -17,10 +17,13 @@ import numpy as np
 
 from . import register_benchmark
 from ._timing import ratio, ratio_text, side_by_side
+from .._checks import checked
+from ..puzzle import Puzzle
 
 __all__ = ["NumpyMove", "numpy_move", "bench_hill_climb"]
 
 
+@checked
 class NumpyMove:
     """Every in-box swap of two free cells of a puzzle, and its tables, for :func:`numpy_move`.
 
@@ -32,7 +35,7 @@ class NumpyMove:
         Free cells.
     """
 
-    def __init__(self, puzzle, w1: float = 1.0, w2: float = -1.0):
+    def __init__(self, puzzle: Puzzle, w1: float = 1.0, w2: float = -1.0):
         from ..solvers.hill_climb import hill_tables
 
         self.N, self.C = puzzle.N, puzzle.C
@@ -58,6 +61,7 @@ class NumpyMove:
         return f1, f2
 
 
+@checked
 def numpy_move(mv: NumpyMove, grid: np.ndarray) -> tuple[int, int, float, np.ndarray]:
     """One steepest-ascent move in plain numpy: score every swapped grid, keep the first best.
 
@@ -83,6 +87,7 @@ def numpy_move(mv: NumpyMove, grid: np.ndarray) -> tuple[int, int, float, np.nda
     return int(a[k]), int(b[k]), float(delta[k]), out
 
 
+@checked
 def bench_hill_climb(moves: int = 3000, repeat: int = 3, puzzle: str = "kennett_hard_007",
                      out: Callable[[str], object] = print) -> dict:
     """Moves per second of the kernel and of :func:`numpy_move`, side by side on the same states.

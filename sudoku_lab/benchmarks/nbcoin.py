@@ -17,10 +17,13 @@ import numpy as np
 
 from . import register_benchmark
 from ._timing import ratio, ratio_text
+from .._checks import checked
+from ..puzzle import Puzzle
 
 __all__ = ["NumpyNBCoin", "bench_nbcoin"]
 
 
+@checked
 class NumpyNBCoin:
     """A straightforward numpy implementation of one NB-COIN generation (not draw-for-draw the kernel's).
 
@@ -33,7 +36,7 @@ class NumpyNBCoin:
     seed : int
     """
 
-    def __init__(self, puzzle, population: int = 150, C: float = 25.0, k: float = 0.4, upper: float = 0.99,
+    def __init__(self, puzzle: Puzzle, population: int = 150, C: float = 25.0, k: float = 0.4, upper: float = 0.99,
                  counts: bool = False, seed: int = 0):
         from ..solvers.nbcoin import box_tables, initial_model, selected_count
 
@@ -119,6 +122,7 @@ class NumpyNBCoin:
         return False
 
 
+@checked
 def bench_nbcoin(runs: int = 6, generations: int = 300, puzzle: str = "nbcoin_106_difficult",
                  out: Callable[[str], object] = print) -> dict:
     """Generations per second of the kernel and of :class:`NumpyNBCoin`, side by side.

@@ -17,6 +17,8 @@ import numpy as np
 
 from . import register_benchmark
 from ._timing import ratio, ratio_text
+from .._checks import checked
+from ..puzzle import Puzzle
 
 __all__ = ["bench_reseda", "NumpyReseda"]
 
@@ -25,6 +27,7 @@ PAPER_ATTEMPT_S = 0.030
 PAPER_FIENDISH_S = 3.71
 
 
+@checked
 class NumpyReseda:
     """A straightforward numpy implementation of RESEDA's step (blocks + pre-computation, sort selection).
 
@@ -35,7 +38,8 @@ class NumpyReseda:
     draw-for-draw identical to the kernel).
     """
 
-    def __init__(self, puzzle, alpha=0.7, beta=0.6, Q=100, Q1=10, seed=0):
+    def __init__(self, puzzle: Puzzle, alpha: float = 0.7, beta: float = 0.6, Q: int = 100, Q1: int = 10,
+                 seed: int = 0):
         from ..ac3 import initial_domains
         from ..solvers.reseda import _initial_p
 
@@ -108,6 +112,7 @@ class NumpyReseda:
         return "converged" if self.p[f].max(axis=1).min() > self.beta else "running"
 
 
+@checked
 def bench_reseda(attempts: int = 200, puzzles: int = 50, numpy_runs: int = 20,
                  out: Callable[[str], object] = print, fiendish: Sequence | None = None) -> dict:
     """Time RESEDA: kernel against numpy in steps/s, attempts on the easy puzzle, fiendish time to solve.

@@ -53,6 +53,7 @@ from typing import Any, Callable, Mapping
 from .._registry import Registry
 from ..errors import ParameterError
 from ._core import COMPARISON_HEADER, COMPARISON_NOTE, Report, Runner, comparison_cells
+from .._checks import checked
 
 __all__ = ["Paper", "Reproduction", "Option", "OPTION_NAMES", "COMMAND_FLAGS", "option_names", "register_paper", "register_reproduction", "papers",
            "get_paper", "reproductions", "get_reproduction", "resolve_options", "Report", "Runner",
@@ -69,12 +70,14 @@ COMMAND_FLAGS = ("seed", "jobs", "param", "markdown", "quiet", "experiment", "re
                  "full", "only", "out_dir")
 
 
+@checked
 def option_names() -> tuple[str, ...]:
     """The common options, then every other option some registered reproduction declares (sorted)."""
     own = {k for r in reproductions().values() for k in r.options} - set(OPTION_NAMES)
     return OPTION_NAMES + tuple(sorted(own))
 
 
+@checked
 @dataclass(frozen=True)
 class Paper:
     """A paper whose numbers are reproduced.
@@ -94,6 +97,7 @@ class Paper:
     source: str
 
 
+@checked
 @dataclass(frozen=True)
 class Option:
     """An option a reproduction accepts, with its default and, for integers, its range.
@@ -121,6 +125,7 @@ class Option:
     grows: bool = False
 
 
+@checked
 @dataclass(frozen=True)
 class Reproduction:
     """One experiment of a paper, as ``sudoku-lab reproduce NAME`` runs it.
@@ -201,6 +206,7 @@ def _register(registry: Registry, obj, name: str, origin: str):
     return obj
 
 
+@checked
 def register_paper(paper: Paper) -> Paper:
     """Add a paper; a second paper with the same key is refused (ValueError)."""
     if not isinstance(paper, Paper):
@@ -208,16 +214,19 @@ def register_paper(paper: Paper) -> Paper:
     return _register(_papers, paper, paper.key, sys._getframe(1).f_globals.get("__name__", "?"))
 
 
+@checked
 def papers() -> Mapping[str, Paper]:
     """Every registered paper by key (built-in modules and plugins loaded)."""
     return _papers.mapping()
 
 
+@checked
 def get_paper(key: str) -> Paper:
     """The paper registered as ``key``; ParameterError naming the known ones otherwise."""
     return _papers.get(key, param="paper")
 
 
+@checked
 def register_reproduction(name: str | Reproduction | None = None, *, paper: str | None = None,
                           title: str | None = None, solver: str | None = None,
                           options: Mapping[str, Option] | None = None, run: Callable[..., Report] | None = None,
@@ -248,11 +257,13 @@ def register_reproduction(name: str | Reproduction | None = None, *, paper: str 
     return decorator
 
 
+@checked
 def reproductions() -> Mapping[str, Reproduction]:
     """Every registered reproduction by name, in registration order (built-ins first, then plugins)."""
     return _reproductions.mapping()
 
 
+@checked
 def get_reproduction(name: str) -> Reproduction:
     """The reproduction registered as ``name``; ParameterError naming the known ones otherwise."""
     return _reproductions.get(name, param="experiment")
@@ -276,12 +287,15 @@ def _out_of_range(opt: Option, value) -> str:
     return f"an integer{' ' + bounds if bounds else ''}, got {value!r}"
 
 
+@checked
 def resolve_options(rep: Reproduction, given: Mapping[str, Any], quick: bool = False) -> dict:
     """The keyword options of ``rep.run``: the user's values (None = not given) over the declared defaults
     (over its :attr:`~Reproduction.quick` values first, with ``quick``).
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
     ParameterError
         An option ``rep`` does not declare was given, or an integer is outside the declared range.
     """

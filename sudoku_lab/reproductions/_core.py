@@ -8,9 +8,14 @@ its tables from these pieces.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from ..experiments import Task
+from ..experiments import BatchProgress, Task, Workers
+from .._checks import checked
+
+if TYPE_CHECKING:
+    from ..puzzle import Puzzle
+    from ..results import ResultStore
 
 __all__ = ["Report", "Runner", "COMPARISON_HEADER", "COMPARISON_NOTE", "comparison_cells", "percent_interval",
            "difference_text", "p_text"]
@@ -52,6 +57,7 @@ def p_text(p: float, threshold: float = 0.05) -> str:
     return f"{p:.3g}"
 
 
+@checked
 def comparison_cells(k_paper: int, n_paper: int, k: int, n: int) -> list[str]:
     """The cells under :data:`COMPARISON_HEADER` for the paper's ``k_paper/n_paper`` and our ``k/n``.
 
@@ -68,6 +74,7 @@ def comparison_cells(k_paper: int, n_paper: int, k: int, n: int) -> list[str]:
             difference_text(c.difference, *c.difference_interval), p_text(c.p), verdict]
 
 
+@checked
 @dataclass
 class Report:
     """A reproduced table: a title, a header, rows of cells, and notes.
@@ -109,6 +116,7 @@ class Report:
         return "\n".join(lines) + "\n"
 
 
+@checked
 class Runner:
     """Runs a reproduction's task lists with the user's shared options, through the experiment engine.
 
@@ -132,9 +140,10 @@ class Runner:
         True once a task list stopped before its end (Ctrl-C).
     """
 
-    def __init__(self, jobs: int = 1, should_stop: Callable[[], bool] | None = None, progress=None,
-                 params: dict | None = None, seed: int = 0, *, store=None, scheduler: str | None = None,
-                 workers=None):
+    def __init__(self, jobs: int = 1, should_stop: Callable[[], bool] | None = None,
+                 progress: Callable[[str, BatchProgress], None] | None = None, params: dict | None = None,
+                 seed: int = 0, *, store: ResultStore | None = None, scheduler: str | None = None,
+                 workers: Workers | None = None):
         """
         Parameters
         ----------
@@ -184,18 +193,19 @@ class Runner:
             self.interrupted = True
         return [r for r in out if r is not None]
 
-    def repeat(self, solver: str, params: dict, puzzle, until: str, runs: int, start: int = 0,
+    def repeat(self, solver: str, params: dict, puzzle: Puzzle, until: str, runs: int, start: int = 0,
                puzzle_set: str = "") -> list[Task]:
         """Tasks ``start .. start + runs - 1`` of one configuration on one puzzle: seeds counted from
         :attr:`seed`, keys and run indices the run's number."""
         return [Task(solver, params, puzzle, self.seed + i, until, key=str(i), puzzle_set=puzzle_set, run=i)
                 for i in range(start, start + runs)]
 
-    def each(self, solver: str, params: dict, puzzles, until: str, puzzle_set: str = "") -> list[Task]:
+    def each(self, solver: str, params: dict, puzzles: Iterable[Puzzle], until: str,
+             puzzle_set: str = "") -> list[Task]:
         """One task per puzzle of ``puzzles``: seeds counted from :attr:`seed`, keys the puzzle's index."""
         return [Task(solver, params, p, self.seed + i, until, key=str(i), puzzle_set=puzzle_set)
                 for i, p in enumerate(puzzles)]
 
-    def p(self, **setting) -> dict:
+    def p(self, **setting: Any) -> dict:
         """The user's --param values, with the experiment's own settings (what the table varies) on top."""
         return {**self.params, **setting}

@@ -22,11 +22,13 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from ..errors import ParameterError
 from . import Reproduction, get_paper, get_reproduction, papers, reproductions, resolve_options
 from ._core import Report, Runner
+from .._checks import checked
+from ..experiments import BatchProgress
 
 __all__ = ["MODES", "Outcome", "SuiteOutcome", "store_spec", "store_growth", "run_reproduction", "run_all", "suite_markdown",
            "summary_markdown", "options_text", "verdict_text", "REPORT", "FIGURES"]
@@ -199,9 +201,12 @@ class SuiteOutcome:
         return bool(self.not_run) or any(o.report.interrupted for o in self.outcomes)
 
 
-def run_all(out_dir, *, mode: str = "quick", only=None, seed: int = 0, jobs: int | None = None,
+@checked
+def run_all(out_dir: str | os.PathLike[str], *, mode: str = "quick", only: Iterable[str] | None = None, seed: int = 0,
+            jobs: int | None = None,
             scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
-            announce: Callable[[int, int, Reproduction, dict], None] | None = None, progress=None,
+            announce: Callable[[int, int, Reproduction, dict], None] | None = None,
+            progress: Callable[[str, BatchProgress], None] | None = None,
             note: Callable[[str], None] | None = None, command: str | None = None) -> SuiteOutcome:
     """Run every registered reproduction (built-ins, then plugins) and write one report, paper vs ours.
 

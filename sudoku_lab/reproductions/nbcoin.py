@@ -18,6 +18,7 @@ import numpy as np
 
 from ..citations import cite
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
+from .._checks import checked
 
 __all__ = ["PAPER", "PUZZLES", "GA_PARAMS", "magnitude_verdict", "table2"]
 
@@ -43,6 +44,7 @@ MAGNITUDE_NOTE = ("Generations: mean over the successful runs. Verdict \"same or
                   "(the paper's rule: iteration counts of the same order of magnitude).")
 
 
+@checked
 def magnitude_verdict(ours: float, paper: float) -> str:
     """``same order`` within a factor 10 of the paper's mean, else ``ours higher`` / ``ours lower``; n/a if none."""
     if not (ours > 0 and paper > 0) or math.isnan(ours):
@@ -72,6 +74,7 @@ def _column(runner: Runner, rep: Report, solver: str, params: dict, pz, runs: in
             g_paper, "n/a" if math.isnan(mean) else f"{mean:.1f}", magnitude_verdict(mean, g_paper)]
 
 
+@checked
 @register_reproduction("nbcoin-table2", paper="waiyapara", solver="nbcoin",
                        title="Table II: NB-COIN and the GA of Sato and Inoue on the six nbcoin_* puzzles",
                        options={"runs": Option(100, "runs per puzzle and algorithm (paper: 100)", low=1,

@@ -15,6 +15,8 @@ import numpy as np
 
 from ..citations import cite
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
+from .._checks import checked
+from ..puzzle import Puzzle
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2", "table1", "table2", "tries_until"]
 
@@ -40,7 +42,8 @@ NOTES = ("The paper's parameter values (nests, pa, p_pmx, p_mut, mask weights) d
          "say otherwise.")
 
 
-def tries_until(runner: Runner, params: dict, pz, budget: int, target: int, cap: int, label: str):
+@checked
+def tries_until(runner: Runner, params: dict, pz: Puzzle, budget: int, target: int, cap: int, label: str):
     """Tries (seeds ``runner.seed`` on) of ``budget`` iterations until ``target`` are solved or ``cap`` tries.
 
     Returns the results up to and including the ``target``-th success (all ``cap`` otherwise), in seed
@@ -68,6 +71,7 @@ def _mean(xs) -> str:
     return f"{float(np.mean(xs)):.0f}" if len(xs) else "n/a"
 
 
+@checked
 @register_reproduction("cuckoo-table1", paper="soto2014", solver="cuckoo",
                        title="Table 1: tries of 10000 iterations until 50 are solved, easy a .. hard c",
                        options={"runs": Option(50, "solved tries to reach per puzzle (paper: 50)", low=1,
@@ -118,6 +122,7 @@ def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 500) -> Rep
     return rep
 
 
+@checked
 @register_reproduction("cuckoo-table2", paper="soto2014", solver="cuckoo",
                        title="Table 2: 30 tries of 100000 iterations on easy a, medium a and hard a",
                        options={"runs": Option(30, "tries per puzzle (paper: 30)", low=1, high=1_000_000, grows=True),

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..citations import cite
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
+from .._checks import checked
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2", "GA_TABLE2", "table1", "table2"]
 
@@ -84,6 +85,7 @@ def _tries_until(runner: Runner, pz, params: dict, budget: int, wanted: int, cap
     return results
 
 
+@checked
 @register_reproduction("tabu-table1", paper="soto2013", solver="ac3_tabu",
                        title="Table 1: tries of 1000 iterations needed for 30 solved runs, mk_easy_a .. mk_hard_b",
                        options={"runs": Option(30, "solved tries wanted per puzzle (paper: 30)", low=1, high=10_000,
@@ -139,6 +141,7 @@ def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 3000) -> Re
     return rep
 
 
+@checked
 @register_reproduction("tabu-table2", paper="soto2013", solver="ac3_tabu",
                        title="Table 2: solved out of 30 tries of 100000 iterations on easy a-c, medium a, hard a",
                        options={"runs": Option(TABLE2_RUNS, "tries per puzzle (paper: 30)", low=1, high=100_000,

@@ -30,6 +30,7 @@ docs/algorithms.md, "AC3-tabu search".
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
@@ -37,8 +38,9 @@ from .._kernels import ac3 as KA
 from .._kernels import ac3_tabu as K
 from ..ac3 import initial_domains, result_from_kernel
 from ..geometry import MASK_DTYPE, cell_name, geometry, symbol
-from .base import Event, Param, Solver, Status, frozen_copy, register
+from .base import Event, Param, Snapshot, Solver, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
+from .._checks import checked
 
 __all__ = ["AC3Tabu", "STATUS_NAMES", "domains_as_bool", "singleton_grid"]
 
@@ -51,12 +53,14 @@ STATUS_NAMES = {K.ST_TAKEN: "taken", K.ST_ASPIRATION: "aspiration", K.ST_TABU: "
                 K.ST_NOT_BEST: "not best", K.ST_WORSE: "worse"}
 
 
+@checked
 def domains_as_bool(domains: np.ndarray, N: int) -> np.ndarray:
     """Domain masks as a table: bool (C, N), ``[cell, d - 1]`` true when digit d is a candidate."""
     d = np.asarray(domains, dtype=np.int64)
     return ((d[:, None] >> np.arange(N, dtype=np.int64)[None, :]) & 1).astype(bool)
 
 
+@checked
 def singleton_grid(domains: np.ndarray) -> np.ndarray:
     """The digit of every singleton domain, 0 elsewhere: int8 (C,)."""
     d = np.asarray(domains, dtype=np.int64)
@@ -67,6 +71,7 @@ def singleton_grid(domains: np.ndarray) -> np.ndarray:
     return out
 
 
+@checked
 @register
 class AC3Tabu(Solver):
     name = "ac3_tabu"
@@ -337,7 +342,7 @@ class AC3Tabu(Solver):
         }
 
     @classmethod
-    def summarize(cls, snapshot):
+    def summarize(cls, snapshot: Snapshot) -> dict[str, Any]:
         """Moves, aspirations and wiped-out candidates of the run."""
         layers = snapshot.layers
         return {"moves": int(layers["moves"]), "aspirations": int(layers["aspirations"]),

@@ -31,11 +31,13 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Mapping
 
 import numpy as np
+import numpy.typing as npt
 
 from .._registry import Registry
-from ..errors import ParameterError, PuzzleTypeError
+from ..errors import ParameterError
 from ..puzzle import Puzzle
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, check_declarations
+from .._checks import checked
 
 __all__ = [
     "DEFAULT_SEED",
@@ -58,6 +60,7 @@ __all__ = [
 DEFAULT_SEED = 0
 
 
+@checked
 class Status:
     """Solver status values (plain strings, so they serialise as they read)."""
 
@@ -70,6 +73,7 @@ class Status:
 
 
 # ----------------------------------------------------------------- parameters
+@checked
 @dataclass(frozen=True)
 class Param:
     """Declaration of one solver parameter.
@@ -185,6 +189,7 @@ def _num(x) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
+@checked
 @dataclass(frozen=True)
 class Event:
     """Something that happened at an iteration: a parameter change, a restart, a prefilter.
@@ -215,6 +220,7 @@ class Event:
 
 
 # -------------------------------------------------------------------- traces
+@checked
 class Trace:
     """Append-only per-iteration series (convergence curves) with bounded memory.
 
@@ -292,13 +298,15 @@ class Trace:
 
 
 # ------------------------------------------------------------------ snapshots
-def frozen_copy(a) -> np.ndarray:
+@checked
+def frozen_copy(a: npt.ArrayLike) -> np.ndarray:
     """A read-only copy of an array (what every Snapshot field holds)."""
     out = np.array(a, copy=True)
     out.setflags(write=False)
     return out
 
 
+@checked
 @dataclass(frozen=True)
 class Snapshot:
     """An immutable picture of a solver at one iteration.
@@ -368,6 +376,7 @@ class Snapshot:
 
 
 # -------------------------------------------------------------------- solvers
+@checked
 class Solver:
     """Base class of every algorithm (see the module docstring for the protocol).
 
@@ -455,7 +464,7 @@ class Solver:
         """
         return {}
 
-    def __init__(self, **params):
+    def __init__(self, **params: Any):
         self._params = self.full_params(params)
         self.puzzle: Puzzle | None = None
         self.seed: int | None = None
@@ -498,7 +507,7 @@ class Solver:
     def get_params(self) -> dict[str, Any]:
         return dict(self._params)
 
-    def set_params(self, **changes) -> list[Event]:
+    def set_params(self, **changes: Any) -> list[Event]:
         """Change parameters between steps; each change is logged as an Event.
 
         Raises
@@ -526,22 +535,22 @@ class Solver:
         """Hook: react to live parameter changes (reallocate buffers...)."""
 
     # ------------------------------------------------------------ protocol
+    @checked(advice={"puzzle": "read one with Puzzle.parse(text) or library.puzzle(name)"})
     def reset(self, puzzle: Puzzle, seed: int | None = 0) -> None:
         """Start a new solve of ``puzzle`` with a fresh random stream from ``seed``.
 
         Raises
         ------
         PuzzleError
-            If the puzzle's givens clash (solvers need a consistent start);
-            :class:`PuzzleTypeError` if ``puzzle`` is not a Puzzle.
+            If the puzzle's givens clash (solvers need a consistent start).
+        PuzzleTypeError
+            If ``puzzle`` is not a Puzzle (also a TypeError).
+        ParameterTypeError
+            If ``seed`` is not an int or None (also a TypeError).
         ParameterError
-            If ``seed`` is not a non-negative integer or None.
+            If ``seed`` is negative.
         """
-        if not isinstance(puzzle, Puzzle):
-            raise PuzzleTypeError(f"reset() needs a Puzzle, got {type(puzzle).__name__}; read one with "
-                                  "Puzzle.parse(text) or library.puzzle(name)")
-        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
-                                 or seed < 0):
+        if seed is not None and seed < 0:
             raise ParameterError(f"seed must be a non-negative integer (or None for a fresh one), got {seed!r}",
                                  name="seed")
         puzzle.check_clashes()
@@ -563,12 +572,21 @@ class Solver:
         """Advance up to ``n`` iterations; return how many were done (fewer if it finished).
 
         ``step(a); step(b)`` leaves exactly the state ``step(a + b)`` does.
+
+        Raises
+        ------
+        ParameterTypeError
+            ``n`` is not an int (``step(1.7)``, ``step("3")``; a numpy integer is one).
+        ParameterError
+            ``n`` is negative.
+        RuntimeError
+            :meth:`reset` was not called.
         """
         if self.status == Status.READY:
             raise RuntimeError("call reset(puzzle, seed) before step()")
         n = int(n)
         if n < 0:
-            raise ValueError("step(n) needs n >= 0")
+            raise ParameterError(f"Solver.step: n must be a non-negative int, got {n}", name="n")
         if n == 0 or self.status in Status.DONE:
             return 0
         return self._step(n)
@@ -654,6 +672,7 @@ class Solver:
 _REGISTRY: Registry[type[Solver]] = Registry("algorithm", package="sudoku_lab.solvers", order=lambda c: c.order)
 
 
+@checked
 def register(cls: type[Solver]) -> type[Solver]:
     """Class decorator adding a solver to the registry under ``cls.name``.
 
@@ -662,13 +681,13 @@ def register(cls: type[Solver]) -> type[Solver]:
 
     Raises
     ------
+    ParameterTypeError
+        Not a :class:`Solver` subclass (also a TypeError).
     TypeError
-        Not a :class:`Solver` subclass, no name, or inconsistent declarations.
+        No name, or inconsistent declarations.
     ValueError
         Another solver already has that name.
     """
-    if not (isinstance(cls, type) and issubclass(cls, Solver)):
-        raise TypeError(f"register() takes a Solver subclass, got {cls!r}")
     if not cls.name:
         raise TypeError(f"{cls.__name__} needs a registry name")
     problems = check_declarations(cls)
@@ -677,21 +696,33 @@ def register(cls: type[Solver]) -> type[Solver]:
     return _REGISTRY.register(cls)
 
 
+@checked
 def unregister(name: str) -> None:
     """Remove a solver from the registry (for tests and interactive redefinitions)."""
     _REGISTRY.unregister(name)
 
 
+@checked
 def registry() -> Mapping[str, type[Solver]]:
     """Registered solvers by name in menu order (built-ins and plugins loaded)."""
     return _REGISTRY.mapping()
 
 
+@checked
 def get_solver_class(name: str) -> type[Solver]:
     """The solver class registered as ``name``; ParameterError naming the known ones otherwise."""
     return _REGISTRY.get(name, param="algo")
 
 
-def create(name: str, **params) -> Solver:
-    """Instantiate a registered solver with validated parameters."""
+@checked
+def create(name: str, **params: Any) -> Solver:
+    """Instantiate a registered solver with validated parameters.
+
+    Raises
+    ------
+    ParameterTypeError
+        ``name`` is not a str.
+    ParameterError
+        An unknown solver, or a parameter it does not take or out of its range.
+    """
     return get_solver_class(name)(**params)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -31,8 +32,10 @@ from .._kernels import cuckoo as K
 from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError, PuzzleError
 from ..geometry import cell_name, geometry
-from .base import Param, Solver, Status, frozen_copy, register
+from ..puzzle import Puzzle
+from .base import Param, Snapshot, Solver, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
+from .._checks import checked
 
 __all__ = ["Cuckoo", "pmx", "sorting_crossover", "feasible_pairs", "missing_cost", "levy_sigma", "row_tables",
            "prefilter", "HISTORY_ROWS"]
@@ -44,6 +47,7 @@ OPERATORS = {K.OP_BEFORE: "none", K.OP_NONE: "none", K.OP_PMX: "pmx", K.OP_SORTI
 
 
 # ---------------------------------------------------------- pure operators
+@checked
 def pmx(p1: Sequence[int], p2: Sequence[int], lo: int, hi: int) -> list[int]:
     """Partially matched crossover of two permutations (the paper's Algorithm 2 and Example 1).
 
@@ -85,6 +89,7 @@ def pmx(p1: Sequence[int], p2: Sequence[int], lo: int, hi: int) -> list[int]:
     return [p2[i] if c is None else c for i, c in enumerate(child)]
 
 
+@checked
 def sorting_crossover(parents: Sequence[Sequence[int]], mask: Sequence[int]) -> list[int]:
     """Multiparental sorting crossover (the paper's Algorithms 3 and 4, Example 2).
 
@@ -120,6 +125,7 @@ def sorting_crossover(parents: Sequence[Sequence[int]], mask: Sequence[int]) -> 
     return work[0]
 
 
+@checked
 def feasible_pairs(row: Sequence[int], free: Sequence[int], domains: Sequence[set[int]]) -> list[tuple[int, int]]:
     """The swaps the feasible geometric mutation may choose in one row (the paper's Algorithm 5).
 
@@ -142,13 +148,15 @@ def feasible_pairs(row: Sequence[int], free: Sequence[int], domains: Sequence[se
             if row[b] in domains[a] and row[a] in domains[b]]
 
 
-def missing_cost(grid: Sequence[int], n: int) -> int:
+@checked
+def missing_cost(grid: Sequence[int] | np.ndarray, n: int) -> int:
     """Missing symbols over the columns and boxes of a complete grid (the cuckoo's cost; rows are permutations)."""
     units = geometry(n).units
     N = n * n
     return sum(N - len({int(grid[c]) for c in units[u]}) for u in range(N, 3 * N))
 
 
+@checked
 def levy_sigma(beta: float = K.LEVY_BETA) -> float:
     """Mantegna's scale of the numerator: ``(G(1+b) sin(pi b/2) / (G((1+b)/2) b 2^((b-1)/2)))^(1/b)``."""
     num = math.gamma(1 + beta) * math.sin(math.pi * beta / 2)
@@ -157,7 +165,8 @@ def levy_sigma(beta: float = K.LEVY_BETA) -> float:
 
 
 # ------------------------------------------------------------------ tables
-def prefilter(puzzle, mode: str = "ac3"):
+@checked
+def prefilter(puzzle: Puzzle, mode: str = "ac3"):
     """Domains and prefilled cells of ``puzzle``.
 
     Parameters
@@ -177,6 +186,10 @@ def prefilter(puzzle, mode: str = "ac3"):
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind (also a TypeError).
+    PuzzleTypeError
+        ``puzzle`` not a puzzle (also a TypeError).
     PuzzleError
         If AC3 wipes a domain out: the puzzle has no solution.
     """
@@ -191,6 +204,7 @@ def prefilter(puzzle, mode: str = "ac3"):
     return dom, np.array(puzzle.grid, dtype=np.int8), None
 
 
+@checked
 def row_tables(pre: np.ndarray, N: int):
     """Free positions, their count and the missing digits of each row, and the rows a mutation can use.
 
@@ -228,6 +242,7 @@ def _domains_bool(dom: np.ndarray, N: int) -> np.ndarray:
     return ((dom[:, None].astype(np.int64) >> np.arange(N)) & 1).astype(bool)
 
 
+@checked
 @register
 class Cuckoo(Solver):
     name = "cuckoo"
@@ -329,7 +344,7 @@ class Cuckoo(Solver):
     )
 
     @classmethod
-    def check_params(cls, params):
+    def check_params(cls, params: Mapping[str, Any]) -> None:
         ws = [params.get(k) for k in ("w1", "w2", "w3")]
         if all(w is not None for w in ws) and sum(ws) <= 0:
             raise ParameterError("w1 + w2 + w3 must be positive (the mask weights are divided by their sum), "
@@ -351,7 +366,7 @@ class Cuckoo(Solver):
             s.snapshot()
 
     # ---------------------------------------------------------------- reset
-    def check_puzzle(self, puzzle):
+    def check_puzzle(self, puzzle: Puzzle) -> None:
         prefilter(puzzle, "ac3")  # refuses a puzzle whose AC3 wipes out, whatever the mode
 
     def _apply_prefilter(self, mode: str):
@@ -519,7 +534,7 @@ class Cuckoo(Solver):
         }
 
     @classmethod
-    def summarize(cls, snapshot):
+    def summarize(cls, snapshot: Snapshot) -> dict[str, Any]:
         """Best cost, operator counts and the prefilter's fixed cells."""
         tr = snapshot.trace
         last = {k: int(tr[k][-1]) if len(tr[k]) else 0 for k in ("pmx", "sorting", "mutations", "abandoned")}

@@ -68,9 +68,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence, TYPE_CHECKING
 
 import numpy as np
+
+from .._checks import checked
+
+if TYPE_CHECKING:  # names of annotations only: these modules import this one
+    from .base import Snapshot
 
 __all__ = ["Objective", "Axis", "Column", "Threshold", "Layer", "KNOWN_ROLES", "check_layers",
            "check_declarations", "COST_AXIS", "FRACTION_AXIS", "PALETTE", "column_colours"]
@@ -80,6 +85,7 @@ KNOWN_ROLES = ("probability", "entropy", "runs", "cells", "cell_pairs", "struck"
                "unit_counts", "ac3", "tabu", "nests")
 
 
+@checked
 @dataclass(frozen=True)
 class Objective:
     """What the solver's ``cost`` measures, and its paper's own objective if that differs.
@@ -111,6 +117,7 @@ class Objective:
             raise ValueError(f"native_sense must be 'max' or 'min', got {self.native_sense!r}")
 
 
+@checked
 @dataclass(frozen=True)
 class Axis:
     """A y axis of the convergence plot.
@@ -141,6 +148,7 @@ COST_AXIS = Axis("cost", "cost (missing symbols)", "left")
 FRACTION_AXIS = Axis("fraction", "fraction", "right", (0.0, 1.0))
 
 
+@checked
 @dataclass(frozen=True)
 class Threshold:
     """A horizontal line at a parameter's current value (``beta`` on the ``rho`` axis)."""
@@ -150,6 +158,7 @@ class Threshold:
     meaning: str = ""
 
 
+@checked
 @dataclass(frozen=True)
 class Column:
     """A trace column: one value per recorded iteration.
@@ -190,6 +199,7 @@ class Column:
             raise ValueError(f"column {self.name!r}: unknown style {self.style!r}")
 
 
+@checked
 @dataclass(frozen=True)
 class Layer:
     """A snapshot layer: an array, a value or records the solver exposes for display and analysis.
@@ -244,7 +254,8 @@ class Layer:
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 
 
-def column_colours(columns) -> dict[str, str]:
+@checked
+def column_colours(columns: Sequence[Column]) -> dict[str, str]:
     """Each declared trace column's colour: its own, else the next palette colour not already used.
 
     The lab and :func:`sudoku_lab.figures.convergence_figure` both use it, so their curves agree.
@@ -272,7 +283,8 @@ def _dims(shape: tuple, snapshot, layer: str) -> list[int | None]:
     return out
 
 
-def check_layers(declared: tuple[Layer, ...], snapshot) -> list[str]:
+@checked
+def check_layers(declared: tuple[Layer, ...], snapshot: Snapshot) -> list[str]:
     """Compare a snapshot's layers with their declarations; a list of problems (empty if none).
 
     Checks that the declared and present names agree, array dtypes and shapes
@@ -331,7 +343,8 @@ def check_layers(declared: tuple[Layer, ...], snapshot) -> list[str]:
     return problems
 
 
-def check_declarations(cls) -> list[str]:
+@checked
+def check_declarations(cls: type) -> list[str]:
     """Consistency of a solver class's declarations among themselves (no snapshot needed)."""
     problems = []
     axes = {a.key: a for a in cls.axes}

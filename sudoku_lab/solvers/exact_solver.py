@@ -15,10 +15,12 @@ from ..scoring import missing_symbols
 from ..citations import SECTIONS
 from .base import Solver, Status, register
 from .declare import Layer, Objective
+from .._checks import checked
 
 __all__ = ["ExactSolver"]
 
 
+@checked
 @register
 class ExactSolver(Solver):
     name = "exact"

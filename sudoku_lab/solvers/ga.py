@@ -20,14 +20,17 @@ too: the next generation is bred at that size from the current one).
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 import numpy as np
 
 from .._kernels import ga as K
 from ..errors import ParameterError
 from ..geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
-from .base import Param, Solver, Status, frozen_copy, register
+from .base import Param, Snapshot, Solver, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
+from .._checks import checked
 
 __all__ = ["GA", "box_tables"]
 
@@ -35,6 +38,7 @@ _CHUNK = 4096  # most generations per kernel call (bounds the trace buffer)
 TIES = ("coin", "first")
 
 
+@checked
 def box_tables(g: np.ndarray, n: int):
     """Free cells of each box, their count, the box's missing digits, and the boxes a mutation can use.
 
@@ -60,6 +64,7 @@ def box_tables(g: np.ndarray, n: int):
     return box_free, box_nfree, box_missing, mut_boxes, int(len(eligible))
 
 
+@checked
 @register
 class GA(Solver):
     name = "ga"
@@ -124,7 +129,7 @@ class GA(Solver):
     )
 
     @classmethod
-    def check_params(cls, params):
+    def check_params(cls, params: Mapping[str, Any]) -> None:
         if "elites" in params and "population" in params and params["elites"] >= params["population"]:
             raise ParameterError(f"elites must be less than the population (at least one child per "
                                  f"generation), got elites = {params['elites']} >= population = "
@@ -230,7 +235,7 @@ class GA(Solver):
         }
 
     @classmethod
-    def summarize(cls, snapshot):
+    def summarize(cls, snapshot: Snapshot) -> dict[str, Any]:
         """Generations, individuals evaluated and the final best fitness."""
         return {"generations": int(snapshot.iteration), "evaluations": int(snapshot.evaluations),
                 "best_fitness": int(snapshot.layers["best_fitness"])}

@@ -18,6 +18,7 @@ the queue size are traced.
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -25,14 +26,16 @@ from .._kernels import hill_climb as K
 from ..errors import ParameterError
 from ..geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
-from .base import Event, Param, Solver, Status, frozen_copy, register
+from .base import Event, Param, Snapshot, Solver, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
+from .._checks import checked
 
 __all__ = ["HillClimb", "hill_tables", "unit_clashes"]
 
 _CHUNK = 4096  # most moves per kernel call (bounds the trace and event buffers)
 
 
+@checked
 def hill_tables(base: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per-puzzle tables of the kernels.
 
@@ -66,6 +69,7 @@ def hill_tables(base: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return box_free, box_nfree, box_missing, GR, GC
 
 
+@checked
 def unit_clashes(grid: np.ndarray, n: int) -> np.ndarray:
     """Row and column clash counts: int64 (2, N), ``N`` minus the distinct digits of each row (0) and column (1)."""
     N = n * n
@@ -77,6 +81,7 @@ def unit_clashes(grid: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+@checked
 @register
 class HillClimb(Solver):
     name = "hill_climb"
@@ -146,7 +151,7 @@ class HillClimb(Solver):
     )
 
     @classmethod
-    def check_params(cls, params):
+    def check_params(cls, params: Mapping[str, Any]) -> None:
         if params.get("w1", 1.0) <= 0:
             raise ParameterError(f"w1 must be positive (f must grow with distinct digits, or no state is "
                                  f"better than a solved one), got {params['w1']:g}", name="w1")
@@ -282,7 +287,7 @@ class HillClimb(Solver):
         }
 
     @classmethod
-    def summarize(cls, snapshot):
+    def summarize(cls, snapshot: Snapshot) -> dict[str, Any]:
         """Restarts, plateau escapes, and the first initial state's f1 and clashes with givens."""
         layers = snapshot.layers
         runs = layers["runs"]

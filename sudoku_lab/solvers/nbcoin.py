@@ -20,6 +20,7 @@ docs/algorithms.md, "NB-COIN", and are parameters here.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -27,8 +28,9 @@ from .._kernels import nbcoin as K
 from ..geometry import geometry
 from ..scoring import distinct_count
 from ._boxes import box_free_cells, box_missing_masks
-from .base import Param, Solver, Status, frozen_copy, register
+from .base import Param, Snapshot, Solver, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
+from .._checks import checked
 
 __all__ = ["NBCoin", "initial_model", "selected_count", "box_tables", "model_as_cells"]
 
@@ -37,6 +39,7 @@ UPDATES = ("frequencies", "counts")
 BOUNDS = ("renormalise", "cap")
 
 
+@checked
 def selected_count(population: int, C: float) -> int:
     """Size of the good set and of the bad set: ``floor(C % of the population)``, at least 1.
 
@@ -45,6 +48,7 @@ def selected_count(population: int, C: float) -> int:
     return max(1, int(math.floor(population * C / 100.0 + 1e-9)))
 
 
+@checked
 def box_tables(grid: np.ndarray, n: int):
     """Cells of each box position, free positions per box (padded with -1), their count, unused digits.
 
@@ -63,6 +67,7 @@ def box_tables(grid: np.ndarray, n: int):
     return box_cells, box_free, box_nfree, box_missing_masks(grid, geo, np.int64)
 
 
+@checked
 def initial_model(grid: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The paper's initial model from the givens (section IV, Figure 7c).
 
@@ -109,6 +114,7 @@ def initial_model(grid: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(M, dtype=np.float64), allowed
 
 
+@checked
 def model_as_cells(M: np.ndarray, n: int) -> np.ndarray:
     """The box models as ``p[cell, digit]`` (float64, shape (C, N)): row ``c`` is ``M[box(c), position(c)]``."""
     geo = geometry(n)
@@ -118,6 +124,7 @@ def model_as_cells(M: np.ndarray, n: int) -> np.ndarray:
     return p
 
 
+@checked
 @register
 class NBCoin(Solver):
     name = "nbcoin"
@@ -308,7 +315,7 @@ class NBCoin(Solver):
         }
 
     @classmethod
-    def summarize(cls, snapshot):
+    def summarize(cls, snapshot: Snapshot) -> dict[str, Any]:
         """Best fitness reached and its optimum."""
         N = snapshot.puzzle.N
         return {"best_fitness": int(snapshot.layers["best_fitness"]), "optimum": 2 * N * N}

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from types import MappingProxyType
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -34,9 +35,11 @@ from .._kernels import reseda as K
 from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError
 from ..geometry import cell_name, geometry
+from ..puzzle import Puzzle
 from ._boxes import box_free_cells, box_missing_masks
-from .base import Event, Param, Solver, Status, frozen_copy, register
+from .base import Event, Param, Snapshot, Solver, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold
+from .._checks import checked
 
 __all__ = ["Reseda", "ZONE_SETS", "zone_units", "admissible_box_permutations"]
 
@@ -46,6 +49,7 @@ _CHUNK = 4096  # most steps per kernel call (bounds the trace buffer)
 MAX_PERMUTATIONS = 200_000
 
 
+@checked
 def zone_units(zone_set: str, n: int) -> list[int]:
     """Unit indices of a zone set, in the order partial restarts try them.
 
@@ -62,6 +66,7 @@ def zone_units(zone_set: str, n: int) -> list[int]:
     raise ParameterError(f"zones must be one of {', '.join(ZONE_SETS)}, got {zone_set!r}", name="zones")
 
 
+@checked
 def admissible_box_permutations(grid: np.ndarray, n: int, box: int, limit: int = MAX_PERMUTATIONS) -> np.ndarray:
     """Every filling of box ``box``'s blank cells that clashes with no given.
 
@@ -120,6 +125,7 @@ def admissible_box_permutations(grid: np.ndarray, n: int, box: int, limit: int =
     return np.array(out, dtype=np.int8).reshape(len(out), len(free))
 
 
+@checked
 @register
 class Reseda(Solver):
     name = "reseda"
@@ -206,12 +212,12 @@ class Reseda(Solver):
     )
 
     @classmethod
-    def check_params(cls, params):
+    def check_params(cls, params: Mapping[str, Any]) -> None:
         if "Q" in params and "Q1" in params and params["Q1"] > params["Q"]:
             raise ParameterError(f"Q1 must be at most Q (keep at most the samples drawn), got Q1 = "
                                  f"{params['Q1']} > Q = {params['Q']}", name="Q1")
 
-    def check_puzzle(self, puzzle):
+    def check_puzzle(self, puzzle: Puzzle) -> None:
         if self._params["coupling"] and self._params["coupling_box"] > puzzle.N:
             raise ParameterError(f"coupling_box must be between 1 and {puzzle.N} for a {puzzle.N}x{puzzle.N} "
                                  f"puzzle, got {self._params['coupling_box']}", name="coupling_box")
@@ -476,7 +482,7 @@ class Reseda(Solver):
         return mask
 
     @classmethod
-    def summarize(cls, snapshot):
+    def summarize(cls, snapshot: Snapshot) -> dict[str, Any]:
         """Attempts, runs, restarts (runs after the first), and each run's steps, outcome and zone."""
         layers = snapshot.layers
         runs = layers["restarts"]
