@@ -37,6 +37,7 @@ from __future__ import annotations
 import collections.abc as cabc
 import functools
 import importlib
+import importlib.util
 import inspect
 import numbers
 import os
@@ -274,29 +275,49 @@ class _Names(dict):
         self.typing_names = None
 
     def __missing__(self, key):
+        import builtins
+
+        if hasattr(builtins, key):
+            raise KeyError(key)  # eval then finds the builtin (str, int, ...): nothing to import
         if self.typing_names is None:
             self.typing_names = _type_checking_names(self.module)
         if key in self.typing_names:
-            return self.typing_names[key]
+            module, attr = self.typing_names[key]
+            value = importlib.import_module(module)
+            return value if attr is None else getattr(value, attr)
         try:
             return importlib.import_module(key)
         except ImportError:
             raise KeyError(key) from None
 
 
-def _type_checking_names(module) -> dict:
-    """The names ``module`` imports under ``if TYPE_CHECKING:``, imported now."""
+def _type_checking_names(module) -> dict[str, tuple[str, str | None]]:
+    """The names ``module`` imports under ``if TYPE_CHECKING:``: name -> (module to import, attribute or None).
+
+    Read from the source, not executed: each is imported only when an
+    annotation needs it, at the first call, so two modules that name each
+    other's classes this way do not import each other while loading.
+    """
     import ast
 
     try:
         tree = ast.parse(inspect.getsource(module))
     except (OSError, TypeError):
         return {}
-    names = {"__name__": module.__name__, "__package__": module.__package__}
+    names: dict[str, tuple[str, str | None]] = {}
     for node in tree.body:
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            block = ast.Module([n for n in node.body if isinstance(n, (ast.Import, ast.ImportFrom))], [])
-            exec(compile(block, module.__file__, "exec"), names)  # noqa: S102 - the module's own imports
+        if not (isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)):
+            continue
+        for imp in node.body:
+            if isinstance(imp, ast.ImportFrom):
+                base = importlib.util.resolve_name("." * imp.level + (imp.module or ""), module.__package__) \
+                    if imp.level else imp.module
+                for alias in imp.names:
+                    names[alias.asname or alias.name] = (base, alias.name)
+            elif isinstance(imp, ast.Import):
+                for alias in imp.names:
+                    names[alias.asname or alias.name.split(".")[0]] = (
+                        alias.name if alias.asname else alias.name.split(".")[0], None)
     return names
 
 

@@ -133,7 +133,8 @@ def run_spec(spec: ExperimentSpec, out: str | os.PathLike[str] | None, *, jobs: 
     return outcome
 
 
-def plan(spec: ExperimentSpec, out) -> str:
+@checked
+def plan(spec: ExperimentSpec, out: str | os.PathLike[str]) -> str:
     """What :func:`run_spec` would do with the results directory ``out``, in words (``batch --dry-run``).
 
     Raises

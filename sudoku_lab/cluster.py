@@ -144,6 +144,7 @@ def local_cluster(workers: int, should_stop: Callable[[], bool] | None = None):
 
 
 @contextmanager
+@checked
 def client_for(scheduler: str, timeout: float = CONNECT_SECONDS, should_stop: Callable[[], bool] | None = None):
     """A Dask client of ``scheduler`` (``tcp://host:port``, or ``local:N``: a local cluster started for it and
     closed with the client).
@@ -252,6 +253,7 @@ def _stoppable(fn: Callable, what: str, should_stop: Callable[[], bool] | None, 
 
 
 # ------------------------------------------------------------ the probe
+@checked
 def probe_scheduler(address: str, timeout: float = CONNECT_SECONDS) -> dict:
     """Check that a Dask scheduler answers at a ``tcp://`` address, in bounded time and memory; its identity.
 

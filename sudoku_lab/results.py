@@ -480,6 +480,7 @@ def _value_text(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+@checked
 @dataclass(frozen=True)
 class Growth:
     """What may differ between an experiment and a results directory's and leave it the same experiment.
@@ -515,6 +516,7 @@ class Growth:
     hint: Callable[[str, int, str], "str | None"] | None = None
 
 
+@checked
 @dataclass
 class Change:
     """How an experiment differs from the one a results directory holds (see :func:`experiment_change`).
@@ -542,6 +544,7 @@ def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+@checked
 def experiment_change(theirs: dict, ours: dict, growth: Growth | None = None) -> Change:
     """How the experiment ``ours`` (canonical form) differs from ``theirs``, a results directory's.
 

@@ -180,6 +180,7 @@ def _digest(puzzles) -> str:
     return h.hexdigest()[:16]
 
 
+@checked
 def shuffled(count: int, seed: int, key: str) -> list[int]:
     """A seeded order of ``range(count)``: a sample of ``k`` is its first ``k``, so a larger sample holds it.
 
@@ -189,6 +190,7 @@ def shuffled(count: int, seed: int, key: str) -> list[int]:
     return rng.permutation(count).tolist()
 
 
+@checked
 def select(label: str, source: str, puzzles: Sequence[Puzzle], *, sample: int | None = None,
            first: int | None = None, seed: int = 0, legacy: Any = None) -> PuzzleSet:
     """The puzzle set ``label``: all of ``puzzles``, their first ``first``, or a seeded ``sample``.
@@ -561,6 +563,7 @@ def _build(data: dict, chk: _Checker, base: Path) -> ExperimentSpec:
     return spec
 
 
+@checked
 def check_seed(seed: Any, runs: int, seeding: str = "sequential", flag: str = "--seed") -> int:
     """``seed`` checked as a specification's (every run's seed fits the results' int64 column); SpecError
     naming ``flag`` otherwise."""

@@ -51,7 +51,7 @@ import threading
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Callable, Iterable, TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Iterable, TextIO
 
 import numpy as np
 
@@ -215,6 +215,7 @@ def _cache_counts() -> dict[int, tuple[str, int, int]]:
             for k, (name, d) in _dispatchers().items()}
 
 
+@checked
 class CompileNotice:
     """Kernels compiling, said on stderr as it happens; nothing at all while every kernel comes from the cache.
 
@@ -226,7 +227,7 @@ class CompileNotice:
     how long it took, so a run's time printed next is not mistaken for it.
     """
 
-    def __init__(self, stream=None):
+    def __init__(self, stream: TextIO | None = None):
         self.stream = stream
         self.kernels: set[str] = set()
         self.items: set[str] = set()
@@ -405,6 +406,7 @@ def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = No
                         loaded=tuple(sorted(loaded)), seconds=time.perf_counter() - t0)
 
 
+@checked
 def warm_once(names: Iterable[str] = (), shared: bool = True) -> WarmUpReport | None:
     """:func:`warm_up` of what this process has not warmed yet (None when that is nothing), compiling said on stderr.
 
