@@ -563,8 +563,41 @@ def experiment_change(theirs: dict, ours: dict, growth: Growth | None = None) ->
         elif key == growth.sets and _set_tables(a) and _set_tables(b):
             out.merged[key] = _sets_change(key, a, b, growth, out)
         else:
-            out.differs.append((key, f"{key} {_value_text(a)}", f"{key} {_value_text(b)}"))
+            out.differs += _leaf_differences(key, a, b)
     return out
+
+
+#: How many of the differing values inside one key (a configuration's parameters) a refusal names.
+_SHOWN_DIFFERENCES = 4
+
+
+def _leaf_differences(key: str, a, b) -> list[tuple[str, str, str]]:
+    """``(key, theirs, ours)`` texts of the values that differ inside ``a`` and ``b`` (nested dicts and lists of
+    the same length followed to their leaves), so a refusal names ``configs[0].params.alpha 0.7`` rather than
+    the first 40 characters of two configuration lists."""
+    found: list[tuple[str, object, object]] = []
+
+    def walk(path: str, x, y) -> None:
+        if isinstance(x, dict) and isinstance(y, dict):
+            for k in sorted(set(x) | set(y), key=str):
+                if x.get(k) != y.get(k):
+                    walk(f"{path}.{k}", x.get(k), y.get(k))
+        elif isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            for i, (u, v) in enumerate(zip(x, y)):
+                if u != v:
+                    walk(f"{path}[{i}]", u, v)
+        elif isinstance(x, list) and isinstance(y, list) and all(
+                isinstance(e, dict) and "label" in e for e in x + y):  # configurations added or left out
+            found.append((f"{path} labelled", [e["label"] for e in x], [e["label"] for e in y]))
+        else:
+            found.append((path, x, y))
+
+    walk(key, a, b)
+    shown = [(key, f"{path} {_value_text(x)}", f"{path} {_value_text(y)}") for path, x, y in found[:_SHOWN_DIFFERENCES]]
+    if len(found) > _SHOWN_DIFFERENCES:
+        more = f"and {len(found) - _SHOWN_DIFFERENCES} more differences in {key}"
+        shown.append((key, more, more))
+    return shown
 
 
 def _set_tables(value) -> bool:

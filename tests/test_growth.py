@@ -117,8 +117,13 @@ def test_asking_for_less_reads_a_part_and_deletes_nothing(tmp_path, runs):
                                                        'source "kennett/easy", this asks for source "kennett/hard"'),
     (("solved,2000it", "solved,3000it"), 'differs in: until): it holds until "solved,2000it", this asks for until '
                                          '"solved,3000it"'),
-    (('name = "hill_climb"', 'name = "hill_climb"\nparams = { plateau = 3 }'), "differs in: configs)"),
-    (('[[solvers]]\nname = "exact"\n\n', ''), "differs in: configs)"),  # a configuration left out
+    # the parameter that differs, not the first 40 characters of two lists of configurations
+    (('name = "hill_climb"', 'name = "hill_climb"\nparams = { plateau = 3 }'),
+     'differs in: configs): it holds configs[1].label "hill_climb", configs[1].params.plateau 10, this asks for '
+     'configs[1].label "hill_climb:plateau=3", configs[1].params.plateau 3;'),
+    (('[[solvers]]\nname = "exact"\n\n', ''),  # a configuration left out
+     'differs in: configs): it holds configs labelled ["exact", "hill_climb"], this asks for configs labelled '
+     '["hill_climb"];'),
     (("seed = 5", 'seed = 5\nseeding = "sequential"'), 'differs in: seeding): it holds seeding "spawn", this asks '
                                                        'for seeding "sequential"'),
     # growing one thing does not excuse changing another
