@@ -29,6 +29,7 @@ from .errors import ParameterError
 from .experiments import BatchProgress, execute, where_text
 from .spec import ExperimentSpec
 from ._checks import checked
+from .solvers.base import DEFAULT_SEED
 
 __all__ = ["run_spec", "plan", "BatchOutcome", "add_cli", "cmd_batch", "default_output"]
 
@@ -183,7 +184,7 @@ def add_cli(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--puzzles", action="append", default=[], metavar="SET",
                    help="without a specification: a puzzle set (repeatable): bundled collection or puzzle, file, text")
     b.add_argument("--runs", type=int_option(1, 1_000_000), default=None, help="runs per configuration and puzzle")
-    b.add_argument("--seed", type=seed_option, default=None, help="base seed (default 0)")
+    b.add_argument("--seed", type=seed_option, default=None, help=f"base seed (default {DEFAULT_SEED})")
     b.add_argument("--seeding", choices=SEEDINGS, default=None,
                    help="spawn: per-run seeds from numpy's SeedSequence (default); sequential: run r uses SEED+r")
     b.add_argument("--until", default=None, help="budget per run, e.g. solved,10s or solved,100000it,30s "
@@ -216,7 +217,8 @@ def _spec_from_args(args) -> ExperimentSpec:
         return load_spec(args.spec)
     if not args.algo or not args.puzzles:
         raise ParameterError("give a TOML specification, or at least one --algo and one --puzzles", name="spec")
-    return spec_from_options(args.algo, args.puzzles, runs=args.runs or 1, seed=args.seed or 0,
+    return spec_from_options(args.algo, args.puzzles, runs=args.runs or 1,
+                             seed=DEFAULT_SEED if args.seed is None else args.seed,
                              seeding=args.seeding or "spawn", until=args.until or DEFAULT_UNTIL,
                              sample=args.sample, first=args.first, name=args.name or "")
 

@@ -358,7 +358,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
                          "givens and a unique solution, reproducibly from --seed.")
     gen.add_argument("--box", type=int, default=3, choices=(2, 3, 4, 5), help="box size n (grid n^2 x n^2)")
     gen.add_argument("--clues", type=int_option(0, 625), required=True, help="number of givens to keep")
-    gen.add_argument("--seed", type=seed_option, default=0, help="random seed (puzzle k uses seed+k)")
+    gen.add_argument("--seed", type=seed_option, default=DEFAULT_SEED,
+                     help=f"random seed (puzzle k uses seed+k; default {DEFAULT_SEED})")
     gen.add_argument("--count", type=int_option(1, 1_000_000), default=1, help="how many puzzles (default 1)")
     gen.add_argument("--symmetry", default="none", choices=("none", "rotate180"),
                      help="rotate180: a clue pattern symmetric under a half turn (default none)")

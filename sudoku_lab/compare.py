@@ -33,6 +33,7 @@ from .puzzle import Puzzle
 from .spec import Config, ExperimentSpec, _legacy_sample, check_seed, select
 from .spec import parse_config as parse_configs
 from ._checks import checked
+from .solvers.base import DEFAULT_SEED
 
 __all__ = ["Config", "parse_config", "compare", "add_cli", "cmd_compare"]
 
@@ -59,7 +60,7 @@ def parse_config(text: str) -> Config:
 
 
 @checked
-def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10, seed: int = 0,
+def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10, seed: int = DEFAULT_SEED,
             until: str = "solved,10s", jobs: int = 1, results_file: str | os.PathLike[str] | None = None,
             should_stop: Callable[[], bool] | None = None,
             progress: Callable[[int, int], None] | None = None, scheduler: str | None = None,
@@ -164,7 +165,8 @@ def add_cli(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--sample", type=int_option(1, 10**9), default=None,
                    help="use a seeded sample of this many of the puzzles: the first K of a shuffle seeded by --seed, "
                    "so a larger --sample holds a smaller one's puzzles (and --out grows)")
-    c.add_argument("--seed", type=seed_option, default=0, help="run i uses seed SEED+i for every solver (default 0)")
+    c.add_argument("--seed", type=seed_option, default=DEFAULT_SEED,
+                   help=f"run i uses seed SEED+i for every solver (default {DEFAULT_SEED})")
     c.add_argument("--until", default="solved,10s",
                    help="stopping rule per run (default solved,10s: the same seconds for every solver)")
     add_where_options(c, "default 1")

@@ -33,6 +33,7 @@ from .experiments import Task, config_label
 from .geometry import cell_name
 from .puzzle import Puzzle
 from ._checks import checked
+from .solvers.base import DEFAULT_SEED
 
 if TYPE_CHECKING:
     from .results import Results
@@ -242,7 +243,7 @@ MAX_RUNS = 1_000_000
 
 @checked
 def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | None = None, runs: int = 100,
-                       seed: int = 0, until: str = "solved,100000it",
+                       seed: int = DEFAULT_SEED, until: str = "solved,100000it",
                        thresholds: tuple[float, float] = (1.0, 0.9), jobs: int = 1,
                        results_file: str | os.PathLike[str] | None = None,
                        should_stop: Callable[[], bool] | None = None,
@@ -302,8 +303,9 @@ def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | No
 
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or not 1 <= runs <= MAX_RUNS:
         raise ParameterError(f"runs must be an integer from 1 to {MAX_RUNS:,}, got {runs!r}", name="runs")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}", name="seed")
+    from .spec import check_seed
+
+    check_seed(seed, runs, "sequential", flag="seed")  # run i's seed, seed + i, must fit the results' int64 column
     given = dict(params or {})
     params = get_solver_class(solver).full_params(given)
     parse_until(until)  # a bad stopping rule is refused now, not by the first run
@@ -442,7 +444,7 @@ def add_cli(sub: argparse._SubParsersAction, add_solver_params: Callable[..., ob
     g.add_argument("--algo", default=None, help="algorithm (default reseda)")
     g.add_argument("--runs", type=int_option(1, MAX_RUNS), default=None,
                    help=f"number of runs R, 1 to {MAX_RUNS:,} (default 100)")
-    g.add_argument("--seed", type=seed_option, default=None, help="run i uses seed SEED+i (default 0)")
+    g.add_argument("--seed", type=seed_option, default=None, help=f"run i uses seed SEED+i (default {DEFAULT_SEED})")
     g.add_argument("--until", default=None, help="stopping rule per run (default solved,100000it)")
     g.add_argument("--out", default="grades.pdf", help="figure file, .pdf/.svg/.png (default grades.pdf)")
     g.add_argument("--dpi", type=int_option(*DPI_RANGE), default=200,
@@ -512,7 +514,8 @@ def cmd_grades(args) -> int:
     bar = ProgressBar(enabled=not args.quiet)
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
     with intr as stop:
-        res = correctness_grades(puzzle, algo, params, runs=runs, seed=args.seed or 0, until=until,
+        seed = DEFAULT_SEED if args.seed is None else args.seed
+        res = correctness_grades(puzzle, algo, params, runs=runs, seed=seed, until=until,
                                  thresholds=(a, b), jobs=jobs, results_file=out.with_suffix(".runs"),
                                  should_stop=stop.is_set, progress=bar.update, scheduler=scheduler)
         interrupted = stop.is_set()

@@ -22,6 +22,7 @@ from .errors import ParameterError
 from .reproductions import Report, get_reproduction, option_names, reproductions, resolve_options
 from .reproductions._suite import run_all, run_reproduction, store_growth, store_spec, summary_markdown
 from ._checks import checked
+from .solvers.base import DEFAULT_SEED
 from .experiments import BatchProgress
 
 __all__ = ["Report", "run_experiment", "run_all", "add_cli", "cmd_reproduce", "DEFAULT_OUT_DIR"]
@@ -31,7 +32,7 @@ DEFAULT_OUT_DIR = "reproduction"
 
 
 @checked
-def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = None, seed: int = 0, jobs: int = 1,
+def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = None, seed: int = DEFAULT_SEED, jobs: int = 1,
                    params: dict | None = None, out: Path | None = None, solve_runs: int | None = None,
                    should_stop: Callable[[], bool] | None = None,
                    progress: Callable[[str, BatchProgress], None] | None = None, quick: bool = False,
@@ -154,7 +155,7 @@ def add_cli(sub: argparse._SubParsersAction) -> None:
                            "for `all`)")
     size.add_argument("--full", action="store_true",
                       help="the papers' sizes (the defaults; hours for `all`)")
-    r.add_argument("--seed", type=seed_option, default=0, help="first seed (default 0)")
+    r.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, help=f"first seed (default {DEFAULT_SEED})")
     add_where_options(r, "default 1 for one experiment: times stay comparable; every CPU for `all`")
     r.add_argument("--results", default=None, metavar="DIR",
                    help="keep every run in this results directory (runs.parquet, runs.jsonl, provenance.json): "

@@ -65,6 +65,7 @@ from .errors import DataFileError, ParameterError, PuzzleError, SudokuLabError
 from .experiments import Task, config_label
 from .puzzle import Puzzle
 from ._checks import checked
+from .solvers.base import DEFAULT_SEED
 
 __all__ = ["Config", "PuzzleSet", "ExperimentSpec", "SpecError", "load_spec", "parse_spec", "spec_from_options",
            "parse_config", "select", "shuffled", "check_seed", "SEEDINGS", "MAX_TASKS", "MAX_SEED", "DEFAULT_UNTIL"]
@@ -246,7 +247,7 @@ class ExperimentSpec:
     configs: tuple
     puzzle_sets: tuple
     runs: int = 1
-    seed: int = 0
+    seed: int = DEFAULT_SEED
     seeding: str = "spawn"
     until: str = DEFAULT_UNTIL
     name: str = ""
@@ -772,7 +773,7 @@ def _split_items(rest: str, text: str) -> list[str]:
 
 
 @checked
-def spec_from_options(algos: Sequence[str], puzzles: Sequence[str], *, runs: int = 1, seed: int = 0,
+def spec_from_options(algos: Sequence[str], puzzles: Sequence[str], *, runs: int = 1, seed: int = DEFAULT_SEED,
                       seeding: str = "spawn", until: str = DEFAULT_UNTIL, sample: int | None = None,
                       first: int | None = None, name: str = "") -> ExperimentSpec:
     """The specification the command-line flags of ``batch`` (and ``compare``) describe.

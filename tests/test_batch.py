@@ -220,8 +220,21 @@ def test_dask_reruns_the_tasks_of_a_worker_that_dies(tmp_path):
 @pytest.mark.slow
 def test_a_stop_request_reaches_the_runs_in_flight_on_dask_workers(tmp_path):
     """Ctrl-C during hour-long runs on a cluster: they end (cancelled, not recorded) instead of running on."""
+    import threading
+
+    from sudoku_lab.cluster import local_cluster
+
     spec = spec_from_options(["ga"], ["ai_escargot"], runs=4, until="solved,120s")
-    t0 = time.monotonic()
-    outcome = run_spec(spec, tmp_path / "r", scheduler="local:2", should_stop=lambda: time.monotonic() - t0 > 8)
+    in_flight = threading.Event()
+    with local_cluster(2) as client:
+        def stop() -> bool:
+            # Only once a worker is running a chunk: a stop before that proves nothing about the runs in flight
+            # (a fixed delay did, on a machine slow to start the cluster).
+            if not in_flight.is_set() and any(client.processing().values()):
+                in_flight.set()
+            return in_flight.is_set()
+
+        outcome = run_spec(spec, tmp_path / "r", scheduler=client.scheduler.address, should_stop=stop)
     # Had the workers not heard the stop, their runs would have ended at 120 s and been recorded.
+    assert in_flight.is_set()
     assert outcome.interrupted and outcome.new == 0 and len(load_results(tmp_path / "r")) == 0

@@ -418,3 +418,24 @@ def test_a_16x16_or_25x25_puzzle_text_longer_than_a_file_name_is_read():
         out = _cli("check", "--no-unique", p.to_line())
         assert out.returncode == 0, out.stderr
         assert out.stdout.startswith(f"puzzle: {p.N}x{p.N}, {p.n_givens} givens, solution exists")
+
+
+def test_every_command_with_a_seed_starts_from_the_default_seed_of_the_lab():
+    """The window started at seed 1 and the command line at 0 (issue 17, item 16): one default, read from one
+    place, for every sub-command that takes --seed (batch and grades leave it to the experiment: None)."""
+    import argparse
+
+    from sudoku_lab.cli import build_parser
+    from sudoku_lab.spec import ExperimentSpec
+    from sudoku_lab.solvers import DEFAULT_SEED
+
+    parser = build_parser([])
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    defaults = {}
+    for name, p in sub.choices.items():
+        for a in p._actions:
+            if "--seed" in a.option_strings:
+                defaults[name] = a.default
+    assert {"solve", "generate", "compare", "batch", "grades", "reproduce"} <= set(defaults)
+    assert {n: d for n, d in defaults.items() if d not in (DEFAULT_SEED, None)} == {}
+    assert ExperimentSpec.__dataclass_fields__["seed"].default == DEFAULT_SEED

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from sudoku_lab import library
+from sudoku_lab import cli, library
 from sudoku_lab.errors import DataFileError, ParameterError, PuzzleError
 from sudoku_lab.experiments import RunResult
 from sudoku_lab.grades import GradeResult, agreement, correctness_grades, grade_cells, grades_from_results
@@ -163,8 +163,22 @@ def test_a_binary_journal_is_refused_clearly(tmp_path):
     with pytest.raises(DataFileError, match=r"results journal .*runs.jsonl is not a text file: line 2 holds a byte "
                                             r"that is not UTF-8 \(0xff\)"):
         correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {}, runs=2, results_file=store)
-    with pytest.raises(ParameterError, match="seed must be a non-negative integer, got -1"):
+    with pytest.raises(ParameterError, match="seed: must be an integer from 0 to 9,223,372,036,854,775,807, got -1"):
         correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {}, runs=2, seed=-1)
+
+
+def test_a_seed_whose_last_run_passes_the_results_column_is_refused_before_any_run(tmp_path, capsys):
+    """`grades --seed 9223372036854775807 --runs 2` ran both runs, then could not write the second row ("cannot be
+    read as a results journal"): run i uses seed + i, which must fit the int64 column."""
+    out = tmp_path / "g.png"
+    status = cli.main(["grades", "--seed", "9223372036854775807", "--runs", "2", "--quiet", "--out", str(out),
+                       "reseda_fig3_1_easy"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.strip() == ("sudoku-lab: error: seed: with sequential seeding run r has the seed "
+                           "9,223,372,036,854,775,807 + r, and the last, run 1, would pass 9,223,372,036,854,775,807 "
+                           "(the largest seed a results table holds): give a seed at most 9,223,372,036,854,775,806")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_grades_from_results_equal_the_grades_of_the_same_runs(tmp_path):

@@ -28,6 +28,7 @@ from ..errors import ParameterError
 from . import Reproduction, get_paper, get_reproduction, papers, reproductions, resolve_options
 from ._core import Report, Runner
 from .._checks import checked
+from ..solvers.base import DEFAULT_SEED
 from ..experiments import BatchProgress
 
 __all__ = ["MODES", "Outcome", "SuiteOutcome", "store_spec", "store_growth", "run_reproduction", "run_all", "suite_markdown",
@@ -95,7 +96,7 @@ class Outcome:
     total_seconds: float = 0.0
 
 
-def run_reproduction(name: str, options: Mapping | None = None, *, quick: bool = False, seed: int = 0,
+def run_reproduction(name: str, options: Mapping | None = None, *, quick: bool = False, seed: int = DEFAULT_SEED,
                      params: Mapping | None = None, jobs: int = 1, scheduler: str | None = None, workers=None,
                      results=None, should_stop: Callable[[], bool] | None = None, progress=None,
                      note: Callable[[str], None] | None = None) -> Outcome:
@@ -202,7 +203,7 @@ class SuiteOutcome:
 
 
 @checked
-def run_all(out_dir: str | os.PathLike[str], *, mode: str = "quick", only: Iterable[str] | None = None, seed: int = 0,
+def run_all(out_dir: str | os.PathLike[str], *, mode: str = "quick", only: Iterable[str] | None = None, seed: int = DEFAULT_SEED,
             jobs: int | None = None,
             scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
             announce: Callable[[int, int, Reproduction, dict], None] | None = None,
