@@ -688,11 +688,23 @@ def _opening(directory: Path, kind: str, spec: dict, growth: "Growth | None",
     if writer != "?" and _version_tuple(writer) > _version_tuple(__version__):
         raise DataFileError(f"{path}: written by sudoku-lab {writer}, newer than this {__version__}; upgrade "
                             "sudoku-lab to add runs to it (its solvers may differ)", path=path)
+    if _holds_no_runs(journal, table):
+        # A session that ended before its first run (a scheduler that was not there, Ctrl-C at once) left only a
+        # sidecar: there is nothing to keep, so any experiment may start there rather than be refused as another.
+        return None, None
     change = _check_same_experiment(directory, prov, kind, spec, growth)
     if note is not None and writer != "?" and writer != __version__:
         note(f"resuming {directory}, written by sudoku-lab {writer}, with {__version__}: provenance.json "
              "records which runs each version added")
     return prov, change
+
+
+def _holds_no_runs(journal: Path, table: Path) -> bool:
+    """Whether a results directory with a sidecar holds no run: an empty (or no) journal and no table rows."""
+    if check_regular(journal, "results journal", missing_ok=True) and journal.stat().st_size:
+        return False
+    rows = _table_rows(table)
+    return rows == 0 or (rows == -1 and not table.exists())
 
 
 def _flock(fd: int, directory: Path) -> None:

@@ -259,3 +259,25 @@ def test_dry_run_refuses_a_directory_in_use_or_not_written_by_sudoku_lab(tmp_pat
     (foreign / "runs.parquet").write_bytes(b"PAR1")
     assert cli.main(["batch", str(tmp_path / "s.toml"), "--out", str(foreign), "--dry-run"]) == 2
     assert f"{foreign} holds runs but no provenance.json" in capsys.readouterr().err
+
+
+def test_a_directory_left_without_a_run_takes_any_experiment(tmp_path, capsys):
+    """A batch pointed at a scheduler that was not there left a sidecar and an empty journal; the next batch,
+    with the address fixed and anything else changed, was refused as "a different experiment" of zero runs."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "r"
+    argv = ["batch", "--algo", "exact", "--puzzles", "reseda_fig3_1_easy", "--runs", "1", "--out", str(out), "--quiet"]
+    assert cli.main([*argv, "--scheduler", f"tcp://127.0.0.1:{port}"]) == 2
+    assert "nothing listens at" in capsys.readouterr().err
+    assert (out / PROVENANCE).exists() and len(load_results(out)) == 0
+    other = [*argv[:2], "hill_climb", *argv[3:], "--jobs", "1"]
+    assert cli.main(other) == 0, capsys.readouterr().err
+    assert [r["solver"] for r in load_results(out).rows()] == ["hill_climb"]
+    assert json.loads((out / PROVENANCE).read_text())["spec"]["configs"][0]["label"] == "hill_climb"
+    # one run held: another experiment is refused again
+    assert cli.main([*argv, "--jobs", "1"]) == 2
+    assert "holds the results of a different experiment" in capsys.readouterr().err
