@@ -758,8 +758,7 @@ def check_results_dir(path: str | os.PathLike[str], spec: dict, *, kind: str = "
     """
     d = results_dir(path)
     prov, change = _opening(d, kind, spec, growth)
-    if prov is not None:
-        _check_not_in_use(d)
+    _check_not_in_use(d)  # also a directory another process has only just opened, before its first run
     return change
 
 

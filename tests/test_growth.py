@@ -176,10 +176,12 @@ def test_a_directory_sampled_by_0_1_0_is_refused_saying_why(tmp_path):
     from sudoku_lab.spec import _digest
 
     spec = parse_spec(SPEC)
-    old = spec.canonical()
-    old["puzzle_sets"][0]["digest"] = _digest(spec.puzzle_sets[0].legacy(2))
-    assert old["puzzle_sets"][0]["digest"] != spec.canonical()["puzzle_sets"][0]["digest"]
-    ResultStore(tmp_path / "r", old, kind="batch").close()
+    run_spec(spec, tmp_path / "r")
+    prov_path = tmp_path / "r" / PROVENANCE
+    prov = json.loads(prov_path.read_text())  # as 0.1.0 wrote it: the digest of its own sample
+    prov["spec"]["puzzle_sets"][0]["digest"] = _digest(spec.puzzle_sets[0].legacy(2))
+    assert prov["spec"]["puzzle_sets"][0]["digest"] != spec.canonical()["puzzle_sets"][0]["digest"]
+    prov_path.write_text(json.dumps(prov))
     with pytest.raises(DataFileError, match=r"differs in: puzzle_sets\): it holds puzzle set 'easy' with 2 puzzles, "
                                             r"this asks for other puzzles in it \(its 2 are not the first 2 this one "
                                             r"gives; its sample was drawn by sudoku-lab 0.1.0, whose samples could "

@@ -92,8 +92,9 @@ def test_reopening_resumes_and_runs_only_the_missing_tasks(tmp_path, warm_kernel
     assert len(json.loads((tmp_path / "r" / PROVENANCE).read_text())["sessions"]) == 2
 
 
-def test_a_different_experiment_is_refused_naming_what_differs(tmp_path):
-    ResultStore(tmp_path / "r", SPEC).close()
+def test_a_different_experiment_is_refused_naming_what_differs(tmp_path, warm_kernels):
+    with ResultStore(tmp_path / "r", SPEC) as store:  # a directory holding no run takes any experiment
+        run_batch([_task(0)], store)
     with pytest.raises(DataFileError, match=r"different experiment \(differs in: runs\)"):
         ResultStore(tmp_path / "r", {**SPEC, "runs": 4})
     with pytest.raises(DataFileError, match="written by `batch`, not `grades`"):
