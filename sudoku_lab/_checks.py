@@ -439,35 +439,28 @@ def _always(value) -> bool:
     return True
 
 
-# The verdict per type: an ABC's isinstance (numpy's integers are registered with numbers.Integral) costs
-# several times a dict lookup, and these run on every call of Solver.step.
-_INT_TYPES: dict[type, bool] = {int: True, bool: False}
-_FLOAT_TYPES: dict[type, bool] = {float: True, int: True, bool: False}
-_BOOL_TYPES: dict[type, bool] = {bool: True}
+def _per_type(test: cabc.Callable[[type], bool], known: dict[type, bool]) -> cabc.Callable[[object], bool]:
+    """``test(type(value))``, remembered per type: an ABC's isinstance (numpy's integers are registered with
+    numbers.Integral) costs several times a dict lookup, and these run on every call of Solver.step."""
+    verdicts = dict(known)
+
+    def check(value) -> bool:
+        t = type(value)
+        ok = verdicts.get(t)
+        if ok is None:
+            ok = verdicts[t] = test(t)
+        return ok
+
+    return check
 
 
-def _is_int(value) -> bool:
-    t = type(value)
-    ok = _INT_TYPES.get(t)
-    if ok is None:
-        ok = _INT_TYPES[t] = issubclass(t, numbers.Integral) and not _is_bool(value)
-    return ok
+def _bool_type(t: type) -> bool:  # numpy's bool is no subclass of bool, nor registered as a number
+    return issubclass(t, bool) or (t.__name__ in ("bool", "bool_") and t.__module__ == "numpy")
 
 
-def _is_float(value) -> bool:
-    t = type(value)
-    ok = _FLOAT_TYPES.get(t)
-    if ok is None:
-        ok = _FLOAT_TYPES[t] = issubclass(t, numbers.Real) and not _is_bool(value)
-    return ok
-
-
-def _is_bool(value) -> bool:
-    t = type(value)
-    ok = _BOOL_TYPES.get(t)
-    if ok is None:  # numpy's bool is no subclass of bool, nor registered as a number
-        ok = _BOOL_TYPES[t] = issubclass(t, bool) or (t.__name__ in ("bool", "bool_") and t.__module__ == "numpy")
-    return ok
+_is_bool = _per_type(_bool_type, {bool: True})
+_is_int = _per_type(lambda t: issubclass(t, numbers.Integral) and not _bool_type(t), {int: True, bool: False})
+_is_float = _per_type(lambda t: issubclass(t, numbers.Real) and not _bool_type(t), {float: True, int: True, bool: False})
 
 
 def _is_str(value) -> bool:

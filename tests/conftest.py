@@ -71,6 +71,22 @@ def warm_kernels():
     return warm_up()
 
 
+@pytest.fixture
+def runs(monkeypatch):
+    """Counts the runs actually run (not read back from a results directory): ``runs[0]``."""
+    from sudoku_lab import experiments
+
+    count = [0]
+    real = experiments.run_task
+
+    def counting(task, should_stop=None):
+        count[0] += 1
+        return real(task, should_stop=should_stop)
+
+    monkeypatch.setattr(experiments, "run_task", counting)
+    return count
+
+
 def pytest_collection_modifyitems(config, items):
     """Run the Qt binding checks first: the bugs they catch abort the interpreter in any later Qt test."""
     items.sort(key=lambda item: item.path.name != "test_qt_sanity.py")  # stable: the rest keep their order

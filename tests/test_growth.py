@@ -11,7 +11,6 @@ import json
 
 import pytest
 
-import sudoku_lab.experiments as experiments
 from sudoku_lab import cli, library
 from sudoku_lab import compare as cmp
 from sudoku_lab.batch import plan, run_spec
@@ -41,20 +40,6 @@ name = "hill_climb"
 
 GROWN = SPEC.replace("runs = 1", "runs = 2").replace("sample = 2", "sample = 3") + (
     '\n[[puzzles]]\nset = "reseda_fig3_1_easy"\nlabel = "paper"\n')
-
-
-@pytest.fixture
-def runs(monkeypatch):
-    """Counts the runs actually run (not read back from a results directory)."""
-    count = [0]
-    real = experiments.run_task
-
-    def counting(task, should_stop=None):
-        count[0] += 1
-        return real(task, should_stop=should_stop)
-
-    monkeypatch.setattr(experiments, "run_task", counting)
-    return count
 
 
 def _rows(path) -> dict:

@@ -10,15 +10,13 @@ import re
 
 import pytest
 
-import sudoku_lab.experiments as experiments
 import sudoku_lab.reproductions as reproductions_module
 from sudoku_lab import library
 from sudoku_lab._registry import Registry
 from sudoku_lab.cli import main
-from sudoku_lab.errors import DataFileError, ParameterError
+from sudoku_lab.errors import DataFileError
 from sudoku_lab.reproduce import run_all, run_experiment
-from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, Reproduction, get_reproduction,
-                                      register_paper, register_reproduction, resolve_options)
+from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, Reproduction, register_paper, register_reproduction, resolve_options)
 
 
 @pytest.fixture
@@ -58,20 +56,6 @@ def toy(monkeypatch):
             fig.subplots().bar([0], [len(res)])
             fig.savefig(out)
         return rep
-
-
-@pytest.fixture
-def runs(monkeypatch):
-    """Counts the runs actually run (not read back from a results directory)."""
-    count = [0]
-    real = experiments.run_task
-
-    def counting(task, should_stop=None):
-        count[0] += 1
-        return real(task, should_stop=should_stop)
-
-    monkeypatch.setattr(experiments, "run_task", counting)
-    return count
 
 
 def _tables(text: str) -> list[str]:
@@ -170,7 +154,7 @@ def test_reproduce_all_writes_one_report_with_its_figure_and_resumes(toy, runs, 
     assert runs[0] == 3 + 2  # the quick forms
     text = (out / "report.md").read_text()
     assert text.startswith("# Paper vs ours: every reproduction, quick form\n")
-    assert f"Command: `sudoku-lab reproduce all --quick --jobs 2" not in text  # the command as given
+    assert "Command: `sudoku-lab reproduce all --quick --jobs 2" not in text  # the command as given
     assert re.search(r"\| \[toy-table\]\(#toy-table\) \| Toy table: the exact solver \| runs 3 \(6\) \| 1 \| 1 \| 0 "
                      r"\| 3 \| \d+ s \|", text)
     assert re.search(r"\| \[toy-figure\]\(#toy-figure\) \| Toy figure: solved runs drawn \| runs 2 \(4\) \| - \| - "
