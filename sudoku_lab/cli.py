@@ -458,7 +458,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.command == "gui":
             return _fail("the lab window is opened by the `sudoku-lab` command, not `python -m sudoku_lab`")
-        return args.func(args)
+        from .warmup import quiet_compiling
+
+        was = quiet_compiling(bool(getattr(args, "quiet", False)))  # --quiet: no progress at all, compiling included
+        try:
+            return args.func(args)
+        finally:
+            quiet_compiling(was)
     except SudokuLabError as e:
         return _fail(str(e))
     except OSError as e:  # a file operation no command anticipated: still one line, naming the file

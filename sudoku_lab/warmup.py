@@ -60,7 +60,8 @@ from ._checks import checked
 if TYPE_CHECKING:  # names of annotations only: these modules import this one
     from .solvers.base import Solver
 
-__all__ = ["warm_up", "warm_once", "generic_warm_up", "WarmUpReport", "CompileNotice", "SHARED"]
+__all__ = ["warm_up", "warm_once", "generic_warm_up", "WarmUpReport", "CompileNotice", "quiet_compiling", "SHARED",
+           "UNCACHED"]
 
 #: Labels of the shared kernel groups, in the order they are warmed.
 SHARED = ("exact search (shared kernels)", "AC3 (shared kernels)")
@@ -215,6 +216,23 @@ def _cache_counts() -> dict[int, tuple[str, int, int]]:
             for k, (name, d) in _dispatchers().items()}
 
 
+#: Kernel names of what compiled without a cache (a plugin's ``njit(cache=False)``) end with this.
+UNCACHED = " (not cached)"
+
+_SILENT = False
+
+
+@checked
+def quiet_compiling(silent: bool = True) -> bool:
+    """Say nothing while kernels compile in this process (``--quiet``), or again (False); the previous setting.
+
+    Errors and notes still show. A :class:`CompileNotice` given its own stream always speaks.
+    """
+    global _SILENT
+    was, _SILENT = _SILENT, silent
+    return was
+
+
 @checked
 class CompileNotice:
     """Kernels compiling, said on stderr as it happens; nothing at all while every kernel comes from the cache.
@@ -251,7 +269,8 @@ class CompileNotice:
             if self.t0 is None:
                 self.t0 = time.perf_counter()
             self.kernels.add(kernel)
-            text = f"compiling kernels, once ({done + 1} of {total}): {item}: {kernel}"
+            once = "" if kernel.endswith(UNCACHED) else ", once"
+            text = f"compiling kernels{once} ({done + 1} of {total}): {item}: {kernel}"
             if self._tty:
                 self._print("\r" + text.ljust(self._width), end="")
                 self._width = len(text)
@@ -272,11 +291,17 @@ class CompileNotice:
             if self.t0 is None:
                 return
             n = len(self.kernels)
+            uncached = sum(k.endswith(UNCACHED) for k in self.kernels)
             text = ""
             if finished:
                 later = ("later runs load them from the cache" if CACHE_DIR is not None else
                          "no writable cache, so every start compiles them")
-                text = f"compiled {n} kernel{'s' if n != 1 else ''} in {self.seconds:.1f} s, once: {later}"
+                if uncached == n and CACHE_DIR is not None:
+                    later = "their solver keeps no cache, so every start compiles them"
+                elif uncached:
+                    later += f" ({uncached} of them kept by no cache: every start compiles those)"
+                text = (f"compiled {n} kernel{'s' if n != 1 else ''} in {self.seconds:.1f} s"
+                        f"{'' if uncached == n else ', once'}: {later}")
             if self._tty:
                 self._print("\r" + text.ljust(self._width))
             elif text:
@@ -287,10 +312,19 @@ class CompileNotice:
             self._width = 0
 
     def _print(self, text: str, end: str = "\n") -> None:
+        if _SILENT and self.stream is None:
+            return
         try:
             print(text, end=end, file=self._out, flush=True)
         except (OSError, ValueError):  # a closed or full stderr must not stop the warm-up
             pass
+
+
+def _uncached(dispatcher) -> bool:
+    """Whether numba keeps no cache of this kernel (``njit(cache=False)``, as some plugins are)."""
+    from numba.core.caching import NullCache
+
+    return isinstance(getattr(dispatcher, "_cache", None), NullCache)
 
 
 class _CompileListener:
@@ -304,10 +338,12 @@ class _CompileListener:
                 if threading.get_ident() != self.thread:
                     return  # another thread compiling at the same time (the lab's background checks)
                 try:
-                    fn = ev.data["dispatcher"].py_func
+                    dispatcher = ev.data["dispatcher"]
+                    fn = dispatcher.py_func
                     if fn.__module__.split(".")[0] == "numba":
                         return  # numba's own helpers, compiled as part of a kernel
-                    callback(f"{fn.__module__}.{fn.__qualname__}".removeprefix("sudoku_lab._kernels."))
+                    name = f"{fn.__module__}.{fn.__qualname__}".removeprefix("sudoku_lab._kernels.")
+                    callback(name + (UNCACHED if _uncached(dispatcher) else ""))
                 except Exception:  # noqa: BLE001 - a notice must never break a compilation
                     pass
 

@@ -87,6 +87,23 @@ def runs(monkeypatch):
     return count
 
 
+@pytest.fixture
+def own_reproductions(monkeypatch):
+    """Empty paper and reproduction registries of the test's own, the real ones put back afterwards.
+
+    The real ones are completed first: a built-in module first imported while the private registries are in
+    place would register into them and be missing (or come last) in the real ones for the rest of the session.
+    """
+    import sudoku_lab.reproductions as reproductions_module
+    from sudoku_lab._registry import Registry
+
+    reproductions_module.reproductions(), reproductions_module.papers()
+    none = "sudoku_lab.tests.no-such-group"
+    monkeypatch.setattr(reproductions_module, "_reproductions", Registry("reproduction", group=none))
+    monkeypatch.setattr(reproductions_module, "_papers", Registry("paper", key=lambda p: p.key, group=none))
+    monkeypatch.setattr(reproductions_module, "_origins", {})
+
+
 def pytest_collection_modifyitems(config, items):
     """Run the Qt binding checks first: the bugs they catch abort the interpreter in any later Qt test."""
     items.sort(key=lambda item: item.path.name != "test_qt_sanity.py")  # stable: the rest keep their order

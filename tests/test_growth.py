@@ -194,16 +194,10 @@ def test_a_comparison_grows_in_runs_and_sample_and_reads_a_part(tmp_path, runs):
         cmp.compare(configs, puzzles, runs=3, sample=4, seed=3, until="solved,10s", results_file=out)
 
 
-def test_a_reproduction_grows_in_the_sizes_it_declares(tmp_path, runs, monkeypatch, capsys):
-    import sudoku_lab.reproductions as reproductions_module
-    from sudoku_lab._registry import Registry
+def test_a_reproduction_grows_in_the_sizes_it_declares(tmp_path, runs, own_reproductions, capsys):
     from sudoku_lab.reproduce import run_experiment
     from sudoku_lab.reproductions import Option, Paper, Report, register_paper, register_reproduction
 
-    none = "sudoku_lab.tests.no-such-group"
-    monkeypatch.setattr(reproductions_module, "_reproductions", Registry("reproduction", group=none))
-    monkeypatch.setattr(reproductions_module, "_papers", Registry("paper", key=lambda p: p.key, group=none))
-    monkeypatch.setattr(reproductions_module, "_origins", {})
     register_paper(Paper("toy", "A. Author, A toy paper, 2024", "Table 1"))
 
     @register_reproduction("toy-grow", paper="toy", title="Toy: exact runs", solver="exact",

@@ -58,7 +58,11 @@ def import_graph(root: Path) -> dict[str, set[str]]:
     for name, (path, is_package) in mods.items():
         package = name if is_package else name.rpartition(".")[0]
         targets: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                node.body = []  # imports for annotations only: never run, so never part of a cycle
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 targets.update(a.name for a in node.names if a.name in mods)
             elif isinstance(node, ast.ImportFrom):
@@ -211,7 +215,7 @@ def test_the_graph_sees_every_kind_of_import(tmp_path):
     assert import_graph(root) == {
         "pkg": {"pkg.base"},
         "pkg.base": set(),
-        "pkg.model": {"pkg.algo"},  # the TYPE_CHECKING import and the function-level `from . import algo`
+        "pkg.model": {"pkg.algo"},  # the function-level `from . import algo` (not the TYPE_CHECKING import)
         "pkg.algo": {"pkg.base", "pkg"},  # `from . import VERSION` is the package's attribute
         "pkg.sub": set(),
         "pkg.sub.deep": {"pkg.model", "pkg.sub.helper"},  # a relative import above the root is ignored
@@ -225,8 +229,11 @@ def test_cycles_are_found_and_shown_as_paths(tmp_path):
         "__init__.py": "",
         "puzzle.py": "def candidates():\n    from .ac3 import domains\n",
         "ac3.py": "from .geometry import peers\n",
-        "geometry.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .puzzle import Puzzle\n",
+        "geometry.py": "from .puzzle import Puzzle\n",
         "a.py": "from . import b\n",
+        # c imports typed, which names c's class only for annotations: never run, so no cycle
+        "typed.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .c import C\n",
+        "c.py": "from . import typed\n",
         "b.py": "from .a import x\n",
         "ok.py": "from . import a, puzzle\n",
     })

@@ -10,9 +10,7 @@ import re
 
 import pytest
 
-import sudoku_lab.reproductions as reproductions_module
 from sudoku_lab import library
-from sudoku_lab._registry import Registry
 from sudoku_lab.cli import main
 from sudoku_lab.errors import DataFileError
 from sudoku_lab.reproduce import run_all, run_experiment
@@ -20,12 +18,8 @@ from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, 
 
 
 @pytest.fixture
-def toy(monkeypatch):
+def toy(own_reproductions):
     """A registry of one toy paper with two reproductions (a table, and a figure taking ``out``)."""
-    none = "sudoku_lab.tests.no-such-group"
-    monkeypatch.setattr(reproductions_module, "_reproductions", Registry("reproduction", group=none))
-    monkeypatch.setattr(reproductions_module, "_papers", Registry("paper", key=lambda p: p.key, group=none))
-    monkeypatch.setattr(reproductions_module, "_origins", {})
     register_paper(Paper("toy", "A. Author, A toy paper, Journal of Tests 1, 2024", "Tables 1 and 2"))
 
     @register_reproduction("toy-table", paper="toy", title="Toy table: the exact solver", solver="exact",

@@ -221,7 +221,7 @@ def test_a_reproduction_from_outside_the_package(tmp_path):
         (["toy-table1", "--out", "x.png"], "--out applies to reseda-fig4-2 only (the figure of the grades), "
                                            "not to toy-table1"),
         (["toy-table1", "--runs", "6"], "--runs of toy-table1 must be an integer from 1 to 5, got 6"),
-        # every experiment taking --puzzles is listed, in registration order (other papers' come after RESEDA's)
+        # every experiment taking --puzzles is listed, in the papers' order (other papers' come after RESEDA's)
         (["reseda-table1", "--puzzles", "3"], "--puzzles applies to " + ", ".join(
             n for n, r in reproductions().items() if "puzzles" in r.options) + " only, not to reseda-table1"),
     ]:
@@ -230,3 +230,21 @@ def test_a_reproduction_from_outside_the_package(tmp_path):
         lines = [line for line in bad.stderr.splitlines() if "dup_repro" not in line]
         assert len(lines) == 1 and fragment in lines[0], (args, bad.stderr)
         assert bad.stdout == ""
+
+
+def test_the_built_in_reproductions_are_listed_in_the_papers_order_whichever_module_is_imported_first():
+    """The order was the modules' import order: `reproduce --help`, `reproduce all` and every message listing
+    experiments started with NB-COIN in the command, and with whichever module a test had imported first in
+    pytest."""
+    from sudoku_lab.reproductions import PAPER_ORDER
+
+    code = ("import sys, importlib; importlib.import_module(sys.argv[1]); from sudoku_lab.reproductions import "
+            "papers, reproductions; print(list(papers)); print([r.paper for r in reproductions().values()])")
+    for first in ("sudoku_lab.reproductions.nbcoin", "sudoku_lab.reproductions.soto_cuckoo", "sudoku_lab.cli"):
+        out = subprocess.run([sys.executable, "-c", code.replace("list(papers)", "list(papers())"), first],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        papers_line, order_line = out.stdout.splitlines()
+        assert papers_line == repr(list(PAPER_ORDER)), first
+        ranks = [PAPER_ORDER.index(p) for p in eval(order_line)]  # noqa: S307 - our own repr of a list of str
+        assert ranks == sorted(ranks) and set(ranks) == set(range(len(PAPER_ORDER))), (first, order_line)

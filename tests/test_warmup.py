@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import json
 import os
 import subprocess
@@ -265,15 +267,65 @@ def test_solve_compiles_before_the_run_and_says_so_once(lazy_solver, capsys):
     """Before: `solve --algo` compiled inside its first steps and printed that as the run's time, silently."""
     from sudoku_lab.cli import main
 
-    assert main(["solve", "--algo", "tmp-lazy", "--until", "3", "--quiet", "reseda_fig3_1_easy"]) == 1
+    assert main(["solve", "--algo", "tmp-lazy", "--until", "3", "reseda_fig3_1_easy"]) == 1
     err = capsys.readouterr().err.splitlines()
     assert lazy_solver.cold_steps and not any(lazy_solver.cold_steps)  # compiled before the clock started
-    assert len(err) == 2 and err[0].startswith("compiling kernels, once (1 of 1): tmp-lazy: ")
-    assert err[0].endswith("_lazy_solver.<locals>.bump")
-    assert err[1].startswith("compiled 1 kernel in ") and err[1].endswith(" s, once: later runs load them from the "
-                                                                         "cache")
-    assert main(["solve", "--algo", "tmp-lazy", "--until", "3", "--quiet", "reseda_fig3_1_easy"]) == 1
-    assert capsys.readouterr().err == ""  # nothing to compile: nothing said
+    notice = [line for line in err if line.startswith("compil")]
+    assert len(notice) == 2 and err[:2] == notice  # said first, before any progress
+    # the toy's kernel is njit(cache=False), as a plugin's may be: said as compiled at every start, not once
+    assert notice[0] == "compiling kernels (1 of 1): tmp-lazy: test_warmup._lazy_solver.<locals>.bump (not cached)"
+    assert re.fullmatch(r"compiled 1 kernel in [\d.]+ s: their solver keeps no cache, so every start compiles them",
+                        notice[1]), notice[1]
+    assert err[-1].startswith("# reseda_fig3_1_easy: tmp-lazy seed 0: not solved (max_iterations)")
+    assert main(["solve", "--algo", "tmp-lazy", "--until", "3", "reseda_fig3_1_easy"]) == 1
+    assert not [line for line in capsys.readouterr().err.splitlines() if "compil" in line]  # nothing to compile
+
+
+def test_quiet_says_nothing_while_compiling_and_still_compiles_before_the_clock(warm_kernels, capsys):
+    from sudoku_lab.cli import main
+    from sudoku_lab.solvers import register, unregister
+
+    cls = register(_lazy_solver("tmp-lazy-quiet"))
+    try:
+        assert main(["solve", "--algo", "tmp-lazy-quiet", "--until", "3", "--quiet", "reseda_fig3_1_easy"]) == 1
+        err = capsys.readouterr().err.splitlines()
+        assert cls.cold_steps and not any(cls.cold_steps)
+        assert len(err) == 1 and err[0].startswith("# reseda_fig3_1_easy: tmp-lazy-quiet seed 0: not solved")
+    finally:
+        unregister("tmp-lazy-quiet")
+
+
+def test_a_kernel_without_a_cache_is_not_said_to_compile_once():
+    """A plugin's njit(cache=False) kernel compiles at every start: the notice must not promise a cache."""
+    import io
+
+    from sudoku_lab.warmup import UNCACHED, CompileNotice
+
+    out = io.StringIO()
+    notice = CompileNotice(out)
+    notice("toy.step" + UNCACHED, 0, 1, "toy")
+    notice.close()
+    first, last = out.getvalue().splitlines()
+    assert first == "compiling kernels (1 of 1): toy: toy.step (not cached)"
+    assert re.fullmatch(r"compiled 1 kernel in [\d.]+ s: their solver keeps no cache, so every start compiles "
+                        r"them", last), last
+
+
+def test_the_compile_listener_marks_a_kernel_numba_does_not_cache():
+    from numba import njit
+
+    from sudoku_lab.warmup import UNCACHED, _CompileListener
+
+    @njit(cache=False)
+    def plain(x):
+        return x + 1
+
+    seen = []
+    listener = _CompileListener(seen.append)
+    with listener.installed():
+        plain(1)
+    assert seen == [f"{__name__}.test_the_compile_listener_marks_a_kernel_numba_does_not_cache.<locals>.plain"
+                    f"{UNCACHED}"]
 
 
 def test_a_run_task_result_never_includes_compiling(lazy_solver):
@@ -301,7 +353,7 @@ def test_a_compile_is_said_with_its_item_and_count_and_a_warm_cache_says_nothing
 
     said = []
     report = warm_up(["reseda", "tmp-lazy"], on_compile=lambda *what: said.append(what))
-    assert said == [("test_warmup._lazy_solver.<locals>.bump", 3, 4, "tmp-lazy")]
+    assert said == [("test_warmup._lazy_solver.<locals>.bump (not cached)", 3, 4, "tmp-lazy")]
     assert report.items == (*SHARED, "reseda", "tmp-lazy") and capsys.readouterr().err == ""
     warm_up(["reseda", "tmp-lazy"])  # everything in memory: the default notice says nothing
     assert capsys.readouterr().err == ""
@@ -370,14 +422,16 @@ def test_a_cold_cache_is_said_and_never_counted_in_a_run(tmp_path):
     _compiled_seconds(res.stderr)
     shutil.copytree(one, two)  # the shared kernels only
 
-    res = _cold_cli(one, "solve", "--algo", "hill_climb", "--quiet", "reseda_fig4_1_hard")
-    assert re.fullmatch(r"compiling kernels, once \(3 of 3\): hill_climb: hill_climb\.\w+\ncompiled \d+ kernels in "
-                        r"[\d.]+ s, once: later runs load them from the cache\n", res.stderr), res.stderr
-    run = float(re.search(r"evaluations, ([\d.]+) s$", res.stdout.splitlines()[0]).group(1))
+    res = _cold_cli(one, "solve", "--algo", "hill_climb", "reseda_fig4_1_hard")
+    assert re.match(r"compiling kernels, once \(3 of 3\): hill_climb: hill_climb\.\w+\ncompiled \d+ kernels in "
+                    r"[\d.]+ s, once: later runs load them from the cache\n", res.stderr), res.stderr
+    verdict = res.stderr.splitlines()[-1]
+    assert verdict.startswith("# reseda_fig4_1_hard: hill_climb seed 0: solved after"), res.stderr
+    run = float(re.search(r"evaluations, ([\d.]+) s$", verdict).group(1))
     assert run < _compiled_seconds(res.stderr)  # the same process: the run's time is not the compile time
 
     res = _cold_cli(two, "batch", "--algo", "hill_climb", "--puzzles", "reseda_fig4_1_hard", "--runs", "4", "--jobs",
-                    "2", "--out", tmp_path / "r", "--quiet")
+                    "2", "--out", tmp_path / "r")
     said = [line for line in res.stderr.splitlines() if line.startswith("compiling")]
     assert len(said) == 1 and said[0].startswith("compiling kernels, once (3 of 3): hill_climb: ")  # both workers
     seconds = [r["seconds"] for r in load_results(tmp_path / "r").rows()]

@@ -189,8 +189,21 @@ class Reproduction:
         object.__setattr__(self, "quick", MappingProxyType(dict(self.quick)))
 
 
-_papers: Registry[Paper] = Registry("paper", package=__name__, key=lambda p: p.key)
-_reproductions: Registry[Reproduction] = Registry("reproduction", package=__name__)
+#: The built-in papers in the order every listing shows them (the README's): RESEDA, the three of the GA
+#: comparison (hill climbing, NB-COIN), then AC3-tabu and cuckoo search; plugins' papers follow in registration
+#: order. Without it the order was that in which modules happened to be imported (a test importing one module
+#: first moved its paper ahead).
+PAPER_ORDER = ("reseda", "jones", "waiyapara", "soto2013", "soto2014")
+
+
+def _paper_rank(key: str) -> int:
+    return PAPER_ORDER.index(key) if key in PAPER_ORDER else len(PAPER_ORDER)
+
+
+_papers: Registry[Paper] = Registry("paper", package=__name__, key=lambda p: p.key,
+                                    order=lambda p: _paper_rank(p.key))
+_reproductions: Registry[Reproduction] = Registry("reproduction", package=__name__,
+                                                  order=lambda r: _paper_rank(r.paper))
 #: Where each name was registered from ("module.function"), for the message refusing a duplicate.
 _origins: dict[tuple[str, str], str] = {}
 
