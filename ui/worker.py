@@ -38,6 +38,7 @@ def warm_up(names, progress=None) -> None:
         ``progress(text)``: before each item, which it loads (or compiles), and each time a kernel starts
         compiling (a cold cache), which one.
     """
+    from sudoku_lab.warmup import UNCACHED
     from sudoku_lab.warmup import warm_up as warm
 
     def report(done, total, name):
@@ -45,8 +46,9 @@ def warm_up(names, progress=None) -> None:
             progress(f"loading kernels: {name} ({done + 1}/{total})...")
 
     def compiling(kernel, done, total, item):
-        if progress is not None:
-            progress(f"compiling kernels, once ({done + 1}/{total}): {item}: {kernel}...")
+        if progress is not None:  # a kernel numba keeps no cache of (a plugin's) compiles at every start
+            once = "" if kernel.endswith(UNCACHED) else ", once"
+            progress(f"compiling kernels{once} ({done + 1}/{total}): {item}: {kernel}...")
 
     # The shared kernels too (exact search, AC3): solvers reach them in their runs (RESEDA's and the
     # cuckoo search's AC3 prefilter, restarts), and a run's time must never include compiling them.
