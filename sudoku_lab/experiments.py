@@ -170,6 +170,7 @@ def run_task(task: Task, should_stop: Callable[[], bool] | None = None) -> RunRe
 
 _HOST = socket.gethostname()
 
+_TERMINATE_GRACE = 10.0  # seconds a terminated pool is given to wind down before the command exits
 
 #: Set in a worker process: the parent's request to stop the run in progress.
 _WORKER_STOP = None
@@ -322,9 +323,19 @@ class WorkerPool:
         if clean:
             self._ex.shutdown(wait=True, cancel_futures=True)
         else:
-            for proc in list(getattr(self._ex, "_processes", {}).values()):
+            procs = list((getattr(self._ex, "_processes", None) or {}).values())
+            manager = getattr(self._ex, "_executor_manager_thread", None)
+            for proc in procs:
                 proc.terminate()
             self._ex.shutdown(wait=False, cancel_futures=True)
+            # The executor's manager thread notices the dead workers and closes its wake-up pipe. Wait
+            # for it (bounded): left running, it races CPython 3.11's exit hook, which writes to that
+            # pipe as it closes ("OSError: Bad file descriptor" printed after our last line).
+            deadline = time.monotonic() + _TERMINATE_GRACE
+            for proc in procs:
+                proc.join(max(0.0, deadline - time.monotonic()))
+            if manager is not None:
+                manager.join(max(0.0, deadline - time.monotonic()))
 
     def __enter__(self) -> "WorkerPool":
         return self

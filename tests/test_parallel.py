@@ -168,6 +168,22 @@ def test_ctrl_c_ends_hour_long_runs_in_flight(tmp_path):
     _wait_for(lambda: not any(_alive(k) for k in kids), timeout=300, what="the workers to exit")
 
 
+def test_a_pool_terminated_mid_warm_up_has_wound_down_when_close_returns():
+    """A pool closed at once (a stop during warm-up, an error) left the executor's manager thread running;
+    at exit CPython 3.11 then wrote to the wake-up pipe that thread was closing, and a traceback
+    ("OSError: Bad file descriptor") followed the command's last line (a CI failure of the test above)."""
+    from sudoku_lab.experiments import WorkerPool
+
+    pool = WorkerPool(2, ("reseda",))
+    assert pool.wait_ready(should_stop=lambda: True) is False  # stopped while the workers still warm up
+    manager = pool._ex._executor_manager_thread
+    procs = list(pool._ex._processes.values())
+    assert manager is not None and manager.is_alive() and procs
+    pool.close(clean=False)
+    assert not manager.is_alive()
+    assert not any(p.is_alive() for p in procs)
+
+
 def test_a_second_ctrl_c_raises_at_once():
     """The first Ctrl-C asks the work to stop; a second one interrupts whatever it is doing."""
     from sudoku_lab._console import interruptible
