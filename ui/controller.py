@@ -76,7 +76,7 @@ class Controller(QObject):
     progress(object)
         The newest :class:`~sudoku_lab.loop.Progress` (at most ~30 per second).
     stateChanged(str)
-        A :class:`~sudoku_lab_ui.worker.WorkerState` value.
+        A :class:`~sudoku_lab_ui.worker.WorkerState` value; :attr:`at_start` is set before it.
     runEnded(str)
         Why the last run or step request ended.
     message(str)
@@ -107,6 +107,9 @@ class Controller(QObject):
         self.params: dict[str, dict] = {name: {} for name in registry()}
         self.seed = DEFAULT_SEED  # as `sudoku-lab solve`: the window's first run is the command line's
         self.state = WorkerState.IDLE
+        #: No iteration since the solver's reset, as the worker said with its last state (not the polled frame,
+        #: which lags it): the parameters that need a reset (``live=False``) can change exactly then.
+        self.at_start = True
         self.latest = None
         self._thread = QThread()
         self._thread.setObjectName("sudoku-lab solver")
@@ -239,7 +242,7 @@ class Controller(QObject):
         self.paramsChanged.emit(self.current_params())
         if prm.live:
             self.worker.request_params(**{name: v})
-        elif self.latest is not None and self.latest.snapshot.iteration > 0:
+        elif not self.at_start:
             self.message.emit(f"{name} applies when you press Reset")
         else:
             self.reset()
@@ -295,9 +298,10 @@ class Controller(QObject):
             self.latest = prog
             self.progress.emit(prog)
 
-    def _on_state(self, state: str) -> None:
+    def _on_state(self, state: str, at_start: bool) -> None:
         was = self.state
         self.state = state
+        self.at_start = bool(at_start)
         if state == WorkerState.COMPILING:
             self.message.emit("Compiling kernels (first use only; numba caches them)...")
         elif was == WorkerState.COMPILING:

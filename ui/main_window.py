@@ -229,8 +229,7 @@ class MainWindow(QMainWindow):
             self.view_host.cancel_pending()  # the run's own frames draw the views (throttled)
         else:
             self.view_host.finish()  # a last frame taken while the run still went is drawn everywhere
-        self.params_panel.set_running(running or (self._last_progress is not None
-                                                  and self._last_progress.snapshot.iteration > 0))
+        self.params_panel.set_running(running or not self.controller.at_start)
         self.status_labels["state"].setText(_STATE_TEXT.get(state, state))
 
     def _on_run_ended(self, reason: str) -> None:

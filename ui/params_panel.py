@@ -66,6 +66,7 @@ class ParamsPanel(QWidget):
         self.editors: dict[str, QWidget] = {}
         self._params: dict[str, Param] = {}
         self._updating = False
+        self._running = False  # a run under way: the parameters that need a reset are disabled
 
     # ------------------------------------------------------------------ build
     def set_declarations(self, params: tuple[Param, ...], values: dict) -> None:
@@ -84,6 +85,7 @@ class ParamsPanel(QWidget):
             self.editors[p.name] = editor
         self.set_values(values)
         self.show_error(None)
+        self.set_running(self._running)  # a new form keeps the lock until the worker says the new run is at its start
 
     def _make_editor(self, p: Param) -> QWidget:
         tip = _tooltip(p)
@@ -181,6 +183,11 @@ class ParamsPanel(QWidget):
         self.error_label.setVisible(bool(text))
 
     def set_running(self, running: bool) -> None:
-        """Disable the parameters that need a reset while a run is under way."""
+        """Disable the parameters that need a reset (``live=False``) while a run is under way.
+
+        ``running`` is True from the first iteration of a run until a reset (the window passes the worker's
+        word, not a polled frame): such a parameter is editable exactly while the run is at its start.
+        """
+        self._running = running
         for name, w in self.editors.items():
             w.setEnabled(self._params[name].live or not running)

@@ -75,8 +75,10 @@ class SolverWorker(QObject):
 
     Signals
     -------
-    stateChanged(str)
-        A :class:`WorkerState` value.
+    stateChanged(str, bool)
+        A :class:`WorkerState` value, and whether the solver is at its start (no iteration since its reset,
+        or no solver yet): parameters declared ``live=False`` may change exactly then. Both travel in one
+        signal so the GUI never judges the lock from a frame its timer has not polled yet.
     runEnded(str)
         Why a run or step request ended (``solved``, ``failed``,
         ``max_iterations``, ``max_seconds``, ``cancelled``...).
@@ -86,7 +88,7 @@ class SolverWorker(QObject):
         A status line (what the warm-up compiles).
     """
 
-    stateChanged = Signal(str)
+    stateChanged = Signal(str, bool)
     runEnded = Signal(str)
     error = Signal(str)
     message = Signal(str)
@@ -279,6 +281,10 @@ class SolverWorker(QObject):
         s = self.solver
         self._publish(loop.Progress(s.snapshot(), 0.0, 0.0, s.done, s.status if s.done else "", 0.0))
 
+    def at_start(self) -> bool:
+        """True when no iteration has run since the solver's reset (or there is no solver yet)."""
+        return self.solver is None or self.solver.iteration == 0
+
     def _set_state(self, state: str) -> None:
         self.state = state
-        self.stateChanged.emit(state)
+        self.stateChanged.emit(state, self.at_start())

@@ -95,6 +95,39 @@ def test_changing_alpha_while_running_is_logged_and_marked(window, qtbot):
     win.close()
 
 
+def test_a_parameter_that_needs_a_reset_is_editable_exactly_while_the_run_is_at_its_start(window, qtbot):
+    """Issue 18: hill climbing's queue_capacity (live=False) was editable after Step N and locked after Reset, one
+    state change late: the lock followed the frame the GUI timer had polled, which lags the worker's state signal."""
+    win = window("ai_escargot", "hill_climb")
+    c, panel = win.controller, win.params_panel
+
+    def click(action):  # the worker's "idle" that ends the request, then its last frame drawn
+        with qtbot.waitSignal(c.stateChanged, check_params_cb=lambda state: state == "idle"):
+            qtbot.mouseClick(button(win, action), Qt.LeftButton)
+        qtbot.waitUntil(win.settled)
+
+    def locked():
+        return not panel.editors["queue_capacity"].isEnabled(), not panel.editors["initial_order"].isEnabled()
+
+    assert locked() == (False, False)
+    win.step_n.setValue(10)
+    for _ in range(3):
+        click(win.act_step_n)
+        assert iteration(win) > 0 and locked() == (True, True)
+        assert panel.editors["plateau"].isEnabled()  # a live parameter stays editable
+        click(win.act_reset)
+        assert iteration(win) == 0 and locked() == (False, False)
+    click(win.act_step)
+    assert locked() == (True, True)
+    with qtbot.waitSignal(c.stateChanged, check_params_cb=lambda state: state == "idle"):
+        win.solver_box.setCurrentIndex(win.solver_box.findData("reseda"))  # a new run of another solver
+    qtbot.waitUntil(win.settled)
+    assert iteration(win) == 0 and panel.editors["coupling"].isEnabled()
+    click(win.act_step)
+    assert not panel.editors["coupling"].isEnabled()
+    win.close()
+
+
 def test_out_of_range_and_inconsistent_parameters_are_refused(window, qtbot):
     win = window()
     spin = win.params_panel.spin_box("alpha")
