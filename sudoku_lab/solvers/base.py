@@ -227,63 +227,74 @@ class Trace:
     Rows are ``float64`` with named columns; column 0 is always the iteration.
     When more than ``max_rows`` rows accumulate, every other row is dropped and
     the recording stride doubles, so an hour-long run keeps a few hundred
-    thousand points that still span it all.
+    thousand points that still span it all. The rows kept are the ``stride``-th
+    ones counted from the first, so the first row always stays, and the latest
+    row appended is always shown after them even when the stride skips it: a
+    solved run's curves end at its real final values (its best cost 0), never
+    at the last row the stride happened to keep. Which rows are kept depends
+    only on how many were appended, never on how they came in chunks.
 
     Views returned by :meth:`arrays` never change afterwards: rows below the
-    current length are never written again, and compaction writes a new
-    buffer. That is what makes them safe to hand to the GUI thread.
+    current length are never written again, compaction writes a new buffer,
+    and the latest row, when the stride skips it, comes in a fresh copy. That
+    is what makes them safe to hand to the GUI thread.
     """
 
     def __init__(self, columns: tuple[str, ...], max_rows: int = 200_000):
         if columns[0] != "iteration":
             raise ValueError("the first trace column must be 'iteration'")
+        if int(max_rows) < 2:
+            raise ValueError(f"a trace keeps at least 2 rows (its first and its latest), got max_rows={max_rows}")
         self.columns = tuple(columns)
         self.max_rows = int(max_rows)
         self._buf = np.empty((1024, len(columns)))
-        self._len = 0
+        self._len = 0  # rows kept on the stride: the n-th row appended is kept when n % stride == 0
         self.stride = 1
-        self._pending = 0  # rows seen since the last kept one
+        self._seen = 0  # rows appended since the trace began
+        self._tail: np.ndarray | None = None  # the latest row appended, when the stride skipped it
 
     def __len__(self) -> int:
-        return self._len
+        return self._len + (self._tail is not None)
 
     def extend(self, rows: np.ndarray) -> None:
-        """Append rows (shape (k, len(columns))), keeping one in ``stride``."""
-        if rows.shape[0] == 0:
+        """Append rows (shape (k, len(columns))), keeping one in ``stride`` and always the latest."""
+        k = rows.shape[0]
+        if k == 0:
             return
+        keep = rows
         if self.stride > 1:
-            idx = np.arange(rows.shape[0]) + self._pending
-            keep = rows[idx % self.stride == self.stride - 1]
-            self._pending = (self._pending + rows.shape[0]) % self.stride
-            rows = keep
-        need = self._len + rows.shape[0]
+            keep = rows[(self._seen + np.arange(k)) % self.stride == 0]
+        self._seen += k
+        need = self._len + keep.shape[0]
         if need > self._buf.shape[0]:
             new = np.empty((max(need, 2 * self._buf.shape[0]), len(self.columns)))
             new[: self._len] = self._buf[: self._len]
             self._buf = new
-        self._buf[self._len: need] = rows
+        self._buf[self._len: need] = keep
         self._len = need
-        if self._len > self.max_rows:
-            kept = self._buf[1: self._len: 2].copy()
+        while self._len > self.max_rows:  # rows 0, 2, 4... are the appended rows 0, 2 stride, 4 stride...
+            kept = self._buf[0: self._len: 2].copy()
             self._buf = np.empty((max(2 * kept.shape[0], 1024), len(self.columns)))
             self._buf[: kept.shape[0]] = kept
             self._len = kept.shape[0]
-            self._pending = 0
             self.stride *= 2
+        self._tail = None if (self._seen - 1) % self.stride == 0 else np.array(rows[-1], dtype=float)
 
     def arrays(self) -> Mapping[str, np.ndarray]:
-        """Read-only views of each column up to the current length."""
+        """Read-only views of each column up to the current length (the latest row last)."""
+        rows = self._buf[: self._len]
+        if self._tail is not None:
+            rows = np.concatenate((rows, self._tail[None, :]))
         out = {}
         for j, name in enumerate(self.columns):
-            v = self._buf[: self._len, j]
-            v = v.view()
+            v = rows[:, j].view()
             v.setflags(write=False)
             out[name] = v
         return MappingProxyType(out)
 
     def state(self) -> dict:
         return {"columns": self.columns, "max_rows": self.max_rows, "rows": self._buf[: self._len].copy(),
-                "stride": self.stride, "pending": self._pending}
+                "stride": self.stride, "seen": self._seen, "tail": None if self._tail is None else self._tail.copy()}
 
     @classmethod
     def from_state(cls, st: dict) -> "Trace":
@@ -293,7 +304,8 @@ class Trace:
         t._buf[: rows.shape[0]] = rows
         t._len = rows.shape[0]
         t.stride = int(st["stride"])
-        t._pending = int(st["pending"])
+        t._seen = int(st["seen"])
+        t._tail = None if st["tail"] is None else np.array(st["tail"], dtype=float)
         return t
 
 
