@@ -107,3 +107,40 @@ def own_reproductions(monkeypatch):
 def pytest_collection_modifyitems(config, items):
     """Run the Qt binding checks first: the bugs they catch abort the interpreter in any later Qt test."""
     items.sort(key=lambda item: item.path.name != "test_qt_sanity.py")  # stable: the rest keep their order
+
+
+#: QT_QPA_PLATFORM in a run that selected no ``gui`` test: a Qt application a child process starts with this
+#: environment fails at once, naming the platform, so a test that starts Qt without the mark fails.
+NO_QT_PLATFORM = "none-in-a-run-without-gui-tests--mark-the-test-gui"
+
+
+def pytest_collection_finish(session):
+    """A run that selected no test marked ``gui`` (``-m "not gui"``, or a selection without any) starts no Qt.
+
+    Qt applications are refused for the rest of the run: in this process, constructing one raises (a one-line
+    error naming the mark); in a child process that inherits the environment, QT_QPA_PLATFORM names no
+    platform, so Qt exits at once. Either way the test that started Qt fails instead of passing unmarked.
+    """
+    if any(item.get_closest_marker("gui") is not None for item in session.items):
+        return
+    os.environ["QT_QPA_PLATFORM"] = NO_QT_PLATFORM
+    _refuse_qt_applications()
+
+
+class QtStartedWithoutGuiMark(RuntimeError):
+    """A test started Qt in a run that selected no ``gui`` test: the test lacks the mark."""
+
+
+def _refuse_qt_applications() -> None:
+    try:  # importing the binding starts nothing (pytest-qt has done it already); only an application does
+        from PySide6 import QtCore, QtGui, QtWidgets
+    except ImportError:  # no usable Qt here: nothing in this process can start it
+        return
+    for module, name in ((QtCore, "QCoreApplication"), (QtGui, "QGuiApplication"), (QtWidgets, "QApplication")):
+        real = getattr(module, name)
+
+        def refuse(self, *args, _name=name, **kwargs):
+            raise QtStartedWithoutGuiMark(f"{_name} started in a run without gui tests: mark the test "
+                                          "@pytest.mark.gui (tests/gui is marked as a whole)")
+
+        setattr(module, name, type(name, (real,), {"__init__": refuse, "__module__": __name__}))

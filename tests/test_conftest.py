@@ -8,6 +8,8 @@ never decides the outcome.
 from __future__ import annotations
 
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -71,3 +73,60 @@ def test_missing_qqwing_fails_under_ci(run):
 def test_installed_qqwing_runs_the_check(run, ci):
     run(ci=ci, with_qqwing=True).assert_outcomes(passed=2)
 
+
+
+# ------------------------------------------------------------------ the gui mark
+QT_TESTS = """
+import subprocess, sys
+
+import pytest
+
+def test_plain():
+    pass
+
+def test_starts_qt_here():
+    from PySide6.QtWidgets import QApplication
+    QApplication.instance() or QApplication(["t"])
+
+def test_starts_qt_in_a_child():
+    code = "from PySide6.QtGui import QGuiApplication; QGuiApplication(['t']); print('started')"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0 and res.stdout == "started\\n", res.stderr
+
+@pytest.mark.gui
+def test_marked():
+    from PySide6.QtWidgets import QApplication
+    QApplication.instance() or QApplication(["t"])
+"""
+
+
+@pytest.fixture
+def run_qt_tests(pytester, repo_root):
+    """Run QT_TESTS (with ``mark`` put before the tests that start Qt unmarked) with this repository's conftest."""
+    pytester.makeconftest((repo_root / "tests" / "conftest.py").read_text())
+    pytester.makepyprojecttoml((repo_root / "pyproject.toml").read_text())
+
+    def go(mark: str, *args: str):
+        pytester.makepyfile(test_qt=QT_TESTS.replace("def test_starts", f"{mark}def test_starts"))
+        return pytester.runpytest_subprocess("test_qt.py", "-p", "no:cacheprovider", *args)
+
+    return go
+
+
+def test_a_run_without_gui_tests_fails_each_test_that_starts_qt_unmarked(run_qt_tests):
+    """`-m "not gui"` must start no Qt: a test that does, here or in a child, fails until it carries the mark."""
+    result = run_qt_tests("", "-m", "not gui")
+    result.assert_outcomes(passed=1, failed=2, deselected=1)
+    result.stdout.fnmatch_lines([
+        "*QtStartedWithoutGuiMark: QApplication started in a run without gui tests: mark the test @pytest.mark.gui*"])
+    result.stdout.fnmatch_lines(["*none-in-a-run-without-gui-tests--mark-the-test-gui*"])  # the child's Qt names it
+    # Marked, they are deselected, and the rest of the run is untouched.
+    run_qt_tests("@pytest.mark.gui\n", "-m", "not gui").assert_outcomes(passed=1, deselected=3)
+    run_qt_tests("@pytest.mark.gui\n", "-k", "plain").assert_outcomes(passed=1, deselected=3)
+
+
+def test_every_test_in_tests_gui_carries_the_gui_mark(repo_root):
+    """tests/gui/conftest.py marks the folder as a whole: `-m "not gui"` collects nothing there."""
+    res = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m",
+                          "not gui", "tests/gui"], cwd=repo_root, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 5 and "no tests collected (" in res.stdout and " deselected)" in res.stdout, res.stdout

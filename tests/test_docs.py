@@ -20,13 +20,6 @@ DOC = ROOT / citations.DOC
 #: the repository, so a reference to them in a label, a message or a docstring leads nowhere.
 UNSHIPPED = re.compile(r"ALGORITHMS\.md|DESIGN\.md|paper_results\.md|seeds/|\b\d{3}_[0-9a-f]{16}\.txt")
 
-#: Files that still hold such a reference because other work of issue 8 owns them; each entry says
-#: what to write instead. The lead empties this table (test_known_unshipped_references_still_exist
-#: fails once an entry is fixed, so it cannot go stale).
-KNOWN_UNSHIPPED: dict[str, str] = {
-}
-
-
 def github_anchors(markdown: str) -> set[str]:
     """The anchors GitHub gives the headings of ``markdown`` (lower case, punctuation dropped, spaces to -)."""
     seen: dict[str, int] = {}
@@ -110,18 +103,10 @@ def test_nothing_points_at_unshipped_files():
     bad = []
     for path in _shipped_text_files():
         rel = path.relative_to(ROOT).as_posix()
-        if rel in KNOWN_UNSHIPPED:
-            continue
         for no, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
             if UNSHIPPED.search(line):
                 bad.append(f"{rel}:{no}: {line.strip()}")
     assert not bad, "references to files that do not ship (point at docs/algorithms.md instead):\n" + "\n".join(bad)
-
-
-def test_known_unshipped_references_still_exist():
-    for rel, what in KNOWN_UNSHIPPED.items():
-        text = (ROOT / rel).read_text(encoding="utf-8")
-        assert UNSHIPPED.search(text), f"{rel} is fixed ({what}): remove it from KNOWN_UNSHIPPED"
 
 
 @pytest.mark.slow

@@ -19,14 +19,6 @@ from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[1] / "sudoku_lab"
 
-#: Edges (importer, imported) removed before the check: each closes a cycle through a module that is
-#: being refactored elsewhere in issue 8. Every entry says why it exists and how it goes; the lead
-#: empties this table when those refactors land (test_known_cycle_edges_are_still_needed fails as
-#: soon as an entry no longer closes a cycle, so the table cannot go stale).
-KNOWN_CYCLE_EDGES: dict[tuple[str, str], str] = {
-}
-
-
 # --------------------------------------------------------------- the graph
 def modules(root: Path) -> dict[str, tuple[Path, bool]]:
     """Every module under the package directory ``root``: dotted name -> (file, is_package)."""
@@ -157,32 +149,8 @@ def _show(cycle: list[str]) -> str:
 
 # ------------------------------------------------------------------- tests
 def test_sudoku_lab_has_no_import_cycle():
-    graph = import_graph(CORE)
-    for importer, imported in KNOWN_CYCLE_EDGES:
-        graph[importer].discard(imported)
-    found = cycles(graph)
+    found = cycles(import_graph(CORE))
     assert not found, "import cycles in sudoku_lab:\n" + "\n".join(_show(c) for c in found)
-
-
-def _reaches(graph: dict[str, set[str]], source: str, target: str) -> bool:
-    seen, todo = {source}, [source]
-    while todo:
-        for child in graph.get(todo.pop(), ()):
-            if child == target:
-                return True
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
-    return False
-
-
-def test_known_cycle_edges_are_still_needed():
-    graph = import_graph(CORE)
-    for (importer, imported), why in KNOWN_CYCLE_EDGES.items():
-        assert imported in graph.get(importer, ()), (
-            f"{importer} no longer imports {imported} ({why}): remove it from KNOWN_CYCLE_EDGES")
-        assert _reaches(graph, imported, importer), (
-            f"{importer} -> {imported} closes no cycle any more ({why}): remove it from KNOWN_CYCLE_EDGES")
 
 
 def _package(tmp_path: Path, files: dict[str, str]) -> Path:

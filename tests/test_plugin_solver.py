@@ -150,6 +150,7 @@ win.close()
 '''
 
 
+@pytest.mark.gui  # a child process opens the lab window offscreen
 def test_lab_window(plugin_env, tmp_path):
     """The plugin's view is shown, its overlay drawn on the board, its column plotted on its own axis."""
     script = tmp_path / "lab.py"

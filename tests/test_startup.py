@@ -402,6 +402,7 @@ def xvfb_display():
 
 
 # Qt's own hint names libxcb-cursor0 whatever fails; the line must name the library that fails and its package.
+@pytest.mark.gui  # the installed lab on an X display: a broken load check opens the window
 @pytest.mark.parametrize("soname, how, reason", [
     ("libxcb-cursor.so.0", "empty", "file too short: an empty or truncated file"),
     ("libxkbcommon-x11.so.0", "truncated", "the dynamic loader crashes on it with SIGBUS: a truncated or damaged file"),

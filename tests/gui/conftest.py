@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import gc
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,15 @@ import pytest
 #: speed requirement. pytest-qt's own default, 5 s, is less than a starved 2-core machine takes to show ten
 #: iterations in the window (two view tests failed that way with the cores busy and the tests niced).
 WAIT_MS = 120_000
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marks
+def pytest_collection_modifyitems(config, items):
+    """Every test in tests/gui starts Qt (the autouse ``no_thread_leaks`` takes ``qapp``): all are marked ``gui``."""
+    here = Path(__file__).parent
+    for item in items:
+        if item.path.is_relative_to(here):
+            item.add_marker(pytest.mark.gui)
 
 
 @pytest.fixture
