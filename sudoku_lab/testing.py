@@ -574,7 +574,7 @@ def parametrize_with_checks(solvers: Sequence[type[Solver]]) -> Any:
         def test_my_solver(solver, check):
             check(solver)
 
-    Test ids read ``toy-descent-chunking_does_not_change_the_run[0]``.
+    Test ids read ``my-solver-chunking_does_not_change_the_run[0]``.
     """
     import pytest
 

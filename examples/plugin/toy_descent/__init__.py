@@ -1,9 +1,9 @@
 """A solver that lives outside Sudoku Lab: random in-box swap descent, registered as a plugin.
 
-This package is the worked example of the README's "Adding a solver": it touches
-no file of ``sudoku_lab``. It brings
+This package is the worked example of docs/adding-a-solver.md: it touches no file
+of ``sudoku_lab`` and imports only its public API. It brings
 
-* a numba kernel (:func:`descent_steps`) and its solver class, with its
+* a numba kernel (:func:`descent_steps`, compiled with :func:`sudoku_lab.kernels.kernel`) and its solver class, with its
   parameters, objective, trace columns (one on its own axis), and layers (one
   with the built-in ``cell_pairs`` role the board draws as a linked swap, one
   with its own ``toy_heat`` role that its own view and board overlay read);
