@@ -17,10 +17,20 @@ from pathlib import Path
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-FINDER = '''"""Editable install of sudoku-lab: import sudoku_lab_ui from the checkout's ui/ folder."""
+FINDER = '''"""Editable install of sudoku-lab: import sudoku_lab_ui from the checkout's ui/ folder.
+
+PYTEST_DONT_REWRITE: sudoku-lab declares a pytest plugin (entry point pytest11), so pytest marks every
+top-level module of the distribution for assertion rewriting, these start-up modules included; already
+imported by their .pth, they would each raise "Module already imported so cannot be rewritten" (an error
+under filterwarnings = error). This marker, here and on hatchling's own _editable_impl module, says no.
+"""
 import importlib.abc
 import importlib.util
 import sys
+
+for _name, _mod in list(sys.modules.items()):
+    if _name.startswith("_editable_impl_sudoku_lab") and not _mod.__doc__:
+        _mod.__doc__ = "PYTEST_DONT_REWRITE (editable install of sudoku-lab)"
 
 _UI = {ui!r}
 

@@ -25,6 +25,7 @@ a broken third-party module never stops the built-in solvers.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import pkgutil
@@ -148,6 +149,21 @@ class Registry(Generic[T]):
     def unregister(self, name: str) -> None:
         """Remove a name (tests and interactive sessions that define a solver twice)."""
         self._items.pop(name, None)
+
+    @contextlib.contextmanager
+    def isolated(self) -> Iterator["Registry[T]"]:
+        """Within the block, registrations and removals are kept; afterwards the registry is as before.
+
+        The registry is completed first (built-ins and plugins), so they stay visible inside and are not
+        imported again afterwards. :func:`sudoku_lab.testing.isolated_registry` is this for solvers.
+        """
+        self._complete_once()
+        saved = dict(self._items)
+        try:
+            yield self
+        finally:
+            self._items.clear()
+            self._items.update(saved)
 
     def _import_builtins(self) -> None:
         if self._builtins == "no":

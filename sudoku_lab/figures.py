@@ -271,7 +271,7 @@ def convergence_figure(snapshot: Snapshot, title: str | None = None, solver: typ
                                label=f"{t.label or t.param} = {float(value):g}")
     ax.set_xlabel(cls.iteration_name)
     start, stop = (float(it[0]), float(it[-1])) if len(it) else (0.0, float(snapshot.iteration))
-    for m in event_markers(snapshot.events, start, stop, max_markers):
+    for m in event_markers(snapshot.events, start, stop, max_markers, cls.marked_events):
         if m.kind == "run":
             ax.axvline(m.iteration, color="#009E73" if m.solved else "#D55E00", lw=0.6 + 0.3 * min(m.count, 5) ** 0.5,
                        alpha=0.5)

@@ -7,6 +7,10 @@ bins ("14 runs ended: 13 failed, 1 solved"), so a plot never draws more than
 ``max_markers`` of them. Parameter changes, which a user made and wants to
 see, are merged only among themselves and only when they are as crowded.
 
+Which event kinds are run markers is each solver's declaration,
+:attr:`sudoku_lab.solvers.Solver.marked_events` (run ends and restarts by default;
+AC3-tabu adds its aspiration moves): callers pass it as ``marked``.
+
 Used by the lab's convergence view and by :func:`sudoku_lab.figures.convergence_figure`.
 """
 
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Collection, Iterable, Sequence
 
 from ._checks import checked
 
@@ -23,9 +27,11 @@ if TYPE_CHECKING:
 
 __all__ = ["Marker", "event_markers", "event_label"]
 
-#: Event kinds drawn as run markers (the rest, apart from parameter changes, are not plotted): run ends,
-#: restarts, and moves a tabu search took by aspiration (a tabu move allowed because it beat every cost seen).
-RUN_KINDS = ("run_end", "restart", "aspiration")
+def _default_marked() -> tuple[str, ...]:
+    """The base declaration (:attr:`sudoku_lab.solvers.Solver.marked_events`): run ends and restarts."""
+    from .solvers.base import Solver
+
+    return tuple(Solver.marked_events)
 
 
 @checked
@@ -113,7 +119,8 @@ def _group(events: Sequence, kind: str, start: float, stop: float, max_markers: 
 
 
 @checked
-def event_markers(events: Iterable, start: float, stop: float, max_markers: int = 40) -> list[Marker]:
+def event_markers(events: Iterable, start: float, stop: float, max_markers: int = 40,
+                  marked: Collection[str] | None = None) -> list[Marker]:
     """Markers for the events between iterations ``start`` and ``stop`` (inclusive), at most ``max_markers`` per kind.
 
     Parameters
@@ -125,8 +132,12 @@ def event_markers(events: Iterable, start: float, stop: float, max_markers: int 
     max_markers : int
         Above this many events of a kind in range, neighbours are merged into
         ``max_markers`` equal-width bins.
+    marked : collection of str, optional
+        Event kinds drawn as run markers: the solver's ``marked_events`` declaration (default: the base
+        class's, run ends and restarts). Parameter changes are always markers of their own.
     """
+    kinds = frozenset(_default_marked() if marked is None else marked)
     inside = [e for e in events if start <= e.iteration <= stop]
-    runs = [e for e in inside if e.kind in RUN_KINDS]
+    runs = [e for e in inside if e.kind in kinds]
     params = [e for e in inside if e.kind == "param"]
     return _group(runs, "run", start, stop, max_markers) + _group(params, "param", start, stop, max_markers)

@@ -60,3 +60,19 @@ def test_editable_install_maps_exact_packages(tmp_path, repo_root):
     script = subprocess.run([str(venv / "bin" / "sudoku-lab"), "--version"], cwd=work, capture_output=True,
                             text=True, env=env, timeout=300)
     assert script.returncode == 0 and script.stdout.strip() == "sudoku-lab 0.1.0", script.stderr
+
+
+def test_the_wheel_ships_the_conformance_kit_and_its_pytest_plugin(tmp_path, repo_root):
+    """A plugin's tests import sudoku_lab.testing from the installed wheel, and pytest finds the fixture there."""
+    import zipfile
+
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist),
+                    str(repo_root)], check=True, capture_output=True, text=True)
+    [wheel] = dist.glob("sudoku_lab-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+        text = z.read(entry_points).decode()
+    assert {"sudoku_lab/testing.py", "sudoku_lab/_pytest_plugin.py", "sudoku_lab/kernels.py"} <= names
+    assert "[pytest11]\nsudoku_lab = sudoku_lab._pytest_plugin" in text

@@ -19,12 +19,13 @@ from .base import (  # noqa: F401
     Solver,
     Status,
     create,
+    frozen_copy,
     get_solver_class,
     register,
     registry,
     unregister,
 )
-from .declare import Axis, Column, Layer, Objective, Threshold  # noqa: F401
+from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold  # noqa: F401
 
-__all__ = ["DEFAULT_SEED", "Axis", "Column", "Event", "Layer", "Objective", "Param", "Snapshot", "Solver", "Status",
-           "Threshold", "create", "get_solver_class", "register", "registry", "unregister"]
+__all__ = ["COST_AXIS", "DEFAULT_SEED", "Axis", "Column", "Event", "Layer", "Objective", "Param", "Snapshot", "Solver",
+           "Status", "Threshold", "create", "frozen_copy", "get_solver_class", "register", "registry", "unregister"]

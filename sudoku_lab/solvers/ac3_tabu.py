@@ -90,6 +90,8 @@ class AC3Tabu(Solver):
         ({"hidden_singles": True, "tenure": 0}, "ai_escargot"),
         ({"candidates": 5, "tenure": 30}, "benchmarks/lewis_16x16_35:1"),
     )
+    #: A move allowed by aspiration (a tabu move that beat every cost seen) is marked on the curves too.
+    marked_events = ("run_end", "restart", "aspiration")
     objective = Objective(cost="open cells (domains that are not a single digit)")
     axes = (Axis("cost", "cost (open cells)", "left"), Axis("count", "count", "right"))
     columns = (

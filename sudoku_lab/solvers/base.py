@@ -436,6 +436,13 @@ class Solver:
     #: run every one, so a solver names the puzzles and switches that exercise all its code paths
     #: (restarts, options) in its own file. Empty: the contract tests use an easy puzzle.
     examples: ClassVar[tuple[tuple[Mapping[str, Any], str], ...]] = ()
+    #: Iterations the conformance kit (:mod:`sudoku_lab.testing`) gives each declared example: a stochastic
+    #: solver must solve at least one of them within this many (seed 3).
+    example_budget: ClassVar[int] = 10_000
+    #: Event kinds drawn as run markers on the convergence curves (:func:`sudoku_lab.markers.event_markers`);
+    #: ``"param"`` events (parameter changes) are always drawn, as markers of their own. Other kinds are kept
+    #: in ``Snapshot.events`` but not drawn.
+    marked_events: ClassVar[tuple[str, ...]] = ("run_end", "restart")
 
     # ------------------------------------------------------- declarations
     def __init_subclass__(cls, **kwargs):

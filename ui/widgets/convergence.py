@@ -34,7 +34,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
-from sudoku_lab.markers import RUN_KINDS, Marker, event_markers
+from sudoku_lab.markers import Marker, event_markers
 from sudoku_lab.solvers.base import Solver
 from sudoku_lab.solvers.declare import Axis, Column
 
@@ -172,11 +172,13 @@ class ConvergencePlot(QWidget):
         layout.addLayout(controls)
         layout.addWidget(self.view, 1)
         self.view.installEventFilter(self)
+        self.marked_events = tuple(Solver.marked_events)
         self.set_declarations(Solver.columns, Solver.axes)
 
     # ----------------------------------------------------------- declarations
     def set_solver(self, cls) -> None:
         """Take a solver class's declared axes, columns and iteration name (and forget the trace)."""
+        self.marked_events = tuple(cls.marked_events)  # which event kinds are run markers: the solver's declaration
         self.set_declarations(cls.columns, cls.axes, cls.iteration_name)
 
     def set_declarations(self, columns: Sequence[Column], axes: Sequence[Axis],
@@ -568,13 +570,14 @@ class ConvergencePlot(QWidget):
         # A run end and the restart it triggers share an iteration, hence one marker: a kind is merged
         # into bins only when it has more distinct iterations in view than markers allowed.
         M = self.max_markers
-        merged = {"run": len({e.iteration for e in inside if e.kind in RUN_KINDS}) > M,
+        merged = {"run": len({e.iteration for e in inside if e.kind in self.marked_events}) > M,
                   "param": len({e.iteration for e in inside if e.kind == "param"}) > M}
         ms = []
         if any(merged.values()):
-            ms += [m for m in event_markers(inside, x0, x1, M) if merged[m.kind]]
+            ms += [m for m in event_markers(inside, x0, x1, M, self.marked_events) if merged[m.kind]]
         if not all(merged.values()):
-            ms += [m for m in event_markers(inside, x0, x1, max(M, len(inside))) if not merged[m.kind]]
+            ms += [m for m in event_markers(inside, x0, x1, max(M, len(inside)), self.marked_events)
+                   if not merged[m.kind]]
         ms.sort(key=lambda m: m.iteration)
         while len(self._pool) < len(ms):
             line = pg.InfiniteLine(angle=90, movable=False, label="",

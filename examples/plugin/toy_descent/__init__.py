@@ -1,9 +1,9 @@
 """A solver that lives outside Sudoku Lab: random in-box swap descent, registered as a plugin.
 
-This package is the worked example of the README's "Adding a solver": it touches
-no file of ``sudoku_lab``. It brings
+This package is the worked example of docs/adding-a-solver.md: it touches no file
+of ``sudoku_lab`` and imports only its public API. It brings
 
-* a numba kernel (:func:`descent_steps`) and its solver class, with its
+* a numba kernel (:func:`descent_steps`, compiled with :func:`sudoku_lab.kernels.kernel`) and its solver class, with its
   parameters, objective, trace columns (one on its own axis), and layers (one
   with the built-in ``cell_pairs`` role the board draws as a linked swap, one
   with its own ``toy_heat`` role that its own view and board overlay read);
@@ -19,17 +19,16 @@ Installed, its ``pyproject.toml`` names this module in the entry-point group
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sudoku_lab.geometry import geometry
-from sudoku_lab.solvers import Axis, Column, Layer, Objective, Param, Solver, Status, register
-from sudoku_lab.solvers.base import frozen_copy
-from sudoku_lab.solvers.declare import COST_AXIS
+from sudoku_lab.kernels import kernel
+from sudoku_lab.scoring import missing_symbols
+from sudoku_lab.solvers import COST_AXIS, Axis, Column, Layer, Objective, Param, Solver, Status, frozen_copy, register
 
 __all__ = ["ToyDescent", "descent_steps"]
 
 
-@njit(cache=False, nogil=True)
+@kernel  # the package's numba options and on-disk cache
 def _unit_cost(grid, units, u, N, seen):
     """Missing symbols of one unit."""
     seen[:] = False
@@ -42,7 +41,7 @@ def _unit_cost(grid, units, u, N, seen):
     return N - k
 
 
-@njit(cache=False, nogil=True)
+@kernel  # the package's numba options and on-disk cache
 def descent_steps(grid, best, best_cost, free_in_box, n_free, cell_units, units, N, uniforms, temperature, heat, decay, it0, out):
     """Swap two free cells of a random box per iteration; keep the swap if the cost does not rise
     (or, with ``temperature`` > 0, with probability exp(-delta / temperature)).
@@ -109,9 +108,16 @@ class ToyDescent(Solver):
     name = "toy-descent"
     title = "Toy swap descent (plugin example)"
     paper = "example plugin"
+    # Outside the package, ``reference`` is where a reader finds the algorithm described: a path that
+    # resolves from the current directory (the lab links it when the file is there) or a URL.
     reference = "examples/plugin/README.md"
     description = "Random in-box swaps kept when the missing-symbol cost does not rise: the plugin example."
     iteration_name = "swap"
+    # What the conformance kit runs (sudoku_lab.testing; tests/test_conformance.py): at 0.5 the descent
+    # escapes its plateaus and solves the easy puzzle; at 0 it may stall (a failed example is allowed,
+    # as long as one solves within example_budget swaps).
+    examples = (({"temperature": 0.5}, "reseda_fig3_1_easy"), ({"temperature": 0.0, "alpha": 3}, "unique_4x4_a"))
+    example_budget = 200_000
     order = 500
     params = (
         Param("temperature", "float", 0.0, "Accept a worse swap with probability exp(-delta / temperature).",
@@ -151,20 +157,22 @@ class ToyDescent(Solver):
         self.fixed = pz.grid > 0
         self.heat = np.zeros(pz.C)
         self.last_swap = np.full((1, 2), -1, dtype=np.int64)
-        from sudoku_lab.scoring import missing_symbols
-
         self.cost = int(missing_symbols(grid, pz.n))
         self.best_grid = grid.copy()
         self.best_cost = self.cost
         self.window = []
 
     def _step(self, n: int) -> int:
+        before = self.rng.bit_generator.state
         uniforms = self.rng.random((n, 4))
         out = np.zeros((n, 4))
         best_cost = np.array([self.best_cost], dtype=np.int64)
         done = descent_steps(self.grid, self.best_grid, best_cost, self.free_in_box, self.n_free, self.cell_units,
                              self.units, self.puzzle.N, uniforms, float(self._params["temperature"]), self.heat,
                              0.5 ** self._params["alpha"], self.iteration, out)
+        if done < n:  # solved early: the stream must advance by what was used, so step(1) x n equals step(n)
+            self.rng.bit_generator.state = before
+            self.rng.random((done, 4))
         rows = np.zeros((done, 4))
         for i in range(done):
             self.iteration += 1

@@ -1,0 +1,625 @@
+"""The solver conformance kit: every solver, built-in or plugin, goes through the same contract.
+
+Shipped in the wheel, so a plugin's own tests run exactly what the package's do
+(scikit-learn's ``check_estimator`` / ``parametrize_with_checks`` are the model)::
+
+    from sudoku_lab.testing import parametrize_with_checks
+    from my_plugin import MySolver
+
+    @parametrize_with_checks([MySolver])
+    def test_my_solver(solver, check):
+        check(solver)
+
+or, outside pytest, ``check_solver(MySolver)``, which raises :class:`SolverCheckError`
+(an ``AssertionError``) at the first broken contract, in one line naming the solver,
+the check and the declared example concerned.
+
+The checks (:data:`CHECKS`), each run on every declared example
+(``Solver.examples``; a solver without any runs :data:`DEFAULT_EXAMPLE`) where it
+takes one:
+
+- declarations: parameters complete and valid, layers and columns consistent,
+  examples valid, ``marked_events`` and ``example_budget`` well formed;
+- ``step`` before ``reset`` is a RuntimeError;
+- invalid parameter values generated from each :class:`~sudoku_lab.solvers.Param`
+  (below the low end, above the high end, a choice not offered, a wrong type) each
+  give a one-line :class:`~sudoku_lab.errors.ParameterError` naming the parameter;
+- the same seed gives the same run (and, for a stochastic solver, another seed another);
+- chunking never changes the run: ``step(a); step(b)`` equals ``step(a + b)``, and
+  twenty ``step(1)`` equal ``step(20)``;
+- a keyframe (``state_dict``, pickled) replays exactly, also after live parameter
+  changes, which are logged as events;
+- givens never move, in the grid or the best grid;
+- snapshots are read-only and frozen (nothing in them changes later), and match the
+  declarations (layers, trace columns); ``cost`` is 0 exactly when the grid is solved,
+  and ``best_cost`` never exceeds any traced cost;
+- a stochastic solver solves at least one of its declared examples within
+  ``example_budget`` iterations (seed 3), and every solved grid is the exact solver's
+  solution.
+
+The pytest plugin (entry point ``pytest11``, loaded by pytest wherever Sudoku Lab is
+installed) adds the fixture ``solver_registry``: solvers registered inside a test
+through it are gone afterwards, and a replaced one is restored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import pickle
+from types import MappingProxyType
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from ._checks import checked
+from .errors import ParameterError
+from .solvers.base import Param, Solver, Status
+
+__all__ = ["CHECKS", "DEFAULT_EXAMPLE", "SolverCheck", "SolverCheckError", "check_solver", "examples_of",
+           "first_difference", "invalid_values", "isolated_registry", "mutable_parts", "parametrize_with_checks",
+           "solver_checks"]
+
+#: The example run for a solver that declares none (``Solver.examples`` empty): defaults, an easy puzzle.
+DEFAULT_EXAMPLE: tuple[Mapping[str, Any], str] = ({}, "reseda_fig3_1_easy")
+
+#: The seed of the solving check (the other checks use 7 and 8).
+SOLVE_SEED = 3
+
+
+class SolverCheckError(AssertionError):
+    """A solver broke a contract of the kit; the message (one line) says which, for which solver and example."""
+
+
+class _Broken(Exception):
+    """Raised inside a check; :class:`SolverCheck` adds the solver, check and example to the message."""
+
+
+def _require(condition: object, message: str) -> None:
+    if not condition:
+        raise _Broken(message)
+
+
+@checked
+def examples_of(cls: type[Solver]) -> tuple[tuple[Mapping[str, Any], str], ...]:
+    """The ``(params, puzzle name)`` pairs the kit runs for ``cls``: its declared examples, or :data:`DEFAULT_EXAMPLE`."""
+    return tuple((dict(p), str(name)) for p, name in (cls.examples or (DEFAULT_EXAMPLE,)))
+
+
+def _budget(cls) -> int:
+    return int(getattr(cls, "example_budget", 10_000))
+
+
+# ----------------------------------------------------------------- helpers
+@checked
+def first_difference(a: Any, b: Any, path: str = "state") -> str | None:
+    """Where two state_dicts (or any nested dicts, sequences and arrays) first differ, or None if equal.
+
+    Arrays compare by dtype, shape and value; the answer reads ``state.algorithm.grid: values differ``.
+    """
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+            return f"{path}: an array on one side only"
+        if a.dtype != b.dtype or a.shape != b.shape:
+            return f"{path}: {a.dtype}{a.shape} != {b.dtype}{b.shape}"
+        return None if np.array_equal(a, b) else f"{path}: values differ"
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        if set(a) != set(b):
+            return f"{path}: keys differ ({sorted(map(str, set(a) ^ set(b)))})"
+        for k in a:
+            d = first_difference(a[k], b[k], f"{path}.{k}")
+            if d:
+                return d
+        return None
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} items != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = first_difference(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    try:
+        same = bool(a == b)
+    except Exception:  # noqa: BLE001 - an object whose == does not give a truth value
+        same = a is b
+    return None if same else f"{path}: {a!r} != {b!r}"
+
+
+@checked
+def mutable_parts(obj: Any, path: str = "payload") -> list[tuple[str, str]]:
+    """``(path, problem)`` for every part of ``obj`` another thread could change in place.
+
+    Walks frozen dataclasses (Snapshot, Event, a worker's Progress), read-only mappings and tuples;
+    an array must be read-only and refuse a write; a dict, list, set or bytearray anywhere is a problem.
+    """
+    out: list[tuple[str, str]] = []
+    _walk_mutable(obj, path, set(), out)
+    return out
+
+
+def _walk_mutable(obj, path: str, seen: set, out: list) -> None:
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        if obj.flags.writeable:
+            out.append((path, "writeable array"))
+            return
+        try:
+            obj[...] = 0
+        except ValueError:
+            pass
+        else:
+            out.append((path, "array accepted a write"))
+    elif isinstance(obj, (dict, list, set, bytearray)):
+        out.append((path, f"mutable {type(obj).__name__}"))
+    elif isinstance(obj, MappingProxyType):
+        for k, v in obj.items():
+            _walk_mutable(v, f"{path}[{k!r}]", seen, out)
+    elif isinstance(obj, tuple):
+        for i, v in enumerate(obj):
+            _walk_mutable(v, f"{path}[{i}]", seen, out)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            _walk_mutable(getattr(obj, f.name), f"{path}.{f.name}", seen, out)
+
+
+@checked
+def invalid_values(param: Param) -> list[tuple[str, Any]]:
+    """Values a :class:`~sudoku_lab.solvers.Param` must refuse, each with what is wrong with it.
+
+    Below the low end and above the high end (at the end itself when it is open), a choice not
+    offered, and a value of the wrong type.
+    """
+    p = param
+    out: list[tuple[str, Any]] = []
+    if p.kind in ("int", "float"):
+        if p.low is not None:
+            out.append(("below the low end", p.low if p.low_open else p.low - 1))
+        if p.high is not None:
+            out.append(("above the high end", p.high if p.high_open else p.high + 1))
+        out.append(("of the wrong type", "abc" if p.kind == "float" else 2.5))
+    elif p.kind == "choice":
+        offered = set(p.choices or ())
+        out.append(("a choice not offered", next(f"no-such-{p.name}{'-' * i}" for i in range(len(offered) + 1)
+                                                 if f"no-such-{p.name}{'-' * i}" not in offered)))
+        out.append(("of the wrong type", object()))
+    else:
+        out.append(("of the wrong type", "maybe"))
+        out.append(("of the wrong type", object()))
+    return out
+
+
+def _fresh(cls, params, puzzle_name, seed=7):
+    from . import library
+
+    s = cls(**params)
+    s.reset(library.puzzle(puzzle_name), seed=seed)
+    return s
+
+
+# ------------------------------------------------------------------ checks
+def _check_declarations(cls):
+    from .solvers.declare import check_declarations
+
+    _require(isinstance(cls, type) and issubclass(cls, Solver), "is not a Solver subclass")
+    _require(cls.name, "has no registry name (Solver.name)")
+    for p in cls.params:
+        _require(p.help, f"parameter {p.name} has no help text")
+        try:
+            ok = p.validate(p.default) == p.default
+        except ParameterError as e:
+            ok, _ = False, e
+        _require(ok, f"parameter {p.name}'s default {p.default!r} is not a valid value of it")
+        if p.kind == "choice":
+            _require(p.default in (p.choices or ()), f"parameter {p.name}'s default is not among its choices")
+    problems = check_declarations(cls)
+    _require(not problems, "declarations: " + "; ".join(problems))
+    marked = getattr(cls, "marked_events", ())
+    _require(isinstance(marked, tuple) and all(isinstance(k, str) and k and k != "param" for k in marked),
+             f"marked_events must be a tuple of event kinds other than 'param', got {marked!r}")
+    budget = getattr(cls, "example_budget", 10_000)
+    _require(isinstance(budget, int) and not isinstance(budget, bool) and budget > 0,
+             f"example_budget must be a positive int, got {budget!r}")
+    from . import library
+
+    for i, (params, name) in enumerate(examples_of(cls)):
+        try:
+            cls.validate_params({**cls.defaults(), **params})
+            library.puzzle(name)
+        except Exception as e:  # noqa: BLE001
+            raise _Broken(f"example {i} ({params} on {name}) is not valid: {e}") from e
+
+
+def _check_step_before_reset(cls):
+    s = cls()
+    try:
+        s.step(1)
+    except RuntimeError:
+        return
+    raise _Broken("step(1) before reset() must raise RuntimeError")
+
+
+def _check_invalid_parameters(cls):
+    for p in cls.params:
+        for what, value in invalid_values(p):
+            for how, call in (("the constructor", lambda: cls(**{p.name: value})),
+                              ("set_params", lambda: cls().set_params(**{p.name: value}))):
+                try:
+                    call()
+                except ParameterError as e:
+                    msg = str(e)
+                    _require("\n" not in msg and msg.strip(),
+                             f"{how} refused {p.name}={value!r} ({what}) with a message that is not one line: {msg!r}")
+                    _require(p.name in msg, f"{how} refused {p.name}={value!r} ({what}) without naming "
+                                            f"the parameter: {msg!r}")
+                except Exception as e:  # noqa: BLE001
+                    raise _Broken(f"{how} given {p.name}={value!r} ({what}) raised {type(e).__name__} "
+                                  f"instead of ParameterError: {e}") from e
+                else:
+                    raise _Broken(f"{how} accepted {p.name}={value!r} ({what})")
+
+
+def _check_same_seed(cls, params, puzzle):
+    a, b = _fresh(cls, params, puzzle), _fresh(cls, params, puzzle)
+    a.step(60)
+    b.step(60)
+    d = first_difference(a.state_dict(), b.state_dict())
+    _require(d is None, f"two runs with seed 7 differ after 60 iterations ({d})")
+    if cls.stochastic:  # a deterministic solver may legitimately ignore the seed
+        c = _fresh(cls, params, puzzle, seed=8)
+        c.step(60)
+        _require(not np.array_equal(a.snapshot().trace["cost"], c.snapshot().trace["cost"])
+                 or not np.array_equal(a.grid, c.grid),
+                 "seeds 7 and 8 give the same run: a stochastic solver must draw from self.rng "
+                 "(or declare stochastic = False)")
+
+
+def _check_chunking(cls, params, puzzle):
+    for split in ((1,) * 20, (1, 59), (17, 43), (30, 30)):
+        a, b = _fresh(cls, params, puzzle), _fresh(cls, params, puzzle)
+        for k in split:
+            a.step(k)
+        b.step(sum(split))
+        d = first_difference(a.state_dict(), b.state_dict())
+        said = f"{len(split)} x step(1)" if len(set(split)) == 1 and split[0] == 1 else \
+            " + ".join(f"step({k})" for k in split)
+        _require(d is None, f"chunking changes the run: {said} differs from step({sum(split)}) ({d})")
+
+
+def _check_load_state(cls, params, puzzle):
+    a = _fresh(cls, params, puzzle)
+    a.step(25)
+    key = pickle.loads(pickle.dumps(a.state_dict()))  # keyframes must survive pickling (sessions, workers)
+    a.step(50)
+    b = cls(**params)
+    b.load_state(key)
+    b.step(50)
+    d = first_difference(a.state_dict(), b.state_dict())
+    _require(d is None, f"a keyframe taken at iteration 25 does not replay the next 50 iterations ({d})")
+    sa, sb = a.snapshot(), b.snapshot()
+    _require(np.array_equal(sa.grid, sb.grid) and sa.iteration == sb.iteration and sa.status == sb.status,
+             "a replayed keyframe's snapshot differs from the original run's")
+
+
+def _other_values(p, current):
+    """Valid values of parameter ``p`` other than ``current``, nearest first (from its declaration)."""
+    if p.kind == "bool":
+        return [not current]
+    if p.kind == "choice":
+        return [c for c in p.choices if c != current]
+    lo = p.low if p.low is not None else current - 10
+    hi = p.high if p.high is not None else current + 10
+    if p.kind == "int":
+        cands = [current + 1, current - 1, hi, lo]
+    else:
+        cands = [current + (hi - current) / 2, current - (current - lo) / 2]
+    out = []
+    for v in cands:
+        try:
+            out.append(p.validate(v))
+        except ParameterError:
+            continue
+    return [v for v in dict.fromkeys(out) if v != current]
+
+
+def _live_changes(solver):
+    """A different valid value for every live parameter, chosen so the whole set passes the cross rules."""
+    cls, current = type(solver), solver.get_params()
+    changes = {}
+    for p in cls.params:
+        if not p.live:
+            continue
+        for v in _other_values(p, current[p.name]):
+            try:
+                cls.validate_params({**current, **changes, p.name: v})
+            except ParameterError:
+                continue
+            changes[p.name] = v
+            break
+        else:
+            raise _Broken(f"no valid other value found for live parameter {p.name}")
+    return changes
+
+
+def _check_live_changes(cls, params, puzzle):
+    a = _fresh(cls, params, puzzle)
+    a.step(5)
+    _require(not a.done or not cls.stochastic, "the example ends within 5 iterations: choose a harder one")
+    it, before, n_events = a.iteration, a.get_params(), len(a.events)
+    changes = _live_changes(a)
+    logged = a.set_params(**changes)
+    _require(sorted((e.kind, e.name, e.iteration, e.old, e.new) for e in logged) == sorted(
+        ("param", k, it, before[k], v) for k, v in changes.items()),
+        f"set_params({changes}) at iteration {it} must log one 'param' Event per change with old and new values")
+    _require(a.events[n_events:] == logged and a.get_params() == {**before, **changes},
+             "set_params must append its events and apply the changes")
+    key = pickle.loads(pickle.dumps(a.state_dict()))
+    done_a = a.step(40)
+    b = cls(**params)
+    b.load_state(key)
+    _require(b.get_params() == a.get_params() and list(b.events[n_events:]) == logged,
+             "a keyframe taken after live changes does not restore the parameters and their events")
+    _require(b.step(40) == done_a, "a keyframe taken after live changes does not replay the same number of steps")
+    d = first_difference(a.state_dict(), b.state_dict())
+    _require(d is None, f"a keyframe taken after live changes does not replay exactly ({d})")
+    sa, sb = a.snapshot(), b.snapshot()
+    _require(np.array_equal(sa.grid, sb.grid) and np.array_equal(sa.best_grid, sb.best_grid)
+             and (sa.iteration, sa.evaluations, sa.status, sa.cost, sa.best_cost)
+             == (sb.iteration, sb.evaluations, sb.status, sb.cost, sb.best_cost)
+             and set(sa.trace) == set(sb.trace) and all(np.array_equal(sa.trace[k], sb.trace[k]) for k in sa.trace)
+             and sa.events == sb.events, "snapshots of a run and of its replay after live changes differ")
+    if cls.stochastic:  # one exact "iteration" is the whole search
+        _require(done_a > 0, "the run ended at the live change: choose an example that runs on")
+
+
+def _check_givens(cls, params, puzzle):
+    from . import library
+
+    s = _fresh(cls, params, puzzle)
+    pz = library.puzzle(puzzle)
+    mask = pz.givens
+    for _ in range(8):
+        s.step(15)
+        snap = s.snapshot()
+        for what, g in (("grid", snap.grid), ("best grid", snap.best_grid)):
+            moved = np.flatnonzero(g[mask] != pz.grid[mask])
+            _require(not len(moved), f"a given moved in the {what} by iteration {snap.iteration} "
+                                     f"(cell {int(np.flatnonzero(mask)[moved[0]]) if len(moved) else -1})")
+        _require(snap.fixed[mask].all(), f"Snapshot.fixed does not hold every given at iteration {snap.iteration}")
+
+
+def _check_read_only(cls, params, puzzle):
+    s = _fresh(cls, params, puzzle)
+    s.step(5)
+    snap = s.snapshot()
+    arrays = {"grid": snap.grid, "best_grid": snap.best_grid, "fixed": snap.fixed}
+    arrays.update({f"layer {k}": v for k, v in snap.layers.items() if isinstance(v, np.ndarray)})
+    arrays.update({f"trace {k}": v for k, v in snap.trace.items()})
+    copies = {k: v.copy() for k, v in arrays.items()}
+    for k, v in arrays.items():
+        _require(not v.flags.writeable, f"snapshot {k} is writeable: snapshots hold read-only copies (frozen_copy)")
+        try:
+            v[...] = 0
+        except ValueError:
+            pass
+        else:
+            raise _Broken(f"snapshot {k} accepted a write")
+    try:
+        snap.layers["new"] = 1
+    except TypeError:
+        pass
+    else:
+        raise _Broken("snapshot layers accepted a new key (they must be a read-only mapping)")
+    problems = mutable_parts(snap, "snapshot")
+    _require(not problems, f"snapshot has parts that can change in place: {problems[:3]}")
+    s.step(40)
+    for k, v in arrays.items():
+        _require(np.array_equal(v, copies[k]), f"snapshot {k} changed after further steps (it must be a copy)")
+    later = mutable_parts(s.snapshot(), "later snapshot")
+    _require(not later, f"snapshot has parts that can change in place: {later[:3]}")
+    _require(set(snap.layers) == {d.name for d in cls.layers},
+             f"snapshot layers {sorted(snap.layers)} differ from the declared {sorted(d.name for d in cls.layers)}")
+
+
+def _check_declared_snapshots(cls, params, puzzle):
+    from .scoring import missing_symbols
+    from .solvers.declare import check_layers
+
+    s = _fresh(cls, params, puzzle)
+    for chunk in (0, 1, 30, 300):
+        s.step(chunk)
+        snap = s.snapshot()
+        at = f"at iteration {snap.iteration}"
+        problems = check_layers(cls.layers, snap)
+        _require(not problems, f"layers {at}: " + "; ".join(problems))
+        _require(tuple(snap.trace) == cls.trace_names(),
+                 f"trace columns {tuple(snap.trace)} differ from the declared {cls.trace_names()}")
+        _require(snap.cost >= 0 and snap.best_cost >= 0, f"a negative cost {at} ({snap.cost}, best {snap.best_cost})")
+        _require((snap.cost == 0) == (missing_symbols(snap.grid, snap.puzzle.n) == 0),
+                 f"cost {snap.cost} {at}, but the grid is {'' if missing_symbols(snap.grid, snap.puzzle.n) == 0 else 'not '}"
+                 "solved: cost is 0 exactly when the grid is")
+        costs = np.asarray(snap.trace["cost"])
+        if len(costs):
+            _require(snap.trace["iteration"][-1] <= snap.iteration, f"the trace runs past the iteration count {at}")
+            _require(np.all(costs >= 0), f"a negative traced cost {at}")
+            _require(snap.best_cost <= costs.min(),
+                     f"best_cost {snap.best_cost} exceeds a traced cost {costs.min():g} {at}: best_cost is the "
+                     "lowest cost seen")
+
+
+def _check_solves(cls):
+    from . import exact, library
+
+    budget = _budget(cls)
+    solved, tried = [], []
+    for i, (params, name) in enumerate(examples_of(cls)):
+        pz = library.puzzle(name)
+        s = _fresh(cls, params, name, seed=SOLVE_SEED)
+        while not s.done and s.iteration < budget:
+            if s.step(min(500, budget - s.iteration)) == 0:
+                break
+        snap = s.snapshot()
+        where = f"example {i} ({params} on {name}, seed {SOLVE_SEED})"
+        tried.append(name)
+        if snap.solved:
+            answer = exact.solve(pz)
+            _require(answer is not None and np.array_equal(snap.grid, answer),
+                     f"{where} says solved, but its grid is not the exact solver's solution")
+            _require(snap.cost == 0 and snap.best_cost == 0, f"{where} is solved with cost {snap.cost}, "
+                                                             f"best_cost {snap.best_cost}")
+            solved.append(i)
+        else:
+            _require(snap.status in (Status.FAILED, Status.RUNNING), f"{where} ended with status {snap.status!r}")
+            _require(snap.cost > 0, f"{where} is not solved, but its cost is 0")
+    if cls.stochastic:
+        _require(solved, f"solved none of its {len(tried)} declared examples within {budget} iterations "
+                         f"(seed {SOLVE_SEED}): declare an example it solves (Solver.examples) or a larger "
+                         "example_budget")
+
+
+#: Every check by name: ``(function, takes an example)``.
+CHECKS: Mapping[str, tuple[Callable[..., None], bool]] = MappingProxyType({
+    "declarations": (_check_declarations, False),
+    "step_before_reset": (_check_step_before_reset, False),
+    "invalid_parameters": (_check_invalid_parameters, False),
+    "same_seed_same_run": (_check_same_seed, True),
+    "chunking_does_not_change_the_run": (_check_chunking, True),
+    "keyframes_replay_exactly": (_check_load_state, True),
+    "live_changes_replay_from_a_keyframe": (_check_live_changes, True),
+    "givens_never_move": (_check_givens, True),
+    "snapshots_are_read_only_and_frozen": (_check_read_only, True),
+    "snapshots_match_the_declarations": (_check_declared_snapshots, True),
+    "solves_its_examples": (_check_solves, False),
+})
+
+
+@checked
+@dataclasses.dataclass(frozen=True)
+class SolverCheck:
+    """One check of the kit, for one declared example where it takes one; call it with the solver class.
+
+    Attributes
+    ----------
+    name : str
+        A key of :data:`CHECKS`.
+    example : int or None
+        Index into the solver's examples (:func:`examples_of`), None for a check of the whole solver.
+    """
+
+    name: str
+    example: int | None = None
+
+    def __post_init__(self):
+        if self.name not in CHECKS:
+            raise ParameterError(f"unknown check {self.name!r}; choose from {', '.join(CHECKS)}", name="name")
+
+    @property
+    def id(self) -> str:
+        return self.name if self.example is None else f"{self.name}[{self.example}]"
+
+    def __call__(self, solver: type[Solver]) -> None:
+        """Run the check on ``solver``; SolverCheckError (one line) if it breaks the contract."""
+        func, per_example = CHECKS[self.name]
+        label = getattr(solver, "name", "") or getattr(solver, "__name__", repr(solver))
+        where = f"{label}: {self.name}"
+        args: tuple = ()
+        if per_example:
+            cases = examples_of(solver)
+            i = self.example or 0
+            if i >= len(cases):
+                raise SolverCheckError(f"{where}: the solver has no example {i}")
+            args = cases[i]
+            where += f", example {i} ({args[0]} on {args[1]})"
+        try:
+            func(solver, *args)
+        except _Broken as e:
+            raise SolverCheckError(f"{where}: {e}") from None
+        except SolverCheckError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a solver's crash is a broken contract, said in one line
+            text = " ".join(str(e).split())
+            raise SolverCheckError(f"{where}: raised {type(e).__name__}: {text}") from e
+
+
+@checked
+def solver_checks(solver: type[Solver]) -> list[SolverCheck]:
+    """Every check of the kit that applies to ``solver``, the per-example ones once per example."""
+    n = len(examples_of(solver))
+    return [SolverCheck(name, i) for name, (_, per_example) in CHECKS.items()
+            for i in (range(n) if per_example else (None,))]
+
+
+@checked
+def check_solver(solver: type[Solver]) -> None:
+    """Run every check on ``solver`` (a class, registered or not); raise SolverCheckError at the first failure.
+
+    Raises
+    ------
+    SolverCheckError
+        One line: the solver's name, the check, the example, and what broke.
+    """
+    for check in solver_checks(solver):
+        check(solver)
+
+
+@checked
+def parametrize_with_checks(solvers: Sequence[type[Solver]]) -> Any:
+    """A pytest ``parametrize`` mark over every check of every solver, as ``(solver, check)`` arguments.
+
+    ::
+
+        @parametrize_with_checks([MySolver])
+        def test_my_solver(solver, check):
+            check(solver)
+
+    Test ids read ``my-solver-chunking_does_not_change_the_run[0]``.
+    """
+    import pytest
+
+    params = [pytest.param(cls, check, id=f"{cls.name}-{check.id}") for cls in solvers for check in solver_checks(cls)]
+    return pytest.mark.parametrize("solver, check", params)
+
+
+class _Scope:
+    """What the ``solver_registry`` fixture gives a test: register solvers that are gone after it."""
+
+    def register(self, cls):
+        from .solvers import register
+
+        return register(cls)
+
+    def unregister(self, name):
+        from .solvers import unregister
+
+        unregister(name)
+
+    def __getitem__(self, name):
+        from .solvers import registry
+
+        return registry()[name]
+
+    def __contains__(self, name):
+        from .solvers import registry
+
+        return name in registry()
+
+    def __iter__(self):
+        from .solvers import registry
+
+        return iter(registry())
+
+
+@checked
+@contextlib.contextmanager
+def isolated_registry() -> Iterator[Any]:
+    """Within the block, solvers registered (or unregistered) change the registry; afterwards it is as before.
+
+    The built-ins and installed plugins stay visible inside. The ``solver_registry`` fixture is this block
+    around a test.
+    """
+    from .solvers.base import _REGISTRY
+
+    with _REGISTRY.isolated():
+        yield _Scope()
