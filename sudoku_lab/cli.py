@@ -379,12 +379,27 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     bench.add_arguments(b)
     b.set_defaults(func=cmd_bench)
 
-    _add_experiment_commands(sub, algo)
+    if _command_in_argv(argv) not in _CORE_COMMANDS:  # a core command needs none of the experiment modules
+        _add_experiment_commands(sub, algo)
     return p
 
 
+#: The commands defined in this module: a command line naming one builds only these, so ``solve`` does not
+#: import the experiment modules (batch, report, reproduce...) just to list commands it never runs.
+_CORE_COMMANDS = frozenset({"gui", "check", "solve", "algorithms", "library", "generate", "bench"})
+
+
+def _command_in_argv(argv: Sequence[str] | None) -> str | None:
+    """The sub-command a command line names (its first word that is not an option), if any."""
+    return next((a for a in argv or () if not a.startswith("-")), None)
+
+
 def _add_experiment_commands(sub, algo) -> None:
-    """Commands defined next to the code they run (batch, grades, reproduce, compare, report)."""
+    """Commands defined next to the code they run (batch, grades, reproduce, compare, report).
+
+    Their modules import scipy, pyarrow, matplotlib or Dask only inside the functions that use them, so
+    building the parser stays cheap even when these are added.
+    """
     from . import batch, compare, grades, report, reproduce
 
     batch.add_cli(sub)
