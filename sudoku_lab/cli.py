@@ -252,7 +252,8 @@ def cmd_generate(args) -> int:
                 report.close()
             # Printed as each puzzle is made, so an interrupted batch keeps what it finished.
             if args.format == "csv":
-                print(format_collection([p], "csv").split("\n", 1)[k > 0], end="")
+                text = format_collection([p], "csv")  # a header line, then the puzzle's row
+                print(text if k == 0 else text.split("\n", 1)[1], end="")
             else:
                 _print_puzzle(p, args.format, first=k == 0)
             sys.stdout.flush()
