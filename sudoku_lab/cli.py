@@ -195,7 +195,8 @@ def cmd_library(args) -> int:
     if args.collection is None:
         cols = library.collections()
         _print_table(["collection", "puzzles", "size", "description"],
-                     [[c.name, str(c.count), f"{c.size}x{c.size}", c.title] for c in cols], right={1})
+                     [[c.name, str(c.count), ", ".join(f"{n}x{n}" for n in c.sizes), c.title]
+                      for c in cols], right={1})
         _comment(f"\nDefault puzzle: {library.DEFAULT_PUZZLE}. Show one collection with: sudoku-lab library NAME")
         return 0
     puzzles = library.collection(args.collection) if ":" not in args.collection else [

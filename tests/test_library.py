@@ -104,3 +104,18 @@ def test_wheel_installs_and_reads_its_own_resources(tmp_path, repo_root):
                          cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
     assert cli.returncode == 0, cli.stderr
     assert cli.stdout.strip() == "".join(str(d) for d in library.puzzle("reseda_fig3_1_easy").solution)
+
+
+def test_every_size_a_collection_holds_is_listed(capsys):
+    """``library`` said 4x4 of benchmarks/small_unique, which also holds a 16x16 puzzle."""
+    from sudoku_lab.cli import main
+
+    assert main(["library"]) == 0
+    rows = {r.split()[0]: r for r in capsys.readouterr().out.splitlines()[1:] if r}
+    assert " 4x4, 16x16 " in rows["benchmarks/small_unique"]
+    assert "  9x9  " in rows["papers"] and "  25x25  " in rows["benchmarks/lewis_25x25_40"]
+    by = {c.name: c for c in library.collections()}
+    for name, info in by.items():
+        assert info.sizes == tuple(sorted({p.N for p in library.collection(name)})), name
+        assert info.size == max(info.sizes)
+    assert by["benchmarks/small_unique"].sizes == (4, 16)
