@@ -195,7 +195,8 @@ def cmd_library(args) -> int:
     if args.collection is None:
         cols = library.collections()
         _print_table(["collection", "puzzles", "size", "description"],
-                     [[c.name, str(c.count), f"{c.size}x{c.size}", c.title] for c in cols], right={1})
+                     [[c.name, str(c.count), ", ".join(f"{n}x{n}" for n in c.sizes), c.title]
+                      for c in cols], right={1})
         _comment(f"\nDefault puzzle: {library.DEFAULT_PUZZLE}. Show one collection with: sudoku-lab library NAME")
         return 0
     puzzles = library.collection(args.collection) if ":" not in args.collection else [
@@ -252,7 +253,8 @@ def cmd_generate(args) -> int:
                 report.close()
             # Printed as each puzzle is made, so an interrupted batch keeps what it finished.
             if args.format == "csv":
-                print(format_collection([p], "csv").split("\n", 1)[k > 0], end="")
+                text = format_collection([p], "csv")  # a header line, then the puzzle's row
+                print(text if k == 0 else text.split("\n", 1)[1], end="")
             else:
                 _print_puzzle(p, args.format, first=k == 0)
             sys.stdout.flush()
@@ -379,12 +381,27 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     bench.add_arguments(b)
     b.set_defaults(func=cmd_bench)
 
-    _add_experiment_commands(sub, algo)
+    if _command_in_argv(argv) not in _CORE_COMMANDS:  # a core command needs none of the experiment modules
+        _add_experiment_commands(sub, algo)
     return p
 
 
+#: The commands defined in this module: a command line naming one builds only these, so ``solve`` does not
+#: import the experiment modules (batch, report, reproduce...) just to list commands it never runs.
+_CORE_COMMANDS = frozenset({"gui", "check", "solve", "algorithms", "library", "generate", "bench"})
+
+
+def _command_in_argv(argv: Sequence[str] | None) -> str | None:
+    """The sub-command a command line names (its first word that is not an option), if any."""
+    return next((a for a in argv or () if not a.startswith("-")), None)
+
+
 def _add_experiment_commands(sub, algo) -> None:
-    """Commands defined next to the code they run (batch, grades, reproduce, compare, report)."""
+    """Commands defined next to the code they run (batch, grades, reproduce, compare, report).
+
+    Their modules import scipy, pyarrow, matplotlib or Dask only inside the functions that use them, so
+    building the parser stays cheap even when these are added.
+    """
     from . import batch, compare, grades, report, reproduce
 
     batch.add_cli(sub)

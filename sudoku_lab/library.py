@@ -54,6 +54,7 @@ _TITLES = {
     "benchmarks/hardest_11plus": "2000 puzzles rated 11+ by Sudoku Explainer (sample)",
     "benchmarks/17_clue": "2000 minimal 17-clue puzzles (sample)",
     "benchmarks/famous_hard": "16 famous hard puzzles (AI Escargot, Platinum Blond, Golden Nugget, ...)",
+    "benchmarks/small_unique": "Small puzzles with a unique solution, one 4x4 and one 16x16 (exact-solver checks)",
 }
 
 
@@ -73,7 +74,9 @@ class CollectionInfo:
     count : int
         Number of puzzles.
     size : int
-        Side of its grids (9, 16 or 25).
+        Side of its grids (4, 9, 16 or 25); the largest when it holds several sizes.
+    sizes : tuple of int
+        Every side its grids have, smallest first (``(4, 16)`` for ``benchmarks/small_unique``).
     has_solutions : bool
         Whether a ``solution`` column gives each puzzle's solution.
     unique : bool
@@ -86,6 +89,7 @@ class CollectionInfo:
     path: Path
     count: int
     size: int
+    sizes: tuple[int, ...]
     has_solutions: bool
     unique: bool
 
@@ -124,14 +128,14 @@ def collections() -> tuple[CollectionInfo, ...]:
         with path.open(newline="", encoding="utf-8") as fh:
             rows = list(csv.DictReader(fh))
         header = list(rows[0].keys()) if rows else []
-        size = len(rows[0]["puzzle"]) if rows else 0
-        side = int(round(size**0.5))
+        sides = tuple(sorted({int(round(len(r["puzzle"]) ** 0.5)) for r in rows})) or (0,)
         out.append(CollectionInfo(
             name=name,
             title=_title(name, header, rows[0] if rows else {}),
             path=path,
             count=len(rows),
-            size=side,
+            size=sides[-1],
+            sizes=sides,
             has_solutions="solution" in header,
             unique=not name.startswith("benchmarks/lewis_"),
         ))

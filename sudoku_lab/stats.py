@@ -34,7 +34,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as _st
 
 from ._checks import checked
 
@@ -43,6 +42,14 @@ __all__ = ["clopper_pearson", "wilson", "newcombe_difference", "fisher_p", "comp
 
 #: Fisher's two-sided p below which two counts are called different.
 SIGNIFICANCE = 0.05
+
+
+def _st():
+    """``scipy.stats``, imported on first use: it costs most of a second, and importing this module (as the
+    command-line parser does, through ``report``) must not pay it."""
+    from scipy import stats
+
+    return stats
 #: The verdict words of :func:`compare_rates`, in the order: no significant difference, ours higher, ours lower.
 VERDICTS = ("consistent", "ours higher", "ours lower")
 
@@ -72,7 +79,7 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
         (``scipy.stats.binomtest(k, n).proportion_ci(method="exact")``).
     """
     _check(k, n)
-    ci = _st.binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="exact")
+    ci = _st().binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="exact")
     return float(ci.low), float(ci.high)
 
 
@@ -80,7 +87,7 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
 def wilson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson score interval (no continuity correction) for a success probability."""
     _check(k, n)
-    ci = _st.binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="wilson")
+    ci = _st().binomtest(int(k), int(n)).proportion_ci(confidence_level=level, method="wilson")
     return float(ci.low), float(ci.high)
 
 
@@ -109,7 +116,7 @@ def fisher_p(k1: int, n1: int, k2: int, n2: int) -> float:
     """Two-sided p-value of Fisher's exact test that ``k1/n1`` and ``k2/n2`` share one success probability."""
     _check(k1, n1)
     _check(k2, n2)
-    return float(_st.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative="two-sided").pvalue)
+    return float(_st().fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative="two-sided").pvalue)
 
 
 @checked
@@ -172,7 +179,7 @@ def bootstrap_mean_ci(values: npt.ArrayLike, level: float = 0.95, resamples: int
         return math.nan, math.nan, math.nan
     if x.size == 1:
         return float(x[0]), float(x[0]), float(x[0])
-    res = _st.bootstrap((x,), np.mean, n_resamples=resamples, confidence_level=level, method="percentile",
+    res = _st().bootstrap((x,), np.mean, n_resamples=resamples, confidence_level=level, method="percentile",
                         rng=np.random.default_rng(seed), vectorized=True)
     return float(x.mean()), float(res.confidence_interval.low), float(res.confidence_interval.high)
 

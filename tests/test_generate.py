@@ -127,3 +127,18 @@ def test_bad_arguments_raise_parameter_errors(kwargs, name):
     with pytest.raises(ParameterError) as info:
         generate_grid(**kwargs)
     assert info.value.name == name
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_generate_as_csv_reads_back_as_every_generated_puzzle(count, capsys):
+    from sudoku_lab import cli
+    from sudoku_lab.collection_io import parse_collection
+
+    assert cli.main(["generate", "--box", "2", "--clues", "6", "--seed", "5", "--count", str(count),
+                     "--format", "csv", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("name,puzzle,solution\n") and out.endswith("\n")
+    back = list(parse_collection(out))
+    made = [generate(2, 6, seed=5 + k) for k in range(count)]
+    assert [p.name for p in back] == [p.name for p in made]
+    assert [p.to_line() for p in back] == [p.to_line() for p in made]
