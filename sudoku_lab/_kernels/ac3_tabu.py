@@ -24,11 +24,7 @@ import numpy as np
 
 from . import ac3 as _ac3
 from .common import jit, lowest_digit, popcount
-
-# What run_iterations reports.
-RUNNING = 0  #: the chunk's iterations are done, the search goes on
-SOLVED = 1  #: the state has no open cell
-BUDGET = 2  #: the iteration budget is spent
+from .status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED  # noqa: F401
 
 # Status of a candidate in the latest iteration (column K_STATUS).
 ST_TAKEN = 0  #: the accepted candidate (not tabu)
@@ -48,9 +44,7 @@ TABU_WIDTH = 4
 REASON_DIFFERENCE = 0  #: a feature difference: unassigned by an accepted move
 REASON_WIPEOUT = 1  #: the assignment of a wiped-out candidate
 
-# Layout of the int64 counters array.
-C_ITERATION = 0  #: iterations since reset
-C_EVALUATIONS = 1  #: candidates generated since reset (wiped-out ones included)
+# Layout of the int64 counters array (C_ITERATION = 0 and C_EVALUATIONS = 1 from .status).
 C_COST = 2  #: open cells of the state
 C_BEST_COST = 3  #: lowest cost of a state since reset
 C_TABU_LEN = 4  #: features in the tabu list

@@ -20,11 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import jit, popcount, shuffle
-
-# What run_iterations reports.
-RUNNING = 0  #: the chunk's iterations are done, the run goes on
-SOLVED = 1  #: the best egg has cost 0
-BUDGET = 2  #: the iteration budget is spent: the run failed
+from .status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED  # noqa: F401
 
 # Operator of the latest iteration (counters[C_OPERATOR]).
 OP_BEFORE = -1  #: no iteration yet
@@ -43,9 +39,7 @@ INFEASIBLE_BEST = 2  #: it is dropped and the best egg's row taken instead
 ABANDON_EACH = 0  #: each nest but the best is abandoned with probability pa (one draw per nest)
 ABANDON_WORST = 1  #: the floor(pa * nests) worst nests are abandoned (never the best; no draw)
 
-# Layout of the int64 counters array.
-C_ITERATION = 0  #: iterations since reset
-C_EVALUATIONS = 1  #: eggs whose cost was computed since reset
+# Layout of the int64 counters array (C_ITERATION = 0 and C_EVALUATIONS = 1 from .status).
 C_BEST = 2  #: index of the best nest
 C_BEST_COST = 3  #: cost of ``best_grid`` (best egg since reset)
 C_PICKED = 4  #: nest picked by the latest iteration (-1 before the first)

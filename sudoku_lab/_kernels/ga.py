@@ -22,19 +22,13 @@ import numpy as np
 
 from .common import jit
 from .scores import unit_missing
-
-# What run_generations reports.
-RUNNING = 0  #: the chunk's generations are done, the search goes on
-SOLVED = 1  #: an individual has fitness 2*N*N
-BUDGET = 2  #: the generation budget is spent
+from .status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED  # noqa: F401
 
 # Tie rules of the band crossover.
 TIES_COIN = 0  #: equal band scores: a fair coin (one draw) picks the parent
 TIES_FIRST = 1  #: equal band scores: the first parent, no draw
 
-# Layout of the int64 counters array.
-C_ITERATION = 0  #: generations since reset
-C_EVALUATIONS = 1  #: individuals evaluated since reset (the initial population included)
+# Layout of the int64 counters array (C_ITERATION = 0 and C_EVALUATIONS = 1 from .status).
 C_COST = 2  #: 2*N*N - best fitness of the current population
 C_BEST_COST = 3  #: lowest cost since reset
 C_CROSSOVERS = 4  #: pairs crossed in the last generation

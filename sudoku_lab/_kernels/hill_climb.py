@@ -21,11 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .common import jit, shuffle
-
-# What run_moves reports.
-RUNNING = 0  #: the chunk's moves are done, the search goes on
-SOLVED = 1  #: the current state is a solution
-BUDGET = 2  #: the move budget is spent
+from .status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED  # noqa: F401
 
 # Event log kinds (column E_KIND of the event log).
 EV_JUMP = 1  #: plateau escape: continued from a queued state
@@ -38,9 +34,7 @@ WHY_EMPTY = 1  #: stuck with nothing queued
 E_ITERATION, E_KIND, E_REASON, E_RUN_JUMPS, E_RUN_BEST, E_QUEUE, E_INIT_F1, E_INIT_F2 = range(8)
 EVENT_WIDTH = 8
 
-# Layout of the int64 counters array.
-C_ITERATION = 0  #: moves since reset (ascents, plateau jumps and restarts)
-C_EVALUATIONS = 1  #: swap evaluations since reset
+# Layout of the int64 counters array (C_ITERATION = 0 and C_EVALUATIONS = 1 from .status).
 C_COST = 2  #: missing-symbol cost of ``grid``
 C_BEST_COST = 3  #: cost of ``best_grid``
 C_F1 = 4  #: f1 of ``grid``

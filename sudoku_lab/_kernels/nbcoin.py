@@ -18,11 +18,7 @@ import numpy as np
 
 from .common import jit
 from .common import popcount
-
-# What run_generations reports.
-RUNNING = 0  #: the chunk's generations are done, the run goes on
-SOLVED = 1  #: an individual has fitness 2*N*N
-BUDGET = 2  #: the generation budget is spent: the run failed
+from .status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED  # noqa: F401
 
 # Update modes (the Python class maps names to these).
 UPDATE_FREQUENCIES = 0  #: counts divided by the size of the good (bad) set: ours, see docs/algorithms.md
@@ -32,9 +28,7 @@ UPDATE_COUNTS = 1  #: raw counts, the paper's formulas read literally
 BOUND_RENORMALISE = 0  #: clip to [0, upper], then divide by the sum (docs/algorithms.md; a lone entry returns to 1)
 BOUND_CAP = 1  #: then also cap every entry at upper, spreading the excess evenly over the other allowed digits
 
-# Layout of the int64 counters array.
-C_ITERATION = 0  #: generations since reset
-C_EVALUATIONS = 1  #: individuals sampled and scored since reset
+# Layout of the int64 counters array (C_ITERATION = 0 and C_EVALUATIONS = 1 from .status).
 C_BEST_FITNESS = 2  #: fitness of ``best_grid`` (best individual since reset)
 C_GEN_BEST = 3  #: best fitness of the latest generation
 C_N_SELECTED = 4  #: valid entries of ``good`` and ``bad`` (0 before the first update or after a success)

@@ -16,6 +16,9 @@ import numpy as np
 
 from .common import jit
 from .scores import missing_cost  # noqa: F401  (shared with every kernel; K.missing_cost for callers)
+from .status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED, STOPPED  # noqa: F401
+
+CONVERGED = STOPPED  #: rho(n) > beta: the run failed (run_steps's own code)
 
 # Sampling and selection modes (the Python class maps names to these).
 SAMPLING_INDEPENDENT = 0
@@ -23,15 +26,7 @@ SAMPLING_BLOCKS = 1
 SELECT_SORT = 0
 SELECT_GROUPS = 1
 
-# What run_steps reports.
-RUNNING = 0  #: the chunk's steps are done, the run goes on
-SOLVED = 1  #: a sample has cost 0
-CONVERGED = 2  #: rho(n) > beta: the run failed
-BUDGET = 3  #: the run's step budget is spent: the run failed
-
-# Layout of the int64 counters array.
-C_ITERATION = 0  #: EDA steps since reset, over all runs
-C_EVALUATIONS = 1  #: grids sampled and scored since reset
+# Layout of the int64 counters array (C_ITERATION = 0 and C_EVALUATIONS = 1 from .status).
 C_RUN_STEP = 2  #: steps of the current run
 C_COST = 3  #: cost of ``grid`` (best sample of the latest step)
 C_BEST_COST = 4  #: cost of ``best_grid`` (best sample since reset)

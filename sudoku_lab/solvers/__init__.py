@@ -6,7 +6,7 @@ same :func:`register` (see :mod:`sudoku_lab._registry` for plugins).
 
 >>> from sudoku_lab.solvers import registry, create
 >>> list(registry())[:2]
-['reseda', 'exact']
+['reseda', 'hill_climb']
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from __future__ import annotations
 from .base import (  # noqa: F401
     DEFAULT_SEED,
     Event,
+    KernelSolver,
     Param,
     Snapshot,
     Solver,
+    Slot,
     Status,
     create,
     frozen_copy,
@@ -27,5 +29,6 @@ from .base import (  # noqa: F401
 )
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold  # noqa: F401
 
-__all__ = ["COST_AXIS", "DEFAULT_SEED", "Axis", "Column", "Event", "Layer", "Objective", "Param", "Snapshot", "Solver",
-           "Status", "Threshold", "create", "frozen_copy", "get_solver_class", "register", "registry", "unregister"]
+__all__ = ["COST_AXIS", "DEFAULT_SEED", "Axis", "Column", "Event", "KernelSolver", "Layer", "Objective", "Param",
+           "Slot", "Snapshot", "Solver", "Status", "Threshold", "create", "frozen_copy", "get_solver_class",
+           "register", "registry", "unregister"]

@@ -30,21 +30,20 @@ docs/algorithms.md, "AC3-tabu search".
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .._kernels import ac3 as KA
 from .._kernels import ac3_tabu as K
 from ..ac3 import initial_domains, result_from_kernel
-from ..geometry import MASK_DTYPE, cell_name, geometry, symbol
-from .base import Event, Param, Snapshot, Solver, Status, frozen_copy, register
+from ..geometry import MASK_DTYPE, cell_name, symbol
+from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 from .._checks import checked
 
 __all__ = ["AC3Tabu", "STATUS_NAMES", "domains_as_bool", "singleton_grid"]
 
-_CHUNK = 4096  # most iterations per kernel call (bounds the trace and event buffers)
 ACCEPTS = ("no worse", "always")
 DEAD_ENDS = ("drop", "restart")
 
@@ -71,9 +70,23 @@ def singleton_grid(domains: np.ndarray) -> np.ndarray:
     return out
 
 
+class AC3TabuState(NamedTuple):
+    """The arrays of an AC3-tabu search (a keyframe holds them all)."""
+
+    S: np.ndarray  #: domain masks (C,): the state
+    pre: np.ndarray  #: domain masks (C,) before the latest accepted move's propagation
+    prefilled: np.ndarray  #: bool (C,): cells the prefilter decided
+    best_grid: np.ndarray  #: int8 (C,)
+    tabu: np.ndarray  #: int64 (tenure + 1, TABU_WIDTH): the tabu list
+    tabu_mask: np.ndarray  #: domain masks (C,): tabu digits per cell
+    cands: np.ndarray  #: int64 (candidates, CAND_WIDTH): the latest iteration's candidates
+    cand_drops: np.ndarray  #: int64 (candidates, drop, 2): the assignments each dropped
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
+
+
 @checked
 @register
-class AC3Tabu(Solver):
+class AC3Tabu(KernelSolver):
     name = "ac3_tabu"
     title = "AC3-tabu search"
     cites = "soto2013"
@@ -165,10 +178,17 @@ class AC3Tabu(Solver):
         s.step(2)
         s.snapshot()
 
+    kernel = K
+    State = AC3TabuState
+    int_slots = ("candidates", "tenure", "drop", "iterations", "hidden_singles",
+                 Slot("accept", {"always": K.ACCEPT_BEST, "no worse": K.ACCEPT_NO_WORSE}),
+                 Slot("dead_end", {"restart": K.DEAD_END_RESTART, "drop": K.DEAD_END_DROP}))
+    float_slots = ("p_drop",)
+    budget_param = "iterations"
+
     # ---------------------------------------------------------------- reset
     def _reset(self):
         pz = self.puzzle
-        self.geo = geometry(pz.n)
         C = pz.C
         self.pre = initial_domains(pz)
         self.S = self.pre.copy()
@@ -224,61 +244,21 @@ class AC3Tabu(Solver):
     def grid(self) -> np.ndarray:
         return singleton_grid(self.S)
 
-    @property
-    def cost(self) -> int:
-        return int(self.counters[K.C_COST])
-
-    @property
-    def best_cost(self) -> int:
-        return int(self.counters[K.C_BEST_COST])
-
-    @property
-    def fixed(self) -> np.ndarray:
-        return self.puzzle.grid > 0
-
     # ---------------------------------------------------------------- step
-    def _kernel_params(self):
-        pr = self._params
-        ip = np.zeros(K.N_IPARAMS, dtype=np.int64)
-        ip[K.P_CANDIDATES] = pr["candidates"]
-        ip[K.P_TENURE] = pr["tenure"]
-        ip[K.P_DROP] = pr["drop"]
-        ip[K.P_BUDGET] = pr["iterations"]
-        ip[K.P_HIDDEN] = int(pr["hidden_singles"])
-        ip[K.P_ACCEPT] = K.ACCEPT_BEST if pr["accept"] == "always" else K.ACCEPT_NO_WORSE
-        ip[K.P_DEAD_END] = K.DEAD_END_RESTART if pr["dead_end"] == "restart" else K.DEAD_END_DROP
-        fp = np.array([pr["p_drop"]], dtype=np.float64)
-        return ip, fp
+    def _before_step(self):
+        self._step_scratch = self._scratch()
 
-    def _step(self, n: int) -> int:
-        done = 0
-        ip, fp = self._kernel_params()
-        if ip[K.P_BUDGET] > 0 and self.iteration >= ip[K.P_BUDGET]:  # the budget was lowered below the count
-            self.status = Status.FAILED
-            return 0
-        scratch = self._scratch()
+    def _run(self, k, trace, events, ip, fp):
+        return K.run_iterations(
+            self.S, self.pre, self.prefilled, self.best_grid, self.tabu, self.tabu_mask, self.cands,
+            self.cand_drops, self.counters, trace, events, ip, fp, self.geo.peers, self.geo.units,
+            *self._step_scratch, self.rng, k)
+
+    def _on_events(self, rows):
         N = self.puzzle.N
-        while done < n and self.status == Status.RUNNING:
-            k = min(n - done, _CHUNK)
-            trace = np.empty((k, K.TRACE_WIDTH))
-            events = np.empty((k, K.EVENT_WIDTH), dtype=np.int64)
-            its, n_ev, code = K.run_iterations(
-                self.S, self.pre, self.prefilled, self.best_grid, self.tabu, self.tabu_mask, self.cands,
-                self.cand_drops, self.counters, trace, events, ip, fp, self.geo.peers, self.geo.units, *scratch,
-                self.rng, k)
-            its, n_ev = int(its), int(n_ev)
-            done += its
-            self.iteration = int(self.counters[K.C_ITERATION])
-            self.evaluations = int(self.counters[K.C_EVALUATIONS])
-            self.trace.extend(trace[:its])
-            for it, cell, digit in events[:n_ev]:
-                self.events.append(Event(int(it), "aspiration", "aspiration", None,
-                                         f"{cell_name(int(cell), N)}={symbol(int(digit))}"))
-            if code == K.SOLVED:
-                self.status = Status.SOLVED
-            elif code == K.BUDGET:
-                self.status = Status.FAILED
-        return done
+        for it, cell, digit in rows:
+            self.events.append(Event(int(it), "aspiration", "aspiration", None,
+                                     f"{cell_name(int(cell), N)}={symbol(int(digit))}"))
 
     # ------------------------------------------------------------ snapshot
     def _ac3_result(self):
@@ -351,13 +331,5 @@ class AC3Tabu(Solver):
                 "wipeouts": int(layers["wipeouts"])}
 
     # --------------------------------------------------------------- state
-    _ARRAYS = ("S", "pre", "prefilled", "best_grid", "tabu", "tabu_mask", "cands", "cand_drops", "counters")
-
-    def _state(self):
-        return {name: getattr(self, name).copy() for name in self._ARRAYS}
-
-    def _load(self, st):
-        self.geo = geometry(self.puzzle.n)
-        for name in self._ARRAYS:
-            setattr(self, name, np.array(st[name], copy=True))
+    def _loaded(self, st):
         self._ac3_cache = None

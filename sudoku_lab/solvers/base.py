@@ -36,6 +36,8 @@ import numpy.typing as npt
 from .._registry import Registry
 from ..errors import ParameterError
 from ..puzzle import Puzzle
+from .._kernels.status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED
+from ..geometry import geometry
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, check_declarations
 from .._checks import checked
 
@@ -46,6 +48,8 @@ __all__ = [
     "Snapshot",
     "Trace",
     "Solver",
+    "KernelSolver",
+    "Slot",
     "Status",
     "register",
     "unregister",
@@ -685,6 +689,193 @@ class Solver:
 
     def _load(self, state: dict) -> None:
         raise NotImplementedError
+
+
+# ------------------------------------------------------- solvers on a kernel
+@checked
+@dataclass(frozen=True)
+class Slot:
+    """Where one value of a kernel's int64 or float64 parameter array comes from.
+
+    A :class:`KernelSolver` lists its slots in kernel order (``int_slots``,
+    ``float_slots``); a plain string there is ``Slot(name)``.
+
+    Attributes
+    ----------
+    param : str
+        The parameter whose value fills the slot (a bool becomes 0 or 1), or,
+        with ``value``, a label for what the slot holds.
+    codes : Mapping[str, int], optional
+        A choice parameter's kernel code for each of its values.
+    value : callable, optional
+        ``value(params) -> number``: a slot computed from every parameter in force
+        (a count derived from two of them, a constant of the kernel).
+    """
+
+    param: str
+    codes: Mapping[str, int] | None = None
+    value: Any = None
+
+
+def _filler(slots: tuple):
+    """A function of the parameters giving the slots' values in order (built once per class: it runs every step)."""
+    parts = [(s, None, None) if isinstance(s, str) else (s.param, s.codes, s.value) for s in slots]
+
+    def fill(params: Mapping[str, Any]) -> list:
+        return [v(params) if v is not None else (c[params[p]] if c is not None else params[p]) for p, c, v in parts]
+    return fill
+
+
+@checked
+class KernelSolver(Solver):
+    """A solver whose iterations run in one numba kernel entry point: the base owns the loop.
+
+    :meth:`_step` splits ``n`` iterations into chunks of at most :attr:`chunk`, gives each chunk
+    fresh trace and event buffers, calls :meth:`_run`, reads ``iteration`` and ``evaluations``
+    from the counters, appends the trace rows, hands the event rows to :meth:`_on_events` and maps
+    the kernel's status code (:mod:`sudoku_lab._kernels.status`) to :class:`Status` in :meth:`_end`.
+    :attr:`cost` and :attr:`best_cost` are read from the counters, :attr:`fixed` from a grid, and
+    keyframes (:meth:`Solver.state_dict`) copy the arrays the :attr:`State` declaration names.
+
+    A subclass declares
+        ``kernel`` (the kernel module: ``TRACE_WIDTH``, the counters ``C_*``, optionally
+        ``EVENT_WIDTH`` and ``N_IPARAMS``), ``State`` (a NamedTuple class: the arrays a keyframe
+        holds, kept as attributes of the same names), ``int_slots`` / ``float_slots`` (the kernel's
+        parameter arrays, :class:`Slot`), ``budget_param``, ``cost_counter``,
+        ``best_cost_counter`` and ``fixed_grid``;
+    and writes
+        :meth:`_reset` (allocate the state), :meth:`_run` (its kernel call), and where it has
+        any, :meth:`_on_events`, :meth:`_end`, :meth:`_before_chunk`, :meth:`_extra_state` /
+        :meth:`_loaded`.
+    """
+
+    #: The kernel module.
+    kernel: ClassVar[Any] = None
+    #: The arrays a keyframe holds, as a NamedTuple class (its fields name attributes of the solver).
+    State: ClassVar[type] = tuple
+    #: The kernel's int64 and float64 parameter arrays, slot by slot.
+    int_slots: ClassVar[tuple] = ()
+    float_slots: ClassVar[tuple] = ()
+    #: The parameter capping the iterations: a step after it was lowered below the count fails at once.
+    budget_param: ClassVar[str] = ""
+    #: Counters (names in ``kernel``) that ``cost`` and ``best_cost`` read; None: best_cost is cost.
+    cost_counter: ClassVar[str] = "C_COST"
+    best_cost_counter: ClassVar[str | None] = "C_BEST_COST"
+    #: The int8 grid attribute whose non-zero cells are fixed; "" for the puzzle's givens.
+    fixed_grid: ClassVar[str] = ""
+    #: Most iterations per kernel call (bounds the trace and event buffers).
+    chunk: ClassVar[int] = 4096
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        K = cls.kernel
+        if K is None:
+            return
+        n_int = getattr(K, "N_IPARAMS", None)
+        if n_int is not None and n_int != len(cls.int_slots):
+            raise TypeError(f"{cls.__name__}: {len(cls.int_slots)} int slots for a kernel with {n_int}")
+        n_float = getattr(K, "N_FPARAMS", None)
+        if n_float is not None and n_float != len(cls.float_slots):
+            raise TypeError(f"{cls.__name__}: {len(cls.float_slots)} float slots for a kernel with {n_float}")
+        cls._fill_int, cls._fill_float = staticmethod(_filler(cls.int_slots)), staticmethod(_filler(cls.float_slots))
+        cls._event_width = getattr(K, "EVENT_WIDTH", 0)
+
+    # ---------------------------------------------------------- properties
+    @property
+    def geo(self):
+        """The puzzle's geometry (units, peers, names)."""
+        return geometry(self.puzzle.n)
+
+    @property
+    def cost(self) -> int:
+        return int(self.counters[getattr(self.kernel, self.cost_counter)])
+
+    @property
+    def best_cost(self) -> int:
+        if self.best_cost_counter is None:
+            return self.cost
+        return int(self.counters[getattr(self.kernel, self.best_cost_counter)])
+
+    @property
+    def fixed(self) -> np.ndarray:
+        return (getattr(self, self.fixed_grid) if self.fixed_grid else self.puzzle.grid) > 0
+
+    def arrays(self):
+        """The keyframe arrays as one :attr:`State` tuple (the arrays themselves, not copies)."""
+        return self.State(*(getattr(self, name) for name in self.State._fields))
+
+    def _kernel_params(self) -> tuple[np.ndarray, np.ndarray]:
+        """The kernel's int64 and float64 parameter arrays, filled from the declared slots."""
+        return (np.array(self._fill_int(self._params), dtype=np.int64),
+                np.array(self._fill_float(self._params), dtype=np.float64))
+
+    # ---------------------------------------------------------------- step
+    def _step(self, n: int) -> int:
+        K = self.kernel
+        budget = self._params[self.budget_param] if self.budget_param else 0
+        if budget > 0 and self.iteration >= budget:  # the budget was lowered below the count
+            self.status = Status.FAILED
+            return 0
+        self._before_step()
+        ip, fp = self._kernel_params()
+        done = 0
+        while done < n and self.status == Status.RUNNING:
+            self._before_chunk()
+            if self.status != Status.RUNNING:
+                break
+            k = min(n - done, self.chunk)
+            trace = np.empty((k, K.TRACE_WIDTH))
+            events = np.empty((k, self._event_width), dtype=np.int64)
+            out = self._run(k, trace, events, ip, fp)
+            did, n_events, code = (out[0], 0, out[1]) if len(out) == 2 else out
+            did = int(did)
+            done += did
+            self.iteration = int(self.counters[C_ITERATION])
+            self.evaluations = int(self.counters[C_EVALUATIONS])
+            self.trace.extend(trace[:did])
+            if n_events:
+                self._on_events(events[: int(n_events)])
+            if code != RUNNING:
+                self._end(int(code))
+        return done
+
+    def _run(self, k: int, trace: np.ndarray, events: np.ndarray, ip: np.ndarray, fp: np.ndarray) -> tuple:
+        """The kernel call: up to ``k`` iterations; ``(done, code)`` or ``(done, events written, code)``."""
+        raise NotImplementedError
+
+    def _on_events(self, rows: np.ndarray) -> None:
+        """Hook: the event rows a chunk wrote (``kernel.EVENT_WIDTH`` int64 columns)."""
+
+    def _end(self, code: int) -> None:
+        """Hook: the kernel stopped with ``code``; the base maps SOLVED and BUDGET to SOLVED and FAILED."""
+        if code == SOLVED:
+            self.status = Status.SOLVED
+        elif code == BUDGET:
+            self.status = Status.FAILED
+
+    def _before_step(self) -> None:
+        """Hook: before the parameters are read for a step (resize what a live change resized)."""
+
+    def _before_chunk(self) -> None:
+        """Hook: before each kernel call (start a pending run); may end the step by changing the status."""
+
+    # --------------------------------------------------------------- state
+    def _state(self) -> dict:
+        st = {name: getattr(self, name).copy() for name in self.State._fields}
+        st.update(self._extra_state())
+        return st
+
+    def _load(self, state: dict) -> None:
+        for name in self.State._fields:
+            setattr(self, name, np.array(state[name], copy=True))
+        self._loaded(state)
+
+    def _extra_state(self) -> dict:
+        """Hook: what a keyframe holds besides the State arrays (run records, pending restarts)."""
+        return {}
+
+    def _loaded(self, state: dict) -> None:
+        """Hook: restore the rest from a keyframe after its State arrays (scratch, extra values)."""
 
 
 # ------------------------------------------------------------------ registry

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -33,14 +33,13 @@ from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError, PuzzleError
 from ..geometry import cell_name, geometry
 from ..puzzle import Puzzle
-from .base import Param, Snapshot, Solver, Status, frozen_copy, register
+from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
 from .._checks import checked
 
 __all__ = ["Cuckoo", "pmx", "sorting_crossover", "feasible_pairs", "missing_cost", "levy_sigma", "row_tables",
            "prefilter", "HISTORY_ROWS"]
 
-_CHUNK = 4096  # most iterations per kernel call (bounds the trace buffer)
 #: Rows of the nest history before it keeps every second row and doubles its stride.
 HISTORY_ROWS = 4096
 OPERATORS = {K.OP_BEFORE: "none", K.OP_NONE: "none", K.OP_PMX: "pmx", K.OP_SORTING: "sorting"}
@@ -242,9 +241,25 @@ def _domains_bool(dom: np.ndarray, N: int) -> np.ndarray:
     return ((dom[:, None].astype(np.int64) >> np.arange(N)) & 1).astype(bool)
 
 
+class CuckooState(NamedTuple):
+    """The arrays of a cuckoo search (a keyframe holds them all; the domains are rebuilt from the prefilter)."""
+
+    eggs: np.ndarray  #: int8 (nests, C): one egg per nest
+    costs: np.ndarray  #: int64 (nests,)
+    best_grid: np.ndarray  #: int8 (C,): the best egg since reset
+    abandoned: np.ndarray  #: bool (nests,): nests abandoned in the latest iteration
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
+    hist: np.ndarray  #: int16 (HISTORY_ROWS, nests): nest costs over time
+
+
+def _weight(i: int):
+    """The cumulative, normalised operator weight w1 (i = 1) or w1 + w2 (i = 2)."""
+    return lambda p: sum(p[f"w{j}"] / (p["w1"] + p["w2"] + p["w3"]) for j in range(1, i + 1))
+
+
 @checked
 @register
-class Cuckoo(Solver):
+class Cuckoo(KernelSolver):
     name = "cuckoo"
     title = "Cuckoo search (prefiltered, geometric operators)"
     cites = "soto2014"
@@ -343,6 +358,19 @@ class Cuckoo(Solver):
               low=0, high=10**9, paper="Soto et al. 2014 Tables 1 (10000) and 2 (100000)"),
     )
 
+    kernel = K
+    State = CuckooState
+    int_slots = ("nests", "iterations", Slot("pmx_segment", {"best": K.SEG_BEST, "current": K.SEG_CURRENT}), "levy",
+                 Slot("ties", {"keep": K.TIES_KEEP, "replace": K.TIES_REPLACE}),
+                 Slot("infeasible", {"discard": K.INFEASIBLE_DISCARD, "accept": K.INFEASIBLE_ACCEPT,
+                                     "best": K.INFEASIBLE_BEST}),
+                 "fill_nodes", Slot("abandon", {"each": K.ABANDON_EACH, "worst": K.ABANDON_WORST}))
+    float_slots = ("pa", "p_pmx", "p_mut", Slot("w1", value=_weight(1)), Slot("w1 + w2", value=_weight(2)),
+                   Slot("levy sigma", value=lambda p: levy_sigma()))
+    budget_param = "iterations"
+    cost_counter = "C_BEST_COST"
+    fixed_grid = "pre"
+
     @classmethod
     def check_params(cls, params: Mapping[str, Any]) -> None:
         ws = [params.get(k) for k in ("w1", "w2", "w3")]
@@ -377,7 +405,6 @@ class Cuckoo(Solver):
 
     def _reset(self):
         pz = self.puzzle
-        self.geo = geometry(pz.n)
         self._apply_prefilter(self._params["prefilter"])
         self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
         self.counters[K.C_PICKED] = self.counters[K.C_REPLACED] = -1
@@ -445,65 +472,16 @@ class Cuckoo(Solver):
     def grid(self) -> np.ndarray:
         return self.best_grid
 
-    @property
-    def cost(self) -> int:
-        return int(self.counters[K.C_BEST_COST])
-
-    @property
-    def best_cost(self) -> int:
-        return self.cost
-
-    @property
-    def fixed(self) -> np.ndarray:
-        return self.pre > 0
-
     # ---------------------------------------------------------------- step
-    def _kernel_params(self):
-        pr = self._params
-        w = np.array([pr["w1"], pr["w2"], pr["w3"]], dtype=np.float64)
-        w = w / w.sum()
-        ip = np.zeros(K.N_IPARAMS, dtype=np.int64)
-        ip[K.P_NESTS] = self.eggs.shape[0]
-        ip[K.P_BUDGET] = pr["iterations"]
-        ip[K.P_SEGMENT] = K.SEG_BEST if pr["pmx_segment"] == "best" else K.SEG_CURRENT
-        ip[K.P_LEVY] = int(pr["levy"])
-        ip[K.P_TIES] = K.TIES_KEEP if pr["ties"] == "keep" else K.TIES_REPLACE
-        ip[K.P_INFEASIBLE] = {"discard": K.INFEASIBLE_DISCARD, "accept": K.INFEASIBLE_ACCEPT,
-                              "best": K.INFEASIBLE_BEST}[pr["infeasible"]]
-        ip[K.P_FILL_NODES] = pr["fill_nodes"]
-        ip[K.P_ABANDON] = K.ABANDON_EACH if pr["abandon"] == "each" else K.ABANDON_WORST
-        fp = np.zeros(K.N_FPARAMS, dtype=np.float64)
-        fp[K.P_PA], fp[K.P_P_PMX], fp[K.P_P_MUT] = pr["pa"], pr["p_pmx"], pr["p_mut"]
-        fp[K.P_CUM1], fp[K.P_CUM2] = w[0], w[0] + w[1]
-        fp[K.P_LEVY_SIGMA] = levy_sigma()
-        return ip, fp
-
-    def _step(self, n: int) -> int:
-        budget = self._params["iterations"]
-        if budget > 0 and self.iteration >= budget:  # the budget was lowered below the iterations done
-            self.status = Status.FAILED
-            return 0
+    def _before_step(self):
         if self._params["nests"] != self.eggs.shape[0]:
             self._resize(self._params["nests"])
-        ip, fp = self._kernel_params()
-        done = 0
-        while done < n and self.status == Status.RUNNING:
-            k = min(n - done, _CHUNK)
-            trace = np.empty((k, K.TRACE_WIDTH))
-            its, code = K.run_iterations(
-                self.eggs, self.costs, self.best_grid, self.abandoned, self.pre, self.dom, self.geo.units,
-                self.row_free, self.row_nfree, self.row_avail, self.mut_rows, self.n_mut, self.hist, self.counters,
-                trace, ip, fp, self.rng, k)
-            its = int(its)
-            done += its
-            self.iteration = int(self.counters[K.C_ITERATION])
-            self.evaluations = int(self.counters[K.C_EVALUATIONS])
-            self.trace.extend(trace[:its])
-            if code == K.SOLVED:
-                self.status = Status.SOLVED
-            elif code == K.BUDGET:
-                self.status = Status.FAILED
-        return done
+
+    def _run(self, k, trace, events, ip, fp):
+        return K.run_iterations(
+            self.eggs, self.costs, self.best_grid, self.abandoned, self.pre, self.dom, self.geo.units,
+            self.row_free, self.row_nfree, self.row_avail, self.mut_rows, self.n_mut, self.hist, self.counters,
+            trace, ip, fp, self.rng, k)
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):
@@ -542,17 +520,9 @@ class Cuckoo(Solver):
                 "prefilled": int(np.count_nonzero(snapshot.layers["prefilled"]))}
 
     # --------------------------------------------------------------- state
-    _ARRAYS = ("eggs", "costs", "best_grid", "abandoned", "counters", "hist")
+    def _extra_state(self):
+        return {"mode": self.mode, "hist_start": self.hist_start}
 
-    def _state(self):
-        st = {name: getattr(self, name).copy() for name in self._ARRAYS}
-        st["mode"] = self.mode
-        st["hist_start"] = self.hist_start
-        return st
-
-    def _load(self, st):
-        self.geo = geometry(self.puzzle.n)
+    def _loaded(self, st):
         self._apply_prefilter(st["mode"])  # the domains the eggs were built in (a pending change stays pending)
-        for name in self._ARRAYS:
-            setattr(self, name, np.array(st[name], copy=True))
         self.hist_start = int(st["hist_start"])

@@ -20,7 +20,7 @@ too: the next generation is bred at that size from the current one).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -28,13 +28,12 @@ from .._kernels import ga as K
 from ..errors import ParameterError
 from ..geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
-from .base import Param, Snapshot, Solver, Status, frozen_copy, register
+from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
 from .._checks import checked
 
 __all__ = ["GA", "box_tables"]
 
-_CHUNK = 4096  # most generations per kernel call (bounds the trace buffer)
 TIES = ("coin", "first")
 
 
@@ -64,9 +63,25 @@ def box_tables(g: np.ndarray, n: int):
     return box_free, box_nfree, box_missing, mut_boxes, int(len(eligible))
 
 
+class GAState(NamedTuple):
+    """The arrays of a GA run (a keyframe holds them all)."""
+
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
+    pop: np.ndarray  #: int8 (P, C): the population
+    fit: np.ndarray  #: int64 (P,): its fitness
+    rsc: np.ndarray  #: int64 (P, N): missing digits per row
+    csc: np.ndarray  #: int64 (P, N): missing digits per column
+    grid: np.ndarray  #: int8 (C,): the population's best
+    best_grid: np.ndarray  #: int8 (C,): the best since reset
+    box_free: np.ndarray  #: see box_tables
+    box_nfree: np.ndarray
+    box_missing: np.ndarray
+    mut_boxes: np.ndarray
+
+
 @checked
 @register
-class GA(Solver):
+class GA(KernelSolver):
     name = "ga"
     title = "GA (Sato & Inoue)"
     cites = "sato2010"
@@ -135,10 +150,16 @@ class GA(Solver):
                                  f"generation), got elites = {params['elites']} >= population = "
                                  f"{params['population']}", name="elites")
 
+    kernel = K
+    State = GAState
+    int_slots = ("tournament", "elites", Slot("ties", {"coin": K.TIES_COIN, "first": K.TIES_FIRST}), "generations",
+                 "local_search")
+    float_slots = ("crossover_rate", "mutation_rate")
+    budget_param = "generations"
+
     # ---------------------------------------------------------------- reset
     def _reset(self):
         pz = self.puzzle
-        self.geo = geometry(pz.n)
         N, C = pz.N, pz.C
         self.full = 2 * N * N
         self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
@@ -170,56 +191,20 @@ class GA(Solver):
         self.orsc = np.zeros((P, N), dtype=np.int64)
         self.ocsc = np.zeros((P, N), dtype=np.int64)
 
-    # ---------------------------------------------------------- properties
-    @property
-    def cost(self) -> int:
-        return int(self.counters[K.C_COST])
-
-    @property
-    def best_cost(self) -> int:
-        return int(self.counters[K.C_BEST_COST])
-
-    @property
-    def fixed(self) -> np.ndarray:
-        return self.puzzle.grid > 0
-
     # ---------------------------------------------------------------- step
-    def _kernel_params(self):
-        pr = self._params
-        ip = np.array([pr["tournament"], pr["elites"], K.TIES_COIN if pr["ties"] == "coin" else K.TIES_FIRST,
-                       pr["generations"], int(pr["local_search"])], dtype=np.int64)
-        fp = np.array([pr["crossover_rate"], pr["mutation_rate"]], dtype=np.float64)
-        return ip, fp
-
-    def _step(self, n: int) -> int:
-        done = 0
-        ip, fp = self._kernel_params()
-        if self.iteration >= self._params["generations"]:  # the budget was lowered below the generations done
-            self.status = Status.FAILED
-            return 0
-        while done < n and self.status == Status.RUNNING:
-            resize = self._params["population"] != self.pop.shape[0]
-            if resize:
-                self._alloc_scratch(self._params["population"])
-            k = 1 if resize else min(n - done, _CHUNK)
-            trace = np.empty((k, K.TRACE_WIDTH))
-            gens, code = K.run_generations(
-                self.pop, self.fit, self.rsc, self.csc, self.out, self.ofit, self.orsc, self.ocsc, self.puzzle.n,
-                self.box_free, self.box_nfree, self.mut_boxes, self.n_mut, self.geo.units, self.grid,
-                self.best_grid, self.counters, trace, ip, fp, self.rng, k)
-            gens = int(gens)
-            if resize and gens:
-                self.pop, self.fit, self.rsc, self.csc = self.out, self.ofit, self.orsc, self.ocsc
-                self._alloc_scratch()
-            done += gens
-            self.iteration = int(self.counters[K.C_ITERATION])
-            self.evaluations = int(self.counters[K.C_EVALUATIONS])
-            self.trace.extend(trace[:gens])
-            if code == K.SOLVED:
-                self.status = Status.SOLVED
-            elif code == K.BUDGET:
-                self.status = Status.FAILED
-        return done
+    def _run(self, k, trace, events, ip, fp):
+        resize = self._params["population"] != self.pop.shape[0]
+        if resize:  # one generation bred into buffers of the new size
+            self._alloc_scratch(self._params["population"])
+            k = 1
+        gens, code = K.run_generations(
+            self.pop, self.fit, self.rsc, self.csc, self.out, self.ofit, self.orsc, self.ocsc, self.puzzle.n,
+            self.box_free, self.box_nfree, self.mut_boxes, self.n_mut, self.geo.units, self.grid,
+            self.best_grid, self.counters, trace, ip, fp, self.rng, k)
+        if resize and gens:
+            self.pop, self.fit, self.rsc, self.csc = self.out, self.ofit, self.orsc, self.ocsc
+            self._alloc_scratch()
+        return gens, code
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):
@@ -241,19 +226,10 @@ class GA(Solver):
                 "best_fitness": int(snapshot.layers["best_fitness"])}
 
     # --------------------------------------------------------------- state
-    _ARRAYS = ("counters", "pop", "fit", "rsc", "csc", "grid", "best_grid", "box_free", "box_nfree",
-               "box_missing", "mut_boxes")
+    def _extra_state(self):
+        return {"n_mut": self.n_mut}
 
-    def _state(self):
-        st = {name: getattr(self, name).copy() for name in self._ARRAYS}
-        st["n_mut"] = self.n_mut
-        return st
-
-    def _load(self, st):
-        self.geo = geometry(self.puzzle.n)
+    def _loaded(self, st):
         self.full = 2 * self.puzzle.N * self.puzzle.N
-        for name in self._ARRAYS:
-            setattr(self, name, np.array(st[name], copy=True))
         self.n_mut = int(st["n_mut"])
         self._alloc_scratch()
-

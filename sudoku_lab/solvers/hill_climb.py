@@ -18,7 +18,7 @@ the queue size are traced.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -26,14 +26,11 @@ from .._kernels import hill_climb as K
 from ..errors import ParameterError
 from ..geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
-from .base import Event, Param, Snapshot, Solver, Status, frozen_copy, register
+from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 from .._checks import checked
 
 __all__ = ["HillClimb", "hill_tables", "unit_clashes"]
-
-_CHUNK = 4096  # most moves per kernel call (bounds the trace and event buffers)
-
 
 @checked
 def hill_tables(base: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -81,9 +78,29 @@ def unit_clashes(grid: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+class HillClimbState(NamedTuple):
+    """The arrays of a hill-climbing search (a keyframe holds them all)."""
+
+    base: np.ndarray  #: int8 (C,): the givens
+    grid: np.ndarray  #: int8 (C,): the current state
+    best_grid: np.ndarray  #: int8 (C,)
+    row_cnt: np.ndarray  #: int32 (N, N): digit counts per row
+    col_cnt: np.ndarray  #: int32 (N, N): digit counts per column
+    q_grid: np.ndarray  #: int8 (queue_capacity, C): the plateau queue's states
+    q_f1: np.ndarray  #: int64 (queue_capacity,)
+    q_f2: np.ndarray  #: int64 (queue_capacity,)
+    q_seq: np.ndarray  #: int64 (queue_capacity,): insertion order
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
+    box_free: np.ndarray  #: int32 (N, N), see hill_tables
+    box_nfree: np.ndarray
+    box_missing: np.ndarray
+    GR: np.ndarray
+    GC: np.ndarray
+
+
 @checked
 @register
-class HillClimb(Solver):
+class HillClimb(KernelSolver):
     name = "hill_climb"
     title = "Hill climbing (steepest ascent)"
     cites = "jones2008"
@@ -150,6 +167,11 @@ class HillClimb(Solver):
               high=10**10, when="next move"),
     )
 
+    kernel = K
+    State = HillClimbState
+    int_slots = ("greedy", "post_swap", Slot("random_order", value=lambda p: 1), "plateau", "budget", "random_ties")
+    float_slots = ("w1", "w2")
+
     @classmethod
     def check_params(cls, params: Mapping[str, Any]) -> None:
         if params.get("w1", 1.0) <= 0:
@@ -186,31 +208,7 @@ class HillClimb(Solver):
         N = self.puzzle.N
         return np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
 
-    def _kernel_params(self):
-        pr = self._params
-        ip = np.zeros(K.N_IPARAMS, dtype=np.int64)
-        ip[K.P_GREEDY] = int(pr["greedy"])
-        ip[K.P_POST_SWAP] = int(pr["post_swap"])
-        ip[K.P_RANDOM_ORDER] = 1
-        ip[K.P_PLATEAU] = pr["plateau"]
-        ip[K.P_BUDGET] = pr["budget"]
-        ip[K.P_RANDOM_TIES] = int(pr["random_ties"])
-        fp = np.array([pr["w1"], pr["w2"]], dtype=np.float64)
-        return ip, fp
-
     # ---------------------------------------------------------- properties
-    @property
-    def cost(self) -> int:
-        return int(self.counters[K.C_COST])
-
-    @property
-    def best_cost(self) -> int:
-        return int(self.counters[K.C_BEST_COST])
-
-    @property
-    def fixed(self) -> np.ndarray:
-        return self.base > 0
-
     def f(self) -> float:
         """The current state's f = w1*f1 + w2*f2 under the weights in force."""
         return float(self._params["w1"] * self.counters[K.C_F1] + self._params["w2"] * self.counters[K.C_F2])
@@ -229,42 +227,33 @@ class HillClimb(Solver):
                                              int(c[K.C_RUN_BEST]), int(c[K.C_INIT_F1]), int(c[K.C_INIT_F2])))
 
     # ---------------------------------------------------------------- step
-    def _step(self, n: int) -> int:
-        done = 0
-        ip, fp = self._kernel_params()
-        while done < n and self.status == Status.RUNNING:
-            k = min(n - done, _CHUNK)
-            trace = np.empty((k, K.TRACE_WIDTH))
-            events = np.empty((k, K.EVENT_WIDTH), dtype=np.int64)
-            init = (int(self.counters[K.C_INIT_F1]), int(self.counters[K.C_INIT_F2]))
-            moves, n_ev, code = K.run_moves(
-                self.grid, self.base, self.box_free, self.box_nfree, self.box_missing, self.GR, self.GC,
-                self.row_cnt, self.col_cnt, self.best_grid, self.q_grid, self.q_f1, self.q_f2, self.q_seq,
-                self.counters, trace, events, ip, fp, *self._scratch(), self.rng, k)
-            moves, n_ev = int(moves), int(n_ev)
-            done += moves
-            self.iteration = int(self.counters[K.C_ITERATION])
-            self.evaluations = int(self.counters[K.C_EVALUATIONS])
-            self.trace.extend(trace[:moves])
-            for row in events[:n_ev]:
-                it = int(row[K.E_ITERATION])
-                if row[K.E_KIND] == K.EV_JUMP:
-                    self.events.append(Event(it, "restart", "plateau", None, f"queue {int(row[K.E_QUEUE])}"))
-                    continue
-                why = "plateau" if row[K.E_REASON] == K.WHY_PLATEAU else "queue empty"
-                self.history.append(self._run_record(it, f"restart ({why})", int(row[K.E_RUN_JUMPS]),
-                                                     int(row[K.E_RUN_BEST]), *init))
-                self.history[-1]["cost"] = int(row[K.E_RUN_BEST])  # the state before the restart is gone
-                init = (int(row[K.E_INIT_F1]), int(row[K.E_INIT_F2]))
-                self.events.append(Event(it, "restart", "random", None, f"run {len(self.history) + 1}, {why}"))
-            if code == K.SOLVED:
-                self._end_run("solved")
-                self.status = Status.SOLVED
-            elif code == K.BUDGET:
-                self._end_run("budget")
-                self.events.append(Event(self.iteration, "run_end", "failed", None, "budget spent"))
-                self.status = Status.FAILED
-        return done
+    def _run(self, k, trace, events, ip, fp):
+        self._init = (int(self.counters[K.C_INIT_F1]), int(self.counters[K.C_INIT_F2]))  # the run's, before the chunk
+        return K.run_moves(
+            self.grid, self.base, self.box_free, self.box_nfree, self.box_missing, self.GR, self.GC,
+            self.row_cnt, self.col_cnt, self.best_grid, self.q_grid, self.q_f1, self.q_f2, self.q_seq,
+            self.counters, trace, events, ip, fp, *self._scratch(), self.rng, k)
+
+    def _on_events(self, rows):
+        for row in rows:
+            it = int(row[K.E_ITERATION])
+            if row[K.E_KIND] == K.EV_JUMP:
+                self.events.append(Event(it, "restart", "plateau", None, f"queue {int(row[K.E_QUEUE])}"))
+                continue
+            why = "plateau" if row[K.E_REASON] == K.WHY_PLATEAU else "queue empty"
+            self.history.append(self._run_record(it, f"restart ({why})", int(row[K.E_RUN_JUMPS]),
+                                                 int(row[K.E_RUN_BEST]), *self._init))
+            self.history[-1]["cost"] = int(row[K.E_RUN_BEST])  # the state before the restart is gone
+            self._init = (int(row[K.E_INIT_F1]), int(row[K.E_INIT_F2]))
+            self.events.append(Event(it, "restart", "random", None, f"run {len(self.history) + 1}, {why}"))
+
+    def _end(self, code):
+        if code == K.SOLVED:
+            self._end_run("solved")
+        elif code == K.BUDGET:
+            self._end_run("budget")
+            self.events.append(Event(self.iteration, "run_end", "failed", None, "budget spent"))
+        super()._end(code)
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):
@@ -297,15 +286,8 @@ class HillClimb(Solver):
                 "init_f2": None if first is None else int(first["init_f2"])}
 
     # --------------------------------------------------------------- state
-    _ARRAYS = ("base", "grid", "best_grid", "row_cnt", "col_cnt", "q_grid", "q_f1", "q_f2", "q_seq", "counters",
-               "box_free", "box_nfree", "box_missing", "GR", "GC")
+    def _extra_state(self):
+        return {"history": [dict(h) for h in self.history]}
 
-    def _state(self):
-        st = {name: getattr(self, name).copy() for name in self._ARRAYS}
-        st["history"] = [dict(h) for h in self.history]
-        return st
-
-    def _load(self, st):
-        for name in self._ARRAYS:
-            setattr(self, name, np.array(st[name], copy=True))
+    def _loaded(self, st):
         self.history = [dict(h) for h in st["history"]]

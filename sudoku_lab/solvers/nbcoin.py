@@ -20,7 +20,7 @@ docs/algorithms.md, "NB-COIN", and are parameters here.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,13 +28,12 @@ from .._kernels import nbcoin as K
 from ..geometry import geometry
 from ..scoring import distinct_count
 from ._boxes import box_free_cells, box_missing_masks
-from .base import Param, Snapshot, Solver, Status, frozen_copy, register
+from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 from .._checks import checked
 
 __all__ = ["NBCoin", "initial_model", "selected_count", "box_tables", "model_as_cells"]
 
-_CHUNK = 4096  # most generations per kernel call (bounds the trace buffer)
 UPDATES = ("frequencies", "counts")
 BOUNDS = ("renormalise", "cap")
 
@@ -69,14 +68,9 @@ def box_tables(grid: np.ndarray, n: int):
 
 @checked
 def initial_model(grid: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The paper's initial model from the givens (section IV, Figure 7c).
+    """The paper's initial model from the givens ``grid`` (int8, 0 where free) of a puzzle of box size ``n``.
 
-    Parameters
-    ----------
-    grid : ndarray of int8, shape (C,)
-        The givens (0 where free).
-    n : int
-        Box size.
+    Section IV, Figure 7c.
 
     Returns
     -------
@@ -124,9 +118,28 @@ def model_as_cells(M: np.ndarray, n: int) -> np.ndarray:
     return p
 
 
+class NBCoinState(NamedTuple):
+    """The arrays of an NB-COIN run (a keyframe holds them all)."""
+
+    M: np.ndarray  #: float64 (N, N, N): the box models
+    allowed: np.ndarray  #: bool (N, N, N): where M may be non-zero
+    base: np.ndarray  #: int8 (C,): the givens
+    best_grid: np.ndarray  #: int8 (C,)
+    delta: np.ndarray  #: float64 (N, N, N): the latest update's change
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
+    pop: np.ndarray  #: int8 (P, C): the latest generation
+    fitness: np.ndarray  #: int64 (P,)
+    good: np.ndarray  #: int64 (G,): rewarded individuals
+    bad: np.ndarray  #: int64 (G,): punished individuals
+    box_cells: np.ndarray  #: see box_tables
+    box_free: np.ndarray
+    box_nfree: np.ndarray
+    box_avail: np.ndarray
+
+
 @checked
 @register
-class NBCoin(Solver):
+class NBCoin(KernelSolver):
     name = "nbcoin"
     title = "NB-COIN (node based coincidence)"
     cites = "waiyapara"
@@ -194,10 +207,18 @@ class NBCoin(Solver):
               paper="NB-COIN Table I (upper bound)"),
     )
 
+    kernel = K
+    State = NBCoinState
+    int_slots = ("population", Slot("selected", value=lambda p: selected_count(p["population"], p["C"])),
+                 "generations", Slot("update", {"counts": K.UPDATE_COUNTS, "frequencies": K.UPDATE_FREQUENCIES}),
+                 Slot("bound", {"cap": K.BOUND_CAP, "renormalise": K.BOUND_RENORMALISE}))
+    float_slots = ("k", "upper")
+    budget_param = "generations"
+    best_cost_counter = None
+
     # ---------------------------------------------------------------- reset
     def _reset(self):
         pz = self.puzzle
-        self.geo = geometry(pz.n)
         N = pz.N
         self.base = pz.grid.copy()
         self.M, self.allowed = initial_model(self.base, pz.n)
@@ -249,47 +270,12 @@ class NBCoin(Solver):
     def cost(self) -> int:
         return self.optimum - int(self.counters[K.C_BEST_FITNESS])
 
-    @property
-    def best_cost(self) -> int:
-        return self.cost
-
-    @property
-    def fixed(self) -> np.ndarray:
-        return self.base > 0
-
     # ---------------------------------------------------------------- step
-    def _kernel_params(self):
-        pr = self._params
-        P = pr["population"]
-        ip = np.array([P, selected_count(P, pr["C"]), pr["generations"],
-                       K.UPDATE_COUNTS if pr["update"] == "counts" else K.UPDATE_FREQUENCIES,
-                       K.BOUND_CAP if pr["bound"] == "cap" else K.BOUND_RENORMALISE], dtype=np.int64)
-        fp = np.array([pr["k"], pr["upper"]], dtype=np.float64)
-        return ip, fp
-
-    def _step(self, n: int) -> int:
-        done = 0
-        ip, fp = self._kernel_params()
-        if ip[K.P_BUDGET] > 0 and self.iteration >= ip[K.P_BUDGET]:  # the budget was lowered below the count
-            self.status = Status.FAILED
-            return 0
-        while done < n and self.status == Status.RUNNING:
-            k = min(n - done, _CHUNK)
-            trace = np.empty((k, K.TRACE_WIDTH))
-            gens, code = K.run_generations(
-                self.M, self.allowed, self.box_cells, self.box_free, self.box_nfree, self.box_avail, self.base,
-                self.geo.units, self.pop, self.fitness, self.good, self.bad, self.best_grid, self.delta,
-                self.counters, trace, ip, fp, self.order, self.rng, k)
-            gens = int(gens)
-            done += gens
-            self.iteration = int(self.counters[K.C_ITERATION])
-            self.evaluations = int(self.counters[K.C_EVALUATIONS])
-            self.trace.extend(trace[:gens])
-            if code == K.SOLVED:
-                self.status = Status.SOLVED
-            elif code == K.BUDGET:
-                self.status = Status.FAILED
-        return done
+    def _run(self, k, trace, events, ip, fp):
+        return K.run_generations(
+            self.M, self.allowed, self.box_cells, self.box_free, self.box_nfree, self.box_avail, self.base,
+            self.geo.units, self.pop, self.fitness, self.good, self.bad, self.best_grid, self.delta,
+            self.counters, trace, ip, fp, self.order, self.rng, k)
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):
@@ -321,14 +307,5 @@ class NBCoin(Solver):
         return {"best_fitness": int(snapshot.layers["best_fitness"]), "optimum": 2 * N * N}
 
     # --------------------------------------------------------------- state
-    _ARRAYS = ("M", "allowed", "base", "best_grid", "delta", "counters", "pop", "fitness", "good", "bad",
-               "box_cells", "box_free", "box_nfree", "box_avail")
-
-    def _state(self):
-        return {name: getattr(self, name).copy() for name in self._ARRAYS}
-
-    def _load(self, st):
-        self.geo = geometry(self.puzzle.n)
-        for name in self._ARRAYS:
-            setattr(self, name, np.array(st[name], copy=True))
+    def _loaded(self, st):
         self.order = np.zeros(self.puzzle.N, dtype=np.int64)

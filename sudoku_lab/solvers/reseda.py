@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from ..errors import ParameterError
 from ..geometry import cell_name, geometry
 from ..puzzle import Puzzle
 from ._boxes import box_free_cells, box_missing_masks
-from .base import Event, Param, Snapshot, Solver, Status, frozen_copy, register
+from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold
 from .._checks import checked
 
@@ -45,7 +45,6 @@ __all__ = ["Reseda", "ZONE_SETS", "zone_units", "admissible_box_permutations"]
 
 ZONE_SETS = ("diagonal", "boxes", "all")
 RESTARTS = ("none", "full", "partial", "partial+full")
-_CHUNK = 4096  # most steps per kernel call (bounds the trace buffer)
 MAX_PERMUTATIONS = 200_000
 
 
@@ -125,9 +124,26 @@ def admissible_box_permutations(grid: np.ndarray, n: int, box: int, limit: int =
     return np.array(out, dtype=np.int8).reshape(len(out), len(free))
 
 
+class ResedaState(NamedTuple):
+    """The arrays of a RESEDA run (a keyframe holds them with the run bookkeeping)."""
+
+    p: np.ndarray  #: float64 (C, N): the model
+    base: np.ndarray  #: int8 (C,): the run's fixed cells (givens, prefilled, restart zone)
+    grid: np.ndarray  #: int8 (C,): best sample of the latest step
+    best_grid: np.ndarray  #: int8 (C,)
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
+    samples: np.ndarray  #: int8 (Q, C)
+    costs: np.ndarray  #: int64 (Q,)
+    kept: np.ndarray  #: int64 (Q1,): the selected samples
+    free_cells: np.ndarray  #: int32: the run's free cells
+    box_free: np.ndarray  #: int32 (N, N): free cells per box, padded with -1
+    box_nfree: np.ndarray
+    box_avail: np.ndarray  #: uint32 (N,): digits no fixed cell of the box holds
+
+
 @checked
 @register
-class Reseda(Solver):
+class Reseda(KernelSolver):
     name = "reseda"
     title = "RESEDA (restarted EDA)"
     cites = "maire2012"
@@ -211,6 +227,13 @@ class Reseda(Solver):
               "reading order).", low=1, high=25, live=False),
     )
 
+    kernel = K
+    State = ResedaState
+    int_slots = ("Q", "Q1", Slot("sampling", {"blocks": K.SAMPLING_BLOCKS, "independent": K.SAMPLING_INDEPENDENT}),
+                 Slot("selection", {"groups": K.SELECT_GROUPS, "sort": K.SELECT_SORT}), "run_budget")
+    float_slots = ("alpha", "beta")
+    fixed_grid = "base"
+
     @classmethod
     def check_params(cls, params: Mapping[str, Any]) -> None:
         if "Q" in params and "Q1" in params and params["Q1"] > params["Q"]:
@@ -225,7 +248,6 @@ class Reseda(Solver):
     # ---------------------------------------------------------------- reset
     def _reset(self):
         pz = self.puzzle
-        self.geo = geometry(pz.n)
         N, C = pz.N, pz.C
         self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
         self.p = np.zeros((C, N))
@@ -268,19 +290,6 @@ class Reseda(Solver):
         if names & {"Q", "Q1"}:
             # Samples do not carry over between steps, so new sizes apply at the next step.
             self._alloc_buffers()
-
-    # ---------------------------------------------------------- properties
-    @property
-    def cost(self) -> int:
-        return int(self.counters[K.C_COST])
-
-    @property
-    def best_cost(self) -> int:
-        return int(self.counters[K.C_BEST_COST])
-
-    @property
-    def fixed(self) -> np.ndarray:
-        return self.base > 0
 
     # --------------------------------------------------------------- runs
     def _attempt_base(self) -> np.ndarray:
@@ -410,43 +419,26 @@ class Reseda(Solver):
                 self._next_attempt_or_finish()
 
     # ---------------------------------------------------------------- step
-    def _kernel_params(self):
-        pr = self._params
-        ip = np.array([pr["Q"], pr["Q1"], K.SAMPLING_BLOCKS if pr["sampling"] == "blocks" else
-                       K.SAMPLING_INDEPENDENT, K.SELECT_GROUPS if pr["selection"] == "groups" else K.SELECT_SORT,
-                       pr["run_budget"]], dtype=np.int64)
-        fp = np.array([pr["alpha"], pr["beta"]], dtype=np.float64)
-        return ip, fp
+    def _before_chunk(self):
+        if self.pending:
+            self._begin_pending_run()
 
-    def _step(self, n: int) -> int:
-        done = 0
-        ip, fp = self._kernel_params()
-        while done < n and self.status == Status.RUNNING:
-            if self.pending:
-                self._begin_pending_run()
-                if self.status != Status.RUNNING:
-                    break
-            k = min(n - done, _CHUNK)
-            trace = np.empty((k, K.TRACE_WIDTH))
-            steps, code = K.run_steps(
-                self.p, self.free_cells, self.base, self.box_free, self.box_nfree, self.box_avail,
-                self.geo.units, self.samples, self.costs, self.kept, self.grid, self.best_grid,
-                self.counters, trace, ip, fp, self.used, self.counts, self.rng, k)
-            steps = int(steps)
-            done += steps
-            self.iteration = int(self.counters[K.C_ITERATION])
-            self.evaluations = int(self.counters[K.C_EVALUATIONS])
-            self.trace.extend(trace[:steps])
-            if code == K.SOLVED:
-                self._end_run("solved", steps=int(self.counters[K.C_RUN_STEP]))
-                self.status = Status.SOLVED
-            elif code in (K.CONVERGED, K.BUDGET):
-                why = "rho > beta" if code == K.CONVERGED else "run budget"
-                self._end_run("failed", steps=int(self.counters[K.C_RUN_STEP]), detail=why)
-                if self.run_kind in ("first", "full"):  # an attempt's opening run
-                    self._queue_zones()
-                self._next_attempt_or_finish()
-        return done
+    def _run(self, k, trace, events, ip, fp):
+        return K.run_steps(
+            self.p, self.free_cells, self.base, self.box_free, self.box_nfree, self.box_avail,
+            self.geo.units, self.samples, self.costs, self.kept, self.grid, self.best_grid,
+            self.counters, trace, ip, fp, self.used, self.counts, self.rng, k)
+
+    def _end(self, code):
+        steps = int(self.counters[K.C_RUN_STEP])
+        if code == K.SOLVED:
+            self._end_run("solved", steps=steps)
+            self.status = Status.SOLVED
+        elif code in (K.CONVERGED, K.BUDGET):  # the run failed; what follows is decided here
+            self._end_run("failed", steps=steps, detail="rho > beta" if code == K.CONVERGED else "run budget")
+            if self.run_kind in ("first", "full"):  # an attempt's opening run
+                self._queue_zones()
+            self._next_attempt_or_finish()
 
     # ------------------------------------------------------------ snapshot
     def current_rho(self) -> float:
@@ -492,22 +484,14 @@ class Reseda(Solver):
                 "run_zones": [r["zone_name"] or r["kind"] for r in runs]}
 
     # --------------------------------------------------------------- state
-    _ARRAYS = ("p", "base", "grid", "best_grid", "counters", "samples", "costs", "kept", "free_cells",
-               "box_free", "box_nfree", "box_avail")
+    def _extra_state(self):
+        return dict(attempt=self.attempt, run_index=self.run_index, zone=self.zone, zone_queue=list(self.zone_queue),
+                    history=[dict(h) for h in self.history], run_start=self.run_start, run_kind=self.run_kind,
+                    pending=self.pending, perm_index=self.perm_index,
+                    final_grid=getattr(self, "final_grid", None),
+                    permutations=self.permutations, perm_order=self.perm_order)
 
-    def _state(self):
-        st = {name: getattr(self, name).copy() for name in self._ARRAYS}
-        st.update(attempt=self.attempt, run_index=self.run_index, zone=self.zone, zone_queue=list(self.zone_queue),
-                  history=[dict(h) for h in self.history], run_start=self.run_start, run_kind=self.run_kind,
-                  pending=self.pending, perm_index=self.perm_index,
-                  final_grid=getattr(self, "final_grid", None),
-                  permutations=self.permutations, perm_order=self.perm_order)
-        return st
-
-    def _load(self, st):
-        self.geo = geometry(self.puzzle.n)
-        for name in self._ARRAYS:
-            setattr(self, name, np.array(st[name], copy=True))
+    def _loaded(self, st):
         self.used = np.zeros(self.puzzle.N, dtype=np.bool_)
         self.counts = np.zeros(self.puzzle.N, dtype=np.int64)
         for key in ("attempt", "run_index", "zone", "run_start", "run_kind", "pending", "perm_index",
