@@ -32,7 +32,7 @@ takes one:
 - givens never move, in the grid or the best grid;
 - snapshots are read-only and frozen (nothing in them changes later), and match the
   declarations (layers, trace columns); ``cost`` is 0 exactly when the grid is solved,
-  and ``best_cost`` never exceeds any traced cost;
+  and ``best_cost`` never exceeds the current cost or any traced cost;
 - a stochastic solver solves at least one of its declared examples within
   ``example_budget`` iterations (seed 3), and every solved grid is the exact solver's
   solution.
@@ -440,6 +440,9 @@ def _check_declared_snapshots(cls, params, puzzle):
         _require((snap.cost == 0) == (missing_symbols(snap.grid, snap.puzzle.n) == 0),
                  f"cost {snap.cost} {at}, but the grid is {'' if missing_symbols(snap.grid, snap.puzzle.n) == 0 else 'not '}"
                  "solved: cost is 0 exactly when the grid is")
+        _require(snap.best_cost <= snap.cost,
+                 f"best_cost {snap.best_cost} exceeds the current cost {snap.cost} {at}: best_cost is the lowest "
+                 "cost seen since reset, the current one included")
         costs = np.asarray(snap.trace["cost"])
         if len(costs):
             _require(snap.trace["iteration"][-1] <= snap.iteration, f"the trace runs past the iteration count {at}")

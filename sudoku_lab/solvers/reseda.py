@@ -335,9 +335,10 @@ class Reseda(KernelSolver):
         self.box_free, self.box_nfree, self.box_avail = _box_tables(g, self.geo)
         self.grid = g.copy()
         self.counters[K.C_COST] = K.missing_cost(self.grid, self.geo.units, N)
-        if self.counters[K.C_COST] == 0:  # the prefilter or the zone completed the grid
+        if self.counters[K.C_COST] < self.counters[K.C_BEST_COST]:  # the prefilter or the zone filled cells
             self.best_grid = self.grid.copy()
-            self.counters[K.C_BEST_COST] = 0
+            self.counters[K.C_BEST_COST] = self.counters[K.C_COST]
+        if self.counters[K.C_COST] == 0:  # the prefilter or the zone completed the grid
             self._end_run("solved", steps=0)
             self.status = Status.SOLVED
         return True
