@@ -711,6 +711,9 @@ def _configs(chk: _Checker, value: Any) -> list[Config]:
 
 def _param_value(chk: _Checker, path: list, cls, key: str, value: Any):
     known = [p.name for p in cls.params]
+    retired = cls.retired_params.get(key)  # a removed parameter says why and what to do
+    if retired:
+        chk.fail(path, retired)
     if key not in known:
         close = difflib.get_close_matches(key, known, n=1)
         hint = f"did you mean {close[0]!r}?" if close else f"its parameters are {', '.join(known) or 'none'}"

@@ -23,10 +23,17 @@ class NaiveTabu:
     latest iteration's candidates as dicts), ``pre`` (domains of the latest
     accepted candidate before its propagation), ``trace`` (rows like the
     kernel's), ``events`` ((iteration, cell, digit) per aspiration move).
+
+    ``accept`` is not a parameter of the solver: "no worse" (the paper's test,
+    with a dead end's restart taken whatever its cost under
+    ``dead_end="restart"``) is the kernel's rule; "always" (take the best
+    admissible candidate even uphill, the lab's former ``accept="always"``) is
+    kept here only to check that, with ``dead_end="restart"`` and ``drop=1``,
+    it gives the kernel's runs.
     """
 
     def __init__(self, grid: list[int], n: int, rng, candidates=10, tenure=10, p_drop=0.1, drop=1,
-                 iterations=100000, hidden_singles=False, accept="no worse", dead_end="drop"):
+                 iterations=100000, hidden_singles=False, dead_end="restart", accept="no worse"):
         self.n, self.N = n, n * n
         self.C = self.N * self.N
         self.rng = rng
@@ -165,12 +172,14 @@ class NaiveTabu:
             if admissible and (best is None or rec["cost"] < best[0]["cost"]):
                 best = (rec, after, pre)
         n_wiped = sum(r["cost"] is None for r in recs)
+        self.dead_before = self.dead  # this iteration's candidates were built at a dead end
         self.dead = n_wiped == len(recs)
         self.moved = False
         moved_drop = 0
         if best is not None:
             rec, after, pre = best
-            if rec["cost"] <= self.cost or self.params["accept"] == "always":
+            restart = self.dead_before and self.params["dead_end"] == "restart"
+            if rec["cost"] <= self.cost or restart or self.params["accept"] == "always":
                 rec["status"] = "aspiration" if rec["tabu"] else "taken"
                 for c in range(self.C):
                     if len(self.S[c]) == 1 and after[c] != self.S[c]:

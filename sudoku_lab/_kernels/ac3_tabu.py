@@ -59,12 +59,15 @@ C_AC3_HIDDEN = 12  #: whether that propagation used hidden singles
 N_COUNTERS = 13
 
 # Layout of the int64 and float64 parameter arrays.
-P_CANDIDATES, P_TENURE, P_DROP, P_BUDGET, P_HIDDEN, P_ACCEPT, P_DEAD_END = range(7)
-N_IPARAMS = 7
-ACCEPT_NO_WORSE = 0  #: move only to a candidate whose cost is at most the state's (the paper's Algorithm 4)
-ACCEPT_BEST = 1  #: always move to the best admissible candidate (classic tabu search; ours)
-DEAD_END_DROP = 0  #: a dead end drops ``drop`` cells like any dropping candidate (docs/algorithms.md)
-DEAD_END_RESTART = 1  #: a dead end unassigns every search-assigned cell (ours)
+P_CANDIDATES, P_TENURE, P_DROP, P_BUDGET, P_HIDDEN, P_DEAD_END = range(6)
+N_IPARAMS = 6
+#: A dead end drops ``drop`` cells like any dropping candidate, and the move still needs cost <= cost(S)
+#: (the paper's rules with nothing added: a dead end is practically never left).
+DEAD_END_DROP = 0
+#: A dead end restarts from the prefilter: every candidate unassigns every search-assigned cell, and the
+#: best admissible one is taken whatever its cost; everywhere else the move needs cost <= cost(S). Ours, the
+#: default (the reading that reproduces the paper's Tables 1 and 2; docs/algorithms.md).
+DEAD_END_RESTART = 1
 F_P_DROP = 0
 
 # Trace row per iteration: iteration, cost, best cost, wiped-out candidates, tabu list length,
@@ -358,8 +361,7 @@ def run_iterations(S, pre, prefilled, best_grid, tabu, tabu_mask, cands, cand_dr
     events : ndarray of int64, shape (>= n_iterations, EVENT_WIDTH)
         One row per move taken by aspiration (written).
     iparams : ndarray of int64
-        candidates, tenure, drop, budget (0 = none), hidden singles, acceptance (``ACCEPT_*``), dead-end
-        rule (``DEAD_END_*``).
+        candidates, tenure, drop, budget (0 = none), hidden singles, dead-end rule (``DEAD_END_*``).
     fparams : ndarray of float64
         p_drop.
     peers, units : geometry tables
@@ -387,17 +389,17 @@ def run_iterations(S, pre, prefilled, best_grid, tabu, tabu_mask, cands, cand_dr
     (:func:`make_candidate`), a wiped-out one making its assignment tabu at
     once; among the others, admissible = not tabu, or tabu with a cost below
     every state's cost so far (aspiration); the admissible one of least cost
-    (the first on ties) is taken when its cost is at most the state's
-    (``ACCEPT_NO_WORSE``), or in any case (``ACCEPT_BEST``). Its feature
-    differences (assignments of the state it lacks, in cell order) enter the
-    list.
+    (the first on ties) is taken when its cost is at most the state's (the
+    paper's acceptance), or, with ``DEAD_END_RESTART``, in any case when the
+    state is a dead end (every candidate then restarted from the prefilter).
+    Its feature differences (assignments of the state it lacks, in cell
+    order) enter the list.
     """
     L = iparams[P_CANDIDATES]
     tenure = iparams[P_TENURE]
     drop = iparams[P_DROP]
     budget = iparams[P_BUDGET]
     hidden = iparams[P_HIDDEN] != 0
-    accept_best = iparams[P_ACCEPT] == ACCEPT_BEST
     restart = iparams[P_DEAD_END] == DEAD_END_RESTART
     p_drop = fparams[F_P_DROP]
     C = S.shape[0]
@@ -461,7 +463,7 @@ def run_iterations(S, pre, prefilled, best_grid, tabu, tabu_mask, cands, cand_dr
         counters[C_MOVED] = 0
         moved_drop = 0
         if b >= 0:
-            if b_cost <= cost_s or accept_best:
+            if b_cost <= cost_s or (dead and restart):
                 aspiring = cands[b, K_TABU] != 0
                 cands[b, K_STATUS] = ST_ASPIRATION if aspiring else ST_TAKEN
                 for c in range(C):

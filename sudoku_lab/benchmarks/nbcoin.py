@@ -32,12 +32,12 @@ class NumpyNBCoin:
     puzzle : Puzzle
     population, C, k, upper : as the solver's parameters.
     counts : bool
-        The update's ``counts`` reading instead of frequencies.
+        The update's ``counts`` reading (the paper's raw sums, the solver's default) rather than frequencies.
     seed : int
     """
 
     def __init__(self, puzzle: Puzzle, population: int = 150, C: float = 25.0, k: float = 0.4, upper: float = 0.99,
-                 counts: bool = False, seed: int = 0):
+                 counts: bool = True, seed: int = 0):
         from ..solvers.nbcoin import box_tables, initial_model, selected_count
 
         self.n, self.N, self.C = puzzle.n, puzzle.N, puzzle.C
@@ -165,7 +165,7 @@ def bench_nbcoin(runs: int = 6, generations: int = 300, puzzle: str = "nbcoin_10
         k_gens += s.iteration
     np_rate, k_rate = np_gens / np_time, k_gens / k_time
     speedup = ratio(k_rate, np_rate)
-    out("NB-COIN, default parameters (population 150, C 25, k 0.4, upper 0.99, frequencies), one process, "
+    out("NB-COIN, default parameters (population 150, C 25, k 0.4, upper 0.99, update counts), one process, "
         "kernels compiled before timing")
     out(f"  same generation side by side ({puzzle}, seeds 0..{runs - 1}, at most {generations} generations a run, "
         f"alternating): numba kernel {k_rate:,.0f} generations/s, straightforward numpy {np_rate:,.0f} generations/s")

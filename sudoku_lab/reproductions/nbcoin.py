@@ -100,8 +100,11 @@ def table2(runner: Runner, runs: int, puzzles: int, generations: int = BUDGET, g
                  f"({where})", header)
     ga = _ga_registered()
     rep.notes.append(MAGNITUDE_NOTE)
+    from ..solvers import get_solver_class
+
+    rest = ", ".join(f"{p.name} {p.default}" for p in get_solver_class("nbcoin").params if p.name not in nb_params)
     rep.notes.append("NB-COIN settings: " + ", ".join(f"{k}={v}" for k, v in sorted(nb_params.items()))
-                     + " (others at their defaults: population 150, C 25, k 0.4, upper 0.99, update frequencies).")
+                     + (f" (others at their defaults: {rest})." if rest else "."))
     if ga:
         rep.notes.append("GA settings: " + ", ".join(f"{k}={v}" for k, v in GA_PARAMS.items())
                          + f", generations={ga_budget} (no local search: the paper's is not described).")

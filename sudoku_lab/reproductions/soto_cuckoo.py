@@ -37,9 +37,10 @@ PAPER_GA_TABLE2 = {"mk_easy_a": "30/30", "mk_medium_a": "10/30", "mk_hard_a": "2
 TABLE1_BUDGET = 10_000
 TABLE2_BUDGET = 100_000
 
-NOTES = ("The paper's parameter values (nests, pa, p_pmx, p_mut, mask weights) did not survive in our copy; "
-         "these runs use the lab's defaults (docs/algorithms.md, \"Cuckoo search\") unless the settings below "
-         "say otherwise.")
+NOTES = ("The paper's tuned parameter values (nests, pa, p_pmx, p_mut, mask weights) and its Algorithms 8 and 9 "
+         "are lost from the surviving text of our copy; these runs use the lab's defaults, which are those of a "
+         "public implementation of this paper, not confirmed as the paper's (docs/algorithms.md, \"Cuckoo "
+         "search\"), unless the settings below say otherwise.")
 
 
 @checked

@@ -447,6 +447,9 @@ class Solver:
     #: ``"param"`` events (parameter changes) are always drawn, as markers of their own. Other kinds are kept
     #: in ``Snapshot.events`` but not drawn.
     marked_events: ClassVar[tuple[str, ...]] = ("run_end", "restart")
+    #: Parameters a release removed, each with the one line that says why and what to use instead: naming
+    #: one (constructor, ``set_params``, ``--param``, a specification) gives that line as a ParameterError.
+    retired_params: ClassVar[Mapping[str, str]] = {}
 
     # ------------------------------------------------------- declarations
     def __init_subclass__(cls, **kwargs):
@@ -504,6 +507,8 @@ class Solver:
         for p in cls.params:
             if p.name == name:
                 return p
+        if name in cls.retired_params:  # a removed parameter says why and what to use instead
+            raise ParameterError(cls.retired_params[name], name=name)
         known = ", ".join(p.name for p in cls.params)
         raise ParameterError(f"{cls.name} has no parameter {name!r}; its parameters are: {known}", name=name)
 

@@ -13,8 +13,12 @@ rebuilt from the domains. The cost is the missing-symbol count over columns
 and boxes (rows are always complete); the search stops at cost 0 or after
 ``iterations`` iterations.
 
-The paper's parameter values did not survive in our copy; the defaults and
-every choice it leaves open are fixed in docs/algorithms.md, "Cuckoo search".
+The paper's tuned parameter values and its Algorithms 8 and 9 (the loop and
+the egg construction, figures) are lost from the surviving text of our copy:
+the loop is our reconstruction, and the defaults (nests 22, pa 0.3, p_pmx
+0.65, p_mut 0.9, mask weights 5/9, 3/9, 1/9) are those of a public
+implementation of this paper, not confirmed as the paper's. They and every
+choice the text leaves open are fixed in docs/algorithms.md, "Cuckoo search".
 The pure-Python operators :func:`pmx`, :func:`sorting_crossover`,
 :func:`feasible_pairs` and :func:`missing_cost` state them on plain lists; the
 kernels in :mod:`sudoku_lab._kernels.cuckoo` must give the same results.
@@ -317,20 +321,23 @@ class Cuckoo(KernelSolver):
     params = (
         Param("nests", "int", 22, "Number of nests, one egg each (a change resizes the population at the next "
               "iteration: the best nests are kept, new ones built from the domains; the nest history restarts).",
-              low=2, high=100_000, paper="Soto et al. 2014 sec. 7 (value lost; ours)"),
+              low=2, high=100_000, paper="Soto et al. 2014 sec. 7 (its value is lost; 22 is a public implementation's)"),
         Param("pa", "float", 0.3, "Probability that each nest but the best is abandoned and rebuilt from the "
-              "domains at each iteration.", low=0.0, high=1.0, step=0.05, paper="Soto et al. 2014 Alg. 8"),
+              "domains at each iteration (0.3: a public implementation's value; the paper's is lost).", low=0.0,
+              high=1.0, step=0.05, paper="Soto et al. 2014 Alg. 8 (lost from our copy)"),
         Param("abandon", "choice", "each", "Which nests are abandoned at each iteration: 'each' (every nest but "
               "the best with probability pa: docs/algorithms.md) or 'worst' (the floor(pa * nests) worst nests, "
               "never the best: Yang and Deb's 'fraction pa of worse nests'; ours).", choices=("each", "worst"),
               paper="Soto et al. 2014 Alg. 8 line 11"),
         Param("p_pmx", "float", 0.65, "Probability of row-wise PMX with the best egg; otherwise the "
-              "multiparental sorting crossover.", low=0.0, high=1.0, step=0.05, label="p PMX",
-              paper="Soto et al. 2014 Alg. 9"),
-        Param("p_mut", "float", 0.9, "Probability of the feasible geometric mutation after the crossover.",
+              "multiparental sorting crossover (0.65: a public implementation's value; the paper's is lost).", low=0.0,
+              high=1.0, step=0.05, label="p PMX", paper="Soto et al. 2014 Alg. 9 (lost from our copy)"),
+        Param("p_mut", "float", 0.9, "Probability of the feasible geometric mutation after the crossover (0.9: a "
+              "public implementation's value; the paper's is lost).",
               low=0.0, high=1.0, step=0.05, label="p mutation", paper="Soto et al. 2014 Alg. 5, 9"),
         Param("w1", "float", 5.0, "Relative weight of the best egg so far in the sorting crossover's mask "
-              "(the weights are divided by w1 + w2 + w3: 5, 3, 1 give 5/9, 3/9, 1/9).", low=0.0, high=1000.0,
+              "(the weights are divided by w1 + w2 + w3: 5, 3, 1 give 5/9, 3/9, 1/9, a public implementation's "
+              "values; the paper's Example 2 uses 0.55, 0.33, 0.12).", low=0.0, high=1000.0,
               step=0.5, label="w1 (best)", paper="Soto et al. 2014 eq. 8, Example 2"),
         Param("w2", "float", 3.0, "Relative weight of the best nest of the last iteration in the mask.", low=0.0,
               high=1000.0, step=0.5, label="w2 (best nest)", paper="Soto et al. 2014 eq. 8"),

@@ -6,15 +6,17 @@ digits that are neither givens of the box nor givens of its grid row or
 column). Each generation samples a population of grids, one permutation per
 box; scores them by the distinct-count fitness (``2*N*N`` when solved); rewards
 the best C % and punishes the worst C % with step size k and L = N (the
-paper's equations 4 and 5); clips to ``[0, upper]`` and renormalises. The run
+paper's equations 4 and 5, whose sums over the selected individuals are raw
+counts by default, ``update="counts"``; ``update="frequencies"``, ours,
+divides them by the size of the set); clips to ``[0, upper]`` and renormalises. The run
 stops at the optimum or after the generation budget.
 
 ``cost`` is ``2*N*N`` minus the best fitness since reset: the missing-symbol
 cost over rows and columns (boxes are permutations), 0 iff solved. The
 paper's fitness is traced as best / mean / worst per generation on its own
-axis. The choices the paper leaves open (frequencies rather than counts in
-the update, the size of the selected sets, the sampling order) are fixed in
-docs/algorithms.md, "NB-COIN", and are parameters here.
+axis. The choices the paper leaves open (the size of the selected sets, the
+sampling order, how the upper bound holds) are fixed in docs/algorithms.md,
+"NB-COIN", and are parameters here.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from .._checks import checked
 
 __all__ = ["NBCoin", "initial_model", "selected_count", "box_tables", "model_as_cells"]
 
-UPDATES = ("frequencies", "counts")
+UPDATES = ("counts", "frequencies")
 BOUNDS = ("renormalise", "cap")
 
 
@@ -150,7 +152,8 @@ class NBCoin(KernelSolver):
     iteration_name = "generation"
     examples = (
         ({}, "nbcoin_11_easy"),
-        ({"population": 40, "C": 30.0, "k": 0.6, "update": "counts", "generations": 2000}, "nbcoin_106_difficult"),
+        ({"population": 40, "C": 30.0, "k": 0.6, "update": "frequencies", "generations": 2000},
+         "nbcoin_106_difficult"),
         ({"population": 30, "bound": "cap", "upper": 0.9, "generations": 2000}, "nbcoin_27_medium"),
         ({"population": 6, "C": 50.0, "generations": 300}, "unique_4x4_a"),
         ({"population": 12, "generations": 2000}, "unique_16x16_a"),
@@ -197,8 +200,11 @@ class NBCoin(KernelSolver):
               low=0.0, high=1.0, low_open=True, label="upper bound", paper="NB-COIN Table I", step=0.01),
         Param("generations", "int", 100_000, "Generation budget: the run fails after this many (0 = no limit).",
               low=0, high=10**9, paper="NB-COIN Table I", when="next generation"),
-        Param("update", "choice", "frequencies", "What the update counts: 'frequencies' (counts divided by the "
-              "size of the set: ours, a step stays within k/L) or 'counts' (the paper's sums read literally).",
+        Param("update", "choice", "counts", "What the update sums: 'counts' (the default: the paper's "
+              "equations 4-5 as written, raw counts over the selected individuals, so one generation can move "
+              "an entry by up to k/L times their number; gives the paper's 2-4 generations on its easy puzzles) "
+              "or 'frequencies' (ours: counts divided by the size of the set, a step stays within k/L; about "
+              "ten times more generations on the easy puzzles, fewer failures).",
               choices=UPDATES, paper="NB-COIN eq. 4-5"),
         Param("bound", "choice", "renormalise", "How the upper bound holds: 'renormalise' (clip to [0, upper], "
               "then divide by the sum, as docs/algorithms.md fixes it: a row whose other digits reached 0 "
