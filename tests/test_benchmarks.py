@@ -361,3 +361,213 @@ def test_text_path_solutions_are_valid_completions():
     for p, line in zip(pz, bench_exact_module._text_path(text, 3).splitlines()):
         sol = Puzzle.parse(line).grid
         assert is_valid_solution(sol, 3) and (sol[p.grid > 0] == p.grid[p.grid > 0]).all()
+
+
+# ------------------------------------------------- kernel against numpy
+class FakeClock:
+    """A clock that moves only when told: each timed run and each set-up advances it by a scripted amount."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def _way(name, clock, log, durations, work, setup=100.0):
+    """A fake way: its set-up advances the clock by ``setup`` (never to be timed), its runs by the next duration."""
+    times = iter(durations)
+
+    def prepare(seed):
+        log.append(f"{name} prepare {seed}")
+        clock.now += setup
+
+        def run():
+            log.append(f"{name} run {seed}")
+            clock.now += next(times)
+            return work(seed) if callable(work) else work
+        return run
+    return prepare
+
+
+def test_kernel_vs_numpy_interleaves_seed_by_seed_and_takes_the_best_whole_pass():
+    from sudoku_lab.benchmarks._kernel_vs_numpy import kernel_vs_numpy
+
+    clock, log, lines = FakeClock(), [], []
+    # two seeds, three passes; per-pass kernel sums 6, 5, 7 and numpy sums 40, 50, 30; the fastest single runs
+    # (1.0 for the kernel, 10.0 for numpy) lie in other passes, so a per-run best would give other rates
+    kernel = _way("kernel", clock, log, [1.0, 5.0, 3.0, 2.0, 4.0, 3.0], 100)
+    numpy = _way("numpy", clock, log, [10.0, 30.0, 25.0, 25.0, 15.0, 15.0], 4)
+    m = kernel_vs_numpy(solver="nosuch", title="Toy", puzzle="p", unit="steps", seeds=(3, 4), passes=3,
+                        kernel=kernel, numpy=numpy, kernel_label="k", numpy_label="n", out=lines.append,
+                        clock=clock, warm=False)
+    one_pass = ["kernel prepare 3", "kernel run 3", "numpy prepare 3", "numpy run 3",
+                "kernel prepare 4", "kernel run 4", "numpy prepare 4", "numpy run 4"]
+    assert log == one_pass * 3
+    assert (m.kernel_seconds, m.numpy_seconds) == (5.0, 30.0)  # the set-ups (100 each) are not timed
+    assert (m.kernel_work, m.numpy_work) == (200, 8)
+    assert m.kernel_rate == pytest.approx(40.0) and m.numpy_rate == pytest.approx(8 / 30)
+    assert m.ratio == pytest.approx(150.0) and m.same_work and m.differences == ()
+    assert lines == [
+        "Toy on p, seeds 3..4, best of 3 interleaved passes, set-up not timed, one process, kernels compiled before "
+        "timing",
+        "  numba kernel (k): 40 steps/s over 200 steps",
+        "  straightforward numpy (n): 0 steps/s over 8 steps",
+        "    kernel / numpy, steps per second (above 1: the kernel is faster): 150.0x"]
+    assert m.as_dict("steps") == {"kernel_steps_per_second": m.kernel_rate, "numpy_steps_per_second": m.numpy_rate,
+                                  "kernel_over_numpy": m.ratio, "same_work": True}
+
+
+def test_kernel_vs_numpy_reports_work_that_differs_and_gives_no_ratio():
+    from sudoku_lab.benchmarks._kernel_vs_numpy import Done, kernel_vs_numpy
+
+    clock, log, lines = FakeClock(), [], []
+    counts = iter([50, 49])  # the kernel does less on the second pass: not deterministic
+    kernel = _way("kernel", clock, log, [1.0, 1.0], lambda seed: Done(next(counts), ("k", seed)))
+    numpy = _way("numpy", clock, log, [2.0, 2.0], lambda seed: Done(5, ("n", seed)))
+    seen = []
+
+    def compare(k, n):
+        seen.append((k, n))
+        return "costs 3, 2 against 3, 1"
+
+    m = kernel_vs_numpy(solver="nosuch", title="Toy", puzzle="p", unit="moves", seeds=(7,), passes=2, kernel=kernel,
+                        numpy=numpy, kernel_label="k", numpy_label="n", compare=compare, out=lines.append,
+                        clock=clock, warm=False)
+    assert seen == [(("k", 7), ("n", 7))] * 2  # every pass, with each way's result for the same seed
+    assert m.ratio is None and not m.same_work
+    assert m.differences == ("seed 7: costs 3, 2 against 3, 1", "the kernel way did 50 moves then 49 on seed 7")
+    assert "  WORK DIFFERS: seed 7: costs 3, 2 against 3, 1" in lines
+    assert "  WORK DIFFERS: the kernel way did 50 moves then 49 on seed 7" in lines
+    assert lines[-1].endswith("faster): - (not given: the two ways did not do the same work)")
+    # a plain int result is never compared
+    m = kernel_vs_numpy(solver="nosuch", title="Toy", puzzle="p", unit="moves", seeds=(1,), passes=1,
+                        kernel=_way("k", clock, log, [1.0], 8), numpy=_way("n", clock, log, [2.0], 2),
+                        kernel_label="k", numpy_label="n", compare=compare, out=lambda _: None, clock=clock,
+                        warm=False)
+    assert m.same_work and m.ratio == pytest.approx(8.0) and len(seen) == 2
+
+
+def test_kernel_vs_numpy_refuses_no_pass_or_no_seed():
+    from sudoku_lab.benchmarks._kernel_vs_numpy import kernel_vs_numpy
+
+    args = dict(solver="x", title="t", puzzle="p", unit="steps", kernel=lambda s: (lambda: 1),
+                numpy=lambda s: (lambda: 1), kernel_label="k", numpy_label="n", warm=False)
+    with pytest.raises(ValueError, match="passes must be at least 1, got 0"):
+        kernel_vs_numpy(seeds=(0,), passes=0, **args)
+    with pytest.raises(ValueError, match="seeds must name at least one seed"):
+        kernel_vs_numpy(seeds=(), passes=1, **args)
+
+
+def test_the_ways_run_the_solver_and_the_reference_from_the_seed():
+    from sudoku_lab.benchmarks._kernel_vs_numpy import Done, reference_way, solver_way
+    from sudoku_lab.benchmarks.nbcoin import NumpyNBCoin
+    from sudoku_lab.solvers import create
+
+    pz = library.puzzle("nbcoin_106_difficult")
+    for timed in (True, False):
+        done = solver_way("nbcoin", pz, 7, {"generations": 50}, setup_timed=timed)(3)()
+        ref = create("nbcoin", generations=50)
+        ref.reset(pz, 3)
+        ref.step(7)
+        assert isinstance(done, Done) and done.count == 7 and done.result.iteration == 7
+        np.testing.assert_array_equal(done.result.snapshot().grid, ref.snapshot().grid)  # same seed, same run
+        got = reference_way(NumpyNBCoin, pz, 4, NumpyNBCoin.generation, "generations", setup_timed=timed)(3)()
+        twin = NumpyNBCoin(pz, seed=3)
+        for _ in range(4):
+            twin.generation()
+        assert got.count == 4 and got.result.generations == 4
+        np.testing.assert_array_equal(got.result.M, twin.M)
+    # a run that ends sooner (advance says so) counts what it did
+    stop = reference_way(NumpyNBCoin, pz, 10, lambda r: r.generation() or r.generations == 2, "generations")(0)()
+    assert stop.count == 2
+
+
+# every per-solver benchmark runs on the harness, with its solver, seeds and passes
+SMALL = {"reseda": dict(attempts=1, puzzles=1, numpy_runs=2, passes=2),
+         "hill_climb": dict(moves=20, repeat=2), "nbcoin": dict(runs=2, generations=3, passes=2),
+         "ga": dict(generations=3, seeds=2, passes=2), "ac3_tabu": dict(iterations=12, numpy_iterations=3, repeat=2),
+         "cuckoo": dict(iterations=40, repeat=2)}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_every_solver_benchmark_times_on_the_harness(name, monkeypatch):
+    import importlib
+
+    from sudoku_lab.benchmarks import _kernel_vs_numpy
+
+    module = importlib.import_module(f"sudoku_lab.benchmarks.{name}")
+    calls = []
+
+    def spy(**kw):
+        calls.append(kw)
+        return _kernel_vs_numpy.kernel_vs_numpy(**kw)
+
+    monkeypatch.setattr(module, "kernel_vs_numpy", spy)
+    kwargs = dict(SMALL[name])
+    if name == "reseda":
+        kwargs["fiendish"] = library.collection("kennett/fiendish")[:1]
+    lines = []
+    result = getattr(module, f"bench_{name}")(**kwargs, out=lines.append)
+    assert len(calls) == 1 and calls[0]["solver"] == get_benchmark(name).solver == name
+    assert calls[0]["passes"] == kwargs.get("passes", kwargs.get("repeat"))
+    assert result["same_work"] is True and result["kernel_over_numpy"] > 0
+    head = next(ln for ln in lines if "interleaved passes" in ln)
+    assert f"best of {calls[0]['passes']} interleaved passes" in head
+    assert sum("kernel / numpy" in ln for ln in lines) == 1
+
+
+def test_bench_ac3_tabu_catches_a_reference_that_does_not_make_the_kernels_draws(monkeypatch):
+    from sudoku_lab.benchmarks import ac3_tabu
+
+    class OtherDraws(ac3_tabu.NumpyTabu):
+        def __init__(self, puzzle, seed=0):
+            super().__init__(puzzle, seed=seed + 1)
+
+    monkeypatch.setattr(ac3_tabu, "NumpyTabu", OtherDraws)
+    lines = []
+    r = ac3_tabu.bench_ac3_tabu(iterations=30, numpy_iterations=20, repeat=1, out=lines.append)
+    assert r["same_work"] is False and r["kernel_over_numpy"] is None
+    assert any(ln.startswith("  WORK DIFFERS: seed 0: the kernel's first costs") for ln in lines)
+
+
+def test_kernel_benchmark_options_come_from_the_function_and_keep_their_old_names():
+    parser = cli.build_parser()
+    args = parser.parse_args(["bench", "ac3_tabu", "--repeat", "2"])
+    assert (args.repeat, args.iterations, args.numpy_iterations) == (2, 2000, 100)
+    assert parser.parse_args(["bench", "hill_climb", "--passes", "4"]).repeat == 4
+    args = parser.parse_args(["bench", "reseda", "--numpy-runs", "5"])
+    assert (args.numpy_runs, args.passes, args.attempts, args.puzzles) == (5, 3, 200, 50)
+    assert parser.parse_args(["bench", "ga", "--puzzle", "mk_hard_a"]).puzzle == "mk_hard_a"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["bench", "nbcoin", "--passes", "0"])
+
+
+def test_a_kernel_benchmark_exits_1_when_the_work_differs(monkeypatch):
+    from sudoku_lab.benchmarks import _REGISTRY
+    from sudoku_lab.benchmarks._kernel_vs_numpy import Flag, register_kernel_benchmark
+
+    def bench_toy(runs: int = 4, puzzle: str = "p", out=print) -> dict:
+        out(f"toy {runs} {puzzle}")
+        return {"same_work": runs != 13}
+
+    register_kernel_benchmark("toy-kvn", bench_toy, solver="reseda", help="toy", description="a toy",
+                              flags=(Flag("--runs", "runs", "runs", 1, 100, aliases=("-r",)),
+                                     Flag("--puzzle", "puzzle", "a puzzle")))
+    try:
+        bench = get_benchmark("toy-kvn")
+        import argparse
+
+        parser = argparse.ArgumentParser()
+        bench.add_arguments(parser)
+        lines = []
+        assert bench.run(parser.parse_args([]), lines.append) == 0 and lines == ["toy 4 p"]
+        assert bench.run(parser.parse_args(["-r", "13", "--puzzle", "q"]), lines.append) == 1
+        assert lines[-1] == "toy 13 q"
+        assert "(default 4)" in parser.format_help()
+        with pytest.raises(ValueError, match="--seeds names 'seeds', not a parameter of bench_toy"):
+            register_kernel_benchmark("toy-kvn2", bench_toy, solver="reseda", help="t", description="t",
+                                      flags=(Flag("--seeds", "seeds", "s"),))
+    finally:
+        _REGISTRY.unregister("toy-kvn")
+    assert "toy-kvn" not in benchmarks() and "toy-kvn2" not in benchmarks()

@@ -1,7 +1,9 @@
 """Benchmarks: a registry of speed comparisons, one or more per solver, run by ``sudoku-lab bench``.
 
 A benchmark times several ways of doing the same work side by side in one
-process and prints their ratios (see :mod:`sudoku_lab.benchmarks._timing`).
+process and prints their ratios (see :mod:`sudoku_lab.benchmarks._timing`);
+a solver's kernel against its numpy reference is timed by one harness,
+:mod:`sudoku_lab.benchmarks._kernel_vs_numpy`.
 The built-in ones are the public modules of this package (``exact``,
 ``reseda``, ``gui``); a solver's author adds one the same way from anywhere,
 through :func:`register_benchmark`, and it becomes ``sudoku-lab bench NAME``::

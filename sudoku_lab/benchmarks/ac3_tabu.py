@@ -6,19 +6,19 @@ one would in numpy: domains as a boolean (C, N) table, each candidate built
 with vectorised roulette wheels, AC3 as rounds of "remove every singleton's
 digit from its peers" on the whole table until nothing changes, the tabu list
 as a Python list). Both start from the same puzzle and seed and make the same
-random draws, so they visit the same states; they are timed side by side in
-interleaved passes in one process.
+random draws, so they visit the same states (the benchmark checks their costs
+agree); they are timed side by side in interleaved passes in one process
+(:func:`._kernel_vs_numpy.kernel_vs_numpy`).
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
-from . import register_benchmark
-from ._timing import ratio, ratio_text, side_by_side
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
 
@@ -221,61 +221,36 @@ def bench_ac3_tabu(iterations: int = 2000, numpy_iterations: int = 100, repeat: 
     Returns
     -------
     dict
-        ``kernel_iterations_per_second``, ``numpy_iterations_per_second``, ``kernel_over_numpy``.
+        ``kernel_iterations_per_second``, ``numpy_iterations_per_second``, ``kernel_over_numpy``,
+        ``same_work`` (the numpy iteration's costs are the kernel's first ones).
     """
     from .. import library
-    from ..solvers import create
-    from ..warmup import warm_up
 
-    warm_up(("ac3_tabu",))
     pz = library.puzzle(puzzle)
-    done = {}
 
-    def kernel():
-        s = create("ac3_tabu", iterations=0, dead_end="drop")
-        s.reset(pz, seed=seed)
-        done["kernel"] = s.step(iterations)
+    def compare(s, t):
+        """The same draws: the kernel's first costs are the numpy iteration's."""
+        costs = s.snapshot().trace["cost"][: len(t.costs)].tolist()
+        return None if costs == t.costs else f"the kernel's first costs {costs[:8]} are not numpy's {t.costs[:8]}"
 
-    def numpy_version():
-        t = NumpyTabu(pz, seed=seed, dead_end="drop")
-        k = 0
-        while k < numpy_iterations and t.iterate():
-            k += 1
-        done["numpy"] = t.iteration
-
-    best = side_by_side({"kernel": kernel, "numpy": numpy_version}, repeat)
-    k_rate = done["kernel"] / best["kernel"]
-    np_rate = done["numpy"] / best["numpy"]
-    r = ratio(k_rate, np_rate)
-    out(f"AC3-tabu search on {puzzle}, default parameters (10 candidates, AC3 after each) but dead_end=drop (the "
-        f"default restart solves it in tens of iterations; this run does not end), seed {seed}, one process, "
-        "kernels compiled before timing")
-    out(f"  numba kernel (solver.step, queue-based AC3): {k_rate:,.0f} iterations/s over {done['kernel']} iterations")
-    out(f"  straightforward numpy iteration (boolean domain table, AC3 by whole-table rounds, same draws): "
-        f"{np_rate:,.0f} iterations/s over {done['numpy']} iterations")
-    out(f"    kernel / numpy, iterations per second (above 1: the kernel is faster): {ratio_text(r, 0)}")
-    return {"kernel_iterations_per_second": k_rate, "numpy_iterations_per_second": np_rate, "kernel_over_numpy": r}
+    m = kernel_vs_numpy(
+        solver="ac3_tabu", title="AC3-tabu search, default parameters (10 candidates, AC3 after each) but dead_end=drop (the "
+        "default restart solves it in tens of iterations; this run does not end)",
+        puzzle=puzzle, unit="iterations", seeds=(seed,), passes=repeat,
+        kernel=solver_way("ac3_tabu", pz, iterations, {"iterations": 0, "dead_end": "drop"}),
+        numpy=reference_way(partial(NumpyTabu, dead_end="drop"), pz, numpy_iterations, lambda t: not t.iterate(), "iteration"),
+        kernel_label="solver.step, queue-based AC3", compare=compare, setup="set-up included", out=out,
+        numpy_label="boolean domain table, AC3 by whole-table rounds, same draws")
+    return m.as_dict("iterations")
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .._console import int_option
-
-    parser.add_argument("--iterations", type=int_option(10, 10_000_000), default=2000,
-                        help="kernel iterations per pass (default 2000)")
-    parser.add_argument("--numpy-iterations", type=int_option(1, 100_000), default=100,
-                        help="numpy iterations per pass (default 100)")
-    parser.add_argument("--repeat", type=int_option(1, 100), default=3, help="interleaved passes (default 3)")
-
-
-def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
-    bench_ac3_tabu(iterations=args.iterations, numpy_iterations=args.numpy_iterations, repeat=args.repeat, out=out)
-    return 0
-
-
-register_benchmark(
-    "ac3_tabu", help="AC3-tabu search: kernel / numpy in iterations/s (side by side, same puzzle and draws)",
-    add_arguments=_add_arguments, run=_run, solver="ac3_tabu",
-    description="Time AC3-tabu search with its default parameters on mk_hard_c. Measured side by side in "
+register_kernel_benchmark(
+    "ac3_tabu", bench_ac3_tabu, solver="ac3_tabu",
+    help="AC3-tabu search: kernel / numpy in iterations/s (side by side, same puzzle and draws)",
+    flags=(Flag("--iterations", "iterations", "kernel iterations per pass", 10, 10_000_000),
+           Flag("--numpy-iterations", "numpy_iterations", "numpy iterations per pass", 1, 100_000),
+           Flag("--passes", "repeat", "interleaved passes, the best counts", 1, 100, aliases=("--repeat",))),
+    description="Time AC3-tabu search with its default parameters but dead_end=drop on mk_hard_c. Measured side by side in "
     "interleaved passes: iterations per second of the numba kernel and of a straightforward numpy iteration "
-    "(boolean domain table, vectorised roulette wheels, AC3 as whole-table rounds) making the same random draws; "
-    "printed as the ratio kernel / numpy.")
+    "(boolean domain table, vectorised roulette wheels, AC3 as whole-table rounds) making the same random draws, "
+    "checked against the kernel's costs; printed as the ratio kernel / numpy.")

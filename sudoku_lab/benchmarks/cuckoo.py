@@ -6,18 +6,17 @@ costs of whole populations at once from digit-presence tables, feasible pairs
 of a mutation from a broadcast domain test, PMX and the sorting crossover
 with vectorised position look-ups, the randomised backtracking that rebuilds
 abandoned nests with numpy candidate arrays), both on the same puzzle with the
-same parameters and seeds, in interleaved passes in one process.
+same parameters and seeds, in interleaved passes in one process
+(:func:`._kernel_vs_numpy.kernel_vs_numpy`).
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 
 import numpy as np
 
-from . import register_benchmark
-from ._timing import ratio, ratio_text, side_by_side
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
 
@@ -26,11 +25,12 @@ __all__ = ["NumpyCuckoo", "bench_cuckoo"]
 
 @checked
 class NumpyCuckoo:
-    """A straightforward numpy implementation of the cuckoo search (not draw-for-draw the kernel's).
+    """The cuckoo search written the way one would in numpy; its draws are its own, not the kernel's.
 
     Parameters
     ----------
     puzzle : Puzzle
+        Its givens and the cells the solver's prefilter fixes stay in every egg.
     nests, pa, p_pmx, p_mut : as the solver's parameters.
     weights : (float, float, float)
         Relative mask weights of the sorting crossover.
@@ -216,9 +216,9 @@ class NumpyCuckoo:
 
 
 @checked
-def bench_cuckoo(iterations: int = 2000, repeat: int = 3, puzzle: str = "mk_hard_a",
-                 out: Callable[[str], object] = print) -> dict:
-    """Iterations per second of the kernel and of :class:`NumpyCuckoo`, side by side.
+def bench_cuckoo(iterations: int = 2000, repeat: int = 3,
+                 puzzle: str = "mk_hard_a", out: Callable[[str], object] = print) -> dict:
+    """Cuckoo search: iterations per second of its kernel over those of :class:`NumpyCuckoo`.
 
     Parameters
     ----------
@@ -235,57 +235,28 @@ def bench_cuckoo(iterations: int = 2000, repeat: int = 3, puzzle: str = "mk_hard
     Returns
     -------
     dict
-        ``kernel_iterations_per_second``, ``numpy_iterations_per_second`` and ``kernel_over_numpy``.
+        ``kernel_iterations_per_second``, ``numpy_iterations_per_second``, ``kernel_over_numpy``, ``same_work``.
     """
     from .. import library
-    from ..solvers import create
-    from ..warmup import warm_up
 
-    pz = library.puzzle(puzzle)
-    warm_up(("cuckoo",))
-    done = {"kernel": 0, "numpy": 0}
     np_iterations = max(1, iterations // 20)  # the numpy version is far slower: fewer iterations per pass
+    pz = library.puzzle(puzzle)
 
-    def kernel():
-        s = create("cuckoo", iterations=0)
-        s.reset(pz, seed=0)
-        done["kernel"] = s.step(iterations)
-
-    def numpy_version():
-        ref = NumpyCuckoo(pz, seed=0)
-        while ref.iterations < np_iterations and not ref.iteration():
-            pass
-        done["numpy"] = ref.iterations
-
-    best = side_by_side({"kernel": kernel, "numpy": numpy_version}, repeat)
-    k_rate, np_rate = done["kernel"] / best["kernel"], done["numpy"] / best["numpy"]
-    speedup = ratio(k_rate, np_rate)
-    out("Cuckoo search, default parameters (22 nests, pa 0.3, p_pmx 0.65, p_mut 0.9, weights 5:3:1), one process, "
-        "kernels compiled before timing")
-    out(f"  same iteration side by side ({puzzle}, seed 0, best of {repeat} interleaved passes, set-up included): "
-        f"numba kernel {k_rate:,.0f} iterations/s over {done['kernel']} iterations, straightforward numpy "
-        f"{np_rate:,.0f} iterations/s over {done['numpy']}")
-    out(f"    kernel / numpy, iterations per second (above 1: the kernel is faster): {ratio_text(speedup, 0)}")
-    return {"kernel_iterations_per_second": k_rate, "numpy_iterations_per_second": np_rate,
-            "kernel_over_numpy": speedup}
+    m = kernel_vs_numpy(
+        solver="cuckoo", title="Cuckoo search, default parameters (22 nests, pa 0.3, p_pmx 0.65, p_mut 0.9, weights "
+        "5:3:1)", puzzle=puzzle, unit="iterations", seeds=(0,), passes=repeat,
+        kernel=solver_way("cuckoo", pz, iterations, {"iterations": 0}),
+        numpy=reference_way(NumpyCuckoo, pz, np_iterations, NumpyCuckoo.iteration, "iterations"),
+        kernel_label="solver.step", numpy_label="whole-population costs, vectorised crossovers, numpy backtracking",
+        setup="set-up included", out=out)
+    return m.as_dict("iterations")
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .._console import int_option
-
-    parser.add_argument("--iterations", type=int_option(20, 10_000_000), default=2000,
-                        help="kernel iterations per pass (default 2000; the numpy version does a twentieth)")
-    parser.add_argument("--repeat", type=int_option(1, 100), default=3, help="interleaved passes (default 3)")
-
-
-def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
-    bench_cuckoo(iterations=args.iterations, repeat=args.repeat, out=out)
-    return 0
-
-
-register_benchmark(
-    "cuckoo", help="cuckoo search: kernel / numpy in iterations/s (side by side)", add_arguments=_add_arguments,
-    run=_run, solver="cuckoo",
+register_kernel_benchmark(
+    "cuckoo", bench_cuckoo, solver="cuckoo", help="cuckoo search: kernel / numpy in iterations/s (side by side)",
+    flags=(Flag("--iterations", "iterations", "kernel iterations per pass; the numpy version does a twentieth",
+                20, 10_000_000),
+           Flag("--passes", "repeat", "interleaved passes, the best counts", 1, 100, aliases=("--repeat",))),
     description="Time the cuckoo search with its default parameters on mk_hard_a. Measured side by side in "
     "interleaved passes: iterations per second of the numba kernel and of a straightforward numpy implementation "
     "of the same iteration (crossovers, feasible mutation, replacement, abandoned nests rebuilt by randomised "

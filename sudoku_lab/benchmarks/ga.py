@@ -3,7 +3,7 @@
 Both breed the same number of generations of the same configuration (the
 paper's: population 150, tournament 3, crossover 0.3, mutation 0.3, one
 elite) on the same puzzle from the same seeds, timed in interleaved passes in
-one process (:func:`._timing.side_by_side`); the ratio kernel / numpy is
+one process (:func:`._kernel_vs_numpy.kernel_vs_numpy`); the ratio kernel / numpy is
 printed. :class:`NumpyGA` is the same algorithm written the way one would in
 numpy (whole population at once); it draws its random numbers in another
 order, so it is not draw-for-draw identical to the kernel (the tests check
@@ -13,13 +13,11 @@ same draws, the same bands chosen, valid children).
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 
 import numpy as np
 
-from . import register_benchmark
-from ._timing import ratio, ratio_text, side_by_side
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
 
@@ -138,16 +136,18 @@ class NumpyGA:
 
 
 @checked
-def bench_ga(generations: int = 300, seeds: int = 5, puzzle: str = "nbcoin_106_difficult",
+def bench_ga(generations: int = 300, seeds: int = 1, passes: int = 5, puzzle: str = "nbcoin_106_difficult",
              out: Callable[[str], object] = print) -> dict:
-    """Generations per second of the kernel and of :class:`NumpyGA`, side by side.
+    """The GA kernel's generations per second over :class:`NumpyGA`'s (see :func:`._kernel_vs_numpy.kernel_vs_numpy`).
 
     Parameters
     ----------
     generations : int
-        Generations bred by each implementation per seed and pass.
+        Most generations bred by each implementation per seed and pass.
     seeds : int
-        Seeds 0..seeds-1: the passes of :func:`side_by_side` (best pass counts).
+        Seeds 0..seeds-1, run by both implementations in every pass.
+    passes : int
+        Interleaved passes; the fastest of each way counts.
     puzzle : str
         A bundled puzzle; the default is not solved within a few hundred generations, so every
         generation is a full one.
@@ -157,63 +157,29 @@ def bench_ga(generations: int = 300, seeds: int = 5, puzzle: str = "nbcoin_106_d
     Returns
     -------
     dict
-        ``kernel_generations_per_second``, ``numpy_generations_per_second``, ``kernel_over_numpy``.
+        ``kernel_generations_per_second``, ``numpy_generations_per_second``, ``kernel_over_numpy``,
+        ``same_work``.
     """
     from .. import library
-    from ..solvers import create
-    from ..warmup import warm_up
 
     pz = library.puzzle(puzzle)
-    warm_up(("ga",))
-    done = {"kernel": 0, "numpy": 0}
-    state = {"seed": 0}
 
-    def kernel():
-        s = create("ga")
-        s.reset(pz, seed=state["seed"])
-        done["kernel"] += s.step(generations)
-
-    def numpy_version():
-        ref = NumpyGA(pz, seed=state["seed"])
-        for _ in range(generations):
-            if ref.generation():
-                break
-        done["numpy"] += ref.generations
-        state["seed"] += 1
-
-    best = side_by_side({"kernel": kernel, "numpy": numpy_version}, seeds)
-    k_rate = generations / best["kernel"]
-    np_rate = generations / best["numpy"]
-    speedup = ratio(k_rate, np_rate)
-    out(f"GA (Sato & Inoue), paper parameters (population 150, tournament 3, crossover 0.3, mutation 0.3, "
-        f"1 elite, no local search) on {puzzle}, one process, kernels compiled before timing")
-    out(f"  {generations} generations per pass, {seeds} passes (seeds 0..{seeds - 1}), the two interleaved, "
-        f"best pass of each: numba kernel {k_rate:,.0f} generations/s, straightforward numpy "
-        f"{np_rate:,.0f} generations/s")
-    out(f"    kernel / numpy, generations per second (above 1: the kernel is faster): {ratio_text(speedup, 0)}")
-    return {"kernel_generations_per_second": k_rate, "numpy_generations_per_second": np_rate,
-            "kernel_over_numpy": speedup}
+    m = kernel_vs_numpy(
+        solver="ga", title="GA (Sato & Inoue), paper parameters (population 150, tournament 3, crossover 0.3, "
+        f"mutation 0.3, 1 elite, no local search), at most {generations} generations a run", puzzle=puzzle,
+        unit="generations", seeds=range(seeds), passes=passes, kernel=solver_way("ga", pz, generations),
+        numpy=reference_way(NumpyGA, pz, generations, NumpyGA.generation, "generations"), kernel_label="solver.step",
+        numpy_label="the whole population at once", setup="set-up included", out=out)
+    return m.as_dict("generations")
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .._console import int_option
-
-    parser.add_argument("--generations", type=int_option(1, 1_000_000), default=300,
-                        help="generations per pass of each implementation (default 300)")
-    parser.add_argument("--passes", type=int_option(1, 1000), default=5,
-                        help="interleaved passes, the best counts (default 5)")
-    parser.add_argument("--puzzle", default="nbcoin_106_difficult", help="bundled puzzle (default "
-                        "nbcoin_106_difficult)")
-
-
-def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
-    bench_ga(generations=args.generations, seeds=args.passes, puzzle=args.puzzle, out=out)
-    return 0
-
-
-register_benchmark(
-    "ga", help="GA: kernel / numpy in generations/s (side by side)", add_arguments=_add_arguments, run=_run,
-    solver="ga", description="Time the GA of Sato and Inoue with the paper's parameters. Measured side by side: "
+register_kernel_benchmark(
+    "ga", bench_ga, solver="ga", help="GA: kernel / numpy in generations/s (side by side)",
+    flags=(Flag("--generations", "generations", "most generations per run of each implementation", 1, 1_000_000),
+           Flag("--passes", "passes", "interleaved passes, the best counts", 1, 1000),
+           Flag("--seeds", "seeds", "seeds 0..SEEDS-1 in every pass", 1, 1000),
+           Flag("--puzzle", "puzzle", "bundled puzzle")),
+    description="Time the GA of Sato and Inoue with the paper's parameters. Measured side by side: "
     "generations per second of the numba kernel and of a straightforward numpy generation (the whole population "
     "at once), on nbcoin_106_difficult from the same seeds, interleaved pass by pass; printed as the ratio "
     "kernel / numpy.")

@@ -5,18 +5,16 @@ steepest ascent with delta evaluation, plateau escapes and restarts) over
 :func:`numpy_move` (one steepest-ascent move the way one would write it in
 numpy: every in-box swap applied to its own copy of the grid, all copies
 scored at once), timed side by side in interleaved passes on the same states
-of the same puzzle in one process.
+of the same puzzle in one process (:func:`._kernel_vs_numpy.kernel_vs_numpy`).
 """
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 
 import numpy as np
 
-from . import register_benchmark
-from ._timing import ratio, ratio_text, side_by_side
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
 
@@ -106,63 +104,45 @@ def bench_hill_climb(moves: int = 3000, repeat: int = 3, puzzle: str = "kennett_
     Returns
     -------
     dict
-        ``kernel_moves_per_second``, ``numpy_moves_per_second``, ``kernel_over_numpy``.
+        ``kernel_moves_per_second``, ``numpy_moves_per_second``, ``kernel_over_numpy``, ``same_work``.
     """
     from .. import library
     from ..solvers import create
-    from ..warmup import warm_up
 
-    warm_up(("hill_climb",))
     pz = library.puzzle(puzzle)
     mv = NumpyMove(pz)
-    # the states a real run visits (restarts and plateau escapes included), one per move
-    probe = create("hill_climb", budget=0)
-    probe.reset(pz, seed=0)
-    states = []
-    for _ in range(min(moves, 400)):
-        states.append(probe.grid.copy())
-        if probe.step(1) == 0:
-            break
 
-    def kernel():
-        s = create("hill_climb", budget=0)
-        s.reset(pz, seed=0)
-        s.step(moves)
+    def numpy_version(seed):
+        # the states a real run visits (restarts and plateau escapes included), one per move; not timed
+        probe = create("hill_climb", budget=0)
+        probe.reset(pz, seed=seed)
+        states = []
+        for _ in range(min(moves, 400)):
+            states.append(probe.grid.copy())
+            if probe.step(1) == 0:
+                break
 
-    def numpy_version():
-        for g in states:
-            numpy_move(mv, g)
+        def run():
+            for g in states:
+                numpy_move(mv, g)
+            return len(states)
+        return run
 
-    best = side_by_side({"kernel": kernel, "numpy": numpy_version}, repeat)
-    k_rate = moves / best["kernel"]
-    np_rate = len(states) / best["numpy"]
-    r = ratio(k_rate, np_rate)
-    out(f"Hill climbing on {puzzle}, default parameters, one process, kernels compiled before timing "
-        f"({len(mv.pairs)} in-box swaps scored per move)")
-    out(f"  numba kernel (solver.step, delta evaluation, plateau queue and restarts): {k_rate:,.0f} moves/s over "
-        f"{moves} moves")
-    out(f"  straightforward numpy steepest-ascent move (every swapped grid scored at once): {np_rate:,.0f} moves/s "
-        f"over {len(states)} states of the same run")
-    out(f"    kernel / numpy, moves per second (above 1: the kernel is faster): {ratio_text(r, 0)}")
-    return {"kernel_moves_per_second": k_rate, "numpy_moves_per_second": np_rate, "kernel_over_numpy": r}
+    m = kernel_vs_numpy(
+        solver="hill_climb", title=f"Hill climbing, default parameters ({len(mv.pairs)} in-box swaps scored per move)",
+        puzzle=puzzle, unit="moves", seeds=(0,), passes=repeat, numpy=numpy_version,
+        kernel=solver_way("hill_climb", pz, moves, {"budget": 0}),
+        kernel_label="solver.step: delta evaluation, plateau queue and restarts",
+        numpy_label="steepest-ascent move scoring every swapped grid at once, on the states of the same run",
+        setup="set-up included (the states the numpy move scores collected before)", out=out)
+    return m.as_dict("moves")
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .._console import int_option
-
-    parser.add_argument("--moves", type=int_option(10, 10_000_000), default=3000,
-                        help="kernel moves per pass (default 3000)")
-    parser.add_argument("--repeat", type=int_option(1, 100), default=3, help="interleaved passes (default 3)")
-
-
-def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
-    bench_hill_climb(moves=args.moves, repeat=args.repeat, out=out)
-    return 0
-
-
-register_benchmark(
-    "hill_climb", help="hill climbing: kernel / numpy in moves/s (side by side, same puzzle and states)",
-    add_arguments=_add_arguments, run=_run, solver="hill_climb",
+register_kernel_benchmark(
+    "hill_climb", bench_hill_climb, solver="hill_climb",
+    help="hill climbing: kernel / numpy in moves/s (side by side, same puzzle and states)",
+    flags=(Flag("--moves", "moves", "kernel moves per pass", 10, 10_000_000),
+           Flag("--passes", "repeat", "interleaved passes, the best counts", 1, 100, aliases=("--repeat",))),
     description="Time hill climbing with its default parameters on kennett_hard_007. Measured side by side in "
     "interleaved passes: moves per second of the numba kernel (steepest ascent with delta evaluation, plateau "
     "escapes and restarts) and of a straightforward numpy steepest-ascent move that scores every swapped grid "

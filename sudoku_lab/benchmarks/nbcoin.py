@@ -3,20 +3,17 @@
 The measured ratio is generations per second of the kernel over
 :class:`NumpyNBCoin` (the same generation written the way one would in numpy:
 sampling vectorised over the population, fitness and the update on whole
-arrays), both on the same puzzle with the same seeds, alternating run by run
-in one process.
+arrays), both on the same puzzle with the same seeds, in interleaved passes in one
+process (:func:`._kernel_vs_numpy.kernel_vs_numpy`), the best of each counting.
 """
 
 from __future__ import annotations
 
-import argparse
-import time
 from collections.abc import Callable
 
 import numpy as np
 
-from . import register_benchmark
-from ._timing import ratio, ratio_text
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
 
@@ -26,6 +23,9 @@ __all__ = ["NumpyNBCoin", "bench_nbcoin"]
 @checked
 class NumpyNBCoin:
     """A straightforward numpy implementation of one NB-COIN generation (not draw-for-draw the kernel's).
+
+    The reference of ``sudoku-lab bench nbcoin``: sampling vectorised over the population, fitness and the
+    update on whole arrays.
 
     Parameters
     ----------
@@ -124,74 +124,49 @@ class NumpyNBCoin:
 
 @checked
 def bench_nbcoin(runs: int = 6, generations: int = 300, puzzle: str = "nbcoin_106_difficult",
-                 out: Callable[[str], object] = print) -> dict:
-    """Generations per second of the kernel and of :class:`NumpyNBCoin`, side by side.
+                 out: Callable[[str], object] = print, passes: int = 3) -> dict:
+    """Time NB-COIN's kernel against :class:`NumpyNBCoin` in generations per second, on the same seeds.
 
     Parameters
     ----------
     runs : int
-        Runs of each implementation (seeds 0..runs-1, alternating).
+        Runs of each implementation per pass (seeds 0..runs-1).
     generations : int
         Most generations per run (a run also ends when solved).
     puzzle : str
         A bundled puzzle.
     out : callable
         Receives each line of the report.
+    passes : int
+        Interleaved passes; the fastest of each way counts.
 
     Returns
     -------
     dict
-        ``kernel_generations_per_second``, ``numpy_generations_per_second`` and ``kernel_over_numpy``.
+        ``kernel_generations_per_second``, ``numpy_generations_per_second``, ``kernel_over_numpy`` and
+        ``same_work``.
     """
     from .. import library
-    from ..solvers import create
-    from ..warmup import warm_up
 
     pz = library.puzzle(puzzle)
-    warm_up(("nbcoin",))
-    np_gens, np_time, k_gens, k_time = 0, 0.0, 0, 0.0
-    for seed in range(runs):
-        ref = NumpyNBCoin(pz, seed=seed)
-        t = time.perf_counter()
-        while ref.generations < generations and not ref.generation():
-            pass
-        np_time += time.perf_counter() - t
-        np_gens += ref.generations
-        s = create("nbcoin", generations=generations)
-        s.reset(pz, seed)
-        t = time.perf_counter()
-        s.step(generations)
-        k_time += time.perf_counter() - t
-        k_gens += s.iteration
-    np_rate, k_rate = np_gens / np_time, k_gens / k_time
-    speedup = ratio(k_rate, np_rate)
-    out("NB-COIN, default parameters (population 150, C 25, k 0.4, upper 0.99, update counts), one process, "
-        "kernels compiled before timing")
-    out(f"  same generation side by side ({puzzle}, seeds 0..{runs - 1}, at most {generations} generations a run, "
-        f"alternating): numba kernel {k_rate:,.0f} generations/s, straightforward numpy {np_rate:,.0f} generations/s")
-    out(f"    kernel / numpy, generations per second (above 1: the kernel is faster): {ratio_text(speedup, 0)}")
-    return {"kernel_generations_per_second": k_rate, "numpy_generations_per_second": np_rate,
-            "kernel_over_numpy": speedup}
+
+    m = kernel_vs_numpy(
+        solver="nbcoin", title="NB-COIN, default parameters (population 150, C 25, k 0.4, upper 0.99, update counts), "
+        f"at most {generations} generations a run", puzzle=puzzle, unit="generations", seeds=range(runs),
+        passes=passes, kernel=solver_way("nbcoin", pz, generations, {"generations": generations}, setup_timed=False),
+        numpy=reference_way(NumpyNBCoin, pz, generations, NumpyNBCoin.generation, "generations", setup_timed=False),
+        kernel_label="solver.step",
+        numpy_label="sampling vectorised over the population, fitness and update on whole arrays",
+        setup="set-up excluded on both sides", out=out)
+    return m.as_dict("generations")
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .._console import int_option
-
-    parser.add_argument("--runs", type=int_option(1, 10_000), default=6,
-                        help="runs of each implementation (default 6)")
-    parser.add_argument("--generations", type=int_option(1, 1_000_000), default=300,
-                        help="most generations per run (default 300)")
-
-
-def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
-    bench_nbcoin(runs=args.runs, generations=args.generations, out=out)
-    return 0
-
-
-register_benchmark(
-    "nbcoin", help="NB-COIN: kernel / numpy in generations/s (side by side)", add_arguments=_add_arguments,
-    run=_run, solver="nbcoin",
+register_kernel_benchmark(
+    "nbcoin", bench_nbcoin, solver="nbcoin", help="NB-COIN: kernel / numpy in generations/s (side by side)",
+    flags=(Flag("--runs", "runs", "runs of each implementation per pass", 1, 10_000),
+           Flag("--generations", "generations", "most generations per run", 1, 1_000_000),
+           Flag("--passes", "passes", "interleaved passes, the best counts", 1, 1000)),
     description="Time NB-COIN with its default parameters. Measured side by side: generations per second of the "
     "numba kernel and of a straightforward numpy implementation of the same generation (sampling, fitness, "
-    "selection, update), on nbcoin_106_difficult with the same seeds, alternating run by run; printed as the "
-    "ratio kernel / numpy.")
+    "selection, update), on nbcoin_106_difficult with the same seeds, in interleaved passes of which the best "
+    "counts; printed as the ratio kernel / numpy.")

@@ -2,21 +2,20 @@
 
 The measured ratio is steps per second of the kernel over :class:`NumpyReseda`
 (the same algorithm written the way one would in numpy), both run on the same
-puzzle with the same seeds, alternating run by run in one process. The times
+puzzle with the same seeds, in interleaved passes in one process
+(:func:`._kernel_vs_numpy.kernel_vs_numpy`), the best of each counting. The times
 per attempt and to solve are absolute, for this machine; the paper's figures
 (other hardware) are printed next to them for orientation, not as a ratio.
 """
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import register_benchmark
-from ._timing import ratio, ratio_text
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
 
@@ -114,7 +113,7 @@ class NumpyReseda:
 
 @checked
 def bench_reseda(attempts: int = 200, puzzles: int = 50, numpy_runs: int = 20,
-                 out: Callable[[str], object] = print, fiendish: Sequence | None = None) -> dict:
+                 out: Callable[[str], object] = print, fiendish: Sequence | None = None, passes: int = 3) -> dict:
     """Time RESEDA: kernel against numpy in steps/s, attempts on the easy puzzle, fiendish time to solve.
 
     Parameters
@@ -125,43 +124,37 @@ def bench_reseda(attempts: int = 200, puzzles: int = 50, numpy_runs: int = 20,
     puzzles : int
         Kennett fiendish puzzles solved with the recommended strategy.
     numpy_runs : int
-        Runs of the numpy reference and of the kernel (same seeds, alternating)
-        for the steps-per-second ratio.
+        Runs of the numpy reference and of the kernel per pass (seeds 0..numpy_runs-1, restart none, each
+        to its end) for the steps-per-second ratio.
     out : callable
         Receives each line of the report.
     fiendish : sequence of Puzzle, optional
         Puzzles to use instead of the first ``puzzles`` Kennett fiendish ones.
+    passes : int
+        Interleaved passes of the steps-per-second comparison; the fastest of each way counts.
 
     Returns
     -------
     dict
         ``kernel_over_numpy`` (the measured ratio of ``kernel_same_step_per_second``
         to ``numpy_steps_per_second``), ``steps_per_second`` (over the attempts), ``time_per_attempt``, ``easy_solved``,
-        ``fiendish_mean_time_to_solve`` and ``fiendish_times`` (seconds).
+        ``fiendish_mean_time_to_solve``, ``fiendish_times`` (seconds) and ``same_work``.
     """
     from .. import library, loop
     from ..solvers import create
-    from ..warmup import warm_up
 
     easy = library.puzzle("reseda_fig3_1_easy")
-    warm_up(("reseda",))
-    # 1. the same step in numpy and in the kernel, on the same puzzle and configuration (restart none),
-    #    same seeds, alternating run by run so that a slow patch of the machine hits both
-    np_steps, np_time, k_steps, k_time = 0, 0.0, 0, 0.0
-    for seed in range(numpy_runs):
-        ref = NumpyReseda(easy, seed=seed)
-        t = time.perf_counter()
-        while ref.step() == "running" and ref.steps < 10_000:
-            pass
-        np_time += time.perf_counter() - t
-        np_steps += ref.steps
-        s = create("reseda", restart="none")
-        s.reset(easy, seed)
-        t = time.perf_counter()
-        loop.run(s, loop.Solved())
-        k_time += time.perf_counter() - t
-        k_steps += s.iteration
-    np_rate, k_rate = np_steps / np_time, k_steps / k_time
+
+    # 1. the same step in numpy and in the kernel, on the same puzzle and configuration (restart none)
+    m = kernel_vs_numpy(
+        solver="reseda", title="RESEDA, default parameters (alpha 0.7, Q 100, Q1 10, blocks + pre-computation, "
+        "sort), restart none, each run to its end", puzzle="reseda_fig3_1_easy", unit="steps",
+        seeds=range(numpy_runs), passes=passes,
+        kernel=solver_way("reseda", easy, 10_000, {"restart": "none"}, setup_timed=False),
+        numpy=reference_way(NumpyReseda, easy, 10_000, lambda ref: ref.step() != "running", "steps",
+                            setup_timed=False), kernel_label="solver.step",
+        numpy_label="samples vectorised over Q, box permutations drawn position by position",
+        setup="set-up excluded on both sides", out=out)
     # 2. attempts on the easy puzzle
     times, steps, solved = [], 0, 0
     for seed in range(attempts):
@@ -186,45 +179,29 @@ def bench_reseda(attempts: int = 200, puzzles: int = 50, numpy_runs: int = 20,
         if not last.snapshot.solved:
             out(f"  warning: {pz.name} not solved within 120 s")
     t_fiendish = float(np.mean(solve_times))
-    speedup = ratio(k_rate, np_rate)
-    out("RESEDA, default parameters (alpha 0.7, Q 100, Q1 10, blocks + pre-computation, sort), one process, "
-        "kernels compiled before timing")
-    out(f"  same step side by side (reseda_fig3_1_easy, restart=none, seeds 0..{numpy_runs - 1}, alternating): "
-        f"numba kernel {k_rate:,.0f} steps/s, straightforward numpy {np_rate:,.0f} steps/s")
-    out(f"    kernel / numpy, steps per second (above 1: the kernel is faster): {ratio_text(speedup, 0)}")
     out(f"  reseda_fig3_1_easy, {attempts} attempts (restart=partial): {solved}/{attempts} solved, "
         f"mean {t_attempt * 1e3:.2f} ms per attempt, {kernel_rate:,.0f} steps/s "
         f"(absolute, this machine; the paper's C++: {PAPER_ATTEMPT_S * 1e3:.0f} ms on its hardware)")
     out(f"  kennett/fiendish, {len(pzs)} puzzles, recommended strategy (partial restarts over the diagonal boxes, "
         f"then full restarts): mean time to solve {t_fiendish:.3f} s, median {np.median(solve_times):.3f} s, "
         f"max {np.max(solve_times):.3f} s (absolute, this machine; the paper: {PAPER_FIENDISH_S} s on its hardware)")
-    return {"time_per_attempt": t_attempt, "steps_per_second": kernel_rate, "numpy_steps_per_second": np_rate,
-            "kernel_same_step_per_second": k_rate,
-            "kernel_over_numpy": speedup, "fiendish_mean_time_to_solve": t_fiendish,
-            "fiendish_times": solve_times, "easy_solved": solved}
+    return {"time_per_attempt": t_attempt, "steps_per_second": kernel_rate, "numpy_steps_per_second": m.numpy_rate,
+            "kernel_same_step_per_second": m.kernel_rate, "kernel_over_numpy": m.ratio,
+            "fiendish_mean_time_to_solve": t_fiendish, "fiendish_times": solve_times, "easy_solved": solved,
+            "same_work": m.same_work}
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .._console import int_option
-
-    parser.add_argument("--attempts", type=int_option(1, 100_000), default=200,
-                        help="attempts on the easy puzzle (default 200)")
-    parser.add_argument("--numpy-runs", type=int_option(1, 10_000), default=20,
-                        help="runs of each implementation (default 20)")
-    parser.add_argument("--puzzles", type=int_option(1, 200), default=50,
-                        help="fiendish puzzles to solve (default 50)")
-
-
-def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
-    bench_reseda(attempts=args.attempts, puzzles=args.puzzles, numpy_runs=args.numpy_runs, out=out)
-    return 0
-
-
-register_benchmark(
-    "reseda", help="RESEDA: kernel / numpy in steps/s (side by side); time per attempt and fiendish time to "
-    "solve (absolute, next to the paper's)", add_arguments=_add_arguments, run=_run, solver="reseda",
+register_kernel_benchmark(
+    "reseda", bench_reseda, solver="reseda",
+    help="RESEDA: kernel / numpy in steps/s (side by side); time per attempt and fiendish time to solve (absolute, "
+    "next to the paper's)",
+    flags=(Flag("--attempts", "attempts", "attempts on the easy puzzle", 1, 100_000),
+           Flag("--numpy-runs", "numpy_runs", "runs of each implementation per pass", 1, 10_000),
+           Flag("--passes", "passes", "interleaved passes of the kernel / numpy comparison, the best counts", 1, 100),
+           Flag("--puzzles", "puzzles", "fiendish puzzles to solve", 1, 200)),
     description="Time RESEDA with its default parameters. Measured side by side: steps per second of the numba "
     "kernel and of a straightforward numpy implementation of the same step, on reseda_fig3_1_easy with the same "
-    "seeds, alternating run by run; printed as the ratio kernel / numpy. Absolute, for this machine: the mean "
-    "time per attempt on reseda_fig3_1_easy and the mean time to solve Kennett fiendish puzzles with the "
-    "paper's recommended strategy, each next to the paper's figure (other hardware, not a ratio).")
+    "seeds, in interleaved passes of which the best counts; printed as the ratio kernel / numpy. Absolute, for "
+    "this machine: the mean time per attempt on reseda_fig3_1_easy and the mean time to solve Kennett fiendish "
+    "puzzles with the paper's recommended strategy, each next to the paper's figure (other hardware, not a "
+    "ratio).")
