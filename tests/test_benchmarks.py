@@ -521,8 +521,8 @@ def test_bench_ac3_tabu_catches_a_reference_that_does_not_make_the_kernels_draws
     from sudoku_lab.benchmarks import ac3_tabu
 
     class OtherDraws(ac3_tabu.NumpyTabu):
-        def __init__(self, puzzle, seed=0):
-            super().__init__(puzzle, seed=seed + 1)
+        def __init__(self, puzzle, seed=0, **kw):
+            super().__init__(puzzle, seed=seed + 1, **kw)
 
     monkeypatch.setattr(ac3_tabu, "NumpyTabu", OtherDraws)
     lines = []
