@@ -382,8 +382,14 @@ def _members(hint):
 
 
 def _is_array_like(hint) -> bool:
-    """Whether ``hint`` is or includes numpy.typing.ArrayLike (a union of numbers, str, bytes and two protocols)."""
-    return any(getattr(m, "__name__", "") == "_SupportsArray" for m in _members(hint))
+    """Whether ``hint`` is or includes numpy.typing.ArrayLike.
+
+    Before numpy 2.5 it is a union of numbers, str, bytes and two protocols, whose members a union with it
+    takes in; from 2.5 on, a ``type`` alias (``typing.TypeAliasType``) that stays one member.
+    """
+    import numpy.typing as npt
+
+    return any(m is npt.ArrayLike or getattr(m, "__name__", "") == "_SupportsArray" for m in _members(hint))
 
 
 def _split_array_like(hint) -> tuple[list, bool]:
@@ -392,7 +398,8 @@ def _split_array_like(hint) -> tuple[list, bool]:
 
     array_like = set(typing.get_args(npt.ArrayLike))
     members = _members(hint)
-    return [m for m in members if m not in array_like and m is not type(None)], type(None) in members
+    others = [m for m in members if m is not npt.ArrayLike and m not in array_like and m is not type(None)]
+    return others, type(None) in members
 
 
 def _is_array_like_value(value) -> bool:

@@ -150,14 +150,12 @@ def _puzzle():
     return library.puzzle("reseda_fig3_1_easy")
 
 
-def _array_like_args() -> set:
+def _is_array_like(hint) -> bool:
+    """numpy.typing.ArrayLike in ``hint``: a union whose members a union with it takes in (numpy < 2.5), or a
+    ``type`` alias that stays one member (numpy >= 2.5)."""
     import numpy.typing as npt
 
-    return set(typing.get_args(npt.ArrayLike))
-
-
-def _is_array_like(hint) -> bool:
-    return any(getattr(m, "__name__", "") == "_SupportsArray" for m in _alternatives(hint))
+    return any(m is npt.ArrayLike or getattr(m, "__name__", "") == "_SupportsArray" for m in _alternatives(hint))
 
 
 def _alternatives(hint) -> list:
@@ -496,3 +494,19 @@ def test_a_checked_function_keeps_its_signature_and_docstring():
     assert str(inspect.signature(Solver.step)) == "(self, n: 'int' = 1) -> 'int'"
     assert Solver.step.__doc__.startswith("Advance up to ``n`` iterations")
     assert Solver.step.__name__ == "step" and Solver.step.__qualname__ == "Solver.step"
+
+
+def test_array_like_as_a_type_alias_is_checked(monkeypatch):
+    """numpy 2.5 (Python >= 3.12) made numpy.typing.ArrayLike a ``type`` alias, which no union flattens:
+    the checker knew only the old union and every function taking ArrayLike failed at its first call."""
+    import numpy.typing as npt
+    from typing_extensions import TypeAliasType  # pytest-qt, a test extra, requires it
+
+    from sudoku_lab import _checks
+
+    alias = TypeAliasType("ArrayLike", npt.ArrayLike)
+    monkeypatch.setattr(npt, "ArrayLike", alias)
+    for hint in (alias, alias | None, int | alias):
+        accepts = _checks._predicate(hint)
+        assert accepts([1, 2]) and accepts(np.zeros(3)) and not accepts(object()), hint
+    assert _checks._predicate(alias | None)(None) and not _checks._predicate(alias)(None)
