@@ -88,7 +88,7 @@ def test_solve_reads_stdin_and_every_format(cli):
 
 def test_solve_with_reseda_prints_progress_and_result(cli):
     out = cli("solve", "--algo", "reseda", "--alpha", "0.7", "--restart", "partial", "--zones", "diagonal",
-               "--seed", "1", "reseda_fig4_1_hard", "--format", "line")
+              "--seed", "1", "reseda_fig4_1_hard", "--format", "line")
     assert out.returncode == 0, out.stderr
     assert out.stdout == "".join(map(str, library.puzzle("reseda_fig4_1_hard").solution)) + "\n"  # nothing else
     assert out.stderr.splitlines()[-1].startswith("# reseda_fig4_1_hard: reseda seed 1: solved after")
@@ -411,7 +411,7 @@ def test_the_readme_example_of_a_reseda_run_is_what_the_command_prints(repo_root
 def test_grades_writes_every_output_and_compares(tmp_path, cli):
     first = tmp_path / "a.png"
     out = cli("grades", "--runs", "3", "--restart", "none", "--quiet", "--latex", "--out", str(first),
-               "--compare", "paper", "reseda_fig4_1_hard")
+              "--compare", "paper", "reseda_fig4_1_hard")
     assert out.returncode == 0, out.stderr
     assert "agreement with paper: " in out.stdout
     for suffix in (".png", ".grades.csv", ".grades.json", ".tex"):
@@ -420,11 +420,11 @@ def test_grades_writes_every_output_and_compares(tmp_path, cli):
     assert first.with_suffix(".tex").read_text().startswith(r"\begin{table}[h]")
     second = tmp_path / "b.svg"
     out = cli("grades", "--runs", "3", "--restart", "none", "--quiet", "--out", str(second), "--compare",
-               str(first.with_suffix(".grades.json")), "reseda_fig4_1_hard")
+              str(first.with_suffix(".grades.json")), "reseda_fig4_1_hard")
     assert out.returncode == 0, out.stderr
     assert f"agreement with {first.with_suffix('.grades.json')}: 100.0 % of cells" in out.stdout  # same seeds
     wrong = cli("grades", "--runs", "3", "--quiet", "--out", str(tmp_path / "c.pdf"), "--compare",
-                 str(first.with_suffix(".grades.json")), "reseda_fig3_1_easy")
+                str(first.with_suffix(".grades.json")), "reseda_fig3_1_easy")
     assert wrong.returncode == 2 and "its grades are of another puzzle (reseda_fig4_1_hard" in wrong.stderr
 
 

@@ -93,6 +93,7 @@ def toy_descent(monkeypatch, own_reproductions):
     benchmarks._REGISTRY.unregister("toy-descent")
     for name in [n for n in sys.modules if n == "toy_descent" or n.startswith("toy_descent.")]:
         del sys.modules[name]
+    assert "toy-descent" not in registry() and "toy-descent" not in benchmarks.benchmarks()
 
 
 def test_colliding_parameter_names_are_checked_per_solver(toy_descent, cli):
