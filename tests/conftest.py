@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
+import signal
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 # Qt must never need a display in tests (CI has none); set before anything imports Qt. The offscreen
 # platform's screens are a 1920x1080 desktop (the primary one) and a 1366x768 laptop beside it
@@ -144,3 +147,119 @@ def _refuse_qt_applications() -> None:
                                           "@pytest.mark.gui (tests/gui is marked as a whole)")
 
         setattr(module, name, type(name, (real,), {"__init__": refuse, "__module__": __name__}))
+
+
+# ------------------------------------------------------------------ the command, in this process
+class CliRun(NamedTuple):
+    """What ``sudoku-lab ARGS`` did: its exit status and everything it wrote.
+
+    The field names are :class:`subprocess.CompletedProcess`'s, so a check reads the same whether the command
+    ran here (the ``cli`` fixture) or in a real process.
+    """
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _exit_status(code) -> tuple[int, str]:
+    """The status (and the text on stderr) of a process ending with ``SystemExit(code)``, as CPython gives them."""
+    if code is None:
+        return 0, ""
+    if isinstance(code, int):
+        return code, ""
+    return 1, f"{code}\n"
+
+
+#: Signals the commands turn into a stop request (``_console.interruptible``), whose handlers must come back.
+_STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
+
+
+def _process_state() -> dict:
+    """What one command could leave changed in the process that ran it, for the ``cli`` fixture to compare."""
+    import logging
+
+    import numpy as np
+
+    from sudoku_lab import warmup
+
+    loggers = {"": logging.getLogger(), **{name: lg for name, lg in logging.Logger.manager.loggerDict.items()
+                                           if isinstance(lg, logging.Logger)}}
+    return {
+        "signal handlers": {sig: signal.getsignal(sig) for sig in _STOP_SIGNALS},
+        "quiet compiling": warmup._SILENT,
+        "environment": dict(os.environ),
+        "numpy print options": np.get_printoptions(),
+        "logging": {"disable": logging.root.manager.disable, **{
+            name: (lg.level, tuple(lg.handlers), lg.propagate, lg.disabled) for name, lg in loggers.items()}},
+        "working directory": os.getcwd(),
+    }
+
+
+def _restore(state: dict) -> None:
+    import logging
+
+    import numpy as np
+
+    from sudoku_lab import warmup
+
+    for sig, handler in state["signal handlers"].items():
+        signal.signal(sig, handler)
+    warmup._SILENT = state["quiet compiling"]
+    for name in set(os.environ) - set(state["environment"]):
+        del os.environ[name]
+    for name, value in state["environment"].items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
+    np.set_printoptions(**state["numpy print options"])
+    logs = dict(state["logging"])
+    logging.disable(logs.pop("disable"))
+    for name, (level, handlers, propagate, disabled) in logs.items():
+        lg = logging.getLogger(name or None)
+        lg.setLevel(level)
+        lg.handlers[:] = handlers
+        lg.propagate, lg.disabled = propagate, disabled
+    os.chdir(state["working directory"])
+
+
+#: What a command must put back itself (a caller in the same process, the lab window or a notebook, relies on
+#: it): anything else it changes is put back by the fixture without a word (matplotlib's MPLCONFIGDIR, ...).
+CLI_MUST_RESTORE = ("signal handlers", "quiet compiling")
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """Run ``sudoku-lab ARGS`` in this process: ``cli("check", "1234", stdin=None) -> CliRun``.
+
+    Through :func:`sudoku_lab.cli.main` with ``capsys``: arguments are made text (paths may be given), ``stdin``
+    (text or bytes) is what standard input reads, and a ``SystemExit`` (argparse's usage errors and ``--help``)
+    becomes the status a process would exit with. What a command changes in the process is put back afterwards,
+    so tests stay independent; a command that leaves its signal handlers or ``--quiet`` behind fails the test,
+    as that is a bug for any caller in the same process. The exit status a real process gives, signals, file
+    descriptors and start-up are the business of the few tests that still start one.
+    """
+    from sudoku_lab import cli as cli_module
+
+    def run(*args, stdin: str | bytes | None = None) -> CliRun:
+        argv = [str(a) for a in args]
+        before = _process_state()
+        capsys.readouterr()  # what the test printed before is not the command's output
+        with monkeypatch.context() as m:
+            if stdin is not None:
+                data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+                m.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+            exit_text = ""
+            try:
+                status = cli_module.main(argv)
+            except SystemExit as e:
+                status, exit_text = _exit_status(e.code)
+        out, err = capsys.readouterr()
+        after = _process_state()
+        _restore(before)
+        leaked = [what for what in CLI_MUST_RESTORE if after[what] != before[what]]
+        if leaked:
+            pytest.fail(f"`sudoku-lab {' '.join(argv)}` left {' and '.join(leaked)} changed: "
+                        f"{[(before[w], after[w]) for w in leaked]}", pytrace=False)
+        return CliRun(status, out, err + exit_text)
+
+    return run

@@ -43,11 +43,6 @@ name = "hill_climb"
 """
 
 
-def _cli(*args, timeout=600, **kw):
-    return subprocess.run([sys.executable, "-m", "sudoku_lab", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, **kw)
-
-
 def _check_rows(rows, spec):
     """One row per task, with the task's seed and settings; every solved grid is the exact solver's solution."""
     tasks = {t.key: t for t in spec.tasks()}
@@ -78,9 +73,9 @@ def _budgets(until: str) -> dict:
             for c in (rule.conds if isinstance(rule, loop.AnyOf) else (rule,)) if c.reason != "solved"}
 
 
-def test_a_batch_writes_one_right_row_per_task(tmp_path):
+def test_a_batch_writes_one_right_row_per_task(tmp_path, cli):
     (tmp_path / "small.toml").write_text(SMALL)
-    res = _cli("batch", tmp_path / "small.toml", "--jobs", "1", "--out", tmp_path / "out", "--quiet")
+    res = cli("batch", tmp_path / "small.toml", "--jobs", "1", "--out", tmp_path / "out", "--quiet")
     assert res.returncode == 0, res.stderr
     spec = parse_spec(SMALL)
     rows = load_results(tmp_path / "out").rows()
@@ -90,7 +85,7 @@ def test_a_batch_writes_one_right_row_per_task(tmp_path):
     assert f"small: 12 of 12 runs done, {solved} solved (12 this time); results in {tmp_path / 'out'}" in res.stdout
     prov = json.loads((tmp_path / "out" / PROVENANCE).read_text())
     assert prov["spec"]["configs"][0]["params"]["alpha"] == 0.7 and prov["sessions"][0]["spec_text"] == SMALL
-    again = _cli("batch", tmp_path / "small.toml", "--out", tmp_path / "out", "--quiet")
+    again = cli("batch", tmp_path / "small.toml", "--out", tmp_path / "out", "--quiet")
     assert again.returncode == 0 and "12 of 12 runs done" in again.stdout and "(0 this time)" in again.stdout
 
 
@@ -119,7 +114,7 @@ def _rows_of(outcome, path):
 
 
 @pytest.mark.slow
-def test_a_batch_killed_with_sigkill_halfway_resumes_to_exactly_one_row_per_task(tmp_path):
+def test_a_batch_killed_with_sigkill_halfway_resumes_to_exactly_one_row_per_task(tmp_path, cli):
     spec_text = SMALL.replace("runs = 2", "runs = 12").replace('until = "solved,300it"', 'until = "solved,3000it"')
     (tmp_path / "s.toml").write_text(spec_text)
     spec = parse_spec(spec_text)
@@ -137,7 +132,7 @@ def test_a_batch_killed_with_sigkill_halfway_resumes_to_exactly_one_row_per_task
     before = {json.loads(line)["task"]: json.loads(line) for line in journal.read_text().splitlines()
               if line.endswith("}")}
     assert spec.total // 3 <= len(before) < spec.total, "killed too late to test anything"
-    res = _cli("batch", tmp_path / "s.toml", "--jobs", "2", "--out", out, "--quiet")
+    res = cli("batch", tmp_path / "s.toml", "--jobs", "2", "--out", out, "--quiet")
     assert res.returncode == 0, res.stderr
     rows = load_results(out).rows()
     _check_rows(rows, spec)  # exactly one row per task
@@ -149,30 +144,30 @@ def test_a_batch_killed_with_sigkill_halfway_resumes_to_exactly_one_row_per_task
     assert sessions[1]["rows_added"] == spec.total - len(before)
 
 
-def test_mistakes_are_one_line_before_anything_runs(tmp_path):
+def test_mistakes_are_one_line_before_anything_runs(tmp_path, cli):
     (tmp_path / "bad.toml").write_text(SMALL.replace("runs = 2", "runs = two"))
-    res = _cli("batch", tmp_path / "bad.toml", "--out", tmp_path / "o")
+    res = cli("batch", tmp_path / "bad.toml", "--out", tmp_path / "o")
     assert res.returncode == 2 and res.stderr.count("\n") == 1
     assert "bad.toml line 2, column 8: not valid TOML" in res.stderr and not (tmp_path / "o").exists()
-    res = _cli("batch", tmp_path / "bad.toml", "--runs", "3")
+    res = cli("batch", tmp_path / "bad.toml", "--runs", "3")
     assert res.returncode == 2 and "--runs: give these in the specification" in res.stderr
-    res = _cli("batch", "--algo", "reseda", "--puzzles", "ai_escargot", "--jobs", "2", "--scheduler", "local:2")
+    res = cli("batch", "--algo", "reseda", "--puzzles", "ai_escargot", "--jobs", "2", "--scheduler", "local:2")
     assert res.returncode == 2 and "--jobs and --scheduler" in res.stderr
-    res = _cli("batch", "--algo", "reseda", "--puzzles", "ai_escargot", "--scheduler", "local:two")
+    res = cli("batch", "--algo", "reseda", "--puzzles", "ai_escargot", "--scheduler", "local:two")
     assert res.returncode == 2 and "local:N needs a number of workers" in res.stderr
-    res = _cli("batch", "--algo", "reseda")
+    res = cli("batch", "--algo", "reseda")
     assert res.returncode == 2 and "at least one --algo and one --puzzles" in res.stderr
     (tmp_path / "o").mkdir()
     (tmp_path / "small.toml").write_text(SMALL)
-    assert _cli("batch", tmp_path / "small.toml", "--out", tmp_path / "o", "--jobs", "1", "--quiet").returncode == 0
+    assert cli("batch", tmp_path / "small.toml", "--out", tmp_path / "o", "--jobs", "1", "--quiet").returncode == 0
     (tmp_path / "other.toml").write_text(SMALL.replace("seed = 11", "seed = 12"))
-    res = _cli("batch", tmp_path / "other.toml", "--out", tmp_path / "o")
+    res = cli("batch", tmp_path / "other.toml", "--out", tmp_path / "o")
     assert res.returncode == 2 and "holds the results of a different experiment (differs in: seed)" in res.stderr
 
 
-def test_dry_run_says_what_would_run(tmp_path):
+def test_dry_run_says_what_would_run(tmp_path, cli):
     (tmp_path / "small.toml").write_text(SMALL)
-    res = _cli("batch", tmp_path / "small.toml", "--dry-run")
+    res = cli("batch", tmp_path / "small.toml", "--dry-run")
     assert res.returncode == 0
     assert res.stdout.splitlines()[0] == ("small: 2 configuration(s) x 3 puzzle(s) x 2 run(s) = 12 runs; seeds spawn "
                                           "from 11; budget solved,300it")

@@ -132,8 +132,8 @@ def test_a_plugin_cannot_take_a_built_in_name(tmp_path):
     assert "plugin-bench" in res.stdout  # the other plugin still loads
 
 
-def test_bench_help_lists_every_registered_benchmark():
-    res = _run("bench", "--help")
+def test_bench_help_lists_every_registered_benchmark(cli):
+    res = cli("bench", "--help")
     assert res.returncode == 0
     for name, bench in benchmarks().items():
         assert f"    {name} " in res.stdout or f"    {name}\n" in res.stdout  # a long name gets a line of its own
@@ -273,8 +273,8 @@ def test_bench_exact_command_one_block_per_set(tmp_path, capsys):
     assert "solve_many" not in out and "count_solutions" not in out
 
 
-def test_bench_exact_command_refuses_an_unknown_measure():
-    res = _run("bench", "exact", "--only", "solve,fast")
+def test_bench_exact_command_refuses_an_unknown_measure(cli):
+    res = cli("bench", "exact", "--only", "solve,fast")
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.strip().splitlines() == [
         "sudoku-lab bench exact: error: argument --only: must be a comma-separated list of solve, batch, count2, "

@@ -1,4 +1,9 @@
-"""The headless command: real processes, one-line errors with exit status 2, and the happy paths."""
+"""The headless command: one-line errors with exit status 2, and the happy paths.
+
+Messages and outputs are checked in this process (the ``cli`` fixture of tests/conftest.py); real processes
+(``_cli``) are kept where the process is the point: the exit status of each main kind of error, signals, the
+window's entry point without a display, and a file-size limit that only a process of its own can have.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ EASY = "..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.1
 
 
 def _cli(*args, stdin=None):
+    """``python -m sudoku_lab ARGS`` in a process of its own."""
     return subprocess.run([sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True, input=stdin,
                           timeout=600)
 
@@ -52,10 +58,10 @@ BAD = [
 
 
 
-def test_bad_file_contents_name_the_file_and_line(tmp_path):
+def test_bad_file_contents_name_the_file_and_line(tmp_path, cli):
     f = tmp_path / "set.txt"
     f.write_text(EASY + "\n" + EASY.replace(".", "x", 1) + "\n")
-    out = _cli("check", str(f))
+    out = cli("check", str(f))
     assert out.returncode == 2
     assert out.stderr.strip() == (f"sudoku-lab: error: {f}: line 2, column 1: 'x' is not a digit of a 9x9 puzzle "
                                   "(digits 1-9, '.' or '0' for a blank)")
@@ -73,16 +79,16 @@ def test_solve_exact_prints_the_solution(capsys):
     assert capsys.readouterr().out.strip() == "".join(map(str, library.puzzle("reseda_fig3_1_easy").solution))
 
 
-def test_solve_reads_stdin_and_every_format():
+def test_solve_reads_stdin_and_every_format(cli):
     p = library.puzzle("reseda_fig3_1_easy")
     for fmt in ("grid", "numbers", "kennett", "sdk", "line"):
-        out = _cli("solve", "-", "--format", "line", stdin=p.format(fmt))
+        out = cli("solve", "-", "--format", "line", stdin=p.format(fmt))
         assert out.returncode == 0 and out.stdout.strip() == "".join(map(str, p.solution)), out.stderr
 
 
-def test_solve_with_reseda_prints_progress_and_result():
-    out = _cli("solve", "--algo", "reseda", "--alpha", "0.7", "--restart", "partial", "--zones", "diagonal",
-               "--seed", "1", "reseda_fig4_1_hard", "--format", "line")
+def test_solve_with_reseda_prints_progress_and_result(cli):
+    out = cli("solve", "--algo", "reseda", "--alpha", "0.7", "--restart", "partial", "--zones", "diagonal",
+              "--seed", "1", "reseda_fig4_1_hard", "--format", "line")
     assert out.returncode == 0, out.stderr
     assert out.stdout == "".join(map(str, library.puzzle("reseda_fig4_1_hard").solution)) + "\n"  # nothing else
     assert out.stderr.splitlines()[-1].startswith("# reseda_fig4_1_hard: reseda seed 1: solved after")
@@ -90,6 +96,7 @@ def test_solve_with_reseda_prints_progress_and_result():
 
 
 def test_solve_unsolved_exits_1_with_best_grid():
+    """A real process: the status of a run that ends unsolved, as the caller of the command sees it."""
     out = _cli("solve", "--algo", "reseda", "--restart", "none", "--seed", "0", "--until", "3", "ai_escargot",
                "--quiet")
     assert out.returncode == 1
@@ -185,9 +192,9 @@ def test_the_library_tables_line_up_and_name_where_a_rating_comes_from(capsys):
     assert first[header.index("level"):].split()[:2] == ["hard", "easy"] and "qqwing rating" in header
 
 
-def test_help_everywhere():
+def test_help_everywhere(cli):
     for cmd in ("check", "solve", "library", "generate", "bench", "grades", "reproduce", "algorithms"):
-        out = _cli(cmd, "--help")
+        out = cli(cmd, "--help")
         assert out.returncode == 0 and "usage: sudoku-lab " + cmd in out.stdout
 
 
@@ -237,8 +244,8 @@ BAD_7 = [
 
 
 @pytest.mark.parametrize("args,fragment", BAD + BAD_7, ids=[" ".join(a)[:50] for a, _ in BAD + BAD_7])
-def test_bad_input_is_one_line_and_status_2_before_any_work(args, fragment):
-    out = _cli(*args)
+def test_bad_input_is_one_line_and_status_2_before_any_work(args, fragment, cli):
+    out = cli(*args)
     assert out.returncode == 2, out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1, out.stderr
@@ -246,7 +253,17 @@ def test_bad_input_is_one_line_and_status_2_before_any_work(args, fragment):
     assert out.stdout == ""  # nothing ran: every option is checked before the first run
 
 
-def test_unreadable_and_binary_files_are_one_line(tmp_path):
+@pytest.mark.parametrize("args", [["solve", "--bogus", "x"], ["check", "reseda_fig4_1_hardd"]],
+                         ids=["usage-error", "input-error"])
+def test_a_real_process_exits_2_on_bad_input_with_what_the_in_process_command_says(args, cli):
+    """The exit status is the process's: argparse's usage error (a SystemExit) and an error main() turns into a
+    status both reach `python -m sudoku_lab`'s caller as 2, with the lines the in-process checks above read."""
+    real = _cli(*args)
+    assert real.returncode == 2 and len(real.stderr.splitlines()) == 1, real.stderr
+    assert (real.returncode, real.stdout, real.stderr) == tuple(cli(*args))
+
+
+def test_unreadable_and_binary_files_are_one_line(tmp_path, cli):
     sup = tmp_path / "numbers.txt"
     sup.write_text(" ".join(EASY.replace(".", "0")[:10]) + " ² " + " ".join(EASY.replace(".", "0")[11:]) + "\n",
                    encoding="utf-8")
@@ -261,12 +278,12 @@ def test_unreadable_and_binary_files_are_one_line(tmp_path):
          f"{binary.parent} holds runs but no provenance.json: it was not written by Sudoku Lab, or its sidecar was "
          "deleted; choose another output directory"),
     ]:
-        out = _cli(*args)
+        out = cli(*args)
         assert out.returncode == 2, out.stderr
         assert out.stderr.strip().splitlines() == [f"sudoku-lab: error: {fragment}"], out.stderr
 
 
-def test_help_documents_every_option_without_doubled_percent_signs():
+def test_help_documents_every_option_without_doubled_percent_signs(cli):
     from sudoku_lab.cli import build_parser
 
     parser = build_parser()
@@ -284,7 +301,7 @@ def test_help_documents_every_option_without_doubled_percent_signs():
                 assert action.help and action.help.strip(), f"`sudoku-lab {label}`: {what} has no help"
             text = p.format_help()
             assert "%%" not in text, f"`sudoku-lab {label} --help` shows '%%'"
-    grades_help = _cli("grades", "--help").stdout
+    grades_help = cli("grades", "--help").stdout
     assert "at least 90 %." in grades_help
 
 
@@ -320,7 +337,7 @@ sys.exit(cli.main(sys.argv[2:]))
 """
 
 
-def test_a_full_disk_keeps_the_finished_runs_and_resumes(tmp_path):
+def test_a_full_disk_keeps_the_finished_runs_and_resumes(tmp_path, cli):
     """Writes past RLIMIT_FSIZE fail (EFBIG) the way a full disk fails (ENOSPC): no traceback, nothing lost."""
     out = tmp_path / "g.pdf"
     runs = tmp_path / "g.runs" / "runs.jsonl"
@@ -334,7 +351,7 @@ def test_a_full_disk_keeps_the_finished_runs_and_resumes(tmp_path):
     assert line == (f"sudoku-lab: error: cannot write {runs}: file too large; the {kept} runs before are kept "
                     "there: run the same command again to resume")
     assert 0 < kept < 12 and not out.exists()
-    again = subprocess.run([sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True, timeout=600)
+    again = cli(*args)  # the limit was the other process's
     assert again.returncode == 0, again.stderr
     lines = runs.read_text().splitlines()
     assert len(lines) == 12 and sorted(json.loads(x)["task"] for x in lines) == sorted(map(str, range(12)))
@@ -366,15 +383,15 @@ def test_ctrl_c_stops_a_long_generation_cleanly():
     assert out == ""
 
 
-def test_a_file_with_an_absurd_line_is_one_line(tmp_path):
+def test_a_file_with_an_absurd_line_is_one_line(tmp_path, cli):
     f = tmp_path / "huge.txt"
     f.write_bytes(b"123456789" * 300_000)  # 2.7 MB without a line break
-    out = _cli("check", str(f))
+    out = cli("check", str(f))
     assert out.returncode == 2
     assert out.stderr.strip() == f"sudoku-lab: error: {f}: line 1 is longer than 1 MB: not a puzzle collection"
 
 
-def test_the_readme_example_of_a_reseda_run_is_what_the_command_prints(repo_root):
+def test_the_readme_example_of_a_reseda_run_is_what_the_command_prints(repo_root, cli):
     """The README promised "10 EDA steps" while the command printed 43: the example is now checked."""
     import re
     import shlex
@@ -382,7 +399,7 @@ def test_the_readme_example_of_a_reseda_run_is_what_the_command_prints(repo_root
     text = (repo_root / "README.md").read_text()
     m = re.search(r"^\$ sudoku-lab (solve --algo reseda [^\n]*)\n(# [^\n]*)\n([^\n]*)\n", text, re.M)
     assert m, "the README has no `sudoku-lab solve --algo reseda` example"
-    out = _cli(*shlex.split(m.group(1)))
+    out = cli(*shlex.split(m.group(1)))
     assert out.returncode == 0, out.stderr
     # The terminal shows the comment (standard error) above the grid (standard output).
     first, second = out.stderr.splitlines()[-1], out.stdout.splitlines()[0]
@@ -391,10 +408,10 @@ def test_the_readme_example_of_a_reseda_run_is_what_the_command_prints(repo_root
     assert second == m.group(3)
 
 
-def test_grades_writes_every_output_and_compares(tmp_path):
+def test_grades_writes_every_output_and_compares(tmp_path, cli):
     first = tmp_path / "a.png"
-    out = _cli("grades", "--runs", "3", "--restart", "none", "--quiet", "--latex", "--out", str(first),
-               "--compare", "paper", "reseda_fig4_1_hard")
+    out = cli("grades", "--runs", "3", "--restart", "none", "--quiet", "--latex", "--out", str(first),
+              "--compare", "paper", "reseda_fig4_1_hard")
     assert out.returncode == 0, out.stderr
     assert "agreement with paper: " in out.stdout
     for suffix in (".png", ".grades.csv", ".grades.json", ".tex"):
@@ -402,20 +419,20 @@ def test_grades_writes_every_output_and_compares(tmp_path):
     assert len(load_results(first.with_suffix(".runs"))) == 3
     assert first.with_suffix(".tex").read_text().startswith(r"\begin{table}[h]")
     second = tmp_path / "b.svg"
-    out = _cli("grades", "--runs", "3", "--restart", "none", "--quiet", "--out", str(second), "--compare",
-               str(first.with_suffix(".grades.json")), "reseda_fig4_1_hard")
+    out = cli("grades", "--runs", "3", "--restart", "none", "--quiet", "--out", str(second), "--compare",
+              str(first.with_suffix(".grades.json")), "reseda_fig4_1_hard")
     assert out.returncode == 0, out.stderr
     assert f"agreement with {first.with_suffix('.grades.json')}: 100.0 % of cells" in out.stdout  # same seeds
-    wrong = _cli("grades", "--runs", "3", "--quiet", "--out", str(tmp_path / "c.pdf"), "--compare",
-                 str(first.with_suffix(".grades.json")), "reseda_fig3_1_easy")
+    wrong = cli("grades", "--runs", "3", "--quiet", "--out", str(tmp_path / "c.pdf"), "--compare",
+                str(first.with_suffix(".grades.json")), "reseda_fig3_1_easy")
     assert wrong.returncode == 2 and "its grades are of another puzzle (reseda_fig4_1_hard" in wrong.stderr
 
 
-def test_a_16x16_or_25x25_puzzle_text_longer_than_a_file_name_is_read():
+def test_a_16x16_or_25x25_puzzle_text_longer_than_a_file_name_is_read(cli):
     """Texts over 255 characters made the file-existence check fail with 'file name too long'."""
     for name in ("benchmarks/lewis_16x16_40:1", "benchmarks/lewis_25x25_45:1"):
         p = library.puzzle(name)
-        out = _cli("check", "--no-unique", p.to_line())
+        out = cli("check", "--no-unique", p.to_line())
         assert out.returncode == 0, out.stderr
         assert out.stdout.startswith(f"puzzle: {p.N}x{p.N}, {p.n_givens} givens, solution exists")
 

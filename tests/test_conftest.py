@@ -7,6 +7,7 @@ never decides the outcome.
 
 from __future__ import annotations
 
+import os
 import stat
 import subprocess
 import sys
@@ -130,3 +131,70 @@ def test_every_test_in_tests_gui_carries_the_gui_mark(repo_root):
     res = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m",
                           "not gui", "tests/gui"], cwd=repo_root, capture_output=True, text=True, timeout=600)
     assert res.returncode == 5 and "no tests collected (" in res.stdout and " deselected)" in res.stdout, res.stdout
+
+
+# ------------------------------------------------------------------ the `cli` fixture: the command in this process
+def test_cli_gives_the_status_and_output_a_process_would(cli):
+    """argparse ends with SystemExit: its usage error is status 2 and one line, --help is status 0."""
+    bad = cli("solve", "--bogus", "x")
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.splitlines() == ["sudoku-lab: error: unrecognized arguments: --bogus (see sudoku-lab --help)"]
+    helped = cli("check", "--help")
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: sudoku-lab check") and helped.stderr == ""
+    assert cli("solve", "nosuch_puzzle").returncode == 2  # an error main() itself turns into a status
+
+
+def test_cli_reads_standard_input_and_takes_paths(cli, tmp_path):
+    from sudoku_lab import library
+
+    p = library.puzzle("reseda_fig3_1_easy")
+    solution = "".join(map(str, p.solution))
+    assert cli("solve", "-", "--format", "line", stdin=p.format("grid")).stdout.strip() == solution
+    (tmp_path / "p.txt").write_text(p.to_line() + "\n")
+    assert cli("solve", tmp_path / "p.txt", "--format", "line").stdout.strip() == solution
+
+
+def test_cli_turns_other_exits_into_the_status_cpython_gives(cli, monkeypatch):
+    from sudoku_lab import cli as cli_module
+
+    for code, status, err in [(None, 0, ""), (3, 3, ""), ("stopped: no room", 1, "stopped: no room\n")]:
+        monkeypatch.setattr(cli_module, "main", lambda argv, code=code: sys.exit(code))
+        assert cli("library") == (status, "", err)
+
+
+def test_cli_puts_back_what_a_command_changes_in_the_process(cli, monkeypatch):
+    import numpy as np
+
+    from sudoku_lab import cli as cli_module
+
+    def untidy(argv):
+        os.environ["SUDOKU_LAB_TEST_LEFT_BEHIND"] = "1"
+        np.set_printoptions(precision=2)
+        print("ran", argv)
+        return 0
+
+    monkeypatch.setattr(cli_module, "main", untidy)
+    assert cli("library", 1) == (0, "ran ['library', '1']\n", "")
+    assert "SUDOKU_LAB_TEST_LEFT_BEHIND" not in os.environ and np.get_printoptions()["precision"] == 8
+
+
+@pytest.mark.parametrize("leak", ["signal handlers", "quiet compiling"])
+def test_cli_fails_a_command_that_leaves_its_signal_handlers_or_quiet_behind(cli, monkeypatch, leak):
+    """A caller in the same process (the lab window, a notebook) would inherit them: that is the command's bug."""
+    import signal
+
+    from sudoku_lab import cli as cli_module, warmup
+
+    before = signal.getsignal(signal.SIGTERM), warmup._SILENT
+
+    def leaky(argv):
+        if leak == "signal handlers":
+            signal.signal(signal.SIGTERM, lambda *a: None)
+        else:
+            warmup.quiet_compiling(not warmup._SILENT)
+        return 0
+
+    monkeypatch.setattr(cli_module, "main", leaky)
+    with pytest.raises(pytest.fail.Exception, match=f"`sudoku-lab solve x` left {leak} changed"):
+        cli("solve", "x")
+    assert (signal.getsignal(signal.SIGTERM), warmup._SILENT) == before  # put back all the same

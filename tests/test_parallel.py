@@ -241,16 +241,14 @@ def test_jobs_are_validated_and_capped():
 @pytest.mark.parametrize("value,fragment", [("0", "argument --jobs: must be an integer >= 1, got 0"),
                                             ("-3", "argument --jobs: must be an integer >= 1, got -3"),
                                             ("many", "argument --jobs: must be an integer >= 1, got 'many'")])
-def test_bad_jobs_on_the_command_line(value, fragment):
-    out = subprocess.run([sys.executable, "-m", "sudoku_lab", "grades", "--jobs", value, "reseda_fig3_1_easy"],
-                         capture_output=True, text=True, timeout=300)
+def test_bad_jobs_on_the_command_line(value, fragment, cli):
+    out = cli("grades", "--jobs", value, "reseda_fig3_1_easy")
     assert out.returncode == 2 and fragment in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
-def test_too_many_jobs_are_capped_with_a_note(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "sudoku_lab", "grades", "--jobs", "1000", "--runs", "4",
-                          "--restart", "none", "--quiet", "--out", str(tmp_path / "g.pdf"), "reseda_fig3_1_easy"],
-                         capture_output=True, text=True, timeout=600)
+def test_too_many_jobs_are_capped_with_a_note(tmp_path, cli):
+    out = cli("grades", "--jobs", "1000", "--runs", "4", "--restart", "none", "--quiet", "--out", tmp_path / "g.pdf",
+              "reseda_fig3_1_easy")
     assert out.returncode == 0, out.stderr
     cpus = default_jobs()
     assert out.stderr.splitlines()[0] == (f"sudoku-lab: note: using {cpus} worker process{'es' if cpus > 1 else ''}:"

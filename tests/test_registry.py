@@ -74,15 +74,31 @@ def test_a_broken_plugin_is_reported_in_one_line_and_the_built_ins_still_load(tm
         "RuntimeError: boom"]
 
 
-def test_colliding_parameter_names_are_checked_per_solver(tmp_path):
+@pytest.fixture
+def toy_descent(monkeypatch, own_reproductions):
+    """The plugin example imported into this process, as ``SUDOKU_LAB_PLUGINS=toy_descent`` would; all gone after.
+
+    Its reproduction and paper go to the test's own registries (``own_reproductions``); its solver and benchmark
+    are unregistered and its modules forgotten, so no later test sees it. Loading plugins in a fresh interpreter
+    is tests/test_plugin_solver.py's subject (and the broken plugin's test above).
+    """
+    from sudoku_lab import benchmarks
+
+    registry(), benchmarks.benchmarks()  # complete first: built-ins must not load while the plugin is there
+    monkeypatch.syspath_prepend(str(PLUGIN_DIR))
+    import toy_descent as module
+
+    yield module
+    unregister("toy-descent")
+    benchmarks._REGISTRY.unregister("toy-descent")
+    for name in [n for n in sys.modules if n == "toy_descent" or n.startswith("toy_descent.")]:
+        del sys.modules[name]
+    assert "toy-descent" not in registry() and "toy-descent" not in benchmarks.benchmarks()
+
+
+def test_colliding_parameter_names_are_checked_per_solver(toy_descent, cli):
     """toy-descent's alpha is an integer in [0, 8], RESEDA's a float in [0, 1]: each solver checks its own,
     and each solver's --help shows its own text."""
-    env = {**_env(), "PYTHONPATH": str(PLUGIN_DIR), _registry.PLUGIN_ENV: "toy_descent"}
-
-    def cli(*args):
-        return subprocess.run([sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True,
-                              timeout=600, env=env)
-
     ok = cli("solve", "reseda_fig3_1_easy", "--algo", "toy-descent", "--alpha", "3", "--seed", "2",
              "--until", "solved,200000it", "--quiet")
     assert ok.returncode == 0, ok.stderr
