@@ -387,9 +387,10 @@ def _is_array_like(hint) -> bool:
     Before numpy 2.5 it is a union of numbers, str, bytes and two protocols, whose members a union with it
     takes in; from 2.5 on, a ``type`` alias (``typing.TypeAliasType``) that stays one member.
     """
-    import numpy.typing as npt
-
-    return any(m is npt.ArrayLike or getattr(m, "__name__", "") == "_SupportsArray" for m in _members(hint))
+    npt = sys.modules.get("numpy.typing")  # a hint from numpy.typing means it is imported: never import it here
+    alias = getattr(npt, "ArrayLike", None)
+    return any((alias is not None and m is alias) or getattr(m, "__name__", "") == "_SupportsArray"
+               for m in _members(hint))
 
 
 def _split_array_like(hint) -> tuple[list, bool]:
