@@ -8,6 +8,8 @@ in flight, and re-running the same command resumes where it stopped. The same
 specification with more runs, a larger sample or another puzzle set runs only
 the new runs into the same directory (:func:`plan` says what a run would do).
 
+Examples
+--------
 >>> from sudoku_lab.batch import run_spec
 >>> from sudoku_lab.spec import spec_from_options
 >>> spec = spec_from_options(["reseda"], ["reseda_fig3_1_easy"], runs=2, until="solved,1000it")

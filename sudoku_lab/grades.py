@@ -5,6 +5,8 @@ share of runs whose final grid (``Snapshot.grid``) holds the solution's digit
 there. Grade ``A``: right in at least ``a`` of the runs (default all), ``B``:
 at least ``b`` (default 90 %), blank otherwise; givens are ``A``.
 
+Examples
+--------
 >>> from sudoku_lab import library
 >>> from sudoku_lab.grades import correctness_grades
 >>> g = correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {"restart": "none"}, runs=5)

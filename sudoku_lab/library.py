@@ -4,6 +4,8 @@ Collections are named after their file under ``resources/puzzles`` without the
 ``.csv``: ``papers``, ``mantere_koljonen``, ``kennett/fiendish``,
 ``benchmarks/top1465``, ``benchmarks/lewis_16x16_40`` and so on.
 
+Examples
+--------
 >>> from sudoku_lab import library
 >>> [c.name for c in library.collections()][:3]
 ['papers', 'mantere_koljonen', 'kennett/very_easy']

@@ -3,6 +3,8 @@
 The CLI, the experiment runner and the GUI worker all drive solvers through
 :func:`iterate`, so a run behaves the same wherever it is watched from.
 
+Examples
+--------
 >>> from sudoku_lab import library, loop
 >>> from sudoku_lab.solvers import create
 >>> s = create("reseda", restart="none")

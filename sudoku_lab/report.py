@@ -51,6 +51,8 @@ value (the mean time of a configuration that never solved), ``inf`` for an
 infinite ETS. The figures are drawn by :mod:`sudoku_lab.figures` from these
 data structures (:func:`figure`).
 
+Examples
+--------
 >>> import pyarrow as pa
 >>> from sudoku_lab.results import SCHEMA
 >>> rows = [dict.fromkeys(SCHEMA.names) | {"config": c, "solver": c, "puzzle_set": "easy", "solved": s,

@@ -8,6 +8,8 @@ batch runner before timing runs (in each worker process), the benchmarks
 before timing, the test session before tests that time or parallelise, the
 lab's worker thread while the window shows a "compiling kernels" state.
 
+Examples
+--------
 >>> from sudoku_lab.warmup import warm_up
 >>> report = warm_up(["reseda"])                        # doctest: +SKIP
 >>> report.compiled, report.loaded                      # doctest: +SKIP

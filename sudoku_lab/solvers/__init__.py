@@ -4,6 +4,8 @@ Every public module of this package is a built-in solver module, imported the
 first time the registry is read; solvers outside the package register with the
 same :func:`register` (see :mod:`sudoku_lab._registry` for plugins).
 
+Examples
+--------
 >>> from sudoku_lab.solvers import registry, create
 >>> list(registry())[:2]
 ['reseda', 'hill_climb']
