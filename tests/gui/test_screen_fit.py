@@ -135,3 +135,24 @@ def test_the_window_fits_the_screen_for_every_solver(qtbot, screen_name):
     win.close()
     assert not problems, "\n".join(problems)
 
+
+
+def test_a_new_axis_title_is_centred_on_an_axis_that_keeps_its_size(qtbot):
+    """pyqtgraph places an axis title only when the axis is resized: after a shorter title, a longer one on
+    an axis of the same size kept the shorter one's left edge and ran off the view (the GA's population
+    title after NB-COIN's, at 1366x768)."""
+    from sudoku_lab_ui.widgets.axis_titles import AxisTitles
+
+    view = pg.PlotWidget()
+    qtbot.addWidget(view)
+    view.resize(600, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    titles = AxisTitles(view.getPlotItem())
+    axis = view.getPlotItem().getAxis("bottom")
+    for title in ("short", "a much longer title than the first, still short enough for the axis"):
+        titles.set("bottom", title)
+        qtbot.wait(20)
+        assert titles.shown("bottom") == title
+        centre = axis.label.mapRectToItem(axis, axis.label.boundingRect()).center().x()
+        assert abs(centre - axis.size().width() / 2) <= 1, (title, centre, axis.size().width())

@@ -86,3 +86,6 @@ class AxisTitles:
             if self._shown.get(side) != (text, size):
                 self._shown[side] = (text, size)
                 self.plot.setLabel(side, text, **{**self.style, "font-size": f"{size}pt"})
+                # pyqtgraph centres a title only when its axis is resized: a new title on an axis of the same
+                # size kept the old one's position, so a longer one ran off the view (GA after NB-COIN)
+                self.plot.getAxis(side).resizeEvent()
