@@ -370,7 +370,7 @@ def _resolve_strings(hint, names):
     if new == args:
         return hint
     if origin in (typing.Union, types.UnionType):
-        return typing.Union[new]
+        return typing.Union[new]  # noqa: UP007 - builds a union from a tuple at run time
     return hint.copy_with(new) if hasattr(hint, "copy_with") else origin[new]
 
 

@@ -38,8 +38,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
-from .errors import DataFileError
 from ._checks import checked
+from .errors import DataFileError
 
 __all__ = ["os_reason", "read_text", "open_binary", "read_lines", "check_regular", "check_writable", "write_file",
            "write_text", "check_figure_path", "figure_format", "standard_fd", "output_kind", "DPI_RANGE", "MAX_TEXT_BYTES"]

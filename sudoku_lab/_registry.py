@@ -151,7 +151,7 @@ class Registry(Generic[T]):
         self._items.pop(name, None)
 
     @contextlib.contextmanager
-    def isolated(self) -> Iterator["Registry[T]"]:
+    def isolated(self) -> Iterator[Registry[T]]:
         """Within the block, registrations and removals are kept; afterwards the registry is as before.
 
         The registry is completed first (built-ins and plugins), so they stay visible inside and are not

@@ -13,13 +13,14 @@ Domains are ``uint32`` bitmasks, one per cell, digit ``d`` as bit ``d - 1``
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
+from ._checks import checked
 from ._kernels import ac3 as _k
 from .errors import ParameterError
 from .geometry import BOX_SIZES, MASK_DTYPE, PuzzleLike, as_grid, box_size_for_cells, cell_name, geometry, symbol
-from ._checks import checked
 
 __all__ = [
     "AC3Result",

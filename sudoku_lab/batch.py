@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ._checks import checked
 from .errors import ParameterError
 from .experiments import BatchProgress, execute, where_text
-from .spec import ExperimentSpec
-from ._checks import checked
 from .solvers.base import DEFAULT_SEED
+from .spec import ExperimentSpec
 
 __all__ = ["run_spec", "plan", "BatchOutcome", "add_cli", "cmd_batch", "default_output"]
 

@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 
 from . import __version__
+from ._checks import checked
 from ._console import (
     ProgressBar,
     RunProgress,
@@ -26,7 +27,6 @@ from ._console import (
     solver_params,
 )
 from .errors import ParameterError, PuzzleError, SudokuLabError
-from ._checks import checked
 
 __all__ = ["main", "build_parser", "wants_gui", "gui_options", "resolve_puzzles", "resolve_puzzle"]
 
@@ -412,9 +412,8 @@ def _add_experiment_commands(sub, algo) -> None:
 
 
 def cmd_algorithms(args) -> int:
-    from .solvers import get_solver_class, registry
-
     from .citations import DOC, doc_file
+    from .solvers import get_solver_class, registry
 
     classes = [get_solver_class(args.algo)] if args.algo else list(registry().values())
     where = doc_file()

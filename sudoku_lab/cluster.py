@@ -45,9 +45,9 @@ import uuid
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
+from ._checks import checked
 from ._chunks import ChunkSizer, finished_runs, next_chunk, remaining
 from .errors import ParameterError, SudokuLabError
-from ._checks import checked
 
 if TYPE_CHECKING:
     import distributed

@@ -37,12 +37,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ._checks import checked, checked_puzzle_text
 from ._files import open_binary, os_reason
 from .errors import DataFileError, PuzzleError
-from .geometry import BOX_SIZES, geometry
 from .formats import MAX_PUZZLE_CHARS, SYMBOL_LUT, as_text, is_ascii_number
+from .geometry import BOX_SIZES, geometry
 from .puzzle import Puzzle
-from ._checks import checked, checked_puzzle_text
 
 __all__ = ["iter_collection", "iter_puzzles", "parse_collection", "load_puzzles", "load_puzzle", "format_collection",
            "MAX_LINE_BYTES"]

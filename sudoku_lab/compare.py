@@ -27,13 +27,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ._checks import checked
 from .errors import ParameterError, PuzzleError
 from .experiments import run_batch
 from .puzzle import Puzzle
-from .spec import Config, ExperimentSpec, _legacy_sample, check_seed, select
-from .spec import parse_config as parse_configs
-from ._checks import checked
 from .solvers.base import DEFAULT_SEED
+from .spec import Config, ExperimentSpec, _legacy_sample, check_seed, parse_config as parse_configs, select
 
 __all__ = ["Config", "parse_config", "compare", "add_cli", "cmd_compare"]
 

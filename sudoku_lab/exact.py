@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ._checks import checked
 from ._kernels import exact as _k
 from .errors import ParameterError, PuzzleError
 from .geometry import BOX_SIZES, PuzzleLike, as_grid, check_digits, geometry
-from ._checks import checked
 
 __all__ = [
     "as_grid",

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from .errors import ParameterError
+from ._checks import checked
 from ._chunks import ChunkSizer, finished_runs, next_chunk, prepend, remaining
+from .errors import ParameterError
 from .puzzle import Puzzle
 from .warmup import warm_once, warm_up
-from ._checks import checked
 
 if TYPE_CHECKING:
     from .results import ResultStore
@@ -129,7 +129,7 @@ class RunResult:
     finished: float = 0.0
 
     @classmethod
-    def from_row(cls, row: dict) -> "RunResult":
+    def from_row(cls, row: dict) -> RunResult:
         """The result a results row (:mod:`sudoku_lab.results`) records."""
         from datetime import datetime
 
@@ -337,7 +337,7 @@ class WorkerPool:
             if manager is not None:
                 manager.join(max(0.0, deadline - time.monotonic()))
 
-    def __enter__(self) -> "WorkerPool":
+    def __enter__(self) -> WorkerPool:
         return self
 
     def __exit__(self, kind, value, tb) -> None:
@@ -478,7 +478,7 @@ class Workers:
         if cm is not None:
             cm.__exit__(None, None, None)
 
-    def __enter__(self) -> "Workers":
+    def __enter__(self) -> Workers:
         return self
 
     def __exit__(self, kind, value, tb) -> None:

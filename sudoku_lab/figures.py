@@ -18,11 +18,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -35,9 +34,9 @@ from matplotlib.colors import Colormap  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
+from ._checks import checked  # noqa: E402
 from ._files import DPI_RANGE, check_figure_path, figure_format, write_file  # noqa: E402
 from .geometry import SYMBOLS  # noqa: E402
-from ._checks import checked
 
 if TYPE_CHECKING:  # names of annotations only: these modules import this one
     from .grades import GradeResult
@@ -398,7 +397,7 @@ def _series_legend(fig: Figure, configs, line: bool) -> None:
     from matplotlib.lines import Line2D
 
     handles = []
-    for i, label in enumerate(configs):
+    for i in range(len(configs)):
         colour, dash = _series_style(i)
         handles.append(Line2D([], [], color=colour, ls=dash if line else "none", lw=1.8 if line else 0,
                               marker=None if line else "o"))

@@ -39,9 +39,9 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from ._checks import checked, checked_puzzle_text
 from .errors import PuzzleError, PuzzleTypeError
 from .geometry import BOX_SIZES, SYMBOLS, box_size_for_cells, size_text
-from ._checks import checked, checked_puzzle_text
 
 __all__ = ["FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "Parsed", "read", "write", "write_line",
            "write_numbers", "write_grid", "write_kennett", "write_sdk", "as_text", "is_ascii_number",

@@ -29,10 +29,10 @@ from typing import Callable
 import numpy as np
 
 from . import exact
+from ._checks import checked
 from .errors import ParameterError
 from .geometry import BOX_SIZES
 from .warmup import warm_once
-from ._checks import checked
 
 __all__ = ["SYMMETRIES", "generate", "generate_grid", "random_grid", "GenerationStopped", "parse_time_limit"]
 

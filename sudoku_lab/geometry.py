@@ -9,7 +9,7 @@ puzzle model, the exact solver, AC3 and every metaheuristic.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -105,7 +105,7 @@ def box_size_for_cells(count: int) -> int | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def geometry(n: int) -> Geometry:
     """Return the (cached, read-only) index tables for box size ``n``."""
     if n not in BOX_SIZES:

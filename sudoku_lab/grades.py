@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from . import __version__
+from ._checks import checked
 from ._files import DPI_RANGE, check_writable, output_kind, read_text, write_text
 from .errors import DataFileError, ParameterError, PuzzleError
 from .experiments import Task, config_label
 from .geometry import cell_name
 from .puzzle import Puzzle
-from ._checks import checked
 from .solvers.base import DEFAULT_SEED
 
 if TYPE_CHECKING:
@@ -205,7 +205,7 @@ class GradeResult:
         return "\n".join(lines) + "\n"
 
     @classmethod
-    def load_json(cls, path: str | os.PathLike[str]) -> "GradeResult":
+    def load_json(cls, path: str | os.PathLike[str]) -> GradeResult:
         """Read a file written by :meth:`save_json`.
 
         The runs themselves are not stored there, so ``runs`` is empty; the

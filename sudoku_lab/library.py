@@ -19,16 +19,16 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from ._paths import resource_path
-from .errors import PuzzleError
-from .collection_io import iter_puzzles
-from .puzzle import Puzzle
 from ._checks import checked
+from ._paths import resource_path
+from .collection_io import iter_puzzles
+from .errors import PuzzleError
+from .puzzle import Puzzle
 
 __all__ = [
     "DEFAULT_PUZZLE",
@@ -150,7 +150,7 @@ def _info(name: str) -> CollectionInfo:
     raise PuzzleError(f"no bundled collection named {name!r}; the library has: {known}", kind="empty")
 
 
-@lru_cache(maxsize=None)
+@cache
 def collection(name: str) -> tuple[Puzzle, ...]:
     """All puzzles of a collection, with names, solutions (if known) and metadata columns."""
     info = _info(name)

@@ -24,9 +24,9 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from ._checks import checked
 from .errors import ParameterError
 from .solvers.base import Snapshot, Solver, Status
-from ._checks import checked
 
 __all__ = [
     "Termination",
@@ -71,10 +71,10 @@ class Termination:
         """Most iterations the next chunk may take, or None for no limit."""
         return None
 
-    def __or__(self, other: "Termination") -> "AnyOf":
+    def __or__(self, other: Termination) -> AnyOf:
         return AnyOf(self, other)
 
-    def __and__(self, other: "Termination") -> "AllOf":
+    def __and__(self, other: Termination) -> AllOf:
         return AllOf(self, other)
 
 
@@ -480,6 +480,6 @@ def run(solver: Solver, termination: Termination | str | None = None, **kw: Any)
         A stopping rule that cannot be read.
     """
     last = None
-    for last in iterate(solver, termination, min_interval=float("inf"), **kw):
+    for last in iterate(solver, termination, min_interval=float("inf"), **kw):  # noqa: B007 - keeps the last one
         pass
     return last

@@ -27,14 +27,15 @@ import numpy as np
 import numpy.typing as npt
 
 from . import formats
+from ._checks import checked, checked_puzzle_text
 from .errors import PuzzleError
 from .formats import FORMATS, MAX_CELLS, MAX_PUZZLE_CHARS
 from .geometry import SYMBOLS, Geometry, as_grid, cell_name, geometry, size_text
 
+# isort: split
 # Importable from this module before the parsers moved to sudoku_lab.formats; kept for callers.
-from .errors import PuzzleTypeError  # noqa: E402,F401
-from .geometry import BOX_SIZES, box_size_for_cells  # noqa: E402,F401
-from ._checks import checked, checked_puzzle_text
+from .errors import PuzzleTypeError  # noqa: F401
+from .geometry import BOX_SIZES, box_size_for_cells  # noqa: F401
 
 __all__ = ["Puzzle", "FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "is_valid_solution"]
 
@@ -153,7 +154,7 @@ class Puzzle:
                            None if self._solution is None else self._solution.tobytes()))
 
     def replace(self, *, name: str | None = None, metadata: Mapping[str, str] | None = None,
-                solution: npt.ArrayLike | None = None, grid: npt.ArrayLike | None = None) -> "Puzzle":
+                solution: npt.ArrayLike | None = None, grid: npt.ArrayLike | None = None) -> Puzzle:
         """A copy with some attributes replaced (``solution`` is dropped when the grid changes)."""
         new_grid = self._grid if grid is None else grid
         keep_solution = grid is None or np.array_equal(np.asarray(grid).reshape(-1), self._grid)
@@ -161,12 +162,12 @@ class Puzzle:
                       metadata=self._metadata if metadata is None else metadata,
                       solution=solution if solution is not None else (self._solution if keep_solution else None))
 
-    def renamed(self, name: str | None, **metadata: str) -> "Puzzle":
+    def renamed(self, name: str | None, **metadata: str) -> Puzzle:
         """A copy with another name and (optionally) extra metadata entries; cheap, for whole collections."""
         meta = {**self._metadata, **metadata} if metadata else self._metadata
         return Puzzle._trusted(self._grid, self._n, name, meta, self._solution)
 
-    def with_cell(self, cell: int, digit: int) -> "Puzzle":
+    def with_cell(self, cell: int, digit: int) -> Puzzle:
         """A copy with one cell set to ``digit`` (0 clears it); the editor's primitive."""
         g = self._grid.copy()
         g[cell] = digit
@@ -321,7 +322,7 @@ class Puzzle:
     @classmethod
     @checked_puzzle_text
     def parse(cls, text: str | bytes, *, n: int | None = None, name: str | None = None,
-              allow_clashes: bool = False, first_line: int = 1) -> "Puzzle":
+              allow_clashes: bool = False, first_line: int = 1) -> Puzzle:
         """Read one puzzle in any supported format (the formats are described in :mod:`sudoku_lab.formats`).
 
         Parameters
@@ -355,7 +356,7 @@ class Puzzle:
         return p
 
     @classmethod
-    def _trusted(cls, grid: np.ndarray, n: int, name, metadata, solution) -> "Puzzle":
+    def _trusted(cls, grid: np.ndarray, n: int, name, metadata, solution) -> Puzzle:
         """Build from arrays already checked (read-only int8 of the right size): the bulk readers' fast path."""
         p = object.__new__(cls)
         p._grid = grid
@@ -369,7 +370,7 @@ class Puzzle:
     @classmethod
     @checked(puzzles=("grid",))
     def from_array(cls, grid: npt.ArrayLike, *, n: int | None = None, name: str | None = None,
-                   **kw: Any) -> "Puzzle":
+                   **kw: Any) -> Puzzle:
         """Build a puzzle from an array of digits (0 = blank), checking for clashes."""
         p = cls(grid, n=n, name=name, **kw)
         p.check_clashes()

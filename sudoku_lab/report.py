@@ -77,9 +77,9 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ._checks import checked
 from .errors import DataFileError, ParameterError
 from .stats import SIGNIFICANCE, clopper_pearson, expected_time_to_success, fisher_p
-from ._checks import checked
 
 if TYPE_CHECKING:
     import argparse

@@ -18,12 +18,12 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from ._checks import checked
 from .errors import ParameterError
+from .experiments import BatchProgress
 from .reproductions import Report, get_reproduction, option_names, reproductions, resolve_options
 from .reproductions._suite import run_all, run_reproduction, store_growth, store_spec, summary_markdown
-from ._checks import checked
 from .solvers.base import DEFAULT_SEED
-from .experiments import BatchProgress
 
 __all__ = ["Report", "run_experiment", "run_all", "add_cli", "cmd_reproduce", "DEFAULT_OUT_DIR"]
 

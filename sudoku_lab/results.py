@@ -57,18 +57,18 @@ import socket
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
 from . import __version__
+from ._checks import checked
 from ._files import check_regular, decode, open_binary, os_reason, read_lines, read_text, write_file, write_text
 from .errors import DataFileError, PuzzleError
-from ._checks import checked
 
 if TYPE_CHECKING:  # names of annotations only: these modules import this one
     from .experiments import RunResult, Task
@@ -146,7 +146,7 @@ def task_row(task: Task, result: RunResult,
     """
     params = task.full_params() if params is None else params
     givens = task.puzzle.to_line()
-    finished = datetime.fromtimestamp(result.finished or time.time(), tz=timezone.utc)
+    finished = datetime.fromtimestamp(result.finished or time.time(), tz=UTC)
     return {
         "task": task.key, "config": task.config or task.label(), "solver": task.solver,
         "params": json.dumps(params, default=json_default), "puzzle_set": task.puzzle_set,
@@ -214,7 +214,7 @@ def machine() -> dict:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _version_tuple(text: str) -> tuple:
@@ -277,7 +277,7 @@ class ResultStore:
 
     def __init__(self, path: str | os.PathLike[str], spec: dict, *, kind: str = "batch",
                  note: Callable[[str], None] | None = None, session: dict | None = None,
-                 growth: "Growth | None" = None):
+                 growth: Growth | None = None):
         self.dir = results_dir(path)
         self.spec = spec
         self.kind = kind
@@ -457,7 +457,7 @@ class ResultStore:
         if fd is not None:
             os.close(fd)
 
-    def __enter__(self) -> "ResultStore":
+    def __enter__(self) -> ResultStore:
         return self
 
     def __exit__(self, kind, value, tb) -> None:
@@ -466,7 +466,7 @@ class ResultStore:
 
 @checked
 @contextmanager
-def closing(store: "ResultStore | None"):
+def closing(store: ResultStore | None):
     """``with closing(store):`` closes a store (or nothing, for None) as its ``with`` statement would."""
     if store is None:
         yield None
@@ -512,8 +512,8 @@ class Growth:
 
     counts: tuple = ()
     sets: str | None = None
-    prefix_digest: Callable[[str, int], "str | None"] | None = None
-    hint: Callable[[str, int, str], "str | None"] | None = None
+    prefix_digest: Callable[[str, int], str | None] | None = None
+    hint: Callable[[str, int, str], str | None] | None = None
 
 
 @checked
@@ -666,8 +666,8 @@ def _check_same_experiment(directory: Path, prov: dict, kind: str, spec: dict, g
                         "output directory, or delete it to start again", path=directory)
 
 
-def _opening(directory: Path, kind: str, spec: dict, growth: "Growth | None",
-             note: Callable[[str], None] | None = None) -> tuple["dict | None", "Change | None"]:
+def _opening(directory: Path, kind: str, spec: dict, growth: Growth | None,
+             note: Callable[[str], None] | None = None) -> tuple[dict | None, Change | None]:
     """What opening ``directory`` for the experiment ``spec`` finds: its sidecar (None: no results yet) and the
     change to it; DataFileError for what opening it refuses (runs without a sidecar, a newer writer, another
     experiment)."""
@@ -739,7 +739,7 @@ def _check_not_in_use(directory: Path) -> None:
 
 @checked
 def check_results_dir(path: str | os.PathLike[str], spec: dict, *, kind: str = "batch",
-                      growth: "Growth | None" = None) -> "Change | None":
+                      growth: Growth | None = None) -> Change | None:
     """How the experiment ``spec`` changes the results ``path`` holds (None: none yet), without opening it.
 
     For a command that will open several stores one after the other and must

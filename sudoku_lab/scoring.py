@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .geometry import geometry
 from ._checks import checked
+from .geometry import geometry
 
 __all__ = ["missing_symbols", "distinct_count", "conflicting_cells"]
 

@@ -61,10 +61,10 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from ._checks import checked
 from .errors import DataFileError, ParameterError, PuzzleError, SudokuLabError
 from .experiments import Task, config_label
 from .puzzle import Puzzle
-from ._checks import checked
 from .solvers.base import DEFAULT_SEED
 
 __all__ = ["Config", "PuzzleSet", "ExperimentSpec", "SpecError", "load_spec", "parse_spec", "spec_from_options",

@@ -139,8 +139,8 @@ class RateComparison:
         One of :data:`VERDICTS` (see the module docstring).
     """
 
-    paper: "Rate"
-    ours: "Rate"
+    paper: Rate
+    ours: Rate
     paper_interval: tuple
     our_interval: tuple
     difference: float
@@ -155,7 +155,7 @@ class RateComparison:
 
 
 @checked
-def compare_rates(paper: "Rate", ours: "Rate", level: float = 0.95) -> RateComparison:
+def compare_rates(paper: Rate, ours: Rate, level: float = 0.95) -> RateComparison:
     """Compare our success count with the paper's (see the module docstring for the verdict words)."""
     p = fisher_p(ours.k, ours.n, paper.k, paper.n)
     d, lo, hi = newcombe_difference(ours.k, ours.n, paper.k, paper.n, level)
@@ -200,7 +200,7 @@ class Rate:
     def interval(self) -> tuple[float, float]:
         return clopper_pearson(self.k, self.n)
 
-    def contains(self, other: "Rate") -> bool:
+    def contains(self, other: Rate) -> bool:
         """True if ``other``'s rate lies inside this rate's 95 % interval."""
         lo, hi = self.interval
         return lo <= other.value <= hi

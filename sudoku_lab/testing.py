@@ -244,8 +244,12 @@ def _check_step_before_reset(cls):
 def _check_invalid_parameters(cls):
     for p in cls.params:
         for what, value in invalid_values(p):
-            for how, call in (("the constructor", lambda: cls(**{p.name: value})),
-                              ("set_params", lambda: cls().set_params(**{p.name: value}))):
+            # The lambdas run at once, within the iteration that made them (B023 does not apply).
+            calls = (
+                ("the constructor", lambda: cls(**{p.name: value})),  # noqa: B023
+                ("set_params", lambda: cls().set_params(**{p.name: value})),  # noqa: B023
+            )
+            for how, call in calls:
                 try:
                     call()
                 except ParameterError as e:

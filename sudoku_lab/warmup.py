@@ -204,7 +204,7 @@ def _dispatchers() -> dict[int, tuple[str, object]]:
     for mod_name, mod in list(sys.modules.items()):
         if mod is None or mod_name.split(".")[0] not in roots:
             continue
-        for attr, obj in list(vars(mod).items()):
+        for obj in list(vars(mod).values()):
             if isinstance(obj, Dispatcher) and id(obj) not in found:
                 found[id(obj)] = (f"{obj.py_func.__module__}.{obj.py_func.__name__}", obj)
     return found
@@ -361,7 +361,7 @@ class _CompileListener:
 
 @checked
 def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = None,
-            shared: bool = True, on_compile: "CompileFn | str | None" = "stderr") -> WarmUpReport:
+            shared: bool = True, on_compile: CompileFn | str | None = "stderr") -> WarmUpReport:
     """Load or compile the kernels of these registered solvers (all if None) and the shared ones.
 
     Parameters

@@ -151,7 +151,7 @@ class NaiveTabu:
             return
         it = self.iteration + 1
         self.trim()
-        recs, kept = [], []
+        recs = []
         best = None
         for k in range(self.params["candidates"]):
             cell, digit, dropped, after, pre, tabu_choice = self.candidate()

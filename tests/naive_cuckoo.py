@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 
-from naive import _peers, _units, naive_ac3  # tests/naive.py
-
 from sudoku_lab.solvers.cuckoo import pmx, sorting_crossover
+
+from naive import _peers, _units, naive_ac3  # tests/naive.py
 
 
 def naive_shuffle(a: list, rng) -> None:

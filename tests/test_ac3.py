@@ -10,16 +10,16 @@ import textwrap
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from naive import naive_ac3
 from sudoku_lab._kernels import ac3 as kernel
 from sudoku_lab._paths import resource_path
 from sudoku_lab.ac3 import LOG_DTYPE, AC3Result, ac3, candidate_count, initial_domains, mask_to_digits
 from sudoku_lab.errors import ParameterError, PuzzleError
 from sudoku_lab.geometry import MASK_DTYPE, geometry
 from sudoku_lab.puzzle import Puzzle
+
+from naive import naive_ac3
 
 
 def read_rows(*parts: str) -> list[dict[str, str]]:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from sudoku_lab import ac3 as ac3_api
-from sudoku_lab import exact, library
+from sudoku_lab import ac3 as ac3_api, exact, library
 from sudoku_lab._kernels import ac3_tabu as K
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.puzzle import Puzzle

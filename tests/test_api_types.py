@@ -35,7 +35,7 @@ import pytest
 
 import sudoku_lab
 from sudoku_lab._checks import checked, compile_checks, is_checked
-from sudoku_lab.errors import ParameterError, ParameterTypeError, PuzzleError, PuzzleTypeError, SudokuLabError
+from sudoku_lab.errors import ParameterError, ParameterTypeError, PuzzleTypeError, SudokuLabError
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -429,8 +429,8 @@ def test_the_report_functions_take_a_results_path_as_grades_from_results_does(na
 
 def test_the_report_functions_read_the_results_at_a_path(tmp_path):
     from sudoku_lab import report
-    from sudoku_lab.results import ResultStore, results_from_rows, task_row
     from sudoku_lab.experiments import Task, run_task
+    from sudoku_lab.results import ResultStore, results_from_rows, task_row
 
     task = Task("exact", {}, _puzzle(), 0, "solved", key="t0", config="exact", puzzle_set="easy")
     with ResultStore(tmp_path / "res", {"x": 1}) as store:

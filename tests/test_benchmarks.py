@@ -18,10 +18,9 @@ import pytest
 
 from sudoku_lab import cli, exact, library
 from sudoku_lab._paths import resource_path
-from sudoku_lab.benchmarks import Benchmark, benchmarks, get_benchmark, register_benchmark
-from sudoku_lab.benchmarks import exact as bench_exact_module
-from sudoku_lab.benchmarks.exact import bench_exact
+from sudoku_lab.benchmarks import Benchmark, benchmarks, exact as bench_exact_module, get_benchmark, register_benchmark
 from sudoku_lab.benchmarks._timing import ratio_text
+from sudoku_lab.benchmarks.exact import bench_exact
 from sudoku_lab.benchmarks.reseda import NumpyReseda, bench_reseda
 from sudoku_lab.collection_io import format_collection, load_puzzles
 from sudoku_lab.errors import ParameterError

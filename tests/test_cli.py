@@ -443,8 +443,8 @@ def test_every_command_with_a_seed_starts_from_the_default_seed_of_the_lab():
     import argparse
 
     from sudoku_lab.cli import build_parser
-    from sudoku_lab.spec import ExperimentSpec
     from sudoku_lab.solvers import DEFAULT_SEED
+    from sudoku_lab.spec import ExperimentSpec
 
     parser = build_parser([])
     [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

@@ -230,10 +230,10 @@ def test_what_the_dask_workers_compile_is_said_by_the_client(capsys):
     import logging
 
     from distributed import Client, LocalCluster
+    from test_warmup import _lazy_solver  # tests/test_warmup.py
 
     from sudoku_lab.cluster import prepare_workers
     from sudoku_lab.solvers import register, unregister
-    from test_warmup import _lazy_solver  # tests/test_warmup.py
 
     register(_lazy_solver("tmp-lazy-dask"))
     try:

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from sudoku_lab import exact, library
 from sudoku_lab._kernels import cuckoo as K
 from sudoku_lab.errors import ParameterError, PuzzleError
 from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.scoring import missing_symbols
-from sudoku_lab.solvers import Status, create
-from sudoku_lab.solvers import cuckoo as CK
+from sudoku_lab.solvers import Status, create, cuckoo as CK
 from sudoku_lab.solvers.cuckoo import feasible_pairs, missing_cost, pmx, prefilter, row_tables, sorting_crossover
 
 from naive_cuckoo import NaiveCuckoo, naive_cost  # tests/naive_cuckoo.py
@@ -260,7 +258,7 @@ def test_history_halves_and_doubles_its_stride_like_the_twin(monkeypatch):
     assert strides >= {1, 2, 4, 8}
     snap = s.snapshot()
     # row k is iteration (k + 1) * stride; the last row is the latest multiple of the stride
-    stride, rows = snap.layers["history_stride"], snap.layers["nest_history"]
+    rows = snap.layers["nest_history"]
     assert 4 <= len(rows) <= 8 and snap.layers["history_start"] == 0
 
 

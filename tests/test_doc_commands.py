@@ -524,7 +524,7 @@ def _subparsers(parser) -> dict:
     return {}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parser(algo: str | None):
     """The whole command-line parser, with the options of solver ``algo`` (built once per solver)."""
     from sudoku_lab.cli import build_parser

@@ -10,8 +10,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from sudoku_lab import exact
 from sudoku_lab._paths import resource_path

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import naive_ga
 from sudoku_lab import exact, library
 from sudoku_lab._kernels import ga as K
 from sudoku_lab.errors import ParameterError
@@ -13,6 +12,8 @@ from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.scoring import distinct_count, missing_symbols
 from sudoku_lab.solvers import create
 from sudoku_lab.solvers.ga import box_tables
+
+import naive_ga
 
 #: A 4x4 puzzle with one solution (checked by the fixture).
 PUZZLE_4 = "1..4.4..2..3...1"

@@ -11,8 +11,8 @@ from sudoku_lab import cli, library
 from sudoku_lab.errors import DataFileError, ParameterError, PuzzleError
 from sudoku_lab.experiments import RunResult
 from sudoku_lab.grades import GradeResult, agreement, correctness_grades, grade_cells, grades_from_results
-from sudoku_lab.results import JOURNAL, load_results
 from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.results import JOURNAL, load_results
 from sudoku_lab.solvers.reseda import Reseda
 
 

@@ -11,8 +11,7 @@ import json
 
 import pytest
 
-from sudoku_lab import cli, library
-from sudoku_lab import compare as cmp
+from sudoku_lab import cli, compare as cmp, library
 from sudoku_lab.batch import plan, run_spec
 from sudoku_lab.errors import DataFileError
 from sudoku_lab.results import PROVENANCE, ResultStore, load_results

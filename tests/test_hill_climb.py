@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-import naive_hill_climb as NH
 from sudoku_lab import library
 from sudoku_lab._kernels import hill_climb as K
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.generate import generate
 from sudoku_lab.solvers import create
 from sudoku_lab.solvers.hill_climb import HillClimb, hill_tables, unit_clashes
+
+import naive_hill_climb as NH
 
 PUZZLE_4 = generate(2, 6, seed=1)
 

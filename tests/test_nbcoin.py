@@ -9,7 +9,7 @@ from sudoku_lab import exact, library
 from sudoku_lab._kernels import nbcoin as K
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.scoring import distinct_count, missing_symbols
-from sudoku_lab.solvers import Status, create, registry
+from sudoku_lab.solvers import Status, create
 from sudoku_lab.solvers.nbcoin import box_tables, initial_model, model_as_cells, selected_count
 
 from naive_nbcoin import naive_initial_model, naive_run, naive_update  # tests/naive_nbcoin.py

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sudoku_lab import library
-from sudoku_lab.errors import DataFileError, ParameterError
+from sudoku_lab.errors import ParameterError
 from sudoku_lab.experiments import Task, default_jobs, effective_jobs, run_tasks
 
 # Slow; the commands' worker processes load the kernels from numba's disk cache, which the session

@@ -6,13 +6,12 @@ import pickle
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from sudoku_lab import library
+from sudoku_lab.collection_io import format_collection, load_puzzles, parse_collection
 from sudoku_lab.errors import PuzzleError
 from sudoku_lab.geometry import SYMBOLS, geometry
-from sudoku_lab.collection_io import format_collection, load_puzzles, parse_collection
 from sudoku_lab.puzzle import FORMATS, Puzzle
 
 EASY = "..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.."

@@ -31,11 +31,24 @@ OLD_PICKLE = (
 
 
 def test_names_importable_before_the_split_still_are():
-    from sudoku_lab.puzzle import (  # noqa: F401
-        BOX_SIZES, FORMATS, MAX_CELLS, MAX_PUZZLE_CHARS, SYMBOLS, Geometry, Puzzle, PuzzleError, PuzzleTypeError,
-        as_grid, box_size_for_cells, cell_name, geometry, is_valid_solution, size_text,
-    )
     import sudoku_lab.puzzle as puzzle
+    from sudoku_lab.puzzle import (  # noqa: F401
+        BOX_SIZES,
+        FORMATS,
+        MAX_CELLS,
+        MAX_PUZZLE_CHARS,
+        SYMBOLS,
+        Geometry,
+        Puzzle,
+        PuzzleError,
+        PuzzleTypeError,
+        as_grid,
+        box_size_for_cells,
+        cell_name,
+        geometry,
+        is_valid_solution,
+        size_text,
+    )
 
     assert puzzle.__all__ == ["Puzzle", "FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "is_valid_solution"]
     assert (FORMATS, MAX_CELLS, MAX_PUZZLE_CHARS) == (formats.FORMATS, formats.MAX_CELLS, formats.MAX_PUZZLE_CHARS)

@@ -8,7 +8,6 @@ in-process, with every registration undone afterwards.
 from __future__ import annotations
 
 import re
-
 import subprocess
 import sys
 from pathlib import Path

@@ -14,7 +14,16 @@ from sudoku_lab import library
 from sudoku_lab.cli import main
 from sudoku_lab.errors import DataFileError
 from sudoku_lab.reproduce import run_all, run_experiment
-from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, Reproduction, register_paper, register_reproduction, resolve_options)
+from sudoku_lab.reproductions import (
+    COMPARISON_HEADER,
+    Option,
+    Paper,
+    Report,
+    Reproduction,
+    register_paper,
+    register_reproduction,
+    resolve_options,
+)
 
 
 @pytest.fixture

@@ -10,8 +10,18 @@ import pytest
 from sudoku_lab import library
 from sudoku_lab.errors import DataFileError
 from sudoku_lab.experiments import RunResult, Task, run_batch
-from sudoku_lab.results import (COLUMNS, FORMAT, JOURNAL, PROVENANCE, TABLE, ResultStore, fingerprint, grid_text,
-                                load_results, task_row)
+from sudoku_lab.results import (
+    COLUMNS,
+    FORMAT,
+    JOURNAL,
+    PROVENANCE,
+    TABLE,
+    ResultStore,
+    fingerprint,
+    grid_text,
+    load_results,
+    task_row,
+)
 
 SPEC = {"kind": "test", "runs": 3}
 

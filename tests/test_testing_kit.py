@@ -19,8 +19,14 @@ import pytest
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.scoring import missing_symbols
 from sudoku_lab.solvers import Param, Solver, Status, create, registry
-from sudoku_lab.testing import (SolverCheck, SolverCheckError, check_solver, invalid_values, isolated_registry,
-                                solver_checks)
+from sudoku_lab.testing import (
+    SolverCheck,
+    SolverCheckError,
+    check_solver,
+    invalid_values,
+    isolated_registry,
+    solver_checks,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN_SRC = ROOT / "examples" / "plugin"
@@ -198,7 +204,7 @@ def test_invalid_values_are_generated_from_each_declaration():
         "below the low end", 0.0)
     assert invalid_values(ties)[0] == ("a choice not offered", "no-such-ties")
     for p in Swaps.params:
-        for what, value in invalid_values(p):
+        for _what, value in invalid_values(p):
             with pytest.raises(ParameterError, match=rf"^{p.name} must be [^\n]*$"):
                 p.validate(value)
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -358,7 +357,7 @@ def test_a_compile_is_said_with_its_item_and_count_and_a_warm_cache_says_nothing
     warm_up(["reseda", "tmp-lazy"])  # everything in memory: the default notice says nothing
     assert capsys.readouterr().err == ""
     notice = CompileNotice()  # what worker processes send, from two workers at once: one line per item
-    for worker in range(2):
+    for _worker in range(2):
         notice("ga.step", 2, 3, "ga")
     notice("ga.other", 2, 3, "ga")
     notice.close()

@@ -147,10 +147,9 @@ def main(argv=None) -> int:
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from sudoku_lab import library
-    from sudoku_lab.solvers import get_solver_class
-
     from sudoku_lab.benchmarks.gui import gui_solvers
     from sudoku_lab.errors import ParameterError
+    from sudoku_lab.solvers import get_solver_class
 
     try:
         names = gui_solvers(args.algo)

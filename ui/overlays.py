@@ -37,7 +37,6 @@ import numpy as np
 
 from sudoku_lab._registry import UI_PLUGIN_GROUP, Registry
 
-
 __all__ = ["OverlaySpec", "OverlayCanvas", "register_overlay", "unregister_overlay", "overlays", "overlay_for",
            "domain_masks", "MARGIN_SIDES", "count_colour"]
 

@@ -38,8 +38,7 @@ def warm_up(names, progress=None) -> None:
         ``progress(text)``: before each item, which it loads (or compiles), and each time a kernel starts
         compiling (a cold cache), which one.
     """
-    from sudoku_lab.warmup import UNCACHED
-    from sudoku_lab.warmup import warm_up as warm
+    from sudoku_lab.warmup import UNCACHED, warm_up as warm
 
     def report(done, total, name):
         if progress is not None and name is not None:

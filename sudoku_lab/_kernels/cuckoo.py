@@ -545,7 +545,7 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
                 b = j
         if abandon == ABANDON_WORST:  # mark the worst first: highest cost, then lowest index
             n_worst = min(int(pa * nests), nests - 1)
-            for t in range(n_worst):
+            for _t in range(n_worst):
                 w = -1
                 for k in range(nests):
                     if k != b and not abandoned[k] and (w < 0 or costs[k] > costs[w]):

@@ -125,7 +125,7 @@ def tournament(fit, size, rng):
     """
     P = fit.shape[0]
     w = int(rng.random() * P)
-    for t in range(1, size):
+    for _t in range(1, size):
         j = int(rng.random() * P)
         if fit[j] > fit[w]:
             w = j

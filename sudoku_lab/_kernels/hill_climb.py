@@ -18,8 +18,6 @@ order documented on each function, so that the pure-Python twins in
 
 from __future__ import annotations
 
-import numpy as np
-
 from .common import jit, shuffle
 from .status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED  # noqa: F401
 

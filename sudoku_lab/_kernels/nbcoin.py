@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import jit
-from .common import popcount
+from .common import jit, popcount
 from .status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED  # noqa: F401
 
 # Update modes (the Python class maps names to these).

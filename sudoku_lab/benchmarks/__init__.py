@@ -30,8 +30,8 @@ import argparse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .._registry import Registry
 from .._checks import checked
+from .._registry import Registry
 
 __all__ = ["Benchmark", "register_benchmark", "benchmarks", "get_benchmark"]
 

@@ -28,10 +28,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from . import register_benchmark
-from ._timing import ratio, ratio_text
 from .._checks import checked
 from ..puzzle import Puzzle
+from . import register_benchmark
+from ._timing import ratio, ratio_text
 
 __all__ = ["Done", "KernelVsNumpy", "Flag", "kernel_vs_numpy", "reference_way", "register_kernel_benchmark",
            "solver_way"]

@@ -18,9 +18,9 @@ from functools import partial
 
 import numpy as np
 
-from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyTabu", "numpy_propagate", "bench_ac3_tabu"]
 

@@ -42,10 +42,10 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from .._checks import checked
+from ..errors import ParameterError
 from . import register_benchmark
 from ._timing import ratio, ratio_text, side_by_side
-from ..errors import ParameterError
-from .._checks import checked
 
 __all__ = ["bench_exact", "MEASURES"]
 

@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._kernel_vs_numpy import Flag, kernel_vs_numpy, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyMove", "numpy_move", "bench_hill_climb"]
 

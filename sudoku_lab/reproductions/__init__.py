@@ -50,10 +50,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
+from .._checks import checked
 from .._registry import Registry
 from ..errors import ParameterError
 from ._core import COMPARISON_HEADER, COMPARISON_NOTE, Report, Runner, comparison_cells
-from .._checks import checked
 
 __all__ = ["Paper", "Reproduction", "Option", "OPTION_NAMES", "COMMAND_FLAGS", "option_names", "register_paper", "register_reproduction", "papers",
            "get_paper", "reproductions", "get_reproduction", "resolve_options", "Report", "Runner",

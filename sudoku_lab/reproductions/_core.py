@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from ..experiments import BatchProgress, Task, Workers
 from .._checks import checked
+from ..experiments import BatchProgress, Task, Workers
 
 if TYPE_CHECKING:
     from ..puzzle import Puzzle

@@ -20,16 +20,16 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
+from .._checks import checked
 from ..errors import ParameterError
+from ..experiments import BatchProgress
+from ..solvers.base import DEFAULT_SEED
 from . import Reproduction, get_paper, get_reproduction, papers, reproductions, resolve_options
 from ._core import Report, Runner
-from .._checks import checked
-from ..solvers.base import DEFAULT_SEED
-from ..experiments import BatchProgress
 
 __all__ = ["MODES", "Outcome", "SuiteOutcome", "store_spec", "store_growth", "run_reproduction", "run_all", "suite_markdown",
            "summary_markdown", "options_text", "verdict_text", "REPORT", "FIGURES"]
@@ -258,7 +258,7 @@ def run_all(out_dir: str | os.PathLike[str], *, mode: str = "quick", only: Itera
     report_path = check_writable(out_dir / REPORT, "report")
     workers = Workers(default_jobs() if jobs is None else jobs, scheduler, solvers=[rep.solver for rep, _ in plans])
     stop = should_stop or (lambda: False)
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     load = [_load()]
     t0 = time.perf_counter()
     suite = SuiteOutcome(mode, report_path, plans)

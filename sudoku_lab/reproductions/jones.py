@@ -97,7 +97,7 @@ def figure5(runner: Runner, runs: int) -> Report:
                   "our time (ms)", "solved"])
     base_paper = PAPER["figure5"]["easy"][3]
     base_ours = None
-    for k, (rating, pzs) in enumerate(_sample(puzzles).items()):
+    for rating, pzs in _sample(puzzles).items():
         params = runner.p()
         res = runner.run(runner.each("hill_climb", params, pzs, UNTIL, puzzle_set=f"kennett/{LEVELS[rating]}"),
                          rating)

@@ -16,9 +16,9 @@ import math
 
 import numpy as np
 
+from .._checks import checked
 from ..citations import cite
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
-from .._checks import checked
 
 __all__ = ["PAPER", "PUZZLES", "GA_PARAMS", "magnitude_verdict", "table2"]
 

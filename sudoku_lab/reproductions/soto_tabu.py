@@ -16,9 +16,9 @@ import math
 
 import numpy as np
 
+from .._checks import checked
 from ..citations import cite
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
-from .._checks import checked
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2", "GA_TABLE2", "table1", "table2"]
 

@@ -42,13 +42,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._kernels import ac3 as KA
-from .._kernels import ac3_tabu as K
+from .._checks import checked
+from .._kernels import ac3 as KA, ac3_tabu as K
 from ..ac3 import initial_domains, result_from_kernel
 from ..geometry import MASK_DTYPE, cell_name, symbol
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
-from .._checks import checked
 
 __all__ = ["AC3Tabu", "RETIRED_PARAMS", "STATUS_NAMES", "domains_as_bool", "singleton_grid"]
 

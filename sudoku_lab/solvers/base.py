@@ -33,13 +33,13 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 import numpy.typing as npt
 
+from .._checks import checked
+from .._kernels.status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED
 from .._registry import Registry
 from ..errors import ParameterError
-from ..puzzle import Puzzle
-from .._kernels.status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED
 from ..geometry import geometry
+from ..puzzle import Puzzle
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, check_declarations
-from .._checks import checked
 
 __all__ = [
     "DEFAULT_SEED",
@@ -301,7 +301,7 @@ class Trace:
                 "stride": self.stride, "seen": self._seen, "tail": None if self._tail is None else self._tail.copy()}
 
     @classmethod
-    def from_state(cls, st: dict) -> "Trace":
+    def from_state(cls, st: dict) -> Trace:
         t = cls(tuple(st["columns"]), st["max_rows"])
         rows = np.asarray(st["rows"], dtype=float)
         t._buf = np.empty((max(1024, 2 * rows.shape[0]), len(t.columns)))
@@ -483,7 +483,7 @@ class Solver:
         return next(a for a in cls.axes if a.key == key)
 
     @classmethod
-    def summarize(cls, snapshot: "Snapshot") -> dict[str, Any]:
+    def summarize(cls, snapshot: Snapshot) -> dict[str, Any]:
         """Solver-specific numbers of a finished run for results files (RESEDA: attempts, runs, restarts).
 
         Values must be JSON-serialisable. The default records nothing.

@@ -32,6 +32,7 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
+from .._checks import checked
 from .._kernels import cuckoo as K
 from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError, PuzzleError
@@ -39,7 +40,6 @@ from ..geometry import cell_name, geometry
 from ..puzzle import Puzzle
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
-from .._checks import checked
 
 __all__ = ["Cuckoo", "pmx", "sorting_crossover", "feasible_pairs", "missing_cost", "levy_sigma", "row_tables",
            "prefilter", "HISTORY_ROWS"]
@@ -411,7 +411,6 @@ class Cuckoo(KernelSolver):
         self.row_free, self.row_nfree, self.row_avail, self.mut_rows, self.n_mut = row_tables(self.pre, pz.N)
 
     def _reset(self):
-        pz = self.puzzle
         self._apply_prefilter(self._params["prefilter"])
         self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
         self.counters[K.C_PICKED] = self.counters[K.C_REPLACED] = -1

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import exact
-from ..scoring import missing_symbols
+from .._checks import checked
 from ..citations import SECTIONS
+from ..scoring import missing_symbols
 from .base import Solver, Status, register
 from .declare import Layer, Objective
-from .._checks import checked
 
 __all__ = ["ExactSolver"]
 

@@ -31,6 +31,7 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
+from .._checks import checked
 from .._kernels import reseda as K
 from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError
@@ -39,7 +40,6 @@ from ..puzzle import Puzzle
 from ._boxes import box_free_cells, box_missing_masks
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold
-from .._checks import checked
 
 __all__ = ["Reseda", "ZONE_SETS", "zone_units", "admissible_box_permutations"]
 

@@ -67,10 +67,10 @@ def _alive(obj) -> bool:
 @pytest.fixture
 def window(qtbot):
     """``window(puzzle, algo)``: a shown lab window, ready; closed after the test."""
-    from lab_helpers import wait_ready
-
     from sudoku_lab import library
     from sudoku_lab_ui.app import create_window
+
+    from lab_helpers import wait_ready
 
     made = []
 

@@ -47,7 +47,7 @@ def test_tabu_view_shows_the_list_and_the_candidates_of_the_latest_iteration(win
     sets = win.board.cell_sets()
     marked = {name: cells for name, cells in sets.items() if name.startswith("tabu ")}
     assert len(marked) == len(rows) and rows.size
-    for cell, digit, age, reason in rows.tolist():
+    for cell, digit, age, _reason in rows.tolist():
         name = next(n for n in marked if n.startswith(f"tabu {cell_name(cell, 9)}={digit} age {age}"))
         assert marked[name] == frozenset({cell})
         assert win.board.cell_set_color(name).alpha() == tabu_fade(age, 10)

@@ -25,8 +25,7 @@ from sudoku_lab.scoring import missing_symbols
 from sudoku_lab.solvers import Axis, Column, Layer, Solver, register, unregister
 from sudoku_lab.solvers.base import frozen_copy
 from sudoku_lab.solvers.declare import COST_AXIS
-from sudoku_lab_ui import overlays as overlay_mod
-from sudoku_lab_ui import views as view_mod
+from sudoku_lab_ui import overlays as overlay_mod, views as view_mod
 from sudoku_lab_ui.app import create_window
 
 from lab_helpers import button, iteration, wait_ready  # noqa: E402

@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from lab_helpers import button, iteration
-
 from sudoku_lab.solvers.hill_climb import unit_clashes
+
+from lab_helpers import button, iteration
 
 pytestmark = pytest.mark.gui
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from sudoku_lab.scoring import missing_symbols
 from sudoku_lab.solvers import Layer, Solver, register, unregister
 from sudoku_lab.solvers.base import frozen_copy
-from sudoku_lab_ui.solver_views.population import histogram_edges, higher_is_better
+from sudoku_lab_ui.solver_views.population import higher_is_better, histogram_edges
 
 from lab_helpers import button, iteration  # noqa: E402
 

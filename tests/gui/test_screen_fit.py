@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
-from lab_helpers import wait_ready
-from PySide6.QtWidgets import QApplication, QLabel, QScrollArea
-
 from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QApplication, QLabel, QScrollArea
 
 from sudoku_lab import library
 from sudoku_lab.solvers import registry
+
+from lab_helpers import wait_ready
 
 pytestmark = pytest.mark.gui
 
@@ -123,7 +123,7 @@ def test_the_window_fits_the_screen_for_every_solver(qtbot, screen_name):
     for algo in registry():
         _choose(qtbot, win, algo)
         groups = {}
-        for key, dock in win.view_docks.items():
+        for dock in win.view_docks.values():
             if not dock.isHidden():
                 tabbed = tuple(sorted(d.objectName() for d in win.tabifiedDockWidgets(dock)) + [dock.objectName()])
                 groups.setdefault(tuple(sorted(tabbed)), []).append(dock)

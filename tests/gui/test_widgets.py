@@ -339,8 +339,8 @@ def test_convergence_curves_are_the_declared_columns(qtbot):
 
 
 def test_convergence_of_a_solver_with_cost_only(qtbot):
-    from sudoku_lab.solvers.reseda import Reseda
     from sudoku_lab.solvers.exact_solver import ExactSolver
+    from sudoku_lab.solvers.reseda import Reseda
 
     plot = ConvergencePlot()
     qtbot.addWidget(plot)

@@ -13,9 +13,8 @@ from PySide6.QtCore import QThread
 
 from sudoku_lab import library, loop
 from sudoku_lab.solvers import Event
-from sudoku_lab_ui.worker import SolverWorker, WorkerState
-
 from sudoku_lab.testing import mutable_parts  # the conformance kit's walk over a published payload
+from sudoku_lab_ui.worker import SolverWorker, WorkerState
 
 HANG = 120_000  # ms: only a hung worker gets anywhere near this (the first reset may compile kernels)
 LONG = loop.MaxIterations(10**9)  # a run that only a stop ends

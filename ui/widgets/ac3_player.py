@@ -15,8 +15,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QCheckBox, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QCheckBox, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from sudoku_lab.ac3 import AC3Result, ac3, candidate_count
 from sudoku_lab.geometry import MASK_DTYPE, cell_name, geometry, symbol

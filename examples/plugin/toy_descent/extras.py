@@ -63,8 +63,7 @@ register_benchmark("toy-descent", help="the plugin example's kernel vs pure Pyth
 
 # ------------------------------------------------------------------ reproduction
 from sudoku_lab.experiments import Task  # noqa: E402
-from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, register_paper,  # noqa: E402
-                                      register_reproduction)
+from sudoku_lab.reproductions import COMPARISON_HEADER, Option, Paper, Report, register_paper, register_reproduction  # noqa: E402
 
 register_paper(Paper("toy-descent", "A. Example. Swap descent on Sudoku. Journal of Plugins 1, 2026",
                      "Table 1 of the example paper"))
