@@ -47,7 +47,7 @@ _KENNETT_LEVELS = ("very_easy", "easy", "medium", "hard", "fiendish")
 
 _TITLES = {
     "papers": "Every puzzle printed in the five papers, the Mantere-Koljonen easy/medium/hard a-c benchmark "
-              "and AI Escargot",
+    "and AI Escargot",
     "mantere_koljonen": "Mantere and Koljonen's 46 research puzzles s01a..s16",
     "benchmarks/top1465": "magictour top 1465: classic hard set for exact solvers",
     "benchmarks/hardest_1106": "375 puzzles hardest for backtracking",
@@ -129,16 +129,18 @@ def collections() -> tuple[CollectionInfo, ...]:
             rows = list(csv.DictReader(fh))
         header = list(rows[0].keys()) if rows else []
         sides = tuple(sorted({int(round(len(r["puzzle"]) ** 0.5)) for r in rows})) or (0,)
-        out.append(CollectionInfo(
-            name=name,
-            title=_title(name, header, rows[0] if rows else {}),
-            path=path,
-            count=len(rows),
-            size=sides[-1],
-            sizes=sides,
-            has_solutions="solution" in header,
-            unique=not name.startswith("benchmarks/lewis_"),
-        ))
+        out.append(
+            CollectionInfo(
+                name=name,
+                title=_title(name, header, rows[0] if rows else {}),
+                path=path,
+                count=len(rows),
+                size=sides[-1],
+                sizes=sides,
+                has_solutions="solution" in header,
+                unique=not name.startswith("benchmarks/lewis_"),
+            )
+        )
     return tuple(out)
 
 
@@ -218,6 +220,9 @@ def reseda_fig4_2_grades() -> np.ndarray:
     ndarray of str, shape (9, 9)
         ``"A"`` (right in all runs), ``"B"`` (right in >= 90 %) or ``""``.
     """
-    rows = [ln.strip() for ln in resource_path("puzzles", "reseda_fig4_2_grades.txt").read_text().splitlines()
-            if ln.strip() and not ln.startswith("#")]
+    rows = [
+        ln.strip()
+        for ln in resource_path("puzzles", "reseda_fig4_2_grades.txt").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
     return np.array([["" if ch == "." else ch for ch in row] for row in rows])

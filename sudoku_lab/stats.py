@@ -37,8 +37,19 @@ import numpy.typing as npt
 
 from ._checks import checked
 
-__all__ = ["clopper_pearson", "wilson", "newcombe_difference", "fisher_p", "compare_rates", "RateComparison",
-           "VERDICTS", "SIGNIFICANCE", "bootstrap_mean_ci", "Rate", "expected_time_to_success"]
+__all__ = [
+    "clopper_pearson",
+    "wilson",
+    "newcombe_difference",
+    "fisher_p",
+    "compare_rates",
+    "RateComparison",
+    "VERDICTS",
+    "SIGNIFICANCE",
+    "bootstrap_mean_ci",
+    "Rate",
+    "expected_time_to_success",
+]
 
 #: Fisher's two-sided p below which two counts are called different.
 SIGNIFICANCE = 0.05
@@ -50,6 +61,8 @@ def _st():
     from scipy import stats
 
     return stats
+
+
 #: The verdict words of :func:`compare_rates`, in the order: no significant difference, ours higher, ours lower.
 VERDICTS = ("consistent", "ours higher", "ours lower")
 
@@ -163,13 +176,22 @@ def compare_rates(paper: Rate, ours: Rate, level: float = 0.95) -> RateCompariso
         verdict = VERDICTS[0]
     else:
         verdict = VERDICTS[1] if d > 0 else VERDICTS[2]
-    return RateComparison(paper, ours, clopper_pearson(paper.k, paper.n, level), clopper_pearson(ours.k, ours.n, level),
-                          d, (lo, hi), p, verdict)
+    return RateComparison(
+        paper,
+        ours,
+        clopper_pearson(paper.k, paper.n, level),
+        clopper_pearson(ours.k, ours.n, level),
+        d,
+        (lo, hi),
+        p,
+        verdict,
+    )
 
 
 @checked
-def bootstrap_mean_ci(values: npt.ArrayLike, level: float = 0.95, resamples: int = 2000,
-                      seed: int = 0) -> tuple[float, float, float]:
+def bootstrap_mean_ci(
+    values: npt.ArrayLike, level: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
     """Mean and percentile-bootstrap interval (``scipy.stats.bootstrap``, seeded: reports are reproducible).
 
     Returns ``(mean, lo, hi)``; ``(nan, nan, nan)`` for no values, the value three times for one.
@@ -179,8 +201,15 @@ def bootstrap_mean_ci(values: npt.ArrayLike, level: float = 0.95, resamples: int
         return math.nan, math.nan, math.nan
     if x.size == 1:
         return float(x[0]), float(x[0]), float(x[0])
-    res = _st().bootstrap((x,), np.mean, n_resamples=resamples, confidence_level=level, method="percentile",
-                        rng=np.random.default_rng(seed), vectorized=True)
+    res = _st().bootstrap(
+        (x,),
+        np.mean,
+        n_resamples=resamples,
+        confidence_level=level,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+        vectorized=True,
+    )
     return float(x.mean()), float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 

@@ -29,6 +29,25 @@ from .base import (  # noqa: F401
 )
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold  # noqa: F401
 
-__all__ = ["COST_AXIS", "DEFAULT_SEED", "Axis", "Column", "Event", "KernelSolver", "Layer", "Objective", "Param",
-           "Slot", "Snapshot", "Solver", "Status", "Threshold", "create", "frozen_copy", "get_solver_class",
-           "register", "registry", "unregister"]
+__all__ = [
+    "COST_AXIS",
+    "DEFAULT_SEED",
+    "Axis",
+    "Column",
+    "Event",
+    "KernelSolver",
+    "Layer",
+    "Objective",
+    "Param",
+    "Slot",
+    "Snapshot",
+    "Solver",
+    "Status",
+    "Threshold",
+    "create",
+    "frozen_copy",
+    "get_solver_class",
+    "register",
+    "registry",
+    "unregister",
+]

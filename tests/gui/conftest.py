@@ -51,8 +51,9 @@ def no_thread_leaks(qapp):
     from sudoku_lab_ui import gui_gc
 
     # Every window closed: automatic garbage collection is back (it is off while a window is open).
-    assert not gui_gc.active() and gc.isenabled(), "a lab window was left open (garbage collection still handed " \
-        "to the GUI thread)"
+    assert not gui_gc.active() and gc.isenabled(), (
+        "a lab window was left open (garbage collection still handed to the GUI thread)"
+    )
 
 
 def _alive(obj) -> bool:
