@@ -518,7 +518,8 @@ _EVENTS_SECONDS = 0.2
 
 
 def _run_on_worker(run_chunk: Callable, tasks: list, stop_name: str):
-    """``run_chunk(tasks, should_stop)`` on a Dask worker, stopping early once the client sets the batch's stop event."""
+    """``run_chunk(tasks, should_stop)`` on a Dask worker, stopping early once the client sets the batch's stop
+    event."""
     state = {"checked": time.monotonic(), "stop": False, "event": None}
 
     def should_stop() -> bool:

@@ -93,7 +93,8 @@ def _require(condition: object, message: str) -> None:
 
 @checked
 def examples_of(cls: type[Solver]) -> tuple[tuple[Mapping[str, Any], str], ...]:
-    """The ``(params, puzzle name)`` pairs the kit runs for ``cls``: its declared examples, or :data:`DEFAULT_EXAMPLE`."""
+    """The ``(params, puzzle name)`` pairs the kit runs for ``cls``: its declared examples, or
+    :data:`DEFAULT_EXAMPLE`."""
     return tuple((dict(p), str(name)) for p, name in (cls.examples or (DEFAULT_EXAMPLE,)))
 
 

@@ -152,7 +152,8 @@ def _half_a_handshake(conn):
         ),
         (
             lambda: _listener(_huge_length)[0],
-            r"{a} is not a Dask scheduler: it sent bytes 00 00 00 00 00 00 00 40 01, whose first 8 bytes read as a Dask "
+            r"{a} is not a Dask scheduler: it sent bytes 00 00 00 00 00 00 00 40 01, whose first 8 bytes read "
+            r"as a Dask "
             r"message's length are 4.6e\+18 bytes",
         ),
         (

@@ -1,4 +1,5 @@
-"""Cuckoo search: the operators' worked examples and properties, kernel against twin, the solver, bench, reproduction."""
+"""Cuckoo search: the operators' worked examples and properties, kernel against twin, the solver, bench,
+reproduction."""
 
 from __future__ import annotations
 

@@ -105,7 +105,9 @@ PLUGIN_INSTALL = "pip install -e examples/plugin"
 #: Console output not compared with what the command prints here, and why.
 ILLUSTRATIONS = {
     "sudoku-lab batch examples/specs/kennett_levels.toml": "a progress bar half way, drawn on a terminal only",
-    "sudoku-lab report kennett-levels-results --config reseda --config hill_climb --config ac3_tabu": "the report of the whole batch, which runs here with small budgets",
+    "sudoku-lab report kennett-levels-results --config reseda --config hill_climb --config ac3_tabu": (
+        "the report of the whole batch, which runs here with small budgets"
+    ),
 }
 
 #: The window's answer when it has no display, after it has checked its puzzle and solver.

@@ -172,7 +172,8 @@ def test_flags_describe_the_same_experiment_as_the_file():
         ),
         (
             ('label = "hc"', 'label = "reseda:restart=none,alpha=0.5,beta=0.6"'),
-            "demo.toml line 20: solvers[2].label: the configuration 'reseda:restart=none,alpha=0.5,beta=0.6' is already in solvers[1]",
+            "demo.toml line 20: solvers[2].label: the configuration 'reseda:restart=none,alpha=0.5,beta=0.6' "
+            "is already in solvers[1]",
         ),
         (
             ("alpha = [0.5, 0.9]", "alpha = [[0.5], 0.9]"),

@@ -182,7 +182,8 @@ def test_a_correct_solver_passes_every_check():
         (
             NeverSolves,
             "solves_its_examples",
-            "kit-never-solves: solves_its_examples: solved none of its 2 declared examples within 3000 iterations (seed 3)",
+            "kit-never-solves: solves_its_examples: solved none of its 2 declared examples within 3000 iterations "
+            "(seed 3)",
         ),
         (
             ChunkDependent,

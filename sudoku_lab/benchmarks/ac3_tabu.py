@@ -278,7 +278,8 @@ register_kernel_benchmark(
         Flag("--numpy-iterations", "numpy_iterations", "numpy iterations per pass", 1, 100_000),
         Flag("--passes", "repeat", "interleaved passes, the best counts", 1, 100, aliases=("--repeat",)),
     ),
-    description="Time AC3-tabu search with its default parameters but dead_end=drop on mk_hard_c. Measured side by side in "
+    description="Time AC3-tabu search with its default parameters but dead_end=drop on mk_hard_c. "
+    "Measured side by side in "
     "interleaved passes: iterations per second of the numba kernel and of a straightforward numpy iteration "
     "(boolean domain table, vectorised roulette wheels, AC3 as whole-table rounds) making the same random draws, "
     "checked against the kernel's costs; printed as the ratio kernel / numpy.",

@@ -378,7 +378,8 @@ def _facts() -> tuple[str, str]:
 
 
 def summary_markdown(suite: SuiteOutcome) -> str:
-    """The summary table of ``reproduce all`` (an experiment per row: verdict counts, runs, wall time) and its legend."""
+    """The summary table of ``reproduce all`` (an experiment per row: verdict counts, runs, wall time) and its
+    legend."""
     plans = suite.plans
     done = {o.name: o for o in suite.outcomes}
     lines = [
