@@ -336,7 +336,7 @@ class _Target:
     def terminal(self) -> bool:
         """True for standard output (or ``/dev/fd/N``) open on a terminal."""
         try:
-            return self.kind == "fd" and os.isatty(self.fd)
+            return self.kind == "fd" and self.fd is not None and os.isatty(self.fd)
         except OSError:
             return False
 
@@ -367,6 +367,7 @@ def check_writable(path, what: str = "output", *, binary: bool = False) -> Path:
     target = _Target(path, what)
     named = target.named
     if target.kind == "fd":
+        assert target.fd is not None  # kind "fd" always carries its descriptor
         try:
             os.fstat(target.fd)
         except OSError:
@@ -419,6 +420,7 @@ def write_file(path, write: Callable[[BinaryIO], object], what: str = "output", 
         _refuse_terminal(target.named, what)
     try:
         if target.kind == "fd":
+            assert target.fd is not None  # kind "fd" always carries its descriptor
             _write_fd(target.fd, write)
         elif target.kind == "stream":
             fd = os.open(target.path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))

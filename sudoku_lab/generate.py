@@ -284,7 +284,7 @@ def generate_grid(
             return puzzle, solution
         fewest = min(fewest, givens)
         budget.fewest = fewest
-        if budget.deadline is not None and time.perf_counter() >= budget.deadline:
+        if time_limit is not None and budget.deadline is not None and time.perf_counter() >= budget.deadline:
             raise ParameterError(
                 f"could not generate a {n * n}x{n * n} puzzle with {clues} clues and a unique "
                 f"solution within {_duration(time_limit)} ({k + 1} tr{'y' if k == 0 else 'ies'}): "

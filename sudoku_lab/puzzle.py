@@ -39,7 +39,7 @@ from .geometry import BOX_SIZES, box_size_for_cells  # noqa: F401
 
 __all__ = ["Puzzle", "FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "is_valid_solution"]
 
-_EMPTY_METADATA = MappingProxyType({})
+_EMPTY_METADATA: MappingProxyType[str, str] = MappingProxyType({})
 
 
 @checked

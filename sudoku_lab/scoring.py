@@ -20,7 +20,7 @@ from .geometry import geometry
 __all__ = ["missing_symbols", "distinct_count", "conflicting_cells"]
 
 
-def _present(grid: np.ndarray, n: int, units: np.ndarray) -> np.ndarray:
+def _present(grid: npt.ArrayLike, n: int, units: np.ndarray) -> np.ndarray:
     """bool (U, N+1): digit d present in unit u (column 0 counts blanks and is ignored)."""
     g = np.asarray(grid).reshape(-1)
     N = n * n

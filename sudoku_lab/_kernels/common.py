@@ -73,8 +73,9 @@ def _prune(root: Path, keep: Path) -> None:
 def _choose_cache_dir() -> Path | None:
     key = cache_key()
     roots = []
-    if numba.config.CACHE_DIR:  # the user's NUMBA_CACHE_DIR
-        roots.append(Path(numba.config.CACHE_DIR))
+    # numba.config sets its settings as module attributes at run time: mypy cannot see CACHE_DIR.
+    if numba.config.CACHE_DIR:  # type: ignore[attr-defined]  # the user's NUMBA_CACHE_DIR
+        roots.append(Path(numba.config.CACHE_DIR))  # type: ignore[attr-defined]
     mine = user_dir("cache", "numba")
     if mine is not None:
         roots.append(mine)
@@ -93,7 +94,7 @@ def _choose_cache_dir() -> Path | None:
 #: Where compiled kernels are cached (None: no writable directory, no cache).
 CACHE_DIR = _choose_cache_dir()
 if CACHE_DIR is not None:
-    numba.config.CACHE_DIR = str(CACHE_DIR)
+    numba.config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]  # set at run time, as above
 else:
     sys.stderr.write(
         "sudoku-lab: note: no writable cache directory (home and temporary directory are "

@@ -155,7 +155,8 @@ def run_reproduction(
     params = dict(params or {})
     opts = resolve_options(rep, dict(options or {}), quick=quick)
     spec = store_spec(rep, opts, params, seed)  # checks the parameters too
-    store = before = None
+    store = None
+    before = 0  # the runs the store held before this call (read only when there is a store)
     t0 = time.perf_counter()
     if results is not None:
         from ..experiments import where_text

@@ -71,7 +71,7 @@ def _tries_until(runner: Runner, pz, params: dict, budget: int, wanted: int, cap
     Returns the results in seed order up to the ``wanted``-th solved one (all of them if never reached),
     or None when interrupted.
     """
-    results = []
+    results: list = []
     solved = 0
     while solved < wanted and len(results) < cap:
         rate = (solved + 1) / (len(results) + 1)
