@@ -29,8 +29,10 @@ def main(argv=None) -> None:
     for _ in range(args.steps):
         solver.step(1)
         snap = solver.snapshot()
-        print(f"step {snap.iteration:3d}  best of step {snap.cost:3d}  rho {snap.layers['rho']:.2f}  "
-              f"run {snap.layers['run'] + 1} ({snap.layers['zone_name'] or 'from the puzzle'})")
+        print(
+            f"step {snap.iteration:3d}  best of step {snap.cost:3d}  rho {snap.layers['rho']:.2f}  "
+            f"run {snap.layers['run'] + 1} ({snap.layers['zone_name'] or 'from the puzzle'})"
+        )
         for ev in snap.events[seen:]:
             print("   ", ev.describe())
         seen = len(snap.events)
@@ -39,8 +41,7 @@ def main(argv=None) -> None:
             break
     snap = solver.snapshot()
     figures.save(figures.probability_figure(snap.layers["prob"], snap.puzzle.n, snap.fixed), f"{args.out}-p.png")
-    figures.save(figures.convergence_figure(snap),
-                 f"{args.out}-convergence.png")
+    figures.save(figures.convergence_figure(snap), f"{args.out}-convergence.png")
 
 
 if __name__ == "__main__":

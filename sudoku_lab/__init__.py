@@ -14,8 +14,15 @@ except PackageNotFoundError:  # running from a checkout that was never installed
 
 from .errors import DataFileError, ParameterError, PuzzleError, SudokuLabError  # noqa: E402
 
-__all__ = ["__version__", "SudokuLabError", "PuzzleError", "ParameterError", "DataFileError", "Puzzle",
-           "is_valid_solution"]
+__all__ = [
+    "__version__",
+    "SudokuLabError",
+    "PuzzleError",
+    "ParameterError",
+    "DataFileError",
+    "Puzzle",
+    "is_valid_solution",
+]
 
 #: Names served from submodules on first access (PEP 562), so ``import sudoku_lab`` stays light
 #: (``sudoku-lab --version`` loads no numpy) while ``from sudoku_lab import Puzzle`` works.

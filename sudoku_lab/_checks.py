@@ -103,8 +103,10 @@ def _skip(func) -> int:
 
 #: For the readers of puzzle text (``Puzzle.parse``, ``formats.read``, ``parse_collection``): anything but text
 #: is a PuzzleTypeError that says how a puzzle is built from digits instead.
-checked_puzzle_text = checked(puzzles=("text",), advice={
-    "text": "a puzzle is read from text; build one from an array of digits with Puzzle(grid)"})
+checked_puzzle_text = checked(
+    puzzles=("text",),
+    advice={"text": "a puzzle is read from text; build one from an array of digits with Puzzle(grid)"},
+)
 
 
 def is_checked(func) -> bool:
@@ -195,10 +197,14 @@ def _where(func, owner) -> str:
         return owner.__name__ if func.__name__ in ("__init__", "__new__") else f"{owner.__name__}.{func.__name__}"
     # A function is named after the public module users import it from (solvers.create, not base.create):
     # the shortest one that exports it, once every module that may is imported (on the first failure).
-    exporters = [name for name, module in list(sys.modules.items())
-                 if name.startswith("sudoku_lab") and not any(p.startswith("_") for p in name.split("."))
-                 and func.__name__ in getattr(module, "__all__", ())
-                 and getattr(getattr(module, func.__name__, None), "__wrapped__", None) is func]
+    exporters = [
+        name
+        for name, module in list(sys.modules.items())
+        if name.startswith("sudoku_lab")
+        and not any(p.startswith("_") for p in name.split("."))
+        and func.__name__ in getattr(module, "__all__", ())
+        and getattr(getattr(module, func.__name__, None), "__wrapped__", None) is func
+    ]
     module = min(exporters, key=len) if exporters else func.__module__
     return f"{module.rsplit('.', 1)[-1]}.{func.__qualname__}"
 
@@ -240,6 +246,7 @@ def _wrap(func, owner, skip: int, puzzles=(), advice=None):
         if p.kind == p.POSITIONAL_ONLY and (p is params[-1] or params[params.index(p) + 1].kind != p.POSITIONAL_ONLY):
             head.append("/")
     for i, p in enumerate(checked_params):
+
         def test(v, i=i):
             return f"_sl_type({v}) is not _sl_t{i} and not _sl_c{i}({v})"
 
@@ -252,8 +259,7 @@ def _wrap(func, owner, skip: int, puzzles=(), advice=None):
             body.append(f"    if {p.name} is not _sl_d_{p.name} and {test(p.name)}: _sl_fail({i}, {p.name})")
         else:
             body.append(f"    if {test(p.name)}: _sl_fail({i}, {p.name})")
-    source = (f"def {func.__name__}({', '.join(head)}):\n" + "\n".join(body) +
-              f"\n    return _sl_f({', '.join(call)})\n")
+    source = f"def {func.__name__}({', '.join(head)}):\n" + "\n".join(body) + f"\n    return _sl_f({', '.join(call)})\n"
     exec(compile(source, f"<checked {func.__qualname__}>", "exec"), namespace)
     wrapper = functools.wraps(func)(namespace[func.__name__])
     wrapper.__sudoku_lab_checks__ = state
@@ -310,14 +316,19 @@ def _type_checking_names(module) -> dict[str, tuple[str, str | None]]:
             continue
         for imp in node.body:
             if isinstance(imp, ast.ImportFrom):
-                base = importlib.util.resolve_name("." * imp.level + (imp.module or ""), module.__package__) \
-                    if imp.level else imp.module
+                base = (
+                    importlib.util.resolve_name("." * imp.level + (imp.module or ""), module.__package__)
+                    if imp.level
+                    else imp.module
+                )
                 for alias in imp.names:
                     names[alias.asname or alias.name] = (base, alias.name)
             elif isinstance(imp, ast.Import):
                 for alias in imp.names:
                     names[alias.asname or alias.name.split(".")[0]] = (
-                        alias.name if alias.asname else alias.name.split(".")[0], None)
+                        alias.name if alias.asname else alias.name.split(".")[0],
+                        None,
+                    )
     return names
 
 
@@ -335,8 +346,10 @@ def _hints(func, owner) -> dict:
             try:
                 text = eval(text, {"__builtins__": __builtins__}, names)  # noqa: S307 - the module's own annotations
             except KeyError as e:  # a name the module does not define
-                raise NameError(f"{_where(func, owner)}: annotation {text!r} of {name} names {e.args[0]!r}, "
-                                "which its module does not define") from None
+                raise NameError(
+                    f"{_where(func, owner)}: annotation {text!r} of {name} names {e.args[0]!r}, "
+                    "which its module does not define"
+                ) from None
         hints[name] = _resolve_strings(text, names)
     return hints
 
@@ -370,7 +383,7 @@ def _resolve_strings(hint, names):
     if new == args:
         return hint
     if origin in (typing.Union, types.UnionType):
-        return typing.Union[new]
+        return typing.Union[new]  # noqa: UP007 - builds a union from a tuple at run time
     return hint.copy_with(new) if hasattr(hint, "copy_with") else origin[new]
 
 
@@ -389,8 +402,9 @@ def _is_array_like(hint) -> bool:
     """
     npt = sys.modules.get("numpy.typing")  # a hint from numpy.typing means it is imported: never import it here
     alias = getattr(npt, "ArrayLike", None)
-    return any((alias is not None and m is alias) or getattr(m, "__name__", "") == "_SupportsArray"
-               for m in _members(hint))
+    return any(
+        (alias is not None and m is alias) or getattr(m, "__name__", "") == "_SupportsArray" for m in _members(hint)
+    )
 
 
 def _split_array_like(hint) -> tuple[list, bool]:
@@ -406,8 +420,9 @@ def _split_array_like(hint) -> tuple[list, bool]:
 def _is_array_like_value(value) -> bool:
     import numpy as np
 
-    return isinstance(value, (np.ndarray, np.generic, list, tuple, numbers.Number, str, bytes)) or \
-        hasattr(value, "__array__")
+    return isinstance(value, (np.ndarray, np.generic, list, tuple, numbers.Number, str, bytes)) or hasattr(
+        value, "__array__"
+    )
 
 
 def _literal_types(hint) -> set:
@@ -437,8 +452,13 @@ def _fast_type(hint) -> type:
             return _Unmatched  # the predicate takes anything at once
         if m in (int, float, bool, str, bytes):
             return m
-        if isinstance(m, type) and typing.get_origin(m) is None and not getattr(m, "_is_protocol", False) and \
-                m.__module__ != "typing" and m not in _CONTAINERS:
+        if (
+            isinstance(m, type)
+            and typing.get_origin(m) is None
+            and not getattr(m, "_is_protocol", False)
+            and m.__module__ != "typing"
+            and m not in _CONTAINERS
+        ):
             return m
     return _Unmatched
 
@@ -468,7 +488,9 @@ def _bool_type(t: type) -> bool:  # numpy's bool is no subclass of bool, nor reg
 
 _is_bool = _per_type(_bool_type, {bool: True})
 _is_int = _per_type(lambda t: issubclass(t, numbers.Integral) and not _bool_type(t), {int: True, bool: False})
-_is_float = _per_type(lambda t: issubclass(t, numbers.Real) and not _bool_type(t), {float: True, int: True, bool: False})
+_is_float = _per_type(
+    lambda t: issubclass(t, numbers.Real) and not _bool_type(t), {float: True, int: True, bool: False}
+)
 
 
 def _is_str(value) -> bool:
@@ -608,8 +630,9 @@ def _describe(hint) -> str:
         members = list(typing.get_args(hint))
         words = []
         if str in members and (os.PathLike in members or any(typing.get_origin(m) is os.PathLike for m in members)):
-            members = [m for m in members if m is not str and m is not os.PathLike and
-                       typing.get_origin(m) is not os.PathLike]
+            members = [
+                m for m in members if m is not str and m is not os.PathLike and typing.get_origin(m) is not os.PathLike
+            ]
             words.append("a path (str or os.PathLike)")
         words += [_describe(m) for m in members if m is not type(None)]
         if type(None) in members:
@@ -637,10 +660,21 @@ def _describe(hint) -> str:
     if origin is cabc.Callable or hint is cabc.Callable or hint is typing.Callable:
         return "a callable"
     args = typing.get_args(hint)
-    names = {list: "list", tuple: "tuple", set: "set", frozenset: "frozenset", dict: "dict",
-             cabc.Sequence: "sequence", cabc.MutableSequence: "list", cabc.Collection: "collection",
-             cabc.Set: "set", cabc.Iterable: "iterable", cabc.Iterator: "iterator", cabc.Mapping: "mapping",
-             cabc.MutableMapping: "mapping"}
+    names = {
+        list: "list",
+        tuple: "tuple",
+        set: "set",
+        frozenset: "frozenset",
+        dict: "dict",
+        cabc.Sequence: "sequence",
+        cabc.MutableSequence: "list",
+        cabc.Collection: "collection",
+        cabc.Set: "set",
+        cabc.Iterable: "iterable",
+        cabc.Iterator: "iterator",
+        cabc.Mapping: "mapping",
+        cabc.MutableMapping: "mapping",
+    }
     kind = names.get(origin) or names.get(hint)
     if kind:
         if kind in ("dict", "mapping") and len(args) == 2:
@@ -664,7 +698,7 @@ def _plain(hint) -> str:
     text = _describe(hint)
     for a in ("a ", "an "):
         if text.startswith(a) and " or " not in text:
-            return text[len(a):]
+            return text[len(a) :]
     return text
 
 
@@ -693,16 +727,22 @@ def _got(hint, value) -> str:
         args = typing.get_args(members[0])
         origin = typing.get_origin(members[0])
         try:
-            if origin in (dict, cabc.Mapping, cabc.MutableMapping) and len(args) == 2 and \
-                    isinstance(value, cabc.Mapping):
+            if (
+                origin in (dict, cabc.Mapping, cabc.MutableMapping)
+                and len(args) == 2
+                and isinstance(value, cabc.Mapping)
+            ):
                 key, val = _predicate(args[0]), _predicate(args[1])
                 for k, x in value.items():
                     if not key(k):
                         return f"{text}; its key {type(k).__name__} {_short(k)}".rstrip()
                     if not val(x):
                         return f"{text}; its {k!r} is {type(x).__name__} {_short(x)}".rstrip()
-            elif origin in (list, tuple, set, frozenset, cabc.Sequence, cabc.MutableSequence, cabc.Collection,
-                            cabc.Set) and args and isinstance(value, cabc.Iterable):
+            elif (
+                origin in (list, tuple, set, frozenset, cabc.Sequence, cabc.MutableSequence, cabc.Collection, cabc.Set)
+                and args
+                and isinstance(value, cabc.Iterable)
+            ):
                 item = _predicate(args[0])
                 for i, x in enumerate(value):
                     if not item(x):

@@ -10,8 +10,22 @@ from typing import Callable
 
 from ._checks import checked
 
-__all__ = ["interruptible", "ProgressBar", "duration_text", "note", "add_where_options", "where_from_args", "RunProgress", "ReadProgress", "int_option", "seed_option",
-           "resolve_puzzles", "resolve_puzzle", "add_solver_params", "solver_params"]
+__all__ = [
+    "interruptible",
+    "ProgressBar",
+    "duration_text",
+    "note",
+    "add_where_options",
+    "where_from_args",
+    "RunProgress",
+    "ReadProgress",
+    "int_option",
+    "seed_option",
+    "resolve_puzzles",
+    "resolve_puzzle",
+    "add_solver_params",
+    "solver_params",
+]
 
 
 class interruptible:
@@ -141,16 +155,17 @@ class RunProgress:
             return
         self._last = now
         s = prog.snapshot
-        self.line(f"{s.iteration} {self.what}s, best cost {s.best_cost}, {prog.rate:,.0f}/s, "
-                  f"{prog.elapsed:.1f} s, {100 * prog.fraction:.0f} %")
+        self.line(
+            f"{s.iteration} {self.what}s, best cost {s.best_cost}, {prog.rate:,.0f}/s, "
+            f"{prog.elapsed:.1f} s, {100 * prog.fraction:.0f} %"
+        )
 
     def line(self, text: str) -> None:
         """Show ``text`` as the current progress line (over the previous one on a terminal)."""
         if not self.enabled:
             return
         self._shown = True
-        print(("\r" + text.ljust(70)) if self.tty else text, end="" if self.tty else "\n", file=sys.stderr,
-              flush=True)
+        print(("\r" + text.ljust(70)) if self.tty else text, end="" if self.tty else "\n", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.enabled and self.tty and self._shown:
@@ -192,10 +207,18 @@ def note(text: str) -> None:
 
 def add_where_options(parser, jobs_default: str) -> None:
     """``--jobs`` (worker processes; ``jobs_default`` says the default) and ``--scheduler`` (a Dask cluster)."""
-    parser.add_argument("--jobs", type=int_option(1), default=None,
-                        help=f"worker processes ({jobs_default}; capped at the CPUs available)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="run on a Dask cluster: tcp://host:8786, or local:N to start N local worker processes")
+    parser.add_argument(
+        "--jobs",
+        type=int_option(1),
+        default=None,
+        help=f"worker processes ({jobs_default}; capped at the CPUs available)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run on a Dask cluster: tcp://host:8786, or local:N to start N local worker processes",
+    )
 
 
 def where_from_args(args, default_jobs: int) -> tuple[int, str | None]:
@@ -211,8 +234,10 @@ def where_from_args(args, default_jobs: int) -> tuple[int, str | None]:
         from .cluster import parse_scheduler
 
         if args.jobs is not None:
-            raise ParameterError("--jobs and --scheduler: choose worker processes on this machine or a Dask "
-                                 "cluster, not both", name="jobs")
+            raise ParameterError(
+                "--jobs and --scheduler: choose worker processes on this machine or a Dask cluster, not both",
+                name="jobs",
+            )
         parse_scheduler(args.scheduler)
         return 1, args.scheduler
     jobs, capped = effective_jobs(args.jobs or default_jobs)
@@ -244,8 +269,7 @@ def _looks_like_puzzle_text(arg: str) -> bool:
 
 
 @checked
-def resolve_puzzles(arg: str, progress: Callable[[int, int | None], object] | None = None,
-                    allow_clashes: bool = False):
+def resolve_puzzles(arg: str, progress: Callable[[int, int | None], object] | None = None, allow_clashes: bool = False):
     """The puzzles a command-line argument names, read lazily (an iterator).
 
     In order: ``-`` (standard input), an existing file (every puzzle in it),
@@ -285,14 +309,14 @@ def resolve_puzzles(arg: str, progress: Callable[[int, int | None], object] | No
     prefix = arg.rpartition(":")[0]
     if prefix in collections or arg in library.names():
         return iter([library.puzzle(arg)])  # its errors say what is wrong (index out of range, no such name)
-    pathlike = ("/" in arg or os.sep in arg or ":" in arg or arg.startswith("~")
-                or path.suffix.lower() in _PATH_SUFFIXES)
+    pathlike = "/" in arg or os.sep in arg or ":" in arg or arg.startswith("~") or path.suffix.lower() in _PATH_SUFFIXES
     if not pathlike and _looks_like_puzzle_text(arg):
         return iter([Puzzle.parse(arg, allow_clashes=allow_clashes)])
     if not pathlike:
         return iter([library.puzzle(arg)])  # "no bundled puzzle named ...; did you mean ..."
     hints = difflib.get_close_matches(arg, collections, n=2) + difflib.get_close_matches(
-        arg.rpartition(":")[2] if ":" in arg else arg, library.names(), n=2)
+        arg.rpartition(":")[2] if ":" in arg else arg, library.names(), n=2
+    )
     parent = path.parent
     if _is(parent.is_dir) and path.name:
         try:
@@ -353,8 +377,11 @@ def add_solver_params(parser, algo: str | None = None) -> None:
     for cls in reg.values():
         for prm in cls.params:
             decls.setdefault(prm.name, []).append((cls, prm))
-    title = (f"{selected.name} parameters (other algorithms: `--algo NAME --help`)" if selected else
-             "algorithm parameters (`--algo NAME --help` shows one algorithm's)")
+    title = (
+        f"{selected.name} parameters (other algorithms: `--algo NAME --help`)"
+        if selected
+        else "algorithm parameters (`--algo NAME --help` shows one algorithm's)"
+    )
     group = parser.add_argument_group(title)
     for name, owners in decls.items():
         flag = "--" + name.replace("_", "-")
@@ -369,10 +396,16 @@ def add_solver_params(parser, algo: str | None = None) -> None:
             helps.append(text if selected else f"[{cls.name}] {text}")
         kinds = {p.kind for _, p in mine}
         prm = mine[0][1]
-        metavar = ("{" + ",".join(prm.choices) + "}" if kinds == {"choice"} and len(mine) == 1 else
-                   prm.kind.upper() if len(kinds) == 1 else "VALUE")
-        group.add_argument(flag, dest=f"param_{name}", default=None, metavar=metavar,
-                           help=" ".join(helps).replace("%", "%%"))
+        metavar = (
+            "{" + ",".join(prm.choices) + "}"
+            if kinds == {"choice"} and len(mine) == 1
+            else prm.kind.upper()
+            if len(kinds) == 1
+            else "VALUE"
+        )
+        group.add_argument(
+            flag, dest=f"param_{name}", default=None, metavar=metavar, help=" ".join(helps).replace("%", "%%")
+        )
 
 
 def solver_params(algo: str, args) -> dict:
@@ -393,12 +426,15 @@ def solver_params(algo: str, args) -> dict:
     for name, value in vars(args).items():
         if not name.startswith("param_") or value is None:
             continue
-        prm = name[len("param_"):]
+        prm = name[len("param_") :]
         if prm not in declared:
             flag = "--" + prm.replace("_", "-")
             owners = [c.name for c in registry().values() if prm in {p.name for p in c.params}]
-            raise ParameterError(f"{flag} is not a parameter of {algo} (it belongs to {', '.join(owners)}); "
-                                 f"choose that algorithm with --algo {owners[0]}", name=prm)
+            raise ParameterError(
+                f"{flag} is not a parameter of {algo} (it belongs to {', '.join(owners)}); "
+                f"choose that algorithm with --algo {owners[0]}",
+                name=prm,
+            )
         out[prm] = value
     checked = cls.full_params(out)  # values and the rules between parameters
     return {name: checked[name] for name in out}

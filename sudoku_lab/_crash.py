@@ -38,14 +38,16 @@ def write_report(exc: BaseException, context: str = "") -> Path | None:
         return None
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     path = where / f"crash-{stamp}-{os.getpid()}.txt"
-    text = "\n".join([
-        f"Sudoku Lab internal error, {_dt.datetime.now().isoformat(timespec='seconds')}",
-        *(_versions()),
-        f"command: {' '.join(sys.argv)}",
-        f"context: {context}" if context else "",
-        "",
-        "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
-    ])
+    text = "\n".join(
+        [
+            f"Sudoku Lab internal error, {_dt.datetime.now().isoformat(timespec='seconds')}",
+            *(_versions()),
+            f"command: {' '.join(sys.argv)}",
+            f"context: {context}" if context else "",
+            "",
+            "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+        ]
+    )
     try:
         path.write_text(text, encoding="utf-8")
     except OSError:

@@ -38,11 +38,25 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
-from .errors import DataFileError
 from ._checks import checked
+from .errors import DataFileError
 
-__all__ = ["os_reason", "read_text", "open_binary", "read_lines", "check_regular", "check_writable", "write_file",
-           "write_text", "check_figure_path", "figure_format", "standard_fd", "output_kind", "DPI_RANGE", "MAX_TEXT_BYTES"]
+__all__ = [
+    "os_reason",
+    "read_text",
+    "open_binary",
+    "read_lines",
+    "check_regular",
+    "check_writable",
+    "write_file",
+    "write_text",
+    "check_figure_path",
+    "figure_format",
+    "standard_fd",
+    "output_kind",
+    "DPI_RANGE",
+    "MAX_TEXT_BYTES",
+]
 
 #: The default bound of :func:`read_text`.
 MAX_TEXT_BYTES = 64 << 20
@@ -63,9 +77,13 @@ def os_reason(e: OSError) -> str:
 
 # ------------------------------------------------------------------ reading
 def _kind_text(mode: int) -> str:
-    for test, words in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                        (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
-                        (stat.S_ISDIR, "a directory")):
+    for test, words in (
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a directory"),
+    ):
         if test(mode):
             return words
     return "not a regular file"
@@ -85,8 +103,9 @@ def _stat_input(path: Path, what: str) -> os.stat_result:
         st = os.stat(path)
     except FileNotFoundError:
         if os.path.islink(path):
-            raise DataFileError(f"{what} {path} is a symlink to {os.readlink(path)}, which does not exist",
-                                path=path) from None
+            raise DataFileError(
+                f"{what} {path} is a symlink to {os.readlink(path)}, which does not exist", path=path
+            ) from None
         raise DataFileError(f"{what} {path} does not exist", path=path) from None
     except (OSError, ValueError) as e:
         reason = os_reason(e) if isinstance(e, OSError) else str(e)
@@ -169,15 +188,18 @@ def read_bytes(path, what: str = "file", max_bytes: int = MAX_TEXT_BYTES, *, str
     with open_binary(path, what, streams=streams) as fh:
         size = os.fstat(fh.fileno()).st_size
         if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) and size > max_bytes:
-            raise DataFileError(f"{what} {path} is {_size_text(size)}; at most {_size_text(max_bytes)} can be "
-                                f"read in this format", path=path)
+            raise DataFileError(
+                f"{what} {path} is {_size_text(size)}; at most {_size_text(max_bytes)} can be read in this format",
+                path=path,
+            )
         try:
             data = fh.read(max_bytes + 1)
         except OSError as e:
             raise DataFileError(f"cannot read {what} {path}: {os_reason(e)}", path=path) from None
     if len(data) > max_bytes:
-        raise DataFileError(f"{what} {path} holds more than {_size_text(max_bytes)}; at most that can be read in "
-                            "this format", path=path)
+        raise DataFileError(
+            f"{what} {path} holds more than {_size_text(max_bytes)}; at most that can be read in this format", path=path
+        )
     return data
 
 
@@ -209,8 +231,11 @@ def decode(data: bytes, path, what: str = "file", first_line: int = 1) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = first_line + data.count(b"\n", 0, e.start)
-        raise DataFileError(f"{what} {path} is not a text file: line {line} holds a byte that is not UTF-8 "
-                            f"(0x{data[e.start]:02x})", path=path, line=line) from None
+        raise DataFileError(
+            f"{what} {path} is not a text file: line {line} holds a byte that is not UTF-8 (0x{data[e.start]:02x})",
+            path=path,
+            line=line,
+        ) from None
 
 
 def read_lines(fh: BinaryIO, path, what: str, max_line: int) -> Iterator[tuple[int, bytes]]:
@@ -230,8 +255,9 @@ def read_lines(fh: BinaryIO, path, what: str, max_line: int) -> Iterator[tuple[i
             return
         no += 1
         if len(raw) > max_line:
-            raise DataFileError(f"{what} {path} line {no} is longer than {_size_text(max_line)}: not a {what}",
-                                path=path, line=no)
+            raise DataFileError(
+                f"{what} {path} line {no} is longer than {_size_text(max_line)}: not a {what}", path=path, line=no
+            )
         yield no, raw
 
 
@@ -310,7 +336,7 @@ class _Target:
     def terminal(self) -> bool:
         """True for standard output (or ``/dev/fd/N``) open on a terminal."""
         try:
-            return self.kind == "fd" and os.isatty(self.fd)
+            return self.kind == "fd" and self.fd is not None and os.isatty(self.fd)
         except OSError:
             return False
 
@@ -322,8 +348,11 @@ def output_kind(path, what: str = "output") -> str:
 
 
 def _refuse_terminal(named: Path, what: str) -> None:
-    raise DataFileError(f"will not write {what} {named} to a terminal (it is binary data); redirect it to a file or "
-                        "a pipe, or give a file name", path=named)
+    raise DataFileError(
+        f"will not write {what} {named} to a terminal (it is binary data); redirect it to a file or "
+        "a pipe, or give a file name",
+        path=named,
+    )
 
 
 def check_writable(path, what: str = "output", *, binary: bool = False) -> Path:
@@ -338,11 +367,13 @@ def check_writable(path, what: str = "output", *, binary: bool = False) -> Path:
     target = _Target(path, what)
     named = target.named
     if target.kind == "fd":
+        assert target.fd is not None  # kind "fd" always carries its descriptor
         try:
             os.fstat(target.fd)
         except OSError:
-            raise DataFileError(f"cannot write {what} {named}: file descriptor {target.fd} is not open",
-                                path=named) from None
+            raise DataFileError(
+                f"cannot write {what} {named}: file descriptor {target.fd} is not open", path=named
+            ) from None
     elif target.kind == "stream":
         if not os.access(target.path, os.W_OK):
             raise DataFileError(f"cannot write {what} {named}: permission denied", path=named)
@@ -350,8 +381,7 @@ def check_writable(path, what: str = "output", *, binary: bool = False) -> Path:
         try:
             if target.path == named:
                 target.path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=target.path.parent, prefix=f".{target.path.name}.",
-                                             suffix=".probe"):
+            with tempfile.NamedTemporaryFile(dir=target.path.parent, prefix=f".{target.path.name}.", suffix=".probe"):
                 pass
         except OSError as e:
             raise DataFileError(f"cannot write {what} {named}: {os_reason(e)}", path=named) from None
@@ -390,6 +420,7 @@ def write_file(path, write: Callable[[BinaryIO], object], what: str = "output", 
         _refuse_terminal(target.named, what)
     try:
         if target.kind == "fd":
+            assert target.fd is not None  # kind "fd" always carries its descriptor
             _write_fd(target.fd, write)
         elif target.kind == "stream":
             fd = os.open(target.path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))

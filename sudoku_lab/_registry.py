@@ -109,9 +109,15 @@ class Registry(Generic[T]):
         (default: its module and qualified name).
     """
 
-    def __init__(self, kind: str, package: str | None = None, key: Callable[[T], str] = lambda o: o.name,
-                 order: Callable[[T], object] | None = None, group: str = PLUGIN_GROUP,
-                 origin: Callable[[T], str] | None = None):
+    def __init__(
+        self,
+        kind: str,
+        package: str | None = None,
+        key: Callable[[T], str] = lambda o: o.name,
+        order: Callable[[T], object] | None = None,
+        group: str = PLUGIN_GROUP,
+        origin: Callable[[T], str] | None = None,
+    ):
         self.kind = kind
         self.package = package
         self.key = key
@@ -141,8 +147,10 @@ class Registry(Generic[T]):
             raise TypeError(f"a {self.kind} needs a non-empty registry name, got {name!r}")
         old = self._items.get(name)
         if old is not None and old is not obj and not replace:
-            raise ValueError(f"a {self.kind} named {name!r} is already registered (by {self.origin(old)}); "
-                             f"choose another name for the one in {self.origin(obj)}")
+            raise ValueError(
+                f"a {self.kind} named {name!r} is already registered (by {self.origin(old)}); "
+                f"choose another name for the one in {self.origin(obj)}"
+            )
         self._items[name] = obj
         return obj
 
@@ -151,7 +159,7 @@ class Registry(Generic[T]):
         self._items.pop(name, None)
 
     @contextlib.contextmanager
-    def isolated(self) -> Iterator["Registry[T]"]:
+    def isolated(self) -> Iterator[Registry[T]]:
         """Within the block, registrations and removals are kept; afterwards the registry is as before.
 
         The registry is completed first (built-ins and plugins), so they stay visible inside and are not
@@ -198,8 +206,7 @@ class Registry(Generic[T]):
         """The object registered as ``name``; ParameterError naming the known ones otherwise."""
         reg = self.mapping()
         if name not in reg:
-            raise ParameterError(f"unknown {self.kind} {name!r}; choose from {', '.join(reg) or '(none)'}",
-                                 name=param)
+            raise ParameterError(f"unknown {self.kind} {name!r}; choose from {', '.join(reg) or '(none)'}", name=param)
         return reg[name]
 
     def __iter__(self) -> Iterator[str]:

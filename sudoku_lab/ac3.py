@@ -13,13 +13,14 @@ Domains are ``uint32`` bitmasks, one per cell, digit ``d`` as bit ``d - 1``
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
+from ._checks import checked
 from ._kernels import ac3 as _k
 from .errors import ParameterError
 from .geometry import BOX_SIZES, MASK_DTYPE, PuzzleLike, as_grid, box_size_for_cells, cell_name, geometry, symbol
-from ._checks import checked
 
 __all__ = [
     "AC3Result",
@@ -238,8 +239,10 @@ class AC3Result:
             tail = "every cell is fixed" if open_ == 0 else f"{open_} cell{'s' * (open_ != 1)} still open"
             return f"{head}; {tail} ({mode})"
         if self.wipeout_unit is not None:
-            what = (f"digit {symbol(self.wipeout_digit)} has no place left in "
-                    f"{geometry(self.n).unit_name(self.wipeout_unit)}")
+            what = (
+                f"digit {symbol(self.wipeout_digit)} has no place left in "
+                f"{geometry(self.n).unit_name(self.wipeout_unit)}"
+            )
         else:
             what = f"{cell_name(self.wipeout_cell, N)} has no candidate left"
         return f"{head}, then found a contradiction: {what} ({mode})"
@@ -252,22 +255,29 @@ def _as_domains(domains, p) -> np.ndarray:
         raise ParameterError(f"domains must hold integer masks, got dtype {d.dtype}", name="domains")
     n = box_size_for_cells(d.size)
     if n is None:
-        raise ParameterError(f"domains has {d.size} cells, which is not the size of a Sudoku of box size "
-                             f"{BOX_SIZES[0]}..{BOX_SIZES[-1]}", name="domains")
+        raise ParameterError(
+            f"domains has {d.size} cells, which is not the size of a Sudoku of box size "
+            f"{BOX_SIZES[0]}..{BOX_SIZES[-1]}",
+            name="domains",
+        )
     if p is not None and as_grid(p, None)[1] != n:
         raise ParameterError(f"domains has {d.size} cells, which does not match the puzzle", name="domains")
     full = geometry(n).full_mask
     bad = np.flatnonzero((d < 0) | (d > full))
     if bad.size:
         c = int(bad[0])
-        raise ParameterError(f"domain of {cell_name(c, n * n)} is {int(d[c]):#x}, which has bits outside "
-                             f"the {n * n} digits (mask {full:#x})", name="domains")
+        raise ParameterError(
+            f"domain of {cell_name(c, n * n)} is {int(d[c]):#x}, which has bits outside "
+            f"the {n * n} digits (mask {full:#x})",
+            name="domains",
+        )
     return d.astype(MASK_DTYPE)
 
 
 @checked
-def ac3(p: PuzzleLike | npt.ArrayLike | None, hidden_singles: bool = False,
-        domains: npt.ArrayLike | None = None) -> AC3Result:
+def ac3(
+    p: PuzzleLike | npt.ArrayLike | None, hidden_singles: bool = False, domains: npt.ArrayLike | None = None
+) -> AC3Result:
     """Run AC3 on a puzzle or on given domains.
 
     Parameters
@@ -322,8 +332,16 @@ def ac3(p: PuzzleLike | npt.ArrayLike | None, hidden_singles: bool = False,
 
 
 @checked
-def result_from_kernel(n: int, hidden_singles: bool, start: np.ndarray, out: np.ndarray, log: np.ndarray,
-                       queue: np.ndarray, counters: np.ndarray, consistent: bool) -> AC3Result:
+def result_from_kernel(
+    n: int,
+    hidden_singles: bool,
+    start: np.ndarray,
+    out: np.ndarray,
+    log: np.ndarray,
+    queue: np.ndarray,
+    counters: np.ndarray,
+    consistent: bool,
+) -> AC3Result:
     """The :class:`AC3Result` of one :func:`sudoku_lab._kernels.ac3.propagate` call, from its inputs and outputs.
 
     Parameters
@@ -356,15 +374,20 @@ def result_from_kernel(n: int, hidden_singles: bool, start: np.ndarray, out: np.
     """
     n_log = int(counters[_k.CNT_LOG])
     records = np.empty(n_log, dtype=LOG_DTYPE)
-    for name, column in (("pop", _k.LOG_POP), ("cell", _k.LOG_CELL), ("digit", _k.LOG_DIGIT),
-                         ("because", _k.LOG_BECAUSE)):
+    for name, column in (
+        ("pop", _k.LOG_POP),
+        ("cell", _k.LOG_CELL),
+        ("digit", _k.LOG_DIGIT),
+        ("because", _k.LOG_BECAUSE),
+    ):
         records[name] = log[:n_log, column]
     fixed = np.flatnonzero((candidate_count(out) == 1) & (candidate_count(start) != 1)).astype(np.int32)
     pops = queue[: int(counters[_k.CNT_POPS])].copy()
     for a in (start, out, records, pops, fixed):
         a.setflags(write=False)
     wipeout_cell, wipeout_unit, wipeout_digit = (
-        int(counters[i]) for i in (_k.CNT_WIPEOUT_CELL, _k.CNT_WIPEOUT_UNIT, _k.CNT_WIPEOUT_DIGIT))
+        int(counters[i]) for i in (_k.CNT_WIPEOUT_CELL, _k.CNT_WIPEOUT_UNIT, _k.CNT_WIPEOUT_DIGIT)
+    )
     return AC3Result(
         n=int(n),
         hidden_singles=bool(hidden_singles),

@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ._checks import checked
 from .errors import ParameterError
 from .experiments import BatchProgress, execute, where_text
-from .spec import ExperimentSpec
-from ._checks import checked
 from .solvers.base import DEFAULT_SEED
+from .spec import ExperimentSpec
 
 __all__ = ["run_spec", "plan", "BatchOutcome", "add_cli", "cmd_batch", "default_output"]
 
@@ -76,10 +76,16 @@ def default_output(spec: ExperimentSpec) -> Path:
 
 
 @checked(advice={"spec": "read one with spec.load_spec(path)"})
-def run_spec(spec: ExperimentSpec, out: str | os.PathLike[str] | None, *, jobs: int = 1,
-             scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
-             progress: Callable[[BatchProgress], None] | None = None,
-             note: Callable[[str], None] | None = None) -> BatchOutcome:
+def run_spec(
+    spec: ExperimentSpec,
+    out: str | os.PathLike[str] | None,
+    *,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    progress: Callable[[BatchProgress], None] | None = None,
+    note: Callable[[str], None] | None = None,
+) -> BatchOutcome:
     """Run every task of ``spec`` not yet in the results directory ``out`` (None: keep nothing).
 
     Parameters
@@ -113,8 +119,11 @@ def run_spec(spec: ExperimentSpec, out: str | os.PathLike[str] | None, *, jobs: 
 
     store = None
     if out is not None:
-        session = {"scheduler": where_text(jobs, scheduler),
-                   "spec_file": str(spec.source) if spec.source else None, "spec_text": spec.text or None}
+        session = {
+            "scheduler": where_text(jobs, scheduler),
+            "spec_file": str(spec.source) if spec.source else None,
+            "spec_text": spec.text or None,
+        }
         store = ResultStore(out, spec.canonical(), kind="batch", note=note, session=session, growth=spec.growth())
     outcome = BatchOutcome(spec.total)
     with closing(store):
@@ -124,8 +133,17 @@ def run_spec(spec: ExperimentSpec, out: str | os.PathLike[str] | None, *, jobs: 
             partial = store.change is not None and store.change.shrinks
             held = store.held(spec.task_keys()) if partial else (len(store), store.solved())
             outcome.done, outcome.solved = held
-        for _, task, res in execute(spec.tasks(), total=spec.total, store=store, jobs=jobs, scheduler=scheduler,
-                                    should_stop=should_stop, progress=progress, solvers=spec.solvers(), held=held):
+        for _, task, res in execute(
+            spec.tasks(),
+            total=spec.total,
+            store=store,
+            jobs=jobs,
+            scheduler=scheduler,
+            should_stop=should_stop,
+            progress=progress,
+            solvers=spec.solvers(),
+            held=held,
+        ):
             outcome.new += 1
             outcome.done += 1
             outcome.solved += bool(res.solved)
@@ -155,14 +173,20 @@ def plan(spec: ExperimentSpec, out: str | os.PathLike[str]) -> str:
     done = sum(k in held for k in spec.task_keys())
     lines = []
     if change.grows:
-        lines.append(f"{out} holds this experiment before it grows ({'; '.join(change.grows)}): the runs it "
-                     "holds are kept, with their seeds")
+        lines.append(
+            f"{out} holds this experiment before it grows ({'; '.join(change.grows)}): the runs it "
+            "holds are kept, with their seeds"
+        )
     if change.shrinks:
-        lines.append(f"{out} holds more than this asks for ({'; '.join(change.shrinks)}): this reads its part, and "
-                     "deletes nothing")
+        lines.append(
+            f"{out} holds more than this asks for ({'; '.join(change.shrinks)}): this reads its part, and "
+            "deletes nothing"
+        )
     missing = spec.total - done
-    lines.append(f"results would go to {out}, which holds {done:,} of these {spec.total:,} runs: "
-                 + (f"would run the {missing:,} missing" if missing else "would run nothing"))
+    lines.append(
+        f"results would go to {out}, which holds {done:,} of these {spec.total:,} runs: "
+        + (f"would run the {missing:,} missing" if missing else "would run nothing")
+    )
     return "\n".join(lines)
 
 
@@ -173,33 +197,54 @@ def add_cli(sub: argparse._SubParsersAction) -> None:
     from .spec import SEEDINGS
 
     b = sub.add_parser(
-        "batch", help="run an experiment (a TOML specification or flags) into a resumable results directory",
+        "batch",
+        help="run an experiment (a TOML specification or flags) into a resumable results directory",
         description="Run every configuration on every puzzle --runs times, each run until solved or its budget, "
         "and write one row per run to a results directory (runs.parquet, read directly by pandas, polars and "
         "DuckDB; runs.jsonl, written as each run finishes; provenance.json). Ctrl-C stops cleanly; the same "
         "command resumes. Give a TOML specification (see the README) or --algo and --puzzles. "
-        "`sudoku-lab report DIR` summarises the results.")
+        "`sudoku-lab report DIR` summarises the results.",
+    )
     b.add_argument("spec", nargs="?", help="TOML specification file")
-    b.add_argument("--algo", action="append", default=[], metavar="NAME[:P=V,...]",
-                   help="without a specification: a configuration (repeatable); a list value expands, e.g. "
-                        "'reseda:alpha=[0.5,0.7],restart=full'")
-    b.add_argument("--puzzles", action="append", default=[], metavar="SET",
-                   help="without a specification: a puzzle set (repeatable): bundled collection or puzzle, file, text")
+    b.add_argument(
+        "--algo",
+        action="append",
+        default=[],
+        metavar="NAME[:P=V,...]",
+        help="without a specification: a configuration (repeatable); a list value expands, e.g. "
+        "'reseda:alpha=[0.5,0.7],restart=full'",
+    )
+    b.add_argument(
+        "--puzzles",
+        action="append",
+        default=[],
+        metavar="SET",
+        help="without a specification: a puzzle set (repeatable): bundled collection or puzzle, file, text",
+    )
     b.add_argument("--runs", type=int_option(1, 1_000_000), default=None, help="runs per configuration and puzzle")
     b.add_argument("--seed", type=seed_option, default=None, help=f"base seed (default {DEFAULT_SEED})")
-    b.add_argument("--seeding", choices=SEEDINGS, default=None,
-                   help="spawn: per-run seeds from numpy's SeedSequence (default); sequential: run r uses SEED+r")
-    b.add_argument("--until", default=None, help="budget per run, e.g. solved,10s or solved,100000it,30s "
-                   "(default solved,10s)")
+    b.add_argument(
+        "--seeding",
+        choices=SEEDINGS,
+        default=None,
+        help="spawn: per-run seeds from numpy's SeedSequence (default); sequential: run r uses SEED+r",
+    )
+    b.add_argument(
+        "--until", default=None, help="budget per run, e.g. solved,10s or solved,100000it,30s (default solved,10s)"
+    )
     b.add_argument("--sample", type=int_option(1), default=None, help="a seeded sample of this many puzzles per set")
     b.add_argument("--first", type=int_option(1), default=None, help="the first this many puzzles of each set")
     b.add_argument("--name", default=None, help="the experiment's name (reports show it)")
-    b.add_argument("--out", default=None,
-                   help="results directory (default: the specification's output, else NAME-results)")
+    b.add_argument(
+        "--out", default=None, help="results directory (default: the specification's output, else NAME-results)"
+    )
     add_where_options(b, "default: every CPU")
-    b.add_argument("--dry-run", action="store_true",
-                   help="say what would run (all of it, the runs missing, or the runs a grown experiment adds) and "
-                        "refuse what the run would refuse; run nothing")
+    b.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="say what would run (all of it, the runs missing, or the runs a grown experiment adds) and "
+        "refuse what the run would refuse; run nothing",
+    )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=cmd_batch)
 
@@ -214,15 +259,23 @@ def _spec_from_args(args) -> ExperimentSpec:
         given = [k for k in _FLAG_KEYS if getattr(args, k) not in (None, [])]
         if given:
             flags = ", ".join("--" + k for k in given)
-            raise ParameterError(f"{flags}: give these in the specification {args.spec}, or give no specification",
-                                 name=given[0])
+            raise ParameterError(
+                f"{flags}: give these in the specification {args.spec}, or give no specification", name=given[0]
+            )
         return load_spec(args.spec)
     if not args.algo or not args.puzzles:
         raise ParameterError("give a TOML specification, or at least one --algo and one --puzzles", name="spec")
-    return spec_from_options(args.algo, args.puzzles, runs=args.runs or 1,
-                             seed=DEFAULT_SEED if args.seed is None else args.seed,
-                             seeding=args.seeding or "spawn", until=args.until or DEFAULT_UNTIL,
-                             sample=args.sample, first=args.first, name=args.name or "")
+    return spec_from_options(
+        args.algo,
+        args.puzzles,
+        runs=args.runs or 1,
+        seed=DEFAULT_SEED if args.seed is None else args.seed,
+        seeding=args.seeding or "spawn",
+        until=args.until or DEFAULT_UNTIL,
+        sample=args.sample,
+        first=args.first,
+        name=args.name or "",
+    )
 
 
 @checked
@@ -241,15 +294,20 @@ def cmd_batch(args: argparse.Namespace) -> int:
     bar = ProgressBar(enabled=not args.quiet)
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
     with intr as stop:
-        outcome = run_spec(spec, out, jobs=jobs, scheduler=scheduler, should_stop=stop.is_set,
-                           progress=bar.batch, note=note)
+        outcome = run_spec(
+            spec, out, jobs=jobs, scheduler=scheduler, should_stop=stop.is_set, progress=bar.batch, note=note
+        )
         interrupted = stop.is_set() and outcome.interrupted
     bar.close()
-    print(f"{spec.name or 'batch'}: {outcome.done:,} of {outcome.total:,} runs done, {outcome.solved:,} solved "
-          f"({outcome.new:,} this time); results in {out}")
+    print(
+        f"{spec.name or 'batch'}: {outcome.done:,} of {outcome.total:,} runs done, {outcome.solved:,} solved "
+        f"({outcome.new:,} this time); results in {out}"
+    )
     if interrupted:
-        print(f"interrupted after {outcome.done:,} of {outcome.total:,} runs; run the same command to resume",
-              file=sys.stderr)
+        print(
+            f"interrupted after {outcome.done:,} of {outcome.total:,} runs; run the same command to resume",
+            file=sys.stderr,
+        )
         return intr.exit_status
     print(f"summarise them with: sudoku-lab report {out}")
     return 0

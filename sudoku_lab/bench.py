@@ -20,8 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from .benchmarks import benchmarks
 
     registered = benchmarks()
-    sub = parser.add_subparsers(dest="benchmark", metavar="BENCHMARK", required=True,
-                                help=f"what to measure: {', '.join(registered)}")
+    sub = parser.add_subparsers(
+        dest="benchmark", metavar="BENCHMARK", required=True, help=f"what to measure: {', '.join(registered)}"
+    )
     for bench in registered.values():
         p = sub.add_parser(bench.name, help=bench.help, description=bench.description or bench.help)
         if bench.add_arguments is not None:

@@ -30,19 +30,21 @@ __all__ = ["DOC", "Citation", "CITATIONS", "SECTIONS", "cite", "reference", "doc
 DOC = "docs/algorithms.md"
 
 #: Every section of :data:`DOC` by short name, as ``path#anchor`` (GitHub's anchors for its headings).
-SECTIONS: Mapping[str, str] = MappingProxyType({
-    "common-terms": f"{DOC}#common-terms",
-    "ac3": f"{DOC}#ac3",
-    "reseda": f"{DOC}#reseda",
-    "grades": f"{DOC}#correctness-grades",
-    "hill-climbing": f"{DOC}#hill-climbing",
-    "nb-coin": f"{DOC}#nb-coin",
-    "ga": f"{DOC}#genetic-algorithm",
-    "ac3-tabu": f"{DOC}#ac3-tabu-search",
-    "cuckoo": f"{DOC}#cuckoo-search",
-    "exact": f"{DOC}#exact-solver",
-    "references": f"{DOC}#references",
-})
+SECTIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "common-terms": f"{DOC}#common-terms",
+        "ac3": f"{DOC}#ac3",
+        "reseda": f"{DOC}#reseda",
+        "grades": f"{DOC}#correctness-grades",
+        "hill-climbing": f"{DOC}#hill-climbing",
+        "nb-coin": f"{DOC}#nb-coin",
+        "ga": f"{DOC}#genetic-algorithm",
+        "ac3-tabu": f"{DOC}#ac3-tabu-search",
+        "cuckoo": f"{DOC}#cuckoo-search",
+        "exact": f"{DOC}#exact-solver",
+        "references": f"{DOC}#references",
+    }
+)
 
 
 @checked
@@ -64,49 +66,57 @@ class Citation(NamedTuple):
     anchor: str
 
 
-CITATIONS: Mapping[str, Citation] = MappingProxyType({
-    "maire2012": Citation(
-        "Maire & Prissette 2012",
-        "Sylvain Maire and Cyril Prissette. A restarted estimation of distribution algorithm for solving "
-        "sudoku puzzles. Statistics and Computing, 2012. Author manuscript HAL inria-00591852, "
-        "https://inria.hal.science/inria-00591852.",
-        SECTIONS["reseda"]),
-    "jones2008": Citation(
-        "Jones, Roach & Perkins 2008",
-        "S. K. Jones, P. A. Roach and S. Perkins. Construction of heuristics for a search-based approach "
-        "to solving Sudoku. In Research and Development in Intelligent Systems XXIV (SGAI 2007), "
-        "Springer, London, 2008. doi:10.1007/978-1-84800-094-0_4.",
-        SECTIONS["hill-climbing"]),
-    "waiyapara": Citation(
-        "Waiyapara et al.",
-        "Kiatsopon Waiyapara, Warin Wattanapornprom and Prabhas Chongstitvatana. Solving Sudoku puzzles "
-        "with node based coincidence algorithm. Department of Computer Engineering, Chulalongkorn "
-        "University, Bangkok.",
-        SECTIONS["nb-coin"]),
-    "sato2010": Citation(
-        "Sato & Inoue 2010",
-        "Yuji Sato and Hazuki Inoue. Solving Sudoku with genetic operations that preserve building "
-        "blocks. In Proceedings of the 2010 IEEE Conference on Computational Intelligence and Games "
-        "(CIG 2010), IEEE, pp. 23-29, 2010.",
-        SECTIONS["ga"]),
-    "soto2013": Citation(
-        "Soto et al. 2013",
-        "Ricardo Soto, Broderick Crawford, Cristian Galleguillos, Eric Monfroy and Fernando Paredes. "
-        "A hybrid AC3-tabu search algorithm for solving Sudoku puzzles. Expert Systems with "
-        "Applications 40(15), pp. 5817-5821, 2013.",
-        SECTIONS["ac3-tabu"]),
-    "soto2014": Citation(
-        "Soto et al. 2014",
-        "Ricardo Soto, Broderick Crawford, Cristian Galleguillos, Eric Monfroy and Fernando Paredes. "
-        "A prefiltered cuckoo search algorithm with geometric operators for solving Sudoku problems. "
-        "The Scientific World Journal 2014, Article ID 465359, 12 pages. doi:10.1155/2014/465359.",
-        SECTIONS["cuckoo"]),
-    "mackworth1977": Citation(
-        "Mackworth 1977",
-        "Alan K. Mackworth. Consistency in networks of relations. Artificial Intelligence 8(1), "
-        "pp. 99-118, 1977.",
-        SECTIONS["ac3"]),
-})
+CITATIONS: Mapping[str, Citation] = MappingProxyType(
+    {
+        "maire2012": Citation(
+            "Maire & Prissette 2012",
+            "Sylvain Maire and Cyril Prissette. A restarted estimation of distribution algorithm for solving "
+            "sudoku puzzles. Statistics and Computing, 2012. Author manuscript HAL inria-00591852, "
+            "https://inria.hal.science/inria-00591852.",
+            SECTIONS["reseda"],
+        ),
+        "jones2008": Citation(
+            "Jones, Roach & Perkins 2008",
+            "S. K. Jones, P. A. Roach and S. Perkins. Construction of heuristics for a search-based approach "
+            "to solving Sudoku. In Research and Development in Intelligent Systems XXIV (SGAI 2007), "
+            "Springer, London, 2008. doi:10.1007/978-1-84800-094-0_4.",
+            SECTIONS["hill-climbing"],
+        ),
+        "waiyapara": Citation(
+            "Waiyapara et al.",
+            "Kiatsopon Waiyapara, Warin Wattanapornprom and Prabhas Chongstitvatana. Solving Sudoku puzzles "
+            "with node based coincidence algorithm. Department of Computer Engineering, Chulalongkorn "
+            "University, Bangkok.",
+            SECTIONS["nb-coin"],
+        ),
+        "sato2010": Citation(
+            "Sato & Inoue 2010",
+            "Yuji Sato and Hazuki Inoue. Solving Sudoku with genetic operations that preserve building "
+            "blocks. In Proceedings of the 2010 IEEE Conference on Computational Intelligence and Games "
+            "(CIG 2010), IEEE, pp. 23-29, 2010.",
+            SECTIONS["ga"],
+        ),
+        "soto2013": Citation(
+            "Soto et al. 2013",
+            "Ricardo Soto, Broderick Crawford, Cristian Galleguillos, Eric Monfroy and Fernando Paredes. "
+            "A hybrid AC3-tabu search algorithm for solving Sudoku puzzles. Expert Systems with "
+            "Applications 40(15), pp. 5817-5821, 2013.",
+            SECTIONS["ac3-tabu"],
+        ),
+        "soto2014": Citation(
+            "Soto et al. 2014",
+            "Ricardo Soto, Broderick Crawford, Cristian Galleguillos, Eric Monfroy and Fernando Paredes. "
+            "A prefiltered cuckoo search algorithm with geometric operators for solving Sudoku problems. "
+            "The Scientific World Journal 2014, Article ID 465359, 12 pages. doi:10.1155/2014/465359.",
+            SECTIONS["cuckoo"],
+        ),
+        "mackworth1977": Citation(
+            "Mackworth 1977",
+            "Alan K. Mackworth. Consistency in networks of relations. Artificial Intelligence 8(1), pp. 99-118, 1977.",
+            SECTIONS["ac3"],
+        ),
+    }
+)
 
 
 @checked

@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 
 from . import __version__
+from ._checks import checked
 from ._console import (
     ProgressBar,
     RunProgress,
@@ -26,7 +27,6 @@ from ._console import (
     solver_params,
 )
 from .errors import ParameterError, PuzzleError, SudokuLabError
-from ._checks import checked
 
 __all__ = ["main", "build_parser", "wants_gui", "gui_options", "resolve_puzzles", "resolve_puzzle"]
 
@@ -65,8 +65,9 @@ class _Formatter(argparse.HelpFormatter):
     def _fill_text(self, text, width, indent):
         import textwrap
 
-        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
-                             break_on_hyphens=False)
+        return textwrap.fill(
+            " ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+        )
 
 
 class _Parser(argparse.ArgumentParser):
@@ -178,8 +179,10 @@ def _solve_meta(puzzles, algo, params, termination, args) -> int:
         snap = last.snapshot
         label = p.name or "puzzle"
         verdict = "solved" if snap.solved else f"not solved ({last.reason}), best cost {snap.best_cost}"
-        _comment(f"# {label}: {cls.name} seed {args.seed}: {verdict} after {snap.iteration} {cls.iteration_name}s, "
-                 f"{snap.evaluations} evaluations, {last.elapsed:.3f} s")
+        _comment(
+            f"# {label}: {cls.name} seed {args.seed}: {verdict} after {snap.iteration} {cls.iteration_name}s, "
+            f"{snap.evaluations} evaluations, {last.elapsed:.3f} s"
+        )
         grid = snap.grid if snap.solved else snap.best_grid
         _print_puzzle(Puzzle(grid, n=p.n, name=p.name), args.format, first=k == 0)
         if last.reason == "cancelled":
@@ -194,13 +197,16 @@ def cmd_library(args) -> int:
 
     if args.collection is None:
         cols = library.collections()
-        _print_table(["collection", "puzzles", "size", "description"],
-                     [[c.name, str(c.count), ", ".join(f"{n}x{n}" for n in c.sizes), c.title]
-                      for c in cols], right={1})
+        _print_table(
+            ["collection", "puzzles", "size", "description"],
+            [[c.name, str(c.count), ", ".join(f"{n}x{n}" for n in c.sizes), c.title] for c in cols],
+            right={1},
+        )
         _comment(f"\nDefault puzzle: {library.DEFAULT_PUZZLE}. Show one collection with: sudoku-lab library NAME")
         return 0
-    puzzles = library.collection(args.collection) if ":" not in args.collection else [
-        library.puzzle(args.collection)]  # errors name the collection, the index and the range
+    puzzles = (
+        library.collection(args.collection) if ":" not in args.collection else [library.puzzle(args.collection)]
+    )  # errors name the collection, the index and the range
     if args.show:
         for k, p in enumerate(puzzles):
             _comment(f"# {p.name}")
@@ -212,12 +218,19 @@ def cmd_library(args) -> int:
     rating = [p.metadata.get("qqwing_difficulty") or "" for p in puzzles]
     lines = any(p.N <= 9 for p in puzzles)  # larger puzzles do not fit on a line of a table
     header = ["name", "givens"] + ["level"] * any(level) + ["qqwing rating"] * any(rating) + ["puzzle"] * lines
-    rows = [[p.name or "", str(p.n_givens)] + [lv] * any(level) + [r] * any(rating)
-            + [p.to_line() if p.N <= 9 else ""] * lines for p, lv, r in zip(puzzles, level, rating)]
+    rows = [
+        [p.name or "", str(p.n_givens)]
+        + [lv] * any(level)
+        + [r] * any(rating)
+        + [p.to_line() if p.N <= 9 else ""] * lines
+        for p, lv, r in zip(puzzles, level, rating)
+    ]
     _print_table(header, rows, right={1})
     if any(rating):
-        _comment("qqwing rating: the difficulty Debian's qqwing gives the puzzle (from the techniques its solver "
-                 "needs), computed when the collection was bundled; not the source's own level.")
+        _comment(
+            "qqwing rating: the difficulty Debian's qqwing gives the puzzle (from the techniques its solver "
+            "needs), computed when the collection was bundled; not the source's own level."
+        )
     return 0
 
 
@@ -241,8 +254,15 @@ def cmd_generate(args) -> int:
         for k in range(args.count):
             report = None if args.quiet else _GenerateReport(k, args.count)
             try:
-                p = generate(args.box, args.clues, seed=args.seed + k, symmetry=args.symmetry, time_limit=limit,
-                             should_stop=stop.is_set, progress=report)
+                p = generate(
+                    args.box,
+                    args.clues,
+                    seed=args.seed + k,
+                    symmetry=args.symmetry,
+                    time_limit=limit,
+                    should_stop=stop.is_set,
+                    progress=report,
+                )
             except GenerationStopped as e:
                 if report:
                     report.close()
@@ -280,8 +300,10 @@ class _GenerateReport:
             return
         self.shown = True
         self.last = now
-        line = (f"{self.label}try {tries} of {max_tries}, {givens} givens left (target {target}, fewest so far "
-                f"{fewest}), {time.perf_counter() - self.t0:.0f} s")
+        line = (
+            f"{self.label}try {tries} of {max_tries}, {givens} givens left (target {target}, fewest so far "
+            f"{fewest}), {time.perf_counter() - self.t0:.0f} s"
+        )
         self.printer.line(line)
 
     def close(self) -> None:
@@ -301,83 +323,134 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     from .solvers.base import DEFAULT_SEED
 
     algo = algo_in_argv(argv)
-    p = _Parser(prog="sudoku-lab", description="Sudoku Lab: study how stochastic search solves Sudoku. "
-                "With no command, opens the lab window.")
+    p = _Parser(
+        prog="sudoku-lab",
+        description="Sudoku Lab: study how stochastic search solves Sudoku. With no command, opens the lab window.",
+    )
     p.add_argument("--version", action="version", version=f"sudoku-lab {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    g = sub.add_parser("gui", help="open the lab window (the default with no command)",
-                       description="Open the lab window on PUZZLE (default: the RESEDA paper's hard puzzle) with "
-                       "--algo selected. Needs a display; without one it says so and exits with status 2.")
+    g = sub.add_parser(
+        "gui",
+        help="open the lab window (the default with no command)",
+        description="Open the lab window on PUZZLE (default: the RESEDA paper's hard puzzle) with "
+        "--algo selected. Needs a display; without one it says so and exits with status 2.",
+    )
     g.add_argument("puzzle", nargs="?", help="puzzle to open (file, bundled name or text)")
     g.add_argument("--algo", default=None, help="algorithm to select (see `sudoku-lab algorithms`)")
 
-    c = sub.add_parser("check", help="validate puzzles: givens, clashes, uniqueness, AC3 reductions",
-                       description="Validate every puzzle of PUZZLE and report its givens, uniqueness and what "
-                       "AC3 removes on stdout; problems go to stderr, one line each, and make the exit status 2.")
+    c = sub.add_parser(
+        "check",
+        help="validate puzzles: givens, clashes, uniqueness, AC3 reductions",
+        description="Validate every puzzle of PUZZLE and report its givens, uniqueness and what "
+        "AC3 removes on stdout; problems go to stderr, one line each, and make the exit status 2.",
+    )
     c.add_argument("puzzle", help="file, '-' for stdin, bundled puzzle or collection name, or puzzle text")
     c.add_argument("--hidden-singles", action="store_true", help="let AC3 also use hidden singles (stronger)")
     c.add_argument("--no-unique", action="store_true", help="accept puzzles with several solutions")
     c.set_defaults(func=cmd_check)
 
-    s = sub.add_parser("solve", help="solve with the exact solver or a metaheuristic",
-                       description="Solve PUZZLE. --exact (the default) prints the exact solver's solution; "
-                       "--algo NAME runs a metaheuristic with progress on stderr (Ctrl-C stops it and prints "
-                       "the best grid so far).")
+    s = sub.add_parser(
+        "solve",
+        help="solve with the exact solver or a metaheuristic",
+        description="Solve PUZZLE. --exact (the default) prints the exact solver's solution; "
+        "--algo NAME runs a metaheuristic with progress on stderr (Ctrl-C stops it and prints "
+        "the best grid so far).",
+    )
     s.add_argument("puzzle", help="file, '-' for stdin, bundled puzzle or collection name, or puzzle text")
     s.add_argument("--exact", action="store_true", help="use the exact solver (default without --algo)")
     s.add_argument("--algo", default=None, help="algorithm (see `sudoku-lab algorithms`)")
-    s.add_argument("--seed", type=seed_option, default=DEFAULT_SEED,
-                   help=f"random seed, a non-negative integer (default {DEFAULT_SEED}, as in the lab window)")
-    s.add_argument("--until", default="solved,1000000it",
-                   help="stopping rule: solved, 500 (iterations), 30s, 2m, 1e5evals; comma = first that holds "
-                        "(default solved,1000000it)")
-    s.add_argument("--format", default="grid", choices=("grid", "line", "numbers", "kennett", "sdk"),
-                   help="output format (default grid)")
+    s.add_argument(
+        "--seed",
+        type=seed_option,
+        default=DEFAULT_SEED,
+        help=f"random seed, a non-negative integer (default {DEFAULT_SEED}, as in the lab window)",
+    )
+    s.add_argument(
+        "--until",
+        default="solved,1000000it",
+        help="stopping rule: solved, 500 (iterations), 30s, 2m, 1e5evals; comma = first that holds "
+        "(default solved,1000000it)",
+    )
+    s.add_argument(
+        "--format",
+        default="grid",
+        choices=("grid", "line", "numbers", "kennett", "sdk"),
+        help="output format (default grid)",
+    )
     s.add_argument("--quiet", action="store_true", help="no progress output")
     s.add_argument("--verbose", action="store_true", help="name and time every solution")
     add_solver_params(s, algo)
     s.set_defaults(func=cmd_solve)
 
-    a = sub.add_parser("algorithms", help="list the algorithms and their parameters",
-                       description="List the algorithms with their parameters (default and range); with ALGO, "
-                       "also what each parameter means and where the paper defines it.")
+    a = sub.add_parser(
+        "algorithms",
+        help="list the algorithms and their parameters",
+        description="List the algorithms with their parameters (default and range); with ALGO, "
+        "also what each parameter means and where the paper defines it.",
+    )
     a.add_argument("algo", nargs="?", help="show one algorithm in detail")
     a.set_defaults(func=cmd_algorithms)
 
-    lib = sub.add_parser("library", help="list the bundled collections, or the puzzles of one",
-                         description="Without COLLECTION, list the bundled collections. With one (e.g. "
-                         "kennett/fiendish), list its puzzles; a puzzle is named by its name or "
-                         "COLLECTION:K.")
+    lib = sub.add_parser(
+        "library",
+        help="list the bundled collections, or the puzzles of one",
+        description="Without COLLECTION, list the bundled collections. With one (e.g. "
+        "kennett/fiendish), list its puzzles; a puzzle is named by its name or "
+        "COLLECTION:K.",
+    )
     lib.add_argument("collection", nargs="?", help="collection (or COLLECTION:K for one puzzle)")
     lib.add_argument("--show", action="store_true", help="print the puzzles themselves")
-    lib.add_argument("--format", default="grid", choices=("grid", "line", "numbers", "kennett", "sdk"),
-                     help="how --show prints each puzzle (default grid)")
+    lib.add_argument(
+        "--format",
+        default="grid",
+        choices=("grid", "line", "numbers", "kennett", "sdk"),
+        help="how --show prints each puzzle (default grid)",
+    )
     lib.set_defaults(func=cmd_library)
 
-    gen = sub.add_parser("generate", help="generate puzzles with a unique solution",
-                         description="Generate puzzles of box size --box (2: 4x4 .. 5: 25x25) with --clues "
-                         "givens and a unique solution, reproducibly from --seed.")
+    gen = sub.add_parser(
+        "generate",
+        help="generate puzzles with a unique solution",
+        description="Generate puzzles of box size --box (2: 4x4 .. 5: 25x25) with --clues "
+        "givens and a unique solution, reproducibly from --seed.",
+    )
     gen.add_argument("--box", type=int, default=3, choices=(2, 3, 4, 5), help="box size n (grid n^2 x n^2)")
     gen.add_argument("--clues", type=int_option(0, 625), required=True, help="number of givens to keep")
-    gen.add_argument("--seed", type=seed_option, default=DEFAULT_SEED,
-                     help=f"random seed (puzzle k uses seed+k; default {DEFAULT_SEED})")
+    gen.add_argument(
+        "--seed",
+        type=seed_option,
+        default=DEFAULT_SEED,
+        help=f"random seed (puzzle k uses seed+k; default {DEFAULT_SEED})",
+    )
     gen.add_argument("--count", type=int_option(1, 1_000_000), default=1, help="how many puzzles (default 1)")
-    gen.add_argument("--symmetry", default="none", choices=("none", "rotate180"),
-                     help="rotate180: a clue pattern symmetric under a half turn (default none)")
-    gen.add_argument("--format", default="line", choices=("line", "grid", "numbers", "kennett", "sdk", "csv"),
-                     help="output format (default line)")
-    gen.add_argument("--time-limit", default="2m",
-                     help="give up on one puzzle after this long, e.g. 30s, 5m, or 'none' (default 2m)")
+    gen.add_argument(
+        "--symmetry",
+        default="none",
+        choices=("none", "rotate180"),
+        help="rotate180: a clue pattern symmetric under a half turn (default none)",
+    )
+    gen.add_argument(
+        "--format",
+        default="line",
+        choices=("line", "grid", "numbers", "kennett", "sdk", "csv"),
+        help="output format (default line)",
+    )
+    gen.add_argument(
+        "--time-limit", default="2m", help="give up on one puzzle after this long, e.g. 30s, 5m, or 'none' (default 2m)"
+    )
     gen.add_argument("--quiet", action="store_true", help="no progress output")
     gen.set_defaults(func=cmd_generate)
 
     from . import bench
 
-    b = sub.add_parser("bench", help="benchmarks: ratios of ways measured side by side in one run",
-                       description="Benchmarks, one per sub-command (built-in or added by a plugin). Each times "
-                       "the ways it compares side by side in one process and prints their ratios, which survive "
-                       "a noisy machine; absolute times, where printed, are for this machine only and say so.")
+    b = sub.add_parser(
+        "bench",
+        help="benchmarks: ratios of ways measured side by side in one run",
+        description="Benchmarks, one per sub-command (built-in or added by a plugin). Each times "
+        "the ways it compares side by side in one process and prints their ratios, which survive "
+        "a noisy machine; absolute times, where printed, are for this machine only and say so.",
+    )
     bench.add_arguments(b)
     b.set_defaults(func=cmd_bench)
 
@@ -412,9 +485,8 @@ def _add_experiment_commands(sub, algo) -> None:
 
 
 def cmd_algorithms(args) -> int:
-    from .solvers import get_solver_class, registry
-
     from .citations import DOC, doc_file
+    from .solvers import get_solver_class, registry
 
     classes = [get_solver_class(args.algo)] if args.algo else list(registry().values())
     where = doc_file()
@@ -426,10 +498,16 @@ def cmd_algorithms(args) -> int:
             print(f"  {cls.description}")
             if cls.citation:
                 print(f"  paper: {cls.citation}")
-            print(f"  cost: {cls.objective.cost} (minimised, 0 iff solved)" +
-                  (f"; the paper's objective: {cls.objective.native_label or cls.objective.native} "
-                   f"({'maximised' if cls.objective.native_sense == 'max' else 'minimised'}, trace column "
-                   f"{cls.objective.native!r})" if cls.objective.native else ""))
+            print(
+                f"  cost: {cls.objective.cost} (minimised, 0 iff solved)"
+                + (
+                    f"; the paper's objective: {cls.objective.native_label or cls.objective.native} "
+                    f"({'maximised' if cls.objective.native_sense == 'max' else 'minimised'}, trace column "
+                    f"{cls.objective.native!r})"
+                    if cls.objective.native
+                    else ""
+                )
+            )
         for prm in cls.params:
             print(f"  --{prm.name.replace('_', '-'):<14} default {str(prm.default):<14} {prm.range_text()}")
             if args.algo:

@@ -45,15 +45,24 @@ import uuid
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
+from ._checks import checked
 from ._chunks import ChunkSizer, finished_runs, next_chunk, remaining
 from .errors import ParameterError, SudokuLabError
-from ._checks import checked
 
 if TYPE_CHECKING:
     import distributed
 
-__all__ = ["parse_scheduler", "dask_tasks", "prepare_workers", "ClusterError", "Stopped", "local_cluster",
-           "client_for", "probe_scheduler", "CONNECT_SECONDS"]
+__all__ = [
+    "parse_scheduler",
+    "dask_tasks",
+    "prepare_workers",
+    "ClusterError",
+    "Stopped",
+    "local_cluster",
+    "client_for",
+    "probe_scheduler",
+    "CONNECT_SECONDS",
+]
 
 #: Seconds a scheduler has to accept a connection, answer the handshake and say what it is (a scheduler
 #: answers in milliseconds; this is for a loaded one across a slow network).
@@ -96,19 +105,26 @@ def parse_scheduler(text: str) -> tuple[str, object]:
     if t.startswith("local:") or t == "local":
         count = t.partition(":")[2]
         if not count.isdigit() or not 1 <= int(count) <= 1024:
-            raise ParameterError(f"--scheduler {text!r}: local:N needs a number of workers from 1 to 1024, "
-                                 "e.g. local:2", name="scheduler")
+            raise ParameterError(
+                f"--scheduler {text!r}: local:N needs a number of workers from 1 to 1024, e.g. local:2",
+                name="scheduler",
+            )
         return "local", int(count)
     if _HOSTPORT.fullmatch(t) and not _ADDRESS.fullmatch(t):
         t = "tcp://" + t
     if _ADDRESS.fullmatch(t):
         port = t.rpartition(":")[2]
         if t.startswith("tcp://") and not (port.isdigit() and 1 <= int(port) <= 65535):
-            raise ParameterError(f"--scheduler {text!r}: the port must be a number from 1 to 65535, e.g. "
-                                 "tcp://head:8786", name="scheduler")
+            raise ParameterError(
+                f"--scheduler {text!r}: the port must be a number from 1 to 65535, e.g. tcp://head:8786",
+                name="scheduler",
+            )
         return "address", t
-    raise ParameterError(f"--scheduler {text!r}: give a Dask scheduler's address (tcp://host:8786) or local:N "
-                         "for a local cluster of N worker processes", name="scheduler")
+    raise ParameterError(
+        f"--scheduler {text!r}: give a Dask scheduler's address (tcp://host:8786) or local:N "
+        "for a local cluster of N worker processes",
+        name="scheduler",
+    )
 
 
 @checked
@@ -126,16 +142,18 @@ def local_cluster(workers: int, should_stop: Callable[[], bool] | None = None):
     def start():
         # The scheduler serves HTTP whatever its dashboard address; None means port 8787, taken by any other
         # local cluster (then its fallback leaks a socket), so any free port.
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                               silence_logs=logging.ERROR)
+        cluster = LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+        )
         try:
             return cluster, Client(cluster)
         except BaseException:
             cluster.close()
             raise
 
-    cluster, client = _stoppable(start, "starting the local Dask cluster", should_stop,
-                                 discard=lambda made: (made[1].close(), made[0].close()))
+    cluster, client = _stoppable(
+        start, "starting the local Dask cluster", should_stop, discard=lambda made: (made[1].close(), made[0].close())
+    )
     try:
         with client:
             yield client
@@ -183,24 +201,37 @@ def client_for(scheduler: str, timeout: float = CONNECT_SECONDS, should_stop: Ca
         try:
             return Client(value, timeout=max(1.0, deadline - time.monotonic()))
         except (OSError, TimeoutError) as e:
-            raise ClusterError(f"cannot reach the Dask scheduler at {value}: {e}; start one with `dask scheduler` "
-                               f"and workers with `dask worker {value}` (each with sudoku-lab installed)") from None
+            raise ClusterError(
+                f"cannot reach the Dask scheduler at {value}: {e}; start one with `dask scheduler` "
+                f"and workers with `dask worker {value}` (each with sudoku-lab installed)"
+            ) from None
         except MemoryError:  # another protocol's bytes read as a message length (see probe_scheduler)
-            raise ClusterError(f"{value} is not a Dask scheduler: it answered with a message too large to "
-                               "hold") from None
+            raise ClusterError(
+                f"{value} is not a Dask scheduler: it answered with a message too large to hold"
+            ) from None
         except Exception as e:  # noqa: BLE001 - e.g. a worker's address (not probed: not tcp://) answers "identity"
             raise ClusterError(f"cannot use {value} as a Dask scheduler: {type(e).__name__}: {e}") from None
 
-    client = _stoppable(connect, f"connecting to {value}", should_stop, timeout=deadline - time.monotonic() + 1.0,
-                        discard=lambda c: c.close(timeout=1))
+    client = _stoppable(
+        connect,
+        f"connecting to {value}",
+        should_stop,
+        timeout=deadline - time.monotonic() + 1.0,
+        discard=lambda c: c.close(timeout=1),
+    )
     try:
         yield client
     finally:
         client.close(timeout=2)
 
 
-def _stoppable(fn: Callable, what: str, should_stop: Callable[[], bool] | None, timeout: float | None = None,
-               discard: Callable | None = None):
+def _stoppable(
+    fn: Callable,
+    what: str,
+    should_stop: Callable[[], bool] | None,
+    timeout: float | None = None,
+    discard: Callable | None = None,
+):
     """``fn()``, run on a helper thread so that a stop request ends the wait at once (:class:`Stopped`).
 
     The blocking calls of Dask's client (and of a socket) do not return for a signal: the signal
@@ -287,8 +318,9 @@ def probe_scheduler(address: str, timeout: float = CONNECT_SECONDS) -> dict:
     except ConnectionRefusedError:
         raise ClusterError(f"nothing listens at {address} (connection refused); {hint}") from None
     except TimeoutError:
-        raise ClusterError(f"{address} did not accept a connection within {timeout:g} s (a firewall, or no such "
-                           f"machine up); {hint}") from None
+        raise ClusterError(
+            f"{address} did not accept a connection within {timeout:g} s (a firewall, or no such machine up); {hint}"
+        ) from None
     except OSError as e:
         from ._files import os_reason
 
@@ -307,8 +339,10 @@ def probe_scheduler(address: str, timeout: float = CONNECT_SECONDS) -> dict:
         return ident
     if kind in ("Worker", "Nanny"):
         owner = ident.get("scheduler")
-        raise ClusterError(f"{address} is a Dask {kind.lower()}, not a scheduler; give its scheduler's address"
-                           + (f" ({owner})" if isinstance(owner, str) else ""))
+        raise ClusterError(
+            f"{address} is a Dask {kind.lower()}, not a scheduler; give its scheduler's address"
+            + (f" ({owner})" if isinstance(owner, str) else "")
+        )
     raise ClusterError(f"{address} speaks Dask's protocol but is not a scheduler (it says it is {kind!r})")
 
 
@@ -341,8 +375,9 @@ class _Comm:
         (size,) = struct.unpack("<Q", self._read(8))
         if size > _MAX_MESSAGE:
             self._more()
-            raise self._not_dask(f"{self._quote()}, whose first 8 bytes read as a Dask message's length are "
-                                 f"{size:.2g} bytes")
+            raise self._not_dask(
+                f"{self._quote()}, whose first 8 bytes read as a Dask message's length are {size:.2g} bytes"
+            )
         try:
             frames, missing = unpack_frames(self._read(size), partial=True)
             for n in missing:
@@ -370,11 +405,12 @@ class _Comm:
                 data = b""
             if not data:
                 if not self.seen:
-                    raise ClusterError(f"{self.address} closed the connection without answering: it is not a "
-                                       "Dask scheduler")
+                    raise ClusterError(
+                        f"{self.address} closed the connection without answering: it is not a Dask scheduler"
+                    )
                 raise self._not_dask(f"{self._quote()} and closed the connection")
             if len(self.seen) < 64:
-                self.seen += data[:64 - len(self.seen)]
+                self.seen += data[: 64 - len(self.seen)]
             parts.append(data)
             got += len(data)
         return b"".join(parts)
@@ -394,9 +430,11 @@ class _Comm:
     def _silent(self) -> ClusterError:
         if self.seen:
             return self._not_dask(f"{self._quote()} and then nothing for {self.timeout:g} s")
-        return ClusterError(f"{self.address} accepted the connection but said nothing in {self.timeout:g} s; a Dask "
-                            "scheduler answers at once: is this the scheduler's port (8786 by default), not its "
-                            "dashboard's (8787) or another server's?")
+        return ClusterError(
+            f"{self.address} accepted the connection but said nothing in {self.timeout:g} s; a Dask "
+            "scheduler answers at once: is this the scheduler's port (8786 by default), not its "
+            "dashboard's (8787) or another server's?"
+        )
 
     def _not_dask(self, what: str) -> ClusterError:
         return ClusterError(f"{self.address} is not a Dask scheduler: it sent {what}")
@@ -419,17 +457,22 @@ def _worker_facts(solvers: tuple) -> dict:
 def _check_workers(client, solvers: tuple, should_stop: Callable[[], bool] | None = None) -> None:
     from . import __version__
 
-    facts = _stoppable(lambda: client.run(_worker_facts, solvers), "asking the Dask workers their versions",
-                       should_stop)
+    facts = _stoppable(
+        lambda: client.run(_worker_facts, solvers), "asking the Dask workers their versions", should_stop
+    )
     if not facts:
         raise ClusterError("the Dask cluster has no workers; start some with `dask worker ADDRESS`")
     for worker, f in facts.items():
         if f["version"] != __version__:
-            raise ClusterError(f"Dask worker {worker} runs sudoku-lab {f['version']}, this is {__version__}: "
-                               "install the same version on every worker")
+            raise ClusterError(
+                f"Dask worker {worker} runs sudoku-lab {f['version']}, this is {__version__}: "
+                "install the same version on every worker"
+            )
         if f["missing"]:
-            raise ClusterError(f"Dask worker {worker} has no solver {', '.join(f['missing'])}: install the plugin "
-                               "that provides it on every worker")
+            raise ClusterError(
+                f"Dask worker {worker} has no solver {', '.join(f['missing'])}: install the plugin "
+                "that provides it on every worker"
+            )
 
 
 def _warm_plugin(solvers: tuple, token: str):
@@ -475,7 +518,8 @@ _EVENTS_SECONDS = 0.2
 
 
 def _run_on_worker(run_chunk: Callable, tasks: list, stop_name: str):
-    """``run_chunk(tasks, should_stop)`` on a Dask worker, stopping early once the client sets the batch's stop event."""
+    """``run_chunk(tasks, should_stop)`` on a Dask worker, stopping early once the client sets the batch's stop
+    event."""
     state = {"checked": time.monotonic(), "stop": False, "event": None}
 
     def should_stop() -> bool:
@@ -493,8 +537,7 @@ def _run_on_worker(run_chunk: Callable, tasks: list, stop_name: str):
 
 
 @checked
-def prepare_workers(client: distributed.Client, solvers: tuple,
-                    should_stop: Callable[[], bool] | None = None) -> None:
+def prepare_workers(client: distributed.Client, solvers: tuple, should_stop: Callable[[], bool] | None = None) -> None:
     """Check every worker's sudoku-lab and solvers, and warm the kernels of ``solvers`` on each (and on any
     worker that joins later).
 
@@ -528,11 +571,18 @@ def prepare_workers(client: distributed.Client, solvers: tuple,
     client.subscribe_topic(_COMPILING_TOPIC, said)
     finished = False
     try:
-        _stoppable(lambda: client.register_plugin(_warm_plugin(solvers, token)),
-                   "warming the kernels on the Dask workers", should_stop)
+        _stoppable(
+            lambda: client.register_plugin(_warm_plugin(solvers, token)),
+            "warming the kernels on the Dask workers",
+            should_stop,
+        )
         finished = True
-        for event in _stoppable(lambda: client.get_events(_COMPILING_TOPIC), "reading the Dask workers' events",
-                                should_stop, timeout=CONNECT_SECONDS):
+        for event in _stoppable(
+            lambda: client.get_events(_COMPILING_TOPIC),
+            "reading the Dask workers' events",
+            should_stop,
+            timeout=CONNECT_SECONDS,
+        ):
             said(event)
     finally:
         client.unsubscribe_topic(_COMPILING_TOPIC)
@@ -540,8 +590,14 @@ def prepare_workers(client: distributed.Client, solvers: tuple,
 
 
 @checked
-def dask_tasks(client: distributed.Client, tasks: Iterable, run_chunk: Callable, sizer: ChunkSizer,
-               should_stop: Callable[[], bool] | None = None, per_thread: int = 2) -> Iterator[tuple[int, object]]:
+def dask_tasks(
+    client: distributed.Client,
+    tasks: Iterable,
+    run_chunk: Callable,
+    sizer: ChunkSizer,
+    should_stop: Callable[[], bool] | None = None,
+    per_thread: int = 2,
+) -> Iterator[tuple[int, object]]:
     """Run tasks on a Dask cluster, yielding ``(index, result)`` as each finishes (the contract of
     :func:`~sudoku_lab.experiments.run_tasks`).
 

@@ -37,15 +37,22 @@ from pathlib import Path
 
 import numpy as np
 
+from ._checks import checked, checked_puzzle_text
 from ._files import open_binary, os_reason
 from .errors import DataFileError, PuzzleError
-from .geometry import BOX_SIZES, geometry
 from .formats import MAX_PUZZLE_CHARS, SYMBOL_LUT, as_text, is_ascii_number
+from .geometry import BOX_SIZES, geometry
 from .puzzle import Puzzle
-from ._checks import checked, checked_puzzle_text
 
-__all__ = ["iter_collection", "iter_puzzles", "parse_collection", "load_puzzles", "load_puzzle", "format_collection",
-           "MAX_LINE_BYTES"]
+__all__ = [
+    "iter_collection",
+    "iter_puzzles",
+    "parse_collection",
+    "load_puzzles",
+    "load_puzzle",
+    "format_collection",
+    "MAX_LINE_BYTES",
+]
 
 #: The longest line read: a 25x25 puzzle with its solution and metadata on one CSV line is under 2 kB.
 MAX_LINE_BYTES = 1 << 20
@@ -72,15 +79,21 @@ def _binary_lines(fh, source: str, total: int | None, progress: ProgressFn | Non
         no += 1
         done += len(raw)
         if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-            raise PuzzleError(f"line {no} is longer than {MAX_LINE_BYTES // (1 << 20)} MB: not a puzzle collection",
-                              kind="cell_count", line=no)
+            raise PuzzleError(
+                f"line {no} is longer than {MAX_LINE_BYTES // (1 << 20)} MB: not a puzzle collection",
+                kind="cell_count",
+                line=no,
+            )
         if no == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise PuzzleError(f"not a text file: line {no} holds byte 0x{raw[e.start]:02x}, which is not UTF-8",
-                              kind="bad_character", line=no) from None
+            raise PuzzleError(
+                f"not a text file: line {no} holds byte 0x{raw[e.start]:02x}, which is not UTF-8",
+                kind="bad_character",
+                line=no,
+            ) from None
         if progress is not None and no % 4096 == 0:
             progress(done, total)
         yield no, text.rstrip("\r\n")
@@ -94,8 +107,9 @@ def _text_lines(text: str) -> Iterator[tuple[int, str]]:
 
 # ------------------------------------------------------------------ reader
 @checked
-def iter_collection(lines: Iterable[tuple[int, str]], *, n: int | None = None,
-                    allow_clashes: bool = False) -> Iterator[Puzzle]:
+def iter_collection(
+    lines: Iterable[tuple[int, str]], *, n: int | None = None, allow_clashes: bool = False
+) -> Iterator[Puzzle]:
     """Puzzles of a collection given as ``(line number, text)`` pairs, yielded as they are read.
 
     The format is decided from the first lines (see the module docstring);
@@ -126,9 +140,12 @@ def iter_collection(lines: Iterable[tuple[int, str]], *, n: int | None = None,
         return
     if _csv_header_without_puzzle(first):
         no = head[-1][0]
-        raise PuzzleError(f"line {no}: a CSV header ({', '.join(h.strip() for h in first.split(','))}) without a "
-                          "'puzzle' column: name the column that holds the puzzles 'puzzle'", kind="csv_header",
-                          line=no)
+        raise PuzzleError(
+            f"line {no}: a CSV header ({', '.join(h.strip() for h in first.split(','))}) without a "
+            "'puzzle' column: name the column that holds the puzzles 'puzzle'",
+            kind="csv_header",
+            line=no,
+        )
     if first.startswith("%"):
         yield from _blocks(head[-1:], it, n, allow_clashes, kennett=True)
         return
@@ -164,16 +181,23 @@ def _csv_header_without_puzzle(line: str) -> bool:
     stays a row of a 16x16 grid.
     """
     fields = [f.strip() for f in line.split(",")]
-    return (len(fields) >= 2 and all(fields) and all(len(f) <= 40 for f in fields)
-            and any(_COLUMN_NAME.fullmatch(f) and _NOT_SYMBOLS.search(f) for f in fields)
-            and "puzzle" not in (f.lower() for f in fields))
+    return (
+        len(fields) >= 2
+        and all(fields)
+        and all(len(f) <= 40 for f in fields)
+        and any(_COLUMN_NAME.fullmatch(f) and _NOT_SYMBOLS.search(f) for f in fields)
+        and "puzzle" not in (f.lower() for f in fields)
+    )
 
 
 def _cells_on_line(line: str) -> int:
     """Cells a line would hold on its own (symbols, or numbers when it holds a multi-digit number)."""
     toks = re.findall(r"[^\s|+,;-]+", line)
-    if (len(toks) in _CELL_COUNTS and any(len(t) > 1 for t in toks)
-            and all(is_ascii_number(t) or t == "." for t in toks)):
+    if (
+        len(toks) in _CELL_COUNTS
+        and any(len(t) > 1 for t in toks)
+        and all(is_ascii_number(t) or t == "." for t in toks)
+    ):
         return len(toks)  # a whole puzzle as space-separated numbers
     return sum(len(t) for t in toks)
 
@@ -208,8 +232,12 @@ def _blocks(head, it, n, allow_clashes, kennett: bool) -> Iterator[Puzzle]:
         block.append((no, ln))
         size += len(ln) + 1
         if size > MAX_PUZZLE_CHARS:
-            raise PuzzleError(f"line {no}: the puzzle starting on line {block[0][0]} runs past "
-                              f"{MAX_PUZZLE_CHARS:,} characters: not a puzzle", kind="cell_count", line=no)
+            raise PuzzleError(
+                f"line {no}: the puzzle starting on line {block[0][0]} runs past "
+                f"{MAX_PUZZLE_CHARS:,} characters: not a puzzle",
+                kind="cell_count",
+                line=no,
+            )
     if block:
         p = parse()
         if p is not None:
@@ -260,8 +288,7 @@ def _csv_rows(header_line, it, n, allow_clashes) -> Iterator[Puzzle]:
         if len(row) != len(header):
             yield from _decode(batch, n, allow_clashes)
             batch = []
-            raise PuzzleError(f"line {no}: {len(row)} fields, the header has {len(header)}", kind="cell_count",
-                              line=no)
+            raise PuzzleError(f"line {no}: {len(row)} fields, the header has {len(header)}", kind="cell_count", line=no)
         name = row[name_col].strip() if name_col is not None else ""
         sol = row[sol_col].strip() if sol_col is not None else ""
         batch.append(_Row(no, row[col], name or None, {h: row[i] for i, h in others}, sol or None))
@@ -337,8 +364,9 @@ def _decode(batch: list[_Row], n, allow_clashes) -> Iterator[Puzzle]:
         except PuzzleError as e:
             if e.line is not None:
                 raise
-            raise PuzzleError(f"line {r.no}: {e}", kind=e.kind, line=r.no, cells=e.cells, digit=e.digit,
-                              found=e.found) from None
+            raise PuzzleError(
+                f"line {r.no}: {e}", kind=e.kind, line=r.no, cells=e.cells, digit=e.digit, found=e.found
+            ) from None
         if r.name or r.meta or sol is not None:
             p = Puzzle(p.grid, n=p.n, name=r.name, metadata=r.meta, solution=sol)
         yield p
@@ -364,8 +392,9 @@ def _solutions(batch: list[_Row], size, fast) -> dict[int, np.ndarray]:
 
 # -------------------------------------------------------------- front ends
 @checked_puzzle_text
-def parse_collection(text: str | bytes, *, source: str | None = None, n: int | None = None,
-                     allow_clashes: bool = False) -> list[Puzzle]:
+def parse_collection(
+    text: str | bytes, *, source: str | None = None, n: int | None = None, allow_clashes: bool = False
+) -> list[Puzzle]:
     """Read every puzzle of a collection given as text.
 
     Errors carry the line number in ``text``; ``source`` (a file name)
@@ -381,13 +410,20 @@ def parse_collection(text: str | bytes, *, source: str | None = None, n: int | N
 def _with_source(e: PuzzleError, source: str | None) -> PuzzleError:
     if not source:
         return e
-    return PuzzleError(f"{source}: {e}", kind=e.kind, line=e.line, column=e.column, cells=e.cells, digit=e.digit,
-                       found=e.found)
+    return PuzzleError(
+        f"{source}: {e}", kind=e.kind, line=e.line, column=e.column, cells=e.cells, digit=e.digit, found=e.found
+    )
 
 
 @checked
-def iter_puzzles(source: str | os.PathLike[str] | typing.BinaryIO, *, n: int | None = None, allow_clashes: bool = False,
-                 name: str | None = None, progress: ProgressFn | None = None) -> Iterator[Puzzle]:
+def iter_puzzles(
+    source: str | os.PathLike[str] | typing.BinaryIO,
+    *,
+    n: int | None = None,
+    allow_clashes: bool = False,
+    name: str | None = None,
+    progress: ProgressFn | None = None,
+) -> Iterator[Puzzle]:
     """The puzzles of a file (a path) or a binary stream, lazily, named like :func:`load_puzzles` names them.
 
     Parameters
@@ -413,13 +449,18 @@ def iter_puzzles(source: str | os.PathLike[str] | typing.BinaryIO, *, n: int | N
         with open_binary(path, "puzzle file") as fh:  # a FIFO or a device too: read as a stream, lines bounded
             st = os.fstat(fh.fileno())
             total = st.st_size if stat.S_ISREG(st.st_mode) else None
-            yield from _named(iter_collection(_binary_lines(fh, str(path), total, progress), n=n,
-                                              allow_clashes=allow_clashes),
-                              name or str(path), path.stem)
+            yield from _named(
+                iter_collection(_binary_lines(fh, str(path), total, progress), n=n, allow_clashes=allow_clashes),
+                name or str(path),
+                path.stem,
+            )
     else:
         label = name or getattr(source, "name", None) or "<stream>"
-        yield from _named(iter_collection(_binary_lines(source, str(label), None, progress), n=n,
-                                          allow_clashes=allow_clashes), str(label), str(label))
+        yield from _named(
+            iter_collection(_binary_lines(source, str(label), None, progress), n=n, allow_clashes=allow_clashes),
+            str(label),
+            str(label),
+        )
 
 
 def _named(puzzles: Iterator[Puzzle], source: str, stem: str) -> Iterator[Puzzle]:
@@ -439,8 +480,13 @@ def _named(puzzles: Iterator[Puzzle], source: str, stem: str) -> Iterator[Puzzle
 
 
 @checked
-def load_puzzles(path: str | os.PathLike[str], *, n: int | None = None, allow_clashes: bool = False,
-                 progress: ProgressFn | None = None) -> list[Puzzle]:
+def load_puzzles(
+    path: str | os.PathLike[str],
+    *,
+    n: int | None = None,
+    allow_clashes: bool = False,
+    progress: ProgressFn | None = None,
+) -> list[Puzzle]:
     """Read every puzzle of a file; unnamed puzzles are named after the file (``stem`` or ``stem:k``).
 
     Raises

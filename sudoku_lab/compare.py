@@ -27,13 +27,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ._checks import checked
 from .errors import ParameterError, PuzzleError
 from .experiments import run_batch
 from .puzzle import Puzzle
-from .spec import Config, ExperimentSpec, _legacy_sample, check_seed, select
-from .spec import parse_config as parse_configs
-from ._checks import checked
 from .solvers.base import DEFAULT_SEED
+from .spec import Config, ExperimentSpec, _legacy_sample, check_seed, parse_config as parse_configs, select
 
 __all__ = ["Config", "parse_config", "compare", "add_cli", "cmd_compare"]
 
@@ -60,11 +59,20 @@ def parse_config(text: str) -> Config:
 
 
 @checked
-def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10, seed: int = DEFAULT_SEED,
-            until: str = "solved,10s", jobs: int = 1, results_file: str | os.PathLike[str] | None = None,
-            should_stop: Callable[[], bool] | None = None,
-            progress: Callable[[int, int], None] | None = None, scheduler: str | None = None,
-            sample: int | None = None, note: Callable[[str], None] | None = None):
+def compare(
+    configs: Sequence[Config],
+    puzzles: Sequence[Puzzle],
+    runs: int = 10,
+    seed: int = DEFAULT_SEED,
+    until: str = "solved,10s",
+    jobs: int = 1,
+    results_file: str | os.PathLike[str] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    scheduler: str | None = None,
+    sample: int | None = None,
+    note: Callable[[str], None] | None = None,
+):
     """Run every configuration on every puzzle, with the same seeds, and return their runs.
 
     Parameters
@@ -109,8 +117,9 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
         raise ParameterError("name at least one algorithm to compare (--algo NAME)", name="algo")
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):
-        raise ParameterError(f"the same configuration is named twice: {sorted({x for x in labels if labels.count(x) > 1})}",
-                             name="algo")
+        raise ParameterError(
+            f"the same configuration is named twice: {sorted({x for x in labels if labels.count(x) > 1})}", name="algo"
+        )
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or not 1 <= runs <= 1_000_000:
         raise ParameterError(f"runs must be an integer from 1 to 1,000,000, got {runs!r}", name="runs")
     if not puzzles:
@@ -120,16 +129,31 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
     if sample is not None and (isinstance(sample, bool) or not isinstance(sample, (int, np.integer)) or sample < 1):
         raise ParameterError(f"sample must be a positive integer, got {sample!r}", name="sample")
     named = [p if p.name else Puzzle(p.grid, n=p.n, name=f"puzzle_{i + 1}") for i, p in enumerate(puzzles)]
-    puzzle_set = select("puzzles", "compare", named, sample=sample, seed=seed,
-                        legacy=lambda k: _legacy_sample(named, np.random.default_rng(seed), k))
+    puzzle_set = select(
+        "puzzles",
+        "compare",
+        named,
+        sample=sample,
+        seed=seed,
+        legacy=lambda k: _legacy_sample(named, np.random.default_rng(seed), k),
+    )
     spec = ExperimentSpec(tuple(configs), (puzzle_set,), runs, seed, "sequential", until)
     tasks = list(spec.tasks())  # run by run, so an interrupted comparison stays balanced
     # Every parameter, defaults included: a resumed directory whose defaults differ is refused, not mixed.
-    store = None if results_file is None else ResultStore(results_file, spec.canonical(), kind="compare", note=note,
-                                                          growth=spec.growth())
+    store = (
+        None
+        if results_file is None
+        else ResultStore(results_file, spec.canonical(), kind="compare", note=note, growth=spec.growth())
+    )
     with closing(store):
-        results = run_batch(tasks, store, jobs=jobs, scheduler=scheduler, should_stop=should_stop,
-                            progress=(lambda p: progress(p.done, p.total)) if progress else None)
+        results = run_batch(
+            tasks,
+            store,
+            jobs=jobs,
+            scheduler=scheduler,
+            should_stop=should_stop,
+            progress=(lambda p: progress(p.done, p.total)) if progress else None,
+        )
     if store is not None:
         res = load_results(store.dir)
         if store.change is not None and store.change.shrinks:  # this comparison is a part of the directory's
@@ -139,8 +163,10 @@ def compare(configs: Sequence[Config], puzzles: Sequence[Puzzle], runs: int = 10
             keep = pc.is_in(res.table.column("task"), value_set=pa.array([t.key for t in tasks]))
             res.table = res.table.filter(keep)
             res.provenance = {**res.provenance, "spec": spec.canonical()}
-            res.notes.append(f"{store.dir} holds more runs ({'; '.join(store.change.shrinks)}); this report is of "
-                             "the runs this comparison asks for")
+            res.notes.append(
+                f"{store.dir} holds more runs ({'; '.join(store.change.shrinks)}); this report is of "
+                "the runs this comparison asks for"
+            )
         return res
     rows = [task_row(t, r) for t, r in zip(tasks, results) if r is not None]
     return results_from_rows(rows, {"kind": "compare", "spec": spec.canonical()})
@@ -153,30 +179,62 @@ def add_cli(sub: argparse._SubParsersAction) -> None:
     from .report import CORRECTIONS, FORMATS
 
     c = sub.add_parser(
-        "compare", help="compare solvers (any registered, RESEDA included) on the same puzzles, seeds and budget",
-        description=__doc__.split("\n\n", 1)[1].split("\n\nRuns are saved")[0].replace("``", "'"))
-    c.add_argument("puzzles", nargs="+", metavar="PUZZLES",
-                   help="bundled puzzle or collection names, files or puzzle text (as `solve` reads them)")
-    c.add_argument("--algo", action="append", default=[], metavar="NAME[:P=V,...]", required=True,
-                   help="a configuration to compare (repeatable), e.g. --algo reseda --algo 'reseda:restart=full' "
-                   "--algo hill_climb; a list value gives one configuration per value: 'reseda:alpha=[0.5,0.9]'")
-    c.add_argument("--runs", type=int_option(1, 1_000_000), default=10,
-                   help="runs per configuration and puzzle (default 10)")
-    c.add_argument("--sample", type=int_option(1, 10**9), default=None,
-                   help="use a seeded sample of this many of the puzzles: the first K of a shuffle seeded by --seed, "
-                   "so a larger --sample holds a smaller one's puzzles (and --out grows)")
-    c.add_argument("--seed", type=seed_option, default=DEFAULT_SEED,
-                   help=f"run i uses seed SEED+i for every solver (default {DEFAULT_SEED})")
-    c.add_argument("--until", default="solved,10s",
-                   help="stopping rule per run (default solved,10s: the same seconds for every solver)")
+        "compare",
+        help="compare solvers (any registered, RESEDA included) on the same puzzles, seeds and budget",
+        description=__doc__.split("\n\n", 1)[1].split("\n\nRuns are saved")[0].replace("``", "'"),
+    )
+    c.add_argument(
+        "puzzles",
+        nargs="+",
+        metavar="PUZZLES",
+        help="bundled puzzle or collection names, files or puzzle text (as `solve` reads them)",
+    )
+    c.add_argument(
+        "--algo",
+        action="append",
+        default=[],
+        metavar="NAME[:P=V,...]",
+        required=True,
+        help="a configuration to compare (repeatable), e.g. --algo reseda --algo 'reseda:restart=full' "
+        "--algo hill_climb; a list value gives one configuration per value: 'reseda:alpha=[0.5,0.9]'",
+    )
+    c.add_argument(
+        "--runs", type=int_option(1, 1_000_000), default=10, help="runs per configuration and puzzle (default 10)"
+    )
+    c.add_argument(
+        "--sample",
+        type=int_option(1, 10**9),
+        default=None,
+        help="use a seeded sample of this many of the puzzles: the first K of a shuffle seeded by --seed, "
+        "so a larger --sample holds a smaller one's puzzles (and --out grows)",
+    )
+    c.add_argument(
+        "--seed",
+        type=seed_option,
+        default=DEFAULT_SEED,
+        help=f"run i uses seed SEED+i for every solver (default {DEFAULT_SEED})",
+    )
+    c.add_argument(
+        "--until",
+        default="solved,10s",
+        help="stopping rule per run (default solved,10s: the same seconds for every solver)",
+    )
     add_where_options(c, "default 1")
-    c.add_argument("--format", choices=FORMATS, default="text",
-                   help="report format on standard output (csv: the summary table)")
-    c.add_argument("--correction", choices=CORRECTIONS, default="bh",
-                   help="multiple-comparison correction: bh = Benjamini-Hochberg (default), by = Benjamini-Yekutieli")
-    c.add_argument("--out", default=None,
-                   help="results directory (as `batch` writes): runs are saved as they finish and the same command "
-                   "resumes; `sudoku-lab report DIR` and `grades --from DIR` read it")
+    c.add_argument(
+        "--format", choices=FORMATS, default="text", help="report format on standard output (csv: the summary table)"
+    )
+    c.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="bh",
+        help="multiple-comparison correction: bh = Benjamini-Hochberg (default), by = Benjamini-Yekutieli",
+    )
+    c.add_argument(
+        "--out",
+        default=None,
+        help="results directory (as `batch` writes): runs are saved as they finish and the same command "
+        "resumes; `sudoku-lab report DIR` and `grades --from DIR` read it",
+    )
     c.add_argument("--quiet", action="store_true", help="no progress bar")
     c.set_defaults(func=cmd_compare)
 
@@ -198,9 +256,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
     bar = ProgressBar(enabled=not args.quiet)
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
     with intr as stop:
-        results = compare(configs, puzzles, runs=args.runs, seed=args.seed, until=args.until, jobs=jobs,
-                          results_file=args.out, should_stop=stop.is_set, progress=bar.update,
-                          scheduler=scheduler, sample=args.sample, note=note)
+        results = compare(
+            configs,
+            puzzles,
+            runs=args.runs,
+            seed=args.seed,
+            until=args.until,
+            jobs=jobs,
+            results_file=args.out,
+            should_stop=stop.is_set,
+            progress=bar.update,
+            scheduler=scheduler,
+            sample=args.sample,
+            note=note,
+        )
         interrupted = stop.is_set()
     bar.close()
     if not len(results):

@@ -8,8 +8,7 @@ the GUI shows it inline and in the status bar.
 
 from __future__ import annotations
 
-__all__ = ["SudokuLabError", "PuzzleError", "ParameterError", "DataFileError", "PuzzleTypeError",
-           "ParameterTypeError"]
+__all__ = ["SudokuLabError", "PuzzleError", "ParameterError", "DataFileError", "PuzzleTypeError", "ParameterTypeError"]
 
 
 class SudokuLabError(ValueError):

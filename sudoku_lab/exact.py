@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ._checks import checked
 from ._kernels import exact as _k
 from .errors import ParameterError, PuzzleError
 from .geometry import BOX_SIZES, PuzzleLike, as_grid, check_digits, geometry
-from ._checks import checked
 
 __all__ = [
     "as_grid",
@@ -120,8 +120,18 @@ def _run(grid: np.ndarray, n: int, limit: int, keep: int, node_budget: int):
     out = np.zeros((keep, geo.C), dtype=np.int8)
     stats = np.zeros(_k.N_STATS, dtype=np.int64)
     weights = np.ones(3 * geo.N, dtype=np.int64)
-    count = _k.solve_grid(grid, geo.peers, geo.units, geo.cell_units, n >= LOCKED_CANDIDATES_MIN_BOX,
-                          limit, node_budget, weights, out, stats)
+    count = _k.solve_grid(
+        grid,
+        geo.peers,
+        geo.units,
+        geo.cell_units,
+        n >= LOCKED_CANDIDATES_MIN_BOX,
+        limit,
+        node_budget,
+        weights,
+        out,
+        stats,
+    )
     return out, int(count), stats, weights
 
 
@@ -177,8 +187,7 @@ def solve(puzzle: PuzzleLike | npt.ArrayLike) -> np.ndarray | None:
         locked = n >= LOCKED_CANDIDATES_MIN_BOX
         while not found and stats[_k.STAT_EXHAUSTED]:
             budget = int(budget * _BUDGET_GROWTH)
-            found = _k.random_fill(grid, geo.peers, geo.units, geo.cell_units, locked, budget, weights, rng, out,
-                                   stats)
+            found = _k.random_fill(grid, geo.peers, geo.units, geo.cell_units, locked, budget, weights, rng, out, stats)
     if not found:
         return None
     sol = out[0]
@@ -257,16 +266,20 @@ def solve_many(grids: npt.ArrayLike, n: int, limit: int = 1) -> tuple[np.ndarray
     geo = geometry(n)
     a = np.asarray(grids)
     if a.ndim != 2 or a.shape[1] != geo.C:
-        raise PuzzleError(f"grids must have shape (P, {geo.C}) for box size {n}, got {a.shape}",
-                          kind="cell_count", found=int(a.shape[-1]) if a.ndim else 0)
+        raise PuzzleError(
+            f"grids must have shape (P, {geo.C}) for box size {n}, got {a.shape}",
+            kind="cell_count",
+            found=int(a.shape[-1]) if a.ndim else 0,
+        )
     check_digits(a, n)
     a = np.ascontiguousarray(a, dtype=np.int8)
     limit = _check_limit(limit)
     solutions = np.zeros_like(a)
     counts = np.zeros(len(a), dtype=np.int64)
     nodes = np.zeros(len(a), dtype=np.int64)
-    _k.solve_batch(a, geo.peers, geo.units, geo.cell_units, n >= LOCKED_CANDIDATES_MIN_BOX, limit,
-                   solutions, counts, nodes)
+    _k.solve_batch(
+        a, geo.peers, geo.units, geo.cell_units, n >= LOCKED_CANDIDATES_MIN_BOX, limit, solutions, counts, nodes
+    )
     return solutions, counts
 
 
@@ -307,6 +320,7 @@ def random_solution(n: int, rng: np.random.Generator | int) -> np.ndarray:
     locked = n >= LOCKED_CANDIDATES_MIN_BOX
     while True:
         weights = np.ones(3 * geo.N, dtype=np.int64)
-        if _k.random_fill(empty, geo.peers, geo.units, geo.cell_units, locked,
-                          _FILL_BUDGET_PER_CELL * geo.C, weights, rng, out, stats):
+        if _k.random_fill(
+            empty, geo.peers, geo.units, geo.cell_units, locked, _FILL_BUDGET_PER_CELL * geo.C, weights, rng, out, stats
+        ):
             return out[0].copy()

@@ -25,17 +25,32 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from .errors import ParameterError
+from ._checks import checked
 from ._chunks import ChunkSizer, finished_runs, next_chunk, prepend, remaining
+from .errors import ParameterError
 from .puzzle import Puzzle
 from .warmup import warm_once, warm_up
-from ._checks import checked
 
 if TYPE_CHECKING:
     from .results import ResultStore
 
-__all__ = ["Task", "RunResult", "run_task", "run_tasks", "execute", "run_batch", "Workers", "BatchProgress",
-           "config_label", "where_text", "default_jobs", "effective_jobs", "WorkerPool", "ChunkSizer", "run_chunk"]
+__all__ = [
+    "Task",
+    "RunResult",
+    "run_task",
+    "run_tasks",
+    "execute",
+    "run_batch",
+    "Workers",
+    "BatchProgress",
+    "config_label",
+    "where_text",
+    "default_jobs",
+    "effective_jobs",
+    "WorkerPool",
+    "ChunkSizer",
+    "run_chunk",
+]
 
 
 @checked
@@ -75,6 +90,7 @@ class Task:
 @checked
 def config_label(solver: str, params: dict) -> str:
     """A configuration's label: ``solver``, then ``:name=value,...`` for the parameters given."""
+
     def text(v):
         return str(v).lower() if isinstance(v, bool) else str(v)
 
@@ -129,7 +145,7 @@ class RunResult:
     finished: float = 0.0
 
     @classmethod
-    def from_row(cls, row: dict) -> "RunResult":
+    def from_row(cls, row: dict) -> RunResult:
         """The result a results row (:mod:`sudoku_lab.results`) records."""
         from datetime import datetime
 
@@ -139,12 +155,25 @@ class RunResult:
         elif isinstance(finished, datetime):
             finished = finished.timestamp()
         grid = Puzzle.parse(row["grid"], n=int(row["box"]), allow_clashes=True).grid.copy()
-        return cls(key=row["task"], solver=row["solver"], puzzle=row["puzzle"], seed=int(row["seed"]),
-                   solved=bool(row["solved"]), status=row["status"], reason=row["reason"],
-                   iterations=int(row["iterations"]), evaluations=int(row["evaluations"]),
-                   seconds=float(row["seconds"]), cost=int(row["cost"]), best_cost=int(row["best_cost"]),
-                   grid=grid, extra=json.loads(row["extra"] or "{}"), restarts=int(row["restarts"] or 0),
-                   host=row.get("host") or "", finished=float(finished or 0.0))
+        return cls(
+            key=row["task"],
+            solver=row["solver"],
+            puzzle=row["puzzle"],
+            seed=int(row["seed"]),
+            solved=bool(row["solved"]),
+            status=row["status"],
+            reason=row["reason"],
+            iterations=int(row["iterations"]),
+            evaluations=int(row["evaluations"]),
+            seconds=float(row["seconds"]),
+            cost=int(row["cost"]),
+            best_cost=int(row["best_cost"]),
+            grid=grid,
+            extra=json.loads(row["extra"] or "{}"),
+            restarts=int(row["restarts"] or 0),
+            host=row.get("host") or "",
+            finished=float(finished or 0.0),
+        )
 
 
 @checked
@@ -162,10 +191,24 @@ def run_task(task: Task, should_stop: Callable[[], bool] | None = None) -> RunRe
     s = last.snapshot
     extra = type(solver).summarize(s)
     return RunResult(
-        key=task.key, solver=task.solver, puzzle=task.puzzle.name or "", seed=task.seed, solved=s.solved,
-        status=s.status, reason=last.reason, iterations=s.iteration, evaluations=s.evaluations,
-        seconds=seconds, cost=s.cost, best_cost=s.best_cost, grid=np.array(s.grid), extra=extra,
-        restarts=int(extra.get("restarts") or 0), host=_HOST, finished=time.time())
+        key=task.key,
+        solver=task.solver,
+        puzzle=task.puzzle.name or "",
+        seed=task.seed,
+        solved=s.solved,
+        status=s.status,
+        reason=last.reason,
+        iterations=s.iteration,
+        evaluations=s.evaluations,
+        seconds=seconds,
+        cost=s.cost,
+        best_cost=s.best_cost,
+        grid=np.array(s.grid),
+        extra=extra,
+        restarts=int(extra.get("restarts") or 0),
+        host=_HOST,
+        finished=time.time(),
+    )
 
 
 _HOST = socket.gethostname()
@@ -251,8 +294,12 @@ class WorkerPool:
         self._stop = ctx.Event()
         self._notes = ctx.SimpleQueue()  # what the workers compile while warming, said by wait_ready
         self._notice = CompileNotice()
-        self._ex = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_worker_init,
-                                       initargs=(self._stop, os.getpid(), tuple(solvers), self._notes))
+        self._ex = ProcessPoolExecutor(
+            max_workers=self.jobs,
+            mp_context=ctx,
+            initializer=_worker_init,
+            initargs=(self._stop, os.getpid(), tuple(solvers), self._notes),
+        )
         self._closed = False
 
     def wait_ready(self, should_stop: Callable[[], bool] | None = None) -> bool:
@@ -278,8 +325,9 @@ class WorkerPool:
         while not self._notes.empty():
             self._notice(*self._notes.get())
 
-    def run(self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None,
-            sizer: ChunkSizer) -> Iterator[tuple[int, RunResult]]:
+    def run(
+        self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None, sizer: ChunkSizer
+    ) -> Iterator[tuple[int, RunResult]]:
         """Run tasks on the workers, yielding ``(index, result)`` as each chunk finishes (see :func:`run_tasks`).
 
         ``sizer`` says how many runs go to a worker at once (it learns from every batch's run times).
@@ -337,7 +385,7 @@ class WorkerPool:
             if manager is not None:
                 manager.join(max(0.0, deadline - time.monotonic()))
 
-    def __enter__(self) -> "WorkerPool":
+    def __enter__(self) -> WorkerPool:
         return self
 
     def __exit__(self, kind, value, tb) -> None:
@@ -388,8 +436,9 @@ class Workers:
         """``serial``, ``pool:N`` or the scheduler, as a results directory's provenance records it."""
         return where_text(self.jobs, self.scheduler)
 
-    def __call__(self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None = None,
-                 solvers: Iterable[str] | None = None) -> Iterator[tuple[int, RunResult]]:
+    def __call__(
+        self, tasks: Iterable[Task], should_stop: Callable[[], bool] | None = None, solvers: Iterable[str] | None = None
+    ) -> Iterator[tuple[int, RunResult]]:
         stop = should_stop or (lambda: False)
         it = iter(tasks)
         first = next(it, None)
@@ -478,7 +527,7 @@ class Workers:
         if cm is not None:
             cm.__exit__(None, None, None)
 
-    def __enter__(self) -> "Workers":
+    def __enter__(self) -> Workers:
         return self
 
     def __exit__(self, kind, value, tb) -> None:
@@ -519,14 +568,21 @@ def effective_jobs(requested: int) -> tuple[int, str | None]:
         raise ParameterError(f"jobs must be an integer >= 1, got {requested!r}", name="jobs")
     cpus = default_jobs()
     if requested > cpus:
-        return cpus, (f"using {cpus} worker process{'es' if cpus > 1 else ''}: --jobs {requested} is more than the "
-                      f"{cpus} CPU{'s' if cpus > 1 else ''} available")
+        return cpus, (
+            f"using {cpus} worker process{'es' if cpus > 1 else ''}: --jobs {requested} is more than the "
+            f"{cpus} CPU{'s' if cpus > 1 else ''} available"
+        )
     return int(requested), None
 
 
 @checked
-def run_tasks(tasks: Iterable[Task], jobs: int = 1, should_stop: Callable[[], bool] | None = None,
-              warm: bool = True, solvers: Iterable[str] | None = None) -> Iterator[tuple[int, RunResult]]:
+def run_tasks(
+    tasks: Iterable[Task],
+    jobs: int = 1,
+    should_stop: Callable[[], bool] | None = None,
+    warm: bool = True,
+    solvers: Iterable[str] | None = None,
+) -> Iterator[tuple[int, RunResult]]:
     """Run tasks, yielding ``(index, result)`` as each finishes.
 
     Parameters
@@ -628,12 +684,19 @@ class BatchProgress:
 
 
 @checked
-def execute(tasks: Iterable[Task], *, total: int | None = None, store: ResultStore | None = None, jobs: int = 1,
-            scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
-            progress: Callable[[BatchProgress], None] | None = None,
-            solvers: Iterable[str] | None = None,
-            workers: Workers | None = None,
-            held: tuple[int, int] | None = None) -> Iterator[tuple[int, Task, RunResult]]:
+def execute(
+    tasks: Iterable[Task],
+    *,
+    total: int | None = None,
+    store: ResultStore | None = None,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    progress: Callable[[BatchProgress], None] | None = None,
+    solvers: Iterable[str] | None = None,
+    workers: Workers | None = None,
+    held: tuple[int, int] | None = None,
+) -> Iterator[tuple[int, Task, RunResult]]:
     """Run the tasks a results store does not hold yet; yield ``(index, task, result)`` as each finishes.
 
     This is the one engine under ``batch``, ``grades``, ``compare`` and every
@@ -699,8 +762,9 @@ def execute(tasks: Iterable[Task], *, total: int | None = None, store: ResultSto
 
     def todo():
         for i, t in enumerate(tasks):
-            if store is not None and store.check(t.key, fingerprint(t.solver, full(t), t.puzzle.to_line(), t.seed,
-                                                                      t.until)):
+            if store is not None and store.check(
+                t.key, fingerprint(t.solver, full(t), t.puzzle.to_line(), t.seed, t.until)
+            ):
                 continue
             yield i, t
 

@@ -18,11 +18,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -35,16 +34,26 @@ from matplotlib.colors import Colormap  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
+from ._checks import checked  # noqa: E402
 from ._files import DPI_RANGE, check_figure_path, figure_format, write_file  # noqa: E402
 from .geometry import SYMBOLS  # noqa: E402
-from ._checks import checked
 
 if TYPE_CHECKING:  # names of annotations only: these modules import this one
     from .grades import GradeResult
     from .report import ECDF, SummaryRow
 
-__all__ = ["grade_figure", "probability_figure", "convergence_figure", "ecdf_figure", "box_figure", "success_figure",
-           "heatmap_figure", "save", "check_figure_path", "DPI_RANGE"]
+__all__ = [
+    "grade_figure",
+    "probability_figure",
+    "convergence_figure",
+    "ecdf_figure",
+    "box_figure",
+    "success_figure",
+    "heatmap_figure",
+    "save",
+    "check_figure_path",
+    "DPI_RANGE",
+]
 
 _GIVEN_BG = "#d9d9d9"
 _MISMATCH = "#d62728"
@@ -65,8 +74,16 @@ def _board_axes(ax, N: int, n: int) -> None:
         side.set_visible(False)
 
 
-def _draw_grades(ax, grades: np.ndarray, givens: np.ndarray, digits: np.ndarray | None,
-                 fraction: np.ndarray | None, mismatch: np.ndarray | None, cmap, title: str) -> None:
+def _draw_grades(
+    ax,
+    grades: np.ndarray,
+    givens: np.ndarray,
+    digits: np.ndarray | None,
+    fraction: np.ndarray | None,
+    mismatch: np.ndarray | None,
+    cmap,
+    title: str,
+) -> None:
     N = grades.shape[0]
     n = int(round(N**0.5))
     _board_axes(ax, N, n)
@@ -79,18 +96,42 @@ def _draw_grades(ax, grades: np.ndarray, givens: np.ndarray, digits: np.ndarray 
             if givens[r, c]:
                 ax.add_patch(Rectangle((c, r), 1, 1, color=_GIVEN_BG, zorder=1))
                 if digits is not None:
-                    ax.text(c + 0.08, r + 0.12, SYMBOLS[digits[r, c] - 1], fontsize=big * 0.45, va="top",
-                            ha="left", color="#555555", zorder=4)
+                    ax.text(
+                        c + 0.08,
+                        r + 0.12,
+                        SYMBOLS[digits[r, c] - 1],
+                        fontsize=big * 0.45,
+                        va="top",
+                        ha="left",
+                        color="#555555",
+                        zorder=4,
+                    )
             g = grades[r, c]
             if g:
-                ax.text(c + 0.5, r + 0.55, g, fontsize=big, ha="center", va="center", weight="bold",
-                        color=_GRADE_COLOURS.get(g, "black"), zorder=4)
+                ax.text(
+                    c + 0.5,
+                    r + 0.55,
+                    g,
+                    fontsize=big,
+                    ha="center",
+                    va="center",
+                    weight="bold",
+                    color=_GRADE_COLOURS.get(g, "black"),
+                    zorder=4,
+                )
             if fraction is not None and not givens[r, c] and fraction[r, c] < 1.0:
-                ax.text(c + 0.95, r + 0.95, f"{100 * fraction[r, c]:.0f}", fontsize=big * 0.35, ha="right",
-                        va="bottom", color="#333333", zorder=4)
+                ax.text(
+                    c + 0.95,
+                    r + 0.95,
+                    f"{100 * fraction[r, c]:.0f}",
+                    fontsize=big * 0.35,
+                    ha="right",
+                    va="bottom",
+                    color="#333333",
+                    zorder=4,
+                )
             if mismatch is not None and mismatch[r, c]:
-                ax.add_patch(Rectangle((c + 0.06, r + 0.06), 0.88, 0.88, fill=False, ec=_MISMATCH, lw=2,
-                                       zorder=5))
+                ax.add_patch(Rectangle((c + 0.06, r + 0.06), 0.88, 0.88, fill=False, ec=_MISMATCH, lw=2, zorder=5))
     ax.set_title(title, fontsize=11)
 
 
@@ -102,15 +143,24 @@ def _grade_cmap():
     from matplotlib.colors import LinearSegmentedColormap
 
     return LinearSegmentedColormap.from_list(
-        "sudoku_lab_grades", [(0.0, "#d7301f"), (0.5, "#fc8d59"), (0.85, "#fee8a0"), (1.0, "#ffffff")])
+        "sudoku_lab_grades", [(0.0, "#d7301f"), (0.5, "#fc8d59"), (0.85, "#fee8a0"), (1.0, "#ffffff")]
+    )
 
 
 @checked
-def grade_figure(result: GradeResult | None = None, *, grades: npt.ArrayLike | None = None,
-                 givens: npt.ArrayLike | None = None, digits: npt.ArrayLike | None = None,
-                 fraction: npt.ArrayLike | None = None, shade: bool = True, reference: npt.ArrayLike | None = None,
-                 reference_title: str = "paper (Figure 4.2)", title: str | None = None,
-                 cmap: str | Colormap | None = None) -> Figure:
+def grade_figure(
+    result: GradeResult | None = None,
+    *,
+    grades: npt.ArrayLike | None = None,
+    givens: npt.ArrayLike | None = None,
+    digits: npt.ArrayLike | None = None,
+    fraction: npt.ArrayLike | None = None,
+    shade: bool = True,
+    reference: npt.ArrayLike | None = None,
+    reference_title: str = "paper (Figure 4.2)",
+    title: str | None = None,
+    cmap: str | Colormap | None = None,
+) -> Figure:
     """The grade grid of a :class:`~GradeResult` (or of explicit arrays).
 
     Parameters
@@ -147,8 +197,9 @@ def grade_figure(result: GradeResult | None = None, *, grades: npt.ArrayLike | N
         digits = result.puzzle.as_2d()
         fraction = result.fraction.reshape(N, N)
         if title is None:
-            title = (f"{result.puzzle.name or 'puzzle'}: {result.solver}, {result.runs_done} runs, "
-                     f"{result.successes} solved")
+            title = (
+                f"{result.puzzle.name or 'puzzle'}: {result.solver}, {result.runs_done} runs, {result.successes} solved"
+            )
     if grades is None:
         raise ValueError("grade_figure needs a GradeResult or grades")
     grades = np.asarray(grades)
@@ -186,8 +237,9 @@ def probability_image(p: np.ndarray, n: int) -> np.ndarray:
 
 
 @checked
-def probability_figure(p: np.ndarray, n: int, givens: npt.ArrayLike | None = None, title: str = "p[cell, digit]",
-                       cmap: str = "viridis") -> Figure:
+def probability_figure(
+    p: np.ndarray, n: int, givens: npt.ArrayLike | None = None, title: str = "p[cell, digit]", cmap: str = "viridis"
+) -> Figure:
     """The probability model as mini-tiles with a fixed 0..1 colour bar.
 
     Parameters
@@ -210,8 +262,7 @@ def probability_figure(p: np.ndarray, n: int, givens: npt.ArrayLike | None = Non
     if givens is not None:
         for cell in np.flatnonzero(np.asarray(givens).reshape(-1)):
             r, c = divmod(int(cell), N)
-            ax.add_patch(Rectangle((c * n + 0.15, r * n + 0.15), n - 0.3, n - 0.3, fill=False, ec="#ff7f0e",
-                                   lw=1.0))
+            ax.add_patch(Rectangle((c * n + 0.15, r * n + 0.15), n - 0.3, n - 0.3, fill=False, ec="#ff7f0e", lw=1.0))
     ax.set_xticks([(k + 0.5) * n for k in range(N)], [str(k + 1) for k in range(N)])
     ax.set_yticks([(k + 0.5) * n for k in range(N)], [str(k + 1) for k in range(N)])
     ax.tick_params(length=0)
@@ -226,8 +277,9 @@ from .solvers.declare import column_colours  # noqa: E402
 
 
 @checked
-def convergence_figure(snapshot: Snapshot, title: str | None = None, solver: type[Solver] | None = None,
-                       max_markers: int = 40) -> Figure:
+def convergence_figure(
+    snapshot: Snapshot, title: str | None = None, solver: type[Solver] | None = None, max_markers: int = 40
+) -> Figure:
     """The solver's declared trace columns against iterations, on their declared axes, with event markers.
 
     Parameters
@@ -267,18 +319,35 @@ def convergence_figure(snapshot: Snapshot, title: str | None = None, solver: typ
         for t in c.thresholds:
             value = snapshot.params.get(t.param)
             if value is not None:
-                target.axhline(float(value), color=colours[c.name], ls=(0, (4, 3)), lw=1,
-                               label=f"{t.label or t.param} = {float(value):g}")
+                target.axhline(
+                    float(value),
+                    color=colours[c.name],
+                    ls=(0, (4, 3)),
+                    lw=1,
+                    label=f"{t.label or t.param} = {float(value):g}",
+                )
     ax.set_xlabel(cls.iteration_name)
     start, stop = (float(it[0]), float(it[-1])) if len(it) else (0.0, float(snapshot.iteration))
     for m in event_markers(snapshot.events, start, stop, max_markers, cls.marked_events):
         if m.kind == "run":
-            ax.axvline(m.iteration, color="#009E73" if m.solved else "#D55E00", lw=0.6 + 0.3 * min(m.count, 5) ** 0.5,
-                       alpha=0.5)
+            ax.axvline(
+                m.iteration,
+                color="#009E73" if m.solved else "#D55E00",
+                lw=0.6 + 0.3 * min(m.count, 5) ** 0.5,
+                alpha=0.5,
+            )
         else:
             ax.axvline(m.iteration, color="#555555", lw=0.9, ls="--", alpha=0.8)
-            ax.annotate(m.label, (m.iteration, 1.0), xycoords=("data", "axes fraction"), rotation=90, va="top",
-                        ha="right", fontsize=7, color="#555555")
+            ax.annotate(
+                m.label,
+                (m.iteration, 1.0),
+                xycoords=("data", "axes fraction"),
+                rotation=90,
+                va="top",
+                ha="right",
+                fontsize=7,
+                color="#555555",
+            )
     handles, labels = [], []
     for target in dict.fromkeys(axes.values()):
         h, lab = target.get_legend_handles_labels()
@@ -295,8 +364,11 @@ def convergence_figure(snapshot: Snapshot, title: str | None = None, solver: typ
 #: same colours dashed, dotted and dash-dotted: 32 configurations stay apart.
 _SERIES_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
 _SERIES_DASHES = ("-", "--", ":", "-.")
-_METRIC_LABELS = {"seconds": "seconds", "iterations": "iterations (each solver's own unit)",
-                  "evaluations": "evaluations (candidate grids)"}
+_METRIC_LABELS = {
+    "seconds": "seconds",
+    "iterations": "iterations (each solver's own unit)",
+    "evaluations": "evaluations (candidate grids)",
+}
 
 
 def _series_style(i: int) -> tuple[str, str]:
@@ -306,8 +378,10 @@ def _series_style(i: int) -> tuple[str, str]:
 
 def _groups_and_configs(items) -> tuple[list, list]:
     """The (group, pooled) pairs and the configurations of report items, in the report's order."""
-    return (list(dict.fromkeys((it.group, bool(it.pooled)) for it in items)),
-            list(dict.fromkeys(it.config for it in items)))
+    return (
+        list(dict.fromkeys((it.group, bool(it.pooled)) for it in items)),
+        list(dict.fromkeys(it.config for it in items)),
+    )
 
 
 def _panels(n: int, width: float, height: float, legend: float = 0.0, **kw):
@@ -332,8 +406,9 @@ def _use_log(values) -> bool:
 
 
 @checked
-def ecdf_figure(ecdfs: Sequence[ECDF], metric: str | None = None, title: str | None = None,
-                log: bool | None = None) -> Figure:
+def ecdf_figure(
+    ecdfs: Sequence[ECDF], metric: str | None = None, title: str | None = None, log: bool | None = None
+) -> Figure:
     """Run-length distributions: fraction of runs solved against the metric, a panel per group.
 
     Parameters
@@ -390,26 +465,39 @@ def ecdf_figure(ecdfs: Sequence[ECDF], metric: str | None = None, title: str | N
 def _has_panel_below(ax, axes) -> bool:
     spec = ax.get_subplotspec()
     below = spec.rowspan.stop
-    return any(o.get_subplotspec().rowspan.start == below and o.get_subplotspec().colspan.start == spec.colspan.start
-               for o in axes)
+    return any(
+        o.get_subplotspec().rowspan.start == below and o.get_subplotspec().colspan.start == spec.colspan.start
+        for o in axes
+    )
 
 
 def _series_legend(fig: Figure, configs, line: bool) -> None:
     from matplotlib.lines import Line2D
 
     handles = []
-    for i, label in enumerate(configs):
+    for i in range(len(configs)):
         colour, dash = _series_style(i)
-        handles.append(Line2D([], [], color=colour, ls=dash if line else "none", lw=1.8 if line else 0,
-                              marker=None if line else "o"))
+        handles.append(
+            Line2D(
+                [], [], color=colour, ls=dash if line else "none", lw=1.8 if line else 0, marker=None if line else "o"
+            )
+        )
     if handles:
-        fig.legend(handles, configs, loc="outside right upper", fontsize=8, frameon=False,
-                   title="configuration", title_fontsize=9)
+        fig.legend(
+            handles,
+            configs,
+            loc="outside right upper",
+            fontsize=8,
+            frameon=False,
+            title="configuration",
+            title_fontsize=9,
+        )
 
 
 @checked
-def box_figure(ecdfs: Sequence[ECDF], metric: str | None = None, title: str | None = None,
-               log: bool | None = None) -> Figure:
+def box_figure(
+    ecdfs: Sequence[ECDF], metric: str | None = None, title: str | None = None, log: bool | None = None
+) -> Figure:
     """Box plots of the metric of the solved runs, one box per configuration, a panel per group.
 
     Parameters are those of :func:`ecdf_figure` (the boxes use ``values``,
@@ -421,29 +509,53 @@ def box_figure(ecdfs: Sequence[ECDF], metric: str | None = None, title: str | No
     metric = metric or (ecdfs[0].metric if ecdfs else "seconds")
     log = _use_log([v for e in ecdfs for v in e.values.tolist()]) if log is None else log
     # `vert` gives way to `orientation` from matplotlib 3.10 (and warns from 3.11).
-    horizontal = ({"orientation": "horizontal"} if tuple(int(p) for p in matplotlib.__version__.split(".")[:2])
-                  >= (3, 10) else {"vert": False})
+    horizontal = (
+        {"orientation": "horizontal"}
+        if tuple(int(p) for p in matplotlib.__version__.split(".")[:2]) >= (3, 10)
+        else {"vert": False}
+    )
     fig, axes = _panels(len(groups), 3.9, 0.8 + 0.36 * max(len(configs), 1), sharex=True, sharey=True)
     for ax, (group, pooled) in zip(axes, groups):
         mine = {e.config: e for e in ecdfs if e.group == group and bool(e.pooled) == pooled}
         rows = [(i, mine[c]) for i, c in enumerate(configs) if c in mine]
         full = [(i, e) for i, e in rows if e.values.size]
         if full:
-            parts = ax.boxplot([e.values for _, e in full], positions=[i for i, _ in full], widths=0.6,
-                               patch_artist=True, manage_ticks=False, **horizontal,
-                               flierprops={"marker": ".", "markersize": 3, "alpha": 0.6},
-                               medianprops={"color": "black", "lw": 1.2})
+            parts = ax.boxplot(
+                [e.values for _, e in full],
+                positions=[i for i, _ in full],
+                widths=0.6,
+                patch_artist=True,
+                manage_ticks=False,
+                **horizontal,
+                flierprops={"marker": ".", "markersize": 3, "alpha": 0.6},
+                medianprops={"color": "black", "lw": 1.2},
+            )
             for box, median, (i, _) in zip(parts["boxes"], parts["medians"], full):
                 box.set_facecolor(_series_style(i)[0])
                 box.set_alpha(0.55)
                 median.set_gid("median")
         for i, e in rows:
-            ax.annotate(f"{e.values.size}/{e.runs}", (1.0, i), xycoords=("axes fraction", "data"),
-                        xytext=(-3, 0), textcoords="offset points", ha="right", va="center", fontsize=7,
-                        color="#444444")
+            ax.annotate(
+                f"{e.values.size}/{e.runs}",
+                (1.0, i),
+                xycoords=("axes fraction", "data"),
+                xytext=(-3, 0),
+                textcoords="offset points",
+                ha="right",
+                va="center",
+                fontsize=7,
+                color="#444444",
+            )
             if not e.values.size:
-                ax.annotate("none solved", (0.5, i), xycoords=("axes fraction", "data"), ha="center",
-                            va="center", fontsize=8, color="#888888")
+                ax.annotate(
+                    "none solved",
+                    (0.5, i),
+                    xycoords=("axes fraction", "data"),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="#888888",
+                )
         ax.set_title(_group_title(group, pooled), fontsize=10)
         ax.grid(True, axis="x", color="#e5e5e5", lw=0.6)
         if log:
@@ -491,8 +603,9 @@ def success_figure(rows: Sequence[SummaryRow], title: str | None = None) -> Figu
         colour, _ = _series_style(i)
         lo, hi = r.interval
         x = g + (i - (k - 1) / 2) * step
-        ax.errorbar([x], [r.rate], yerr=[[r.rate - lo], [hi - r.rate]], fmt="o", color=colour, ms=4.5, capsize=2.5,
-                    lw=1.2)
+        ax.errorbar(
+            [x], [r.rate], yerr=[[r.rate - lo], [hi - r.rate]], fmt="o", color=colour, ms=4.5, capsize=2.5, lw=1.2
+        )
     for g, (_, pooled) in enumerate(groups):
         if pooled and g:
             ax.axvline(g - 0.5, color="#888888", ls="--", lw=0.8)
@@ -511,8 +624,9 @@ def success_figure(rows: Sequence[SummaryRow], title: str | None = None) -> Figu
 
 
 @checked
-def heatmap_figure(rows: Sequence[SummaryRow], title: str | None = None, cmap: str = "viridis",
-                   annotate: bool | None = None) -> Figure:
+def heatmap_figure(
+    rows: Sequence[SummaryRow], title: str | None = None, cmap: str = "viridis", annotate: bool | None = None
+) -> Figure:
     """Success rate of every configuration (rows) on every puzzle (columns), puzzle sets separated.
 
     Parameters
@@ -560,8 +674,9 @@ def heatmap_figure(rows: Sequence[SummaryRow], title: str | None = None, cmap: s
     if annotate:
         for (i, j), v in np.ndenumerate(rate):
             if not np.isnan(v):
-                ax.text(j, i, f"{100 * v:.0f}", ha="center", va="center", fontsize=7,
-                        color="black" if v > 0.6 else "white")
+                ax.text(
+                    j, i, f"{100 * v:.0f}", ha="center", va="center", fontsize=7, color="black" if v > 0.6 else "white"
+                )
     fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02, label="success rate")
     ax.set_title(title if title is not None else f"Success rate per configuration and {ax.get_xlabel()}")
     return fig

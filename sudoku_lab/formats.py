@@ -39,13 +39,26 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from ._checks import checked, checked_puzzle_text
 from .errors import PuzzleError, PuzzleTypeError
 from .geometry import BOX_SIZES, SYMBOLS, box_size_for_cells, size_text
-from ._checks import checked, checked_puzzle_text
 
-__all__ = ["FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "Parsed", "read", "write", "write_line",
-           "write_numbers", "write_grid", "write_kennett", "write_sdk", "as_text", "is_ascii_number",
-           "SYMBOL_LUT"]
+__all__ = [
+    "FORMATS",
+    "MAX_CELLS",
+    "MAX_PUZZLE_CHARS",
+    "Parsed",
+    "read",
+    "write",
+    "write_line",
+    "write_numbers",
+    "write_grid",
+    "write_kennett",
+    "write_sdk",
+    "as_text",
+    "is_ascii_number",
+    "SYMBOL_LUT",
+]
 
 #: Names of the formats :func:`write` (and :meth:`Puzzle.format`) writes.
 FORMATS = ("line", "numbers", "grid", "kennett", "sdk")
@@ -108,10 +121,13 @@ def as_text(text: str | bytes | bytearray | memoryview) -> str:
             return data.decode("utf-8-sig")
         except UnicodeDecodeError as e:
             line = 1 + data.count(b"\n", 0, e.start)
-            raise PuzzleError(f"line {line}: byte 0x{data[e.start]:02x} is not UTF-8 text", kind="bad_character",
-                              line=line) from None
-    raise PuzzleTypeError(f"a puzzle is read from text (str or bytes), got {type(text).__name__}; build one from "
-                          "an array of digits with Puzzle(grid)")
+            raise PuzzleError(
+                f"line {line}: byte 0x{data[e.start]:02x} is not UTF-8 text", kind="bad_character", line=line
+            ) from None
+    raise PuzzleTypeError(
+        f"a puzzle is read from text (str or bytes), got {type(text).__name__}; build one from "
+        "an array of digits with Puzzle(grid)"
+    )
 
 
 @checked
@@ -164,8 +180,11 @@ def read(text: str | bytes, *, n: int | None = None, first_line: int = 1) -> Par
     """
     text = as_text(text)
     if len(text) > MAX_PUZZLE_CHARS:
-        raise PuzzleError(f"the text has {len(text):,} characters; one puzzle (at most {MAX_CELLS} cells, "
-                          f"25x25) never needs more than {MAX_PUZZLE_CHARS:,}", kind="cell_count")
+        raise PuzzleError(
+            f"the text has {len(text):,} characters; one puzzle (at most {MAX_CELLS} cells, "
+            f"25x25) never needs more than {MAX_PUZZLE_CHARS:,}",
+            kind="cell_count",
+        )
     lines = text.splitlines() or [""]
     label, meta, body = _split_header(lines, first_line)
     grid, size = _parse_cells(body, n)
@@ -233,8 +252,11 @@ def _parse_cells(body, n):
     if not toks:
         raise PuzzleError("no puzzle found: the input is empty", kind="empty")
     counts = {n_: n_**4 for n_ in BOX_SIZES}
-    numeric = (all(t == "." or _ascii_number(t) for t, _, _ in toks) and len(toks) in counts.values()
-               and any(len(t) > 1 for t, _, _ in toks))
+    numeric = (
+        all(t == "." or _ascii_number(t) for t, _, _ in toks)
+        and len(toks) in counts.values()
+        and any(len(t) > 1 for t, _, _ in toks)
+    )
     if numeric:
         size = box_size_for_cells(len(toks)) if n is None else n
         return _numeric_cells(toks, size), size
@@ -242,13 +264,21 @@ def _parse_cells(body, n):
     for tok, line, col in toks:
         for k, ch in enumerate(tok):
             if not _CELL_CHAR.fullmatch(ch):
-                raise PuzzleError(f"line {line}, column {col + k}: unexpected character {ch!r} "
-                                  f"(digits are 1-9 then A-Z, {_BLANK_HELP})",
-                                  kind="bad_character", line=line, column=col + k)
+                raise PuzzleError(
+                    f"line {line}, column {col + k}: unexpected character {ch!r} "
+                    f"(digits are 1-9 then A-Z, {_BLANK_HELP})",
+                    kind="bad_character",
+                    line=line,
+                    column=col + k,
+                )
             cells.append((ch, line, col + k))
         if len(cells) > MAX_CELLS:
-            raise PuzzleError(f"found more than {MAX_CELLS} cells by line {line}; the largest puzzle (25x25) has "
-                              f"{MAX_CELLS}", kind="cell_count", line=line, found=len(cells))
+            raise PuzzleError(
+                f"found more than {MAX_CELLS} cells by line {line}; the largest puzzle (25x25) has {MAX_CELLS}",
+                kind="cell_count",
+                line=line,
+                found=len(cells),
+            )
     size = n if n is not None else box_size_for_cells(len(cells))
     if size is None or len(cells) != size**4:
         _raise_cell_count(cells, content_lines, body, size)
@@ -257,8 +287,13 @@ def _parse_cells(body, n):
     for ch, line, col in cells:
         v = _symbol_value(ch)
         if v < 0 or v > N:
-            raise PuzzleError(f"line {line}, column {col}: {ch!r} is not a digit of a {size_text(size)} puzzle "
-                              f"({_digits_help(N)}, {_BLANK_HELP})", kind="bad_symbol", line=line, column=col)
+            raise PuzzleError(
+                f"line {line}, column {col}: {ch!r} is not a digit of a {size_text(size)} puzzle "
+                f"({_digits_help(N)}, {_BLANK_HELP})",
+                kind="bad_symbol",
+                line=line,
+                column=col,
+            )
         grid.append(v)
     _check_row_lengths(cells, content_lines, N)
     return grid, size
@@ -290,8 +325,13 @@ def _numeric_cells(toks, size):
     for tok, line, col in toks:
         v = 0 if tok == "." else int(tok)
         if v > N:
-            raise PuzzleError(f"line {line}, column {col}: {tok} is out of range for a {size_text(size)} puzzle "
-                              f"(1-{N}, 0 or '.' for a blank)", kind="bad_symbol", line=line, column=col)
+            raise PuzzleError(
+                f"line {line}, column {col}: {tok} is out of range for a {size_text(size)} puzzle "
+                f"(1-{N}, 0 or '.' for a blank)",
+                kind="bad_symbol",
+                line=line,
+                column=col,
+            )
         out.append(v)
     return out
 
@@ -305,8 +345,12 @@ def _check_row_lengths(cells, content_lines, N):
         per_line[line] += 1
     for no in content_lines:
         if per_line[no] != N:
-            raise PuzzleError(f"line {no} has {per_line[no]} cells; each of the {N} rows needs {N}",
-                              kind="cell_count", line=no, found=per_line[no])
+            raise PuzzleError(
+                f"line {no} has {per_line[no]} cells; each of the {N} rows needs {N}",
+                kind="cell_count",
+                line=no,
+                found=per_line[no],
+            )
 
 
 # ------------------------------------------------------------------ writing
@@ -339,7 +383,7 @@ def write_grid(grid: npt.ArrayLike, n: int, separators: bool = True) -> str:
             continue
         if r and r % n == 0:
             rows.append("+".join(["-" * (2 * n + 1)] * n)[1:-1])
-        boxes = [" ".join(syms[b * n:(b + 1) * n]) for b in range(n)]
+        boxes = [" ".join(syms[b * n : (b + 1) * n]) for b in range(n)]
         rows.append(" | ".join(boxes))
     return "\n".join(rows)
 
@@ -365,8 +409,14 @@ def write_sdk(grid: npt.ArrayLike, n: int, name: str | None = None, metadata: Ma
 
 
 @checked
-def write(grid: npt.ArrayLike, n: int, fmt: str = "line", *, name: str | None = None,
-          metadata: Mapping[str, str] | None = None) -> str:
+def write(
+    grid: npt.ArrayLike,
+    n: int,
+    fmt: str = "line",
+    *,
+    name: str | None = None,
+    metadata: Mapping[str, str] | None = None,
+) -> str:
     """Write a grid in one of :data:`FORMATS`; :func:`read` reads it back exactly.
 
     Parameters

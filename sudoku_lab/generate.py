@@ -29,10 +29,10 @@ from typing import Callable
 import numpy as np
 
 from . import exact
+from ._checks import checked
 from .errors import ParameterError
 from .geometry import BOX_SIZES
 from .warmup import warm_once
-from ._checks import checked
 
 __all__ = ["SYMMETRIES", "generate", "generate_grid", "random_grid", "GenerationStopped", "parse_time_limit"]
 
@@ -65,9 +65,11 @@ def parse_time_limit(text: str | float | None) -> float | None:
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        raise ParameterError(f"--time-limit must be a duration like 30s, 5m or 1h, or none; got {text!r}",
-                             name="time_limit")
+        raise ParameterError(
+            f"--time-limit must be a duration like 30s, 5m or 1h, or none; got {text!r}", name="time_limit"
+        )
     return value
+
 
 #: Clue patterns :func:`generate` can keep: none, or symmetric under a half turn.
 SYMMETRIES = ("none", "rotate180")
@@ -162,8 +164,9 @@ class _Budget:
         return self.deadline is None or now < self.deadline
 
 
-def _remove_clues(solution: np.ndarray, clues: int, orbits: list[np.ndarray], rng,
-                  budget: _Budget | None = None) -> np.ndarray:
+def _remove_clues(
+    solution: np.ndarray, clues: int, orbits: list[np.ndarray], rng, budget: _Budget | None = None
+) -> np.ndarray:
     """One greedy pass: blank orbits in random order while the puzzle stays unique (until the budget ends)."""
     puzzle = solution.copy()
     givens = puzzle.size
@@ -184,9 +187,16 @@ def _remove_clues(solution: np.ndarray, clues: int, orbits: list[np.ndarray], rn
 
 
 @checked
-def generate_grid(n: int, clues: int, seed: int | np.random.Generator | None = None, symmetry: str = "none",
-                  max_tries: int = 20, time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
-                  progress: ProgressFn | None = None) -> tuple[np.ndarray, np.ndarray]:
+def generate_grid(
+    n: int,
+    clues: int,
+    seed: int | np.random.Generator | None = None,
+    symmetry: str = "none",
+    max_tries: int = 20,
+    time_limit: float | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    progress: ProgressFn | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Generate a puzzle with a unique solution and exactly ``clues`` givens.
 
     Parameters
@@ -235,24 +245,31 @@ def generate_grid(n: int, clues: int, seed: int | np.random.Generator | None = N
     n = _check_box_size(n)
     C = n**4
     if isinstance(clues, (bool, np.bool_)) or not isinstance(clues, (int, np.integer)) or not 0 <= clues <= C:
-        raise ParameterError(f"clues must be an integer in 0..{C} for a {n * n}x{n * n} grid, got {clues!r}",
-                             name="clues")
+        raise ParameterError(
+            f"clues must be an integer in 0..{C} for a {n * n}x{n * n} grid, got {clues!r}", name="clues"
+        )
     if symmetry not in SYMMETRIES:
         raise ParameterError(f"symmetry must be one of {', '.join(SYMMETRIES)}, got {symmetry!r}", name="symmetry")
     if symmetry == "rotate180" and C % 2 == 0 and clues % 2:
-        raise ParameterError(f"a {n * n}x{n * n} grid has no centre cell, so a rotate180 pattern has an even "
-                             f"number of clues; got {clues}", name="clues")
+        raise ParameterError(
+            f"a {n * n}x{n * n} grid has no centre cell, so a rotate180 pattern has an even "
+            f"number of clues; got {clues}",
+            name="clues",
+        )
     if clues < n * n - 1:
         # Two digits that appear in no given could be swapped in any solution, so a unique solution needs
         # givens of at least N - 1 different digits.
-        raise ParameterError(f"a {n * n}x{n * n} puzzle with a unique solution needs at least {n * n - 1} givens "
-                             f"(two digits absent from the givens could be swapped in any solution); got {clues}",
-                             name="clues")
+        raise ParameterError(
+            f"a {n * n}x{n * n} puzzle with a unique solution needs at least {n * n - 1} givens "
+            f"(two digits absent from the givens could be swapped in any solution); got {clues}",
+            name="clues",
+        )
     if isinstance(max_tries, (bool, np.bool_)) or not isinstance(max_tries, (int, np.integer)) or max_tries < 1:
         raise ParameterError(f"max_tries must be a positive integer, got {max_tries!r}", name="max_tries")
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise ParameterError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}",
-                             name="time_limit")
+        raise ParameterError(
+            f"time_limit must be a positive number of seconds or None, got {time_limit!r}", name="time_limit"
+        )
     rng, _ = _rng_and_seed(seed)
     orbits = _orbits(C, symmetry)
     warm_once()  # compiling the exact search (a cold cache) must not eat into the time limit
@@ -267,14 +284,20 @@ def generate_grid(n: int, clues: int, seed: int | np.random.Generator | None = N
             return puzzle, solution
         fewest = min(fewest, givens)
         budget.fewest = fewest
-        if budget.deadline is not None and time.perf_counter() >= budget.deadline:
-            raise ParameterError(f"could not generate a {n * n}x{n * n} puzzle with {clues} clues and a unique "
-                                 f"solution within {_duration(time_limit)} ({k + 1} tr{'y' if k == 0 else 'ies'}): "
-                                 f"the fewest givens reached was {fewest}; ask for at least {fewest} clues or "
-                                 "allow more time (--time-limit)", name="clues")
-    raise ParameterError(f"could not generate a {n * n}x{n * n} puzzle with {clues} clues and a unique solution "
-                         f"in {max_tries} tries: the fewest reached was {fewest}; ask for at least {fewest} "
-                         f"clues or allow more tries", name="clues")
+        if time_limit is not None and budget.deadline is not None and time.perf_counter() >= budget.deadline:
+            raise ParameterError(
+                f"could not generate a {n * n}x{n * n} puzzle with {clues} clues and a unique "
+                f"solution within {_duration(time_limit)} ({k + 1} tr{'y' if k == 0 else 'ies'}): "
+                f"the fewest givens reached was {fewest}; ask for at least {fewest} clues or "
+                "allow more time (--time-limit)",
+                name="clues",
+            )
+    raise ParameterError(
+        f"could not generate a {n * n}x{n * n} puzzle with {clues} clues and a unique solution "
+        f"in {max_tries} tries: the fewest reached was {fewest}; ask for at least {fewest} "
+        f"clues or allow more tries",
+        name="clues",
+    )
 
 
 def _duration(seconds: float) -> str:
@@ -282,9 +305,16 @@ def _duration(seconds: float) -> str:
 
 
 @checked
-def generate(n: int, clues: int, seed: int | np.random.Generator | None = None, symmetry: str = "none",
-             max_tries: int = 20, time_limit: float | None = None, should_stop: Callable[[], bool] | None = None,
-             progress: ProgressFn | None = None):
+def generate(
+    n: int,
+    clues: int,
+    seed: int | np.random.Generator | None = None,
+    symmetry: str = "none",
+    max_tries: int = 20,
+    time_limit: float | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    progress: ProgressFn | None = None,
+):
     """Generate a :class:`~sudoku_lab.puzzle.Puzzle` with a unique solution.
 
     Same arguments, and errors, as :func:`generate_grid`. The puzzle is named

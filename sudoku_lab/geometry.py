@@ -9,7 +9,7 @@ puzzle model, the exact solver, AC3 and every metaheuristic.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -105,7 +105,7 @@ def box_size_for_cells(count: int) -> int | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def geometry(n: int) -> Geometry:
     """Return the (cached, read-only) index tables for box size ``n``."""
     if n not in BOX_SIZES:
@@ -212,13 +212,15 @@ def as_grid(obj: PuzzleLike | npt.ArrayLike, n: int | None = None) -> tuple[np.n
         n = box_size_for_cells(a.size)
         if n is None:
             sizes = ", ".join(f"{k**4} ({size_text(k)})" for k in BOX_SIZES)
-            raise PuzzleError(f"found {a.size} cells; a puzzle has one of {sizes}", kind="cell_count",
-                              found=int(a.size))
+            raise PuzzleError(
+                f"found {a.size} cells; a puzzle has one of {sizes}", kind="cell_count", found=int(a.size)
+            )
     elif n not in BOX_SIZES:
         raise PuzzleError(f"box size must be one of {', '.join(map(str, BOX_SIZES))}, got {n}", kind="box_size")
     elif a.size != n**4:
-        raise PuzzleError(f"found {a.size} cells; a {size_text(n)} puzzle has {n**4}", kind="cell_count",
-                          found=int(a.size))
+        raise PuzzleError(
+            f"found {a.size} cells; a {size_text(n)} puzzle has {n**4}", kind="cell_count", found=int(a.size)
+        )
     check_digits(a, n)
     return np.ascontiguousarray(a, dtype=np.int8), int(n)
 
@@ -256,8 +258,13 @@ def check_digits(a: np.ndarray, n: int) -> None:
     grid, cell = divmod(first, N * N)
     where = f"grid {grid + 1}: " if a.ndim == 2 else ""
     value = int(flat[first])
-    raise PuzzleError(f"{where}{cell_name(cell, N)} holds {value}, which is not a digit of a {size_text(n)} puzzle "
-                      f"(0 for a blank, 1-{N})", kind="bad_symbol", cells=(cell,), digit=value)
+    raise PuzzleError(
+        f"{where}{cell_name(cell, N)} holds {value}, which is not a digit of a {size_text(n)} puzzle "
+        f"(0 for a blank, 1-{N})",
+        kind="bad_symbol",
+        cells=(cell,),
+        digit=value,
+    )
 
 
 @checked

@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from . import __version__
+from ._checks import checked
 from ._files import DPI_RANGE, check_writable, output_kind, read_text, write_text
 from .errors import DataFileError, ParameterError, PuzzleError
 from .experiments import Task, config_label
 from .geometry import cell_name
 from .puzzle import Puzzle
-from ._checks import checked
 from .solvers.base import DEFAULT_SEED
 
 if TYPE_CHECKING:
@@ -148,9 +148,11 @@ class GradeResult:
 
     def summary(self) -> str:
         g = self.grades[~self.puzzle.givens]
-        return (f"{self.puzzle.name or 'puzzle'}: {self.solver} over {self.runs_done} runs: "
-                f"{self.successes} solved, mean final cost {self.mean_cost:.2f}; free cells graded "
-                f"A {int(np.sum(g == 'A'))}, B {int(np.sum(g == 'B'))}, blank {int(np.sum(g == ''))}")
+        return (
+            f"{self.puzzle.name or 'puzzle'}: {self.solver} over {self.runs_done} runs: "
+            f"{self.successes} solved, mean final cost {self.mean_cost:.2f}; free cells graded "
+            f"A {int(np.sum(g == 'A'))}, B {int(np.sum(g == 'B'))}, blank {int(np.sum(g == ''))}"
+        )
 
     # ---------------------------------------------------------------- export
     def to_dict(self) -> dict:
@@ -169,8 +171,16 @@ class GradeResult:
             "mean_cost": None if math.isnan(self.mean_cost) else self.mean_cost,
             "fraction": [None if math.isnan(v) else round(float(v), 6) for v in self.fraction],
             "grades": self.grades.tolist(),
-            "runs": [{"seed": r.seed, "solved": r.solved, "cost": r.cost, "iterations": r.iterations,
-                      "seconds": round(r.seconds, 6)} for r in self.runs],
+            "runs": [
+                {
+                    "seed": r.seed,
+                    "solved": r.solved,
+                    "cost": r.cost,
+                    "iterations": r.iterations,
+                    "seconds": round(r.seconds, 6),
+                }
+                for r in self.runs
+            ],
         }
 
     def save_json(self, path: str | os.PathLike[str]) -> None:
@@ -184,8 +194,17 @@ class GradeResult:
         N = self.puzzle.N
         f, g = self.fraction, self.grades
         for c in range(self.puzzle.C):
-            w.writerow([c // N + 1, c % N + 1, cell_name(c, N), int(self.puzzle.grid[c] > 0),
-                        int(self.solution[c]), f"{f[c]:.4f}", g[c]])
+            w.writerow(
+                [
+                    c // N + 1,
+                    c % N + 1,
+                    cell_name(c, N),
+                    int(self.puzzle.grid[c] > 0),
+                    int(self.solution[c]),
+                    f"{f[c]:.4f}",
+                    g[c],
+                ]
+            )
         return buf.getvalue()
 
     def save_csv(self, path: str | os.PathLike[str]) -> None:
@@ -207,7 +226,7 @@ class GradeResult:
         return "\n".join(lines) + "\n"
 
     @classmethod
-    def load_json(cls, path: str | os.PathLike[str]) -> "GradeResult":
+    def load_json(cls, path: str | os.PathLike[str]) -> GradeResult:
         """Read a file written by :meth:`save_json`.
 
         The runs themselves are not stored there, so ``runs`` is empty; the
@@ -244,13 +263,20 @@ MAX_RUNS = 1_000_000
 
 
 @checked
-def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | None = None, runs: int = 100,
-                       seed: int = DEFAULT_SEED, until: str = "solved,100000it",
-                       thresholds: tuple[float, float] = (1.0, 0.9), jobs: int = 1,
-                       results_file: str | os.PathLike[str] | None = None,
-                       should_stop: Callable[[], bool] | None = None,
-                       progress: Callable[[int, int], None] | None = None,
-                       scheduler: str | None = None) -> GradeResult:
+def correctness_grades(
+    puzzle: Puzzle,
+    solver: str = "reseda",
+    params: dict | None = None,
+    runs: int = 100,
+    seed: int = DEFAULT_SEED,
+    until: str = "solved,100000it",
+    thresholds: tuple[float, float] = (1.0, 0.9),
+    jobs: int = 1,
+    results_file: str | os.PathLike[str] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    scheduler: str | None = None,
+) -> GradeResult:
     """Run ``runs`` seeded runs and grade every cell.
 
     Parameters
@@ -319,22 +345,40 @@ def correctness_grades(puzzle: Puzzle, solver: str = "reseda", params: dict | No
     seeds = [seed + i for i in range(runs)]
     result = GradeResult(puzzle, solution, solver, params, seeds, until, tuple(thresholds))
     label = config_label(solver, given)
-    tasks = [Task(solver, params, puzzle, s, until, key=str(s), config=label, puzzle_set=puzzle.name or "", run=i)
-             for i, s in enumerate(seeds)]
+    tasks = [
+        Task(solver, params, puzzle, s, until, key=str(s), config=label, puzzle_set=puzzle.name or "", run=i)
+        for i, s in enumerate(seeds)
+    ]
     # The number of runs is not part of the experiment: asking for more later adds to the same directory.
-    store = None if results_file is None else ResultStore(
-        results_file, {"solver": solver, "params": params, "puzzle": puzzle.to_line(), "until": until,
-                       "seed0": seed}, kind="grades")
+    store = (
+        None
+        if results_file is None
+        else ResultStore(
+            results_file,
+            {"solver": solver, "params": params, "puzzle": puzzle.to_line(), "until": until, "seed0": seed},
+            kind="grades",
+        )
+    )
     with closing(store):
-        done = run_batch(tasks, store, jobs=jobs, scheduler=scheduler, should_stop=should_stop,
-                         progress=(lambda p: progress(p.done, p.total)) if progress else None)
+        done = run_batch(
+            tasks,
+            store,
+            jobs=jobs,
+            scheduler=scheduler,
+            should_stop=should_stop,
+            progress=(lambda p: progress(p.done, p.total)) if progress else None,
+        )
     result.runs = [r for r in done if r is not None]
     return result
 
 
 @checked
-def grades_from_results(results: Results | str | os.PathLike[str], puzzle: str | None = None, config: str | None = None,
-                        thresholds: tuple[float, float] = (1.0, 0.9)) -> GradeResult:
+def grades_from_results(
+    results: Results | str | os.PathLike[str],
+    puzzle: str | None = None,
+    config: str | None = None,
+    thresholds: tuple[float, float] = (1.0, 0.9),
+) -> GradeResult:
     """Grade every cell from the final grids of a results table (``batch``, ``compare``, ``grades``, ``reproduce``).
 
     Parameters
@@ -369,8 +413,9 @@ def grades_from_results(results: Results | str | os.PathLike[str], puzzle: str |
     rows = res.rows()
     if not rows:
         raise ParameterError(f"{res.path} holds no runs", name="from")
-    rows = _choose(rows, "puzzle", puzzle, lambda r: (r["puzzle"], r["givens"]),
-                   "the PUZZLE argument (its name or givens)")
+    rows = _choose(
+        rows, "puzzle", puzzle, lambda r: (r["puzzle"], r["givens"]), "the PUZZLE argument (its name or givens)"
+    )
     rows = _choose(rows, "config", config, lambda r: (r["config"], r["solver"]), "--config LABEL")
     first = rows[0]
     pz = Puzzle.parse(first["givens"], n=int(first["box"]), name=first["puzzle"] or None)
@@ -381,8 +426,16 @@ def grades_from_results(results: Results | str | os.PathLike[str], puzzle: str |
         raise PuzzleError(f"grades need a puzzle with one solution: {e}", kind=e.kind, cells=e.cells) from None
     runs = sorted((RunResult.from_row(r) for r in rows), key=lambda r: r.seed)
     until = {r["until"] for r in rows}
-    out = GradeResult(pz, solution, first["solver"], _json.loads(first["params"] or "{}"), [r.seed for r in runs],
-                      until.pop() if len(until) == 1 else "mixed", tuple(thresholds), runs=runs)
+    out = GradeResult(
+        pz,
+        solution,
+        first["solver"],
+        _json.loads(first["params"] or "{}"),
+        [r.seed for r in runs],
+        until.pop() if len(until) == 1 else "mixed",
+        tuple(thresholds),
+        runs=runs,
+    )
     return out
 
 
@@ -401,11 +454,15 @@ def _choose(rows: list, what: str, choice: str | None, names: Callable, flag: st
 
         close = difflib.get_close_matches(choice, list(groups), n=3)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-        raise ParameterError(f"the results hold no {what} {choice!r}{hint}: they hold {_listing(groups, what)}",
-                             name=what)
+        raise ParameterError(
+            f"the results hold no {what} {choice!r}{hint}: they hold {_listing(groups, what)}", name=what
+        )
     if len({names(r)[0] for r in picked}) > 1:
-        raise ParameterError(f"{choice!r} names several {what}s ({', '.join(sorted({names(r)[0] for r in picked}))});"
-                             f" choose one with {flag}", name=what)
+        raise ParameterError(
+            f"{choice!r} names several {what}s ({', '.join(sorted({names(r)[0] for r in picked}))});"
+            f" choose one with {flag}",
+            name=what,
+        )
     return picked
 
 
@@ -418,45 +475,70 @@ def _listing(groups, what: str) -> str:
     names = sorted(groups)
     if len(names) <= _LISTED:
         return f"{len(names)} {what}{'s' if len(names) != 1 else ''}: {', '.join(names)}"
-    every = "`sudoku-lab report RESULTS --by puzzle` lists every one" if what == "puzzle" else (
-        "`sudoku-lab report RESULTS` lists every one")
-    return (f"{len(names):,} {what}s, the first {_LISTED}: {', '.join(names[:_LISTED])} "
-            f"(and {len(names) - _LISTED:,} more; {every})")
+    every = (
+        "`sudoku-lab report RESULTS --by puzzle` lists every one"
+        if what == "puzzle"
+        else ("`sudoku-lab report RESULTS` lists every one")
+    )
+    return (
+        f"{len(names):,} {what}s, the first {_LISTED}: {', '.join(names[:_LISTED])} "
+        f"(and {len(names) - _LISTED:,} more; {every})"
+    )
 
 
 # ---------------------------------------------------------------------- CLI
 @checked
 def add_cli(sub: argparse._SubParsersAction, add_solver_params: Callable[..., object]) -> None:
     from ._console import add_where_options, int_option, seed_option
+
     g = sub.add_parser(
-        "grades", help="per-cell correctness grades over many runs (the RESEDA paper's Figure 4.2)",
+        "grades",
+        help="per-cell correctness grades over many runs (the RESEDA paper's Figure 4.2)",
         description="Run --runs seeded runs of --algo on PUZZLE and grade every cell: A if the final grid "
         "was right there in all runs, B in at least 90 %. Writes the figure (--out: .pdf, .svg or .png), "
         "the grades as CSV and JSON next to it, and each finished run to the results directory OUT.runs "
         "(see `sudoku-lab batch`): Ctrl-C stops with the finished runs saved, and the same command resumes. "
         "With --from RESULTS, grade the final grids of runs already done (by batch, compare, reproduce or "
-        "grades) instead of running anything.")
-    g.add_argument("puzzle", nargs="?",
-                   help="file, bundled puzzle name or puzzle text (needs a unique solution); with --from, the "
-                   "puzzle of the results to grade, by name (needed when they hold several)")
-    g.add_argument("--from", dest="from_results", default=None, metavar="RESULTS",
-                   help="grade the runs of a results directory (or its runs.parquet, or a 0.1.0 .runs.jsonl)")
-    g.add_argument("--config", default=None,
-                   help="with --from: the configuration to grade (its label or solver), when the results hold several")
+        "grades) instead of running anything.",
+    )
+    g.add_argument(
+        "puzzle",
+        nargs="?",
+        help="file, bundled puzzle name or puzzle text (needs a unique solution); with --from, the "
+        "puzzle of the results to grade, by name (needed when they hold several)",
+    )
+    g.add_argument(
+        "--from",
+        dest="from_results",
+        default=None,
+        metavar="RESULTS",
+        help="grade the runs of a results directory (or its runs.parquet, or a 0.1.0 .runs.jsonl)",
+    )
+    g.add_argument(
+        "--config",
+        default=None,
+        help="with --from: the configuration to grade (its label or solver), when the results hold several",
+    )
     g.add_argument("--algo", default=None, help="algorithm (default reseda)")
-    g.add_argument("--runs", type=int_option(1, MAX_RUNS), default=None,
-                   help=f"number of runs R, 1 to {MAX_RUNS:,} (default 100)")
+    g.add_argument(
+        "--runs", type=int_option(1, MAX_RUNS), default=None, help=f"number of runs R, 1 to {MAX_RUNS:,} (default 100)"
+    )
     g.add_argument("--seed", type=seed_option, default=None, help=f"run i uses seed SEED+i (default {DEFAULT_SEED})")
     g.add_argument("--until", default=None, help="stopping rule per run (default solved,100000it)")
     g.add_argument("--out", default="grades.pdf", help="figure file, .pdf/.svg/.png (default grades.pdf)")
-    g.add_argument("--dpi", type=int_option(*DPI_RANGE), default=200,
-                   help=f"PNG resolution, {DPI_RANGE[0]} to {DPI_RANGE[1]} (default 200)")
+    g.add_argument(
+        "--dpi",
+        type=int_option(*DPI_RANGE),
+        default=200,
+        help=f"PNG resolution, {DPI_RANGE[0]} to {DPI_RANGE[1]} (default 200)",
+    )
     g.add_argument("--thresholds", default="1.0,0.9", help="fractions for grades A,B (default 1.0,0.9)")
     add_where_options(g, "default 1")
     g.add_argument("--no-shade", action="store_true", help="do not shade cells by fraction correct")
     g.add_argument("--latex", action="store_true", help="also write OUT.tex with a LaTeX table")
-    g.add_argument("--compare", default=None,
-                   help="reference grades to compare with: 'paper' (Figure 4.2) or a grades .json file")
+    g.add_argument(
+        "--compare", default=None, help="reference grades to compare with: 'paper' (Figure 4.2) or a grades .json file"
+    )
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     add_solver_params(g)
     g.set_defaults(func=cmd_grades)
@@ -477,13 +559,16 @@ def cmd_grades(args) -> int:
     try:
         a, b = (float(x) for x in args.thresholds.split(","))
     except ValueError:
-        raise ParameterError(f"--thresholds needs two numbers like 1.0,0.9, got {args.thresholds!r}",
-                             name="thresholds") from None
+        raise ParameterError(
+            f"--thresholds needs two numbers like 1.0,0.9, got {args.thresholds!r}", name="thresholds"
+        ) from None
     grade_cells(np.zeros(1), np.zeros(1, bool), a, b)
     if output_kind(args.out, "figure") != "file":
-        raise ParameterError(f"--out {args.out}: the grades CSV and JSON and the results directory are written next to "
-                             "the figure, so --out must name a file, not standard output, a device or a FIFO",
-                             name="out")
+        raise ParameterError(
+            f"--out {args.out}: the grades CSV and JSON and the results directory are written next to "
+            "the figure, so --out must name a file, not standard output, a device or a FIFO",
+            name="out",
+        )
     out = figures.check_figure_path(args.out, args.dpi)
     outputs = [out.with_suffix(".grades.csv"), out.with_suffix(".grades.json")]
     if args.latex:
@@ -492,19 +577,25 @@ def cmd_grades(args) -> int:
         check_writable(path)
     if args.from_results is not None:
         given = [k for k in _RUN_OPTIONS if getattr(args, k) is not None]
-        given += [k[len("param_"):] for k, v in vars(args).items() if k.startswith("param_") and v is not None]
+        given += [k[len("param_") :] for k, v in vars(args).items() if k.startswith("param_") and v is not None]
         if given:
-            raise ParameterError(f"--{given[0].replace('_', '-')}: with --from nothing runs; the results say how "
-                                 "their runs went (choose among them with PUZZLE and --config)", name=given[0])
+            raise ParameterError(
+                f"--{given[0].replace('_', '-')}: with --from nothing runs; the results say how "
+                "their runs went (choose among them with PUZZLE and --config)",
+                name=given[0],
+            )
         res = grades_from_results(args.from_results, puzzle=args.puzzle, config=args.config, thresholds=(a, b))
         reference = _reference(args.compare, res.puzzle)
         return _write_grades(res, args, out, outputs, reference, interrupted=False, exit_status=0)
     if args.config is not None:
-        raise ParameterError("--config chooses among the runs of --from RESULTS; to run a configuration, use --algo "
-                             "and its parameters", name="config")
+        raise ParameterError(
+            "--config chooses among the runs of --from RESULTS; to run a configuration, use --algo and its parameters",
+            name="config",
+        )
     if args.puzzle is None:
-        raise ParameterError("name the puzzle to grade (or grade the runs of a results directory with --from)",
-                             name="puzzle")
+        raise ParameterError(
+            "name the puzzle to grade (or grade the runs of a results directory with --from)", name="puzzle"
+        )
     algo = args.algo or "reseda"
     runs = 100 if args.runs is None else args.runs
     until = args.until or "solved,100000it"
@@ -517,9 +608,20 @@ def cmd_grades(args) -> int:
     intr = interruptible("stopping: the finished runs are kept (Ctrl-C again to quit at once)")
     with intr as stop:
         seed = DEFAULT_SEED if args.seed is None else args.seed
-        res = correctness_grades(puzzle, algo, params, runs=runs, seed=seed, until=until,
-                                 thresholds=(a, b), jobs=jobs, results_file=out.with_suffix(".runs"),
-                                 should_stop=stop.is_set, progress=bar.update, scheduler=scheduler)
+        res = correctness_grades(
+            puzzle,
+            algo,
+            params,
+            runs=runs,
+            seed=seed,
+            until=until,
+            thresholds=(a, b),
+            jobs=jobs,
+            results_file=out.with_suffix(".runs"),
+            should_stop=stop.is_set,
+            progress=bar.update,
+            scheduler=scheduler,
+        )
         interrupted = stop.is_set()
     bar.close()
     if res.runs_done == 0:
@@ -556,11 +658,15 @@ def _reference(spec, puzzle):
         from . import library
 
         if puzzle.to_line() != library.puzzle("reseda_fig4_1_hard").to_line():
-            raise ParameterError("--compare paper needs puzzle reseda_fig4_1_hard (the paper's Figure 4.1)",
-                                 name="compare")
+            raise ParameterError(
+                "--compare paper needs puzzle reseda_fig4_1_hard (the paper's Figure 4.1)", name="compare"
+            )
         return library.reseda_fig4_2_grades()
     other = GradeResult.load_json(spec)
     if other.puzzle != puzzle:
-        raise ParameterError(f"--compare {spec}: its grades are of another puzzle ({other.puzzle.name or 'unnamed'}, "
-                             f"{other.puzzle.n_givens} givens)", name="compare")
+        raise ParameterError(
+            f"--compare {spec}: its grades are of another puzzle ({other.puzzle.name or 'unnamed'}, "
+            f"{other.puzzle.n_givens} givens)",
+            name="compare",
+        )
     return other.grades_from_file.reshape(puzzle.N, puzzle.N)

@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from ._paths import resource_path
-from .errors import PuzzleError
-from .collection_io import iter_puzzles
-from .puzzle import Puzzle
 from ._checks import checked
+from ._paths import resource_path
+from .collection_io import iter_puzzles
+from .errors import PuzzleError
+from .puzzle import Puzzle
 
 __all__ = [
     "DEFAULT_PUZZLE",
@@ -49,7 +49,7 @@ _KENNETT_LEVELS = ("very_easy", "easy", "medium", "hard", "fiendish")
 
 _TITLES = {
     "papers": "Every puzzle printed in the five papers, the Mantere-Koljonen easy/medium/hard a-c benchmark "
-              "and AI Escargot",
+    "and AI Escargot",
     "mantere_koljonen": "Mantere and Koljonen's 46 research puzzles s01a..s16",
     "benchmarks/top1465": "magictour top 1465: classic hard set for exact solvers",
     "benchmarks/hardest_1106": "375 puzzles hardest for backtracking",
@@ -131,16 +131,18 @@ def collections() -> tuple[CollectionInfo, ...]:
             rows = list(csv.DictReader(fh))
         header = list(rows[0].keys()) if rows else []
         sides = tuple(sorted({int(round(len(r["puzzle"]) ** 0.5)) for r in rows})) or (0,)
-        out.append(CollectionInfo(
-            name=name,
-            title=_title(name, header, rows[0] if rows else {}),
-            path=path,
-            count=len(rows),
-            size=sides[-1],
-            sizes=sides,
-            has_solutions="solution" in header,
-            unique=not name.startswith("benchmarks/lewis_"),
-        ))
+        out.append(
+            CollectionInfo(
+                name=name,
+                title=_title(name, header, rows[0] if rows else {}),
+                path=path,
+                count=len(rows),
+                size=sides[-1],
+                sizes=sides,
+                has_solutions="solution" in header,
+                unique=not name.startswith("benchmarks/lewis_"),
+            )
+        )
     return tuple(out)
 
 
@@ -152,7 +154,7 @@ def _info(name: str) -> CollectionInfo:
     raise PuzzleError(f"no bundled collection named {name!r}; the library has: {known}", kind="empty")
 
 
-@lru_cache(maxsize=None)
+@cache
 def collection(name: str) -> tuple[Puzzle, ...]:
     """All puzzles of a collection, with names, solutions (if known) and metadata columns."""
     info = _info(name)
@@ -220,6 +222,9 @@ def reseda_fig4_2_grades() -> np.ndarray:
     ndarray of str, shape (9, 9)
         ``"A"`` (right in all runs), ``"B"`` (right in >= 90 %) or ``""``.
     """
-    rows = [ln.strip() for ln in resource_path("puzzles", "reseda_fig4_2_grades.txt").read_text().splitlines()
-            if ln.strip() and not ln.startswith("#")]
+    rows = [
+        ln.strip()
+        for ln in resource_path("puzzles", "reseda_fig4_2_grades.txt").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
     return np.array([["" if ch == "." else ch for ch in row] for row in rows])

@@ -26,9 +26,9 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from ._checks import checked
 from .errors import ParameterError
 from .solvers.base import Snapshot, Solver, Status
-from ._checks import checked
 
 __all__ = [
     "Termination",
@@ -73,10 +73,10 @@ class Termination:
         """Most iterations the next chunk may take, or None for no limit."""
         return None
 
-    def __or__(self, other: "Termination") -> "AnyOf":
+    def __or__(self, other: Termination) -> AnyOf:
         return AnyOf(self, other)
 
-    def __and__(self, other: "Termination") -> "AllOf":
+    def __and__(self, other: Termination) -> AllOf:
         return AllOf(self, other)
 
 
@@ -272,19 +272,27 @@ def parse_until(text: str | None) -> Termination:
         m = _RULE.fullmatch(t)
         value = float(m.group(1)) if m else math.nan
         if not (math.isfinite(value) and value >= 0):
-            raise ParameterError(f"cannot read stopping rule {tok.strip()!r}: use solved, 500 (iterations), "
-                                 "30s, 2m, 1h or 1e5evals, separated by commas", name="until")
+            raise ParameterError(
+                f"cannot read stopping rule {tok.strip()!r}: use solved, 500 (iterations), "
+                "30s, 2m, 1h or 1e5evals, separated by commas",
+                name="until",
+            )
         unit = m.group(2)
         if unit in _COUNTS and value > _MAX_COUNT:
-            raise ParameterError(f"stopping rule {tok.strip()!r}: at most {_MAX_COUNT:.0e} {_COUNTS[unit]}",
-                                 name="until")
+            raise ParameterError(
+                f"stopping rule {tok.strip()!r}: at most {_MAX_COUNT:.0e} {_COUNTS[unit]}", name="until"
+            )
         if unit in _SECONDS and value * _SECONDS[unit] > _MAX_SECONDS:
-            raise ParameterError(f"stopping rule {tok.strip()!r}: at most {_MAX_SECONDS:.0e} seconds (about 30 "
-                                 "years); for no time limit, leave the seconds out", name="until")
+            raise ParameterError(
+                f"stopping rule {tok.strip()!r}: at most {_MAX_SECONDS:.0e} seconds (about 30 "
+                "years); for no time limit, leave the seconds out",
+                name="until",
+            )
         if unit in _COUNTS:
             if not value.is_integer():
-                raise ParameterError(f"stopping rule {tok.strip()!r}: a count of {_COUNTS[unit]} must be a whole "
-                                     "number", name="until")
+                raise ParameterError(
+                    f"stopping rule {tok.strip()!r}: a count of {_COUNTS[unit]} must be a whole number", name="until"
+                )
             parts.append(MaxEvaluations(int(value)) if unit == "evals" else MaxIterations(int(value)))
         else:
             parts.append(MaxSeconds(value * _SECONDS[unit]))
@@ -424,8 +432,15 @@ def iterate(
         elif should_stop is not None and should_stop():
             reason = "cancelled"
         if reason:
-            yield Progress(solver.snapshot(), now - t0, 1.0 if reason != "cancelled" else term.progress(solver, now),
-                           True, reason, rate, chunk)
+            yield Progress(
+                solver.snapshot(),
+                now - t0,
+                1.0 if reason != "cancelled" else term.progress(solver, now),
+                True,
+                reason,
+                rate,
+                chunk,
+            )
             return
         if now - last_yield >= min_interval:
             last_yield = now
@@ -482,6 +497,6 @@ def run(solver: Solver, termination: Termination | str | None = None, **kw: Any)
         A stopping rule that cannot be read.
     """
     last = None
-    for last in iterate(solver, termination, min_interval=float("inf"), **kw):
+    for last in iterate(solver, termination, min_interval=float("inf"), **kw):  # noqa: B007 - keeps the last one
         pass
     return last

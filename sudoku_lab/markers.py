@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Marker", "event_markers", "event_label"]
 
+
 def _default_marked() -> tuple[str, ...]:
     """The base declaration (:attr:`sudoku_lab.solvers.Solver.marked_events`): run ends and restarts."""
     from .solvers.base import Solver
@@ -91,10 +92,18 @@ def _group(events: Sequence, kind: str, start: float, stop: float, max_markers: 
             j = i
             while j + 1 < len(events) and events[j + 1].iteration == events[i].iteration:
                 j += 1
-            same = events[i: j + 1]
-            out.append(Marker(float(same[0].iteration), float(same[0].iteration), kind, len(same),
-                              " / ".join(event_label(e) for e in same), "\n".join(e.describe() for e in same),
-                              any(e.kind == "run_end" and e.name == "solved" for e in same)))
+            same = events[i : j + 1]
+            out.append(
+                Marker(
+                    float(same[0].iteration),
+                    float(same[0].iteration),
+                    kind,
+                    len(same),
+                    " / ".join(event_label(e) for e in same),
+                    "\n".join(e.describe() for e in same),
+                    any(e.kind == "run_end" and e.name == "solved" for e in same),
+                )
+            )
             i = j + 1
         return out
     width = max((stop - start) / max_markers, 1e-9)
@@ -112,15 +121,27 @@ def _group(events: Sequence, kind: str, start: float, stop: float, max_markers: 
             label = f"{head}: {tail}" if tail else head
         else:
             label = f"{len(group)} parameter changes"
-        detail = "\n".join(e.describe() for e in group[:12]) + (f"\n... {len(group) - 12} more" if len(group) > 12 else "")
-        out.append(Marker(float(group[0].iteration), float(group[-1].iteration), kind, len(group), label, detail,
-                          ends.get("solved", 0) > 0))
+        detail = "\n".join(e.describe() for e in group[:12]) + (
+            f"\n... {len(group) - 12} more" if len(group) > 12 else ""
+        )
+        out.append(
+            Marker(
+                float(group[0].iteration),
+                float(group[-1].iteration),
+                kind,
+                len(group),
+                label,
+                detail,
+                ends.get("solved", 0) > 0,
+            )
+        )
     return out
 
 
 @checked
-def event_markers(events: Iterable, start: float, stop: float, max_markers: int = 40,
-                  marked: Collection[str] | None = None) -> list[Marker]:
+def event_markers(
+    events: Iterable, start: float, stop: float, max_markers: int = 40, marked: Collection[str] | None = None
+) -> list[Marker]:
     """Markers for the events between iterations ``start`` and ``stop`` (inclusive), at most ``max_markers`` per kind.
 
     Parameters

@@ -27,18 +27,19 @@ import numpy as np
 import numpy.typing as npt
 
 from . import formats
+from ._checks import checked, checked_puzzle_text
 from .errors import PuzzleError
 from .formats import FORMATS, MAX_CELLS, MAX_PUZZLE_CHARS
 from .geometry import SYMBOLS, Geometry, as_grid, cell_name, geometry, size_text
 
+# isort: split
 # Importable from this module before the parsers moved to sudoku_lab.formats; kept for callers.
-from .errors import PuzzleTypeError  # noqa: E402,F401
-from .geometry import BOX_SIZES, box_size_for_cells  # noqa: E402,F401
-from ._checks import checked, checked_puzzle_text
+from .errors import PuzzleTypeError  # noqa: F401
+from .geometry import BOX_SIZES, box_size_for_cells  # noqa: F401
 
 __all__ = ["Puzzle", "FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "is_valid_solution"]
 
-_EMPTY_METADATA = MappingProxyType({})
+_EMPTY_METADATA: MappingProxyType[str, str] = MappingProxyType({})
 
 
 @checked
@@ -70,8 +71,15 @@ class Puzzle:
     __slots__ = ("_grid", "_n", "_name", "_metadata", "_solution", "__weakref__")
 
     @checked(puzzles=("grid",))
-    def __init__(self, grid: npt.ArrayLike, *, n: int | None = None, name: str | None = None,
-                 metadata: Mapping[str, str] | None = None, solution: npt.ArrayLike | None = None):
+    def __init__(
+        self,
+        grid: npt.ArrayLike,
+        *,
+        n: int | None = None,
+        name: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+        solution: npt.ArrayLike | None = None,
+    ):
         a, n = as_grid(grid, n)
         g = np.array(a, dtype=np.int8)
         g.setflags(write=False)
@@ -149,24 +157,42 @@ class Puzzle:
         return self.to_grid()
 
     def __reduce__(self):
-        return (_rebuild, (self._grid.tobytes(), self._n, self._name, dict(self._metadata),
-                           None if self._solution is None else self._solution.tobytes()))
+        return (
+            _rebuild,
+            (
+                self._grid.tobytes(),
+                self._n,
+                self._name,
+                dict(self._metadata),
+                None if self._solution is None else self._solution.tobytes(),
+            ),
+        )
 
-    def replace(self, *, name: str | None = None, metadata: Mapping[str, str] | None = None,
-                solution: npt.ArrayLike | None = None, grid: npt.ArrayLike | None = None) -> "Puzzle":
+    def replace(
+        self,
+        *,
+        name: str | None = None,
+        metadata: Mapping[str, str] | None = None,
+        solution: npt.ArrayLike | None = None,
+        grid: npt.ArrayLike | None = None,
+    ) -> Puzzle:
         """A copy with some attributes replaced (``solution`` is dropped when the grid changes)."""
         new_grid = self._grid if grid is None else grid
         keep_solution = grid is None or np.array_equal(np.asarray(grid).reshape(-1), self._grid)
-        return Puzzle(new_grid, n=self._n, name=self._name if name is None else name,
-                      metadata=self._metadata if metadata is None else metadata,
-                      solution=solution if solution is not None else (self._solution if keep_solution else None))
+        return Puzzle(
+            new_grid,
+            n=self._n,
+            name=self._name if name is None else name,
+            metadata=self._metadata if metadata is None else metadata,
+            solution=solution if solution is not None else (self._solution if keep_solution else None),
+        )
 
-    def renamed(self, name: str | None, **metadata: str) -> "Puzzle":
+    def renamed(self, name: str | None, **metadata: str) -> Puzzle:
         """A copy with another name and (optionally) extra metadata entries; cheap, for whole collections."""
         meta = {**self._metadata, **metadata} if metadata else self._metadata
         return Puzzle._trusted(self._grid, self._n, name, meta, self._solution)
 
-    def with_cell(self, cell: int, digit: int) -> "Puzzle":
+    def with_cell(self, cell: int, digit: int) -> Puzzle:
         """A copy with one cell set to ``digit`` (0 clears it); the editor's primitive."""
         g = self._grid.copy()
         g[cell] = digit
@@ -251,8 +277,13 @@ class Puzzle:
             geo = self.geometry
             shared = [geo.unit_name(u) for u in geo.cell_units[a] if u in geo.cell_units[b]][0]
             more = f" ({len(found) - 1} more clash{'es' if len(found) > 2 else ''})" if len(found) > 1 else ""
-            raise PuzzleError(f"givens clash: {cell_name(a, self.N)} and {cell_name(b, self.N)} both hold "
-                              f"{SYMBOLS[d - 1]} in {shared}{more}", kind="clash", cells=(a, b), digit=d)
+            raise PuzzleError(
+                f"givens clash: {cell_name(a, self.N)} and {cell_name(b, self.N)} both hold "
+                f"{SYMBOLS[d - 1]} in {shared}{more}",
+                kind="clash",
+                cells=(a, b),
+                digit=d,
+            )
 
     def check(self, unique: bool = True) -> np.ndarray:
         """Validate the puzzle and return its (first) solution.
@@ -290,10 +321,14 @@ class Puzzle:
             diff = np.flatnonzero(sols[0] != sols[1])
             cell = int(diff[0])
             a, b = sorted((int(sols[0][cell]), int(sols[1][cell])))
-            raise PuzzleError(f"the puzzle has several solutions: {cell_name(cell, self.N)} can be "
-                              f"{SYMBOLS[a - 1]} or {SYMBOLS[b - 1]} ({len(diff)} cells differ "
-                              f"between two of them)", kind="several_solutions", cells=tuple(int(c) for c in diff),
-                              digit=a)
+            raise PuzzleError(
+                f"the puzzle has several solutions: {cell_name(cell, self.N)} can be "
+                f"{SYMBOLS[a - 1]} or {SYMBOLS[b - 1]} ({len(diff)} cells differ "
+                f"between two of them)",
+                kind="several_solutions",
+                cells=tuple(int(c) for c in diff),
+                digit=a,
+            )
         sol = np.array(sols[0], dtype=np.int8)
         sol.setflags(write=False)
         return sol
@@ -320,8 +355,15 @@ class Puzzle:
     # -------------------------------------------------------------- parsing
     @classmethod
     @checked_puzzle_text
-    def parse(cls, text: str | bytes, *, n: int | None = None, name: str | None = None,
-              allow_clashes: bool = False, first_line: int = 1) -> "Puzzle":
+    def parse(
+        cls,
+        text: str | bytes,
+        *,
+        n: int | None = None,
+        name: str | None = None,
+        allow_clashes: bool = False,
+        first_line: int = 1,
+    ) -> Puzzle:
         """Read one puzzle in any supported format (the formats are described in :mod:`sudoku_lab.formats`).
 
         Parameters
@@ -355,21 +397,25 @@ class Puzzle:
         return p
 
     @classmethod
-    def _trusted(cls, grid: np.ndarray, n: int, name, metadata, solution) -> "Puzzle":
+    def _trusted(cls, grid: np.ndarray, n: int, name, metadata, solution) -> Puzzle:
         """Build from arrays already checked (read-only int8 of the right size): the bulk readers' fast path."""
         p = object.__new__(cls)
         p._grid = grid
         p._n = n
         p._name = name
-        p._metadata = (_EMPTY_METADATA if not metadata else metadata if isinstance(metadata, MappingProxyType)
-                       else MappingProxyType(metadata))
+        p._metadata = (
+            _EMPTY_METADATA
+            if not metadata
+            else metadata
+            if isinstance(metadata, MappingProxyType)
+            else MappingProxyType(metadata)
+        )
         p._solution = solution
         return p
 
     @classmethod
     @checked(puzzles=("grid",))
-    def from_array(cls, grid: npt.ArrayLike, *, n: int | None = None, name: str | None = None,
-                   **kw: Any) -> "Puzzle":
+    def from_array(cls, grid: npt.ArrayLike, *, n: int | None = None, name: str | None = None, **kw: Any) -> Puzzle:
         """Build a puzzle from an array of digits (0 = blank), checking for clashes."""
         p = cls(grid, n=n, name=name, **kw)
         p.check_clashes()

@@ -79,9 +79,9 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ._checks import checked
 from .errors import DataFileError, ParameterError
 from .stats import SIGNIFICANCE, clopper_pearson, expected_time_to_success, fisher_p
-from ._checks import checked
 
 if TYPE_CHECKING:
     import argparse
@@ -90,9 +90,30 @@ if TYPE_CHECKING:
 
     from .results import Results
 
-__all__ = ["SummaryRow", "ECDF", "Comparison", "Report", "summarize", "ecdf", "compare_pairs", "logrank",
-           "build_report", "format_summary", "format_comparisons", "format_ecdf", "GROUPINGS", "METRICS",
-           "FORMATS", "TABLES", "CORRECTIONS", "FIGURES", "POOLED", "figure", "add_cli", "cmd_report"]
+__all__ = [
+    "SummaryRow",
+    "ECDF",
+    "Comparison",
+    "Report",
+    "summarize",
+    "ecdf",
+    "compare_pairs",
+    "logrank",
+    "build_report",
+    "format_summary",
+    "format_comparisons",
+    "format_ecdf",
+    "GROUPINGS",
+    "METRICS",
+    "FORMATS",
+    "TABLES",
+    "CORRECTIONS",
+    "FIGURES",
+    "POOLED",
+    "figure",
+    "add_cli",
+    "cmd_report",
+]
 
 #: How runs are grouped: by puzzle set (a level; the default), by puzzle, or all together.
 GROUPINGS = ("puzzle_set", "puzzle", "all")
@@ -266,8 +287,11 @@ class Comparison:
         """Fisher's test in words, with the counts (the better one's first) and both p-values."""
         better = self.more_successes
         first_a = better != self.b
-        counts = (f"{self.a_successes}/{self.a_runs} vs {self.b_successes}/{self.b_runs}" if first_a else
-                  f"{self.b_successes}/{self.b_runs} vs {self.a_successes}/{self.a_runs}")
+        counts = (
+            f"{self.a_successes}/{self.a_runs} vs {self.b_successes}/{self.b_runs}"
+            if first_a
+            else f"{self.b_successes}/{self.b_runs} vs {self.a_successes}/{self.a_runs}"
+        )
         numbers = f"{counts}; Fisher p = {_p(self.fisher_p)}, adjusted {_p(self.fisher_adjusted)}"
         if better is None:
             return f"no significant difference in successes ({numbers})"
@@ -305,9 +329,11 @@ class Comparison:
 
 
 #: metric -> (what the sooner one does, the quantity compared)
-_TIME_WORDS = {"seconds": ("reaches a solution sooner", "time to success"),
-               "iterations": ("needs fewer iterations to a solution", "iterations to success"),
-               "evaluations": ("needs fewer evaluations to a solution", "evaluations to success")}
+_TIME_WORDS = {
+    "seconds": ("reaches a solution sooner", "time to success"),
+    "iterations": ("needs fewer iterations to a solution", "iterations to success"),
+    "evaluations": ("needs fewer evaluations to a solution", "evaluations to success"),
+}
 
 
 # ------------------------------------------------------------- the runs
@@ -334,8 +360,9 @@ class _Runs:
             raise ParameterError(f"group runs by one of {', '.join(GROUPINGS)}, not {by!r}", name="by")
         table, prov = _table_of(results)
         spec = prov.get("spec") if isinstance(prov.get("spec"), dict) else {}
-        code, labels = _encode(table.column("config"),
-                               [c.get("label") for c in spec.get("configs", []) if isinstance(c, dict)])
+        code, labels = _encode(
+            table.column("config"), [c.get("label") for c in spec.get("configs", []) if isinstance(c, dict)]
+        )
         keep = _select(labels, configs)
         rank = np.full(len(labels), -1, np.int64)
         rank[keep] = np.arange(len(keep))
@@ -344,8 +371,9 @@ class _Runs:
         self.config = rank[code][rows]
         take = (lambda a: a[rows]) if configs else (lambda a: a)
         self.solved = take(pc.fill_null(table.column("solved"), False).to_numpy(zero_copy_only=False)).astype(bool)
-        self.metrics = {m: take(np.asarray(pc.fill_null(table.column(m), 0).to_numpy(), dtype=np.float64))
-                        for m in METRICS}
+        self.metrics = {
+            m: take(np.asarray(pc.fill_null(table.column(m), 0).to_numpy(), dtype=np.float64)) for m in METRICS
+        }
         solver_code, solvers = _encode(table.column("solver"))
         first = np.unique(self.config, return_index=True)[1]  # a label names one solver: its first row says which
         self.solvers = [solvers[s] for s in take(solver_code)[first].tolist()]
@@ -353,8 +381,9 @@ class _Runs:
         self.budgets: dict[str, list[str]] = {label: [] for label in self.configs}
         for key in np.unique(self.config * len(untils) + take(until_code)).tolist():
             self.budgets[self.configs[key // len(untils)]].append(untils[key % len(untils)])
-        set_code, sets = _encode(table.column("puzzle_set"),
-                                 [s.get("label") for s in spec.get("puzzle_sets", []) if isinstance(s, dict)])
+        set_code, sets = _encode(
+            table.column("puzzle_set"), [s.get("label") for s in spec.get("puzzle_sets", []) if isinstance(s, dict)]
+        )
         set_code = take(set_code)
         puzzle_code, puzzles = _encode(table.column("puzzle"))
         puzzle_code = take(puzzle_code)
@@ -450,8 +479,9 @@ def _select(labels: list[str], wanted: Sequence[str] | None) -> list[int]:
         if not hits:
             close = difflib.get_close_matches(item, labels, n=2)
             hint = f"; did you mean {' or '.join(close)}?" if close else ""
-            raise ParameterError(f"no configuration {item!r} in these results (they hold {', '.join(labels)}){hint}",
-                                 name="config")
+            raise ParameterError(
+                f"no configuration {item!r} in these results (they hold {', '.join(labels)}){hint}", name="config"
+            )
         out += [i for i in hits if i not in out]
     return out
 
@@ -464,8 +494,11 @@ def _split(keys: np.ndarray, size: int) -> list[np.ndarray]:
 
 # ------------------------------------------------------------- statistics
 @checked
-def summarize(results: Results | pyarrow.Table | str | os.PathLike[str], by: str = "puzzle_set",
-              configs: Sequence[str] | None = None) -> list[SummaryRow]:
+def summarize(
+    results: Results | pyarrow.Table | str | os.PathLike[str],
+    by: str = "puzzle_set",
+    configs: Sequence[str] | None = None,
+) -> list[SummaryRow]:
     """Successes, interval, times and ETS per configuration and group (see the module docstring).
 
     Parameters
@@ -506,15 +539,33 @@ def _summaries(runs: _Runs) -> list[SummaryRow]:
             v = runs.metrics[m][idx][solved]
             stats[m] = (float(v.mean()), float(np.median(v))) if k else (math.nan, math.nan)
         per_run = float(runs.metrics["seconds"][idx].mean())
-        out.append(SummaryRow(runs.configs[c], runs.solvers[c], group.label, n, k, clopper_pearson(k, n),
-                              *stats["iterations"], *stats["evaluations"], *stats["seconds"], per_run,
-                              expected_time_to_success(per_run, k, n), group.puzzle_set, group.pooled))
+        out.append(
+            SummaryRow(
+                runs.configs[c],
+                runs.solvers[c],
+                group.label,
+                n,
+                k,
+                clopper_pearson(k, n),
+                *stats["iterations"],
+                *stats["evaluations"],
+                *stats["seconds"],
+                per_run,
+                expected_time_to_success(per_run, k, n),
+                group.puzzle_set,
+                group.pooled,
+            )
+        )
     return out
 
 
 @checked
-def ecdf(results: Results | pyarrow.Table | str | os.PathLike[str], metric: str = "seconds",
-         by: str = "puzzle_set", configs: Sequence[str] | None = None) -> list[ECDF]:
+def ecdf(
+    results: Results | pyarrow.Table | str | os.PathLike[str],
+    metric: str = "seconds",
+    by: str = "puzzle_set",
+    configs: Sequence[str] | None = None,
+) -> list[ECDF]:
     """Run-length distributions per configuration and group (the pooled group last, when there are several).
 
     Parameters are those of :func:`summarize`; ``metric`` is one of :data:`METRICS`.
@@ -539,8 +590,9 @@ def _ecdfs(runs: _Runs, metric: str) -> list[ECDF]:
 
 
 @checked
-def logrank(a_times: npt.ArrayLike, a_solved: npt.ArrayLike, b_times: npt.ArrayLike,
-            b_solved: npt.ArrayLike) -> tuple[float, float, str]:
+def logrank(
+    a_times: npt.ArrayLike, a_solved: npt.ArrayLike, b_times: npt.ArrayLike, b_solved: npt.ArrayLike
+) -> tuple[float, float, str]:
     """The log-rank test of two samples of times to success, unsolved runs right-censored at their times.
 
     Parameters
@@ -570,17 +622,26 @@ def logrank(a_times: npt.ArrayLike, a_solved: npt.ArrayLike, b_times: npt.ArrayL
     at_a = a_times.size - np.searchsorted(np.sort(a_times), events, side="left")
     at_b = b_times.size - np.searchsorted(np.sort(b_times), events, side="left")
     if not np.any((at_a > 0) & (at_b > 0) & (at_a + at_b > deaths)):
-        return math.nan, math.nan, ("nothing to compare: at every solution one had no runs left, or all runs left "
-                                    "solved at once")
-    res = st.logrank(st.CensoredData(uncensored=a_times[a_solved], right=a_times[~a_solved]),
-                     st.CensoredData(uncensored=b_times[b_solved], right=b_times[~b_solved]))
+        return (
+            math.nan,
+            math.nan,
+            ("nothing to compare: at every solution one had no runs left, or all runs left solved at once"),
+        )
+    res = st.logrank(
+        st.CensoredData(uncensored=a_times[a_solved], right=a_times[~a_solved]),
+        st.CensoredData(uncensored=b_times[b_solved], right=b_times[~b_solved]),
+    )
     return float(res.statistic), float(res.pvalue), ""
 
 
 @checked
-def compare_pairs(results: Results | pyarrow.Table | str | os.PathLike[str], by: str = "puzzle_set",
-                  metric: str = "seconds", correction: str = "bh",
-                  configs: Sequence[str] | None = None) -> list[Comparison]:
+def compare_pairs(
+    results: Results | pyarrow.Table | str | os.PathLike[str],
+    by: str = "puzzle_set",
+    metric: str = "seconds",
+    correction: str = "bh",
+    configs: Sequence[str] | None = None,
+) -> list[Comparison]:
     """Every two configurations within each group (the pooled group too): Fisher and log-rank, adjusted.
 
     Parameters are those of :func:`summarize`, and
@@ -596,8 +657,9 @@ def compare_pairs(results: Results | pyarrow.Table | str | os.PathLike[str], by:
 
 def _comparisons(runs: _Runs, metric: str, correction: str) -> list[Comparison]:
     if correction not in CORRECTIONS:
-        raise ParameterError(f"the correction is one of {', '.join(CORRECTIONS)}, not {correction!r}",
-                             name="correction")
+        raise ParameterError(
+            f"the correction is one of {', '.join(CORRECTIONS)}, not {correction!r}", name="correction"
+        )
     blocks: dict[tuple, dict[int, np.ndarray]] = {}
     for group, c, idx in runs.cells():
         blocks.setdefault((group.label, group.pooled), {})[c] = idx
@@ -606,15 +668,28 @@ def _comparisons(runs: _Runs, metric: str, correction: str) -> list[Comparison]:
     for (label, pooled), members in blocks.items():
         cs = sorted(members)
         for i, ca in enumerate(cs):
-            for cb in cs[i + 1:]:
+            for cb in cs[i + 1 :]:
                 a, b = members[ca], members[cb]
                 ka, kb = int(solved[a].sum()), int(solved[b].sum())
                 stat, p, why = logrank(times[a], solved[a], times[b], solved[b])
-                raw.append(dict(group=label, a=runs.configs[ca], b=runs.configs[cb], a_successes=ka,
-                                a_runs=int(a.size), b_successes=kb, b_runs=int(b.size),
-                                fisher_p=fisher_p(ka, int(a.size), kb, int(b.size)), metric=metric,
-                                logrank_statistic=stat, logrank_p=p, untested=why, correction=correction,
-                                pooled=pooled))
+                raw.append(
+                    dict(
+                        group=label,
+                        a=runs.configs[ca],
+                        b=runs.configs[cb],
+                        a_successes=ka,
+                        a_runs=int(a.size),
+                        b_successes=kb,
+                        b_runs=int(b.size),
+                        fisher_p=fisher_p(ka, int(a.size), kb, int(b.size)),
+                        metric=metric,
+                        logrank_statistic=stat,
+                        logrank_p=p,
+                        untested=why,
+                        correction=correction,
+                        pooled=pooled,
+                    )
+                )
     fisher = _adjust([r["fisher_p"] for r in raw], correction)
     ranks = _adjust([r["logrank_p"] for r in raw], correction)
     return [Comparison(fisher_adjusted=f, logrank_adjusted=lr, **r) for r, f, lr in zip(raw, fisher, ranks)]
@@ -683,17 +758,21 @@ class Report:
         path = getattr(self.results, "path", None)
         lines = [f"results: {path}" if path else "results: (a table in memory)"]
         budgets = sorted({b for bs in runs.budgets.values() for b in bs})
-        lines.append(f"experiment: {name + ', ' if name else ''}{len(runs):,} runs of {len(runs.configs)} "
-                     f"configuration{'s' * (len(runs.configs) != 1)} on {runs.puzzle_count} "
-                     f"puzzle{'s' * (runs.puzzle_count != 1)} in {runs.set_count} puzzle "
-                     f"set{'s' * (runs.set_count != 1)}, {each} of each configuration on each puzzle; budget "
-                     f"{' / '.join(b for b in budgets if b) or 'not recorded'}")
+        lines.append(
+            f"experiment: {name + ', ' if name else ''}{len(runs):,} runs of {len(runs.configs)} "
+            f"configuration{'s' * (len(runs.configs) != 1)} on {runs.puzzle_count} "
+            f"puzzle{'s' * (runs.puzzle_count != 1)} in {runs.set_count} puzzle "
+            f"set{'s' * (runs.set_count != 1)}, {each} of each configuration on each puzzle; budget "
+            f"{' / '.join(b for b in budgets if b) or 'not recorded'}"
+        )
         session = (prov.get("sessions") or [{}])[-1]
         machine = prov.get("machine") or {}
         if session.get("writer"):
-            lines.append(f"written by sudoku-lab {session['writer'].get('sudoku_lab', '?')} on "
-                         f"{machine.get('hostname', '?')} ({machine.get('cpu') or '?'}, {machine.get('cpus', '?')} "
-                         f"CPUs), last session started {session.get('started', '?')}")
+            lines.append(
+                f"written by sudoku-lab {session['writer'].get('sudoku_lab', '?')} on "
+                f"{machine.get('hostname', '?')} ({machine.get('cpu') or '?'}, {machine.get('cpus', '?')} "
+                f"CPUs), last session started {session.get('started', '?')}"
+            )
         return lines + [f"note: {n}" for n in self.notes]
 
     def format(self, fmt: str = "text", table: str | None = None) -> str:
@@ -712,31 +791,52 @@ class Report:
                 return format_comparisons(self.comparisons, fmt, self.by)
             return format_ecdf(self.ecdfs, fmt, self.by)
         head = self.header()
-        title = "Successes and times per configuration" + {"puzzle_set": " and puzzle set", "puzzle": " and puzzle",
-                                                           "all": ""}[self.by]
-        footnote = ("mean / median over the solved runs; s per run over all runs; ETS = expected seconds to a "
-                    "success = s per run / success rate; 95 % interval: Clopper-Pearson")
+        title = (
+            "Successes and times per configuration"
+            + {"puzzle_set": " and puzzle set", "puzzle": " and puzzle", "all": ""}[self.by]
+        )
+        footnote = (
+            "mean / median over the solved runs; s per run over all runs; ETS = expected seconds to a "
+            "success = s per run / success rate; 95 % interval: Clopper-Pearson"
+        )
         family = _family_text(self.comparisons)
         if fmt == "text":
             parts = ["\n".join(head), title, format_summary(self.summary, fmt, self.by) + footnote]
-            parts += ([f"Pairwise comparisons ({family})", format_comparisons(self.comparisons, fmt, self.by)]
-                      if self.comparisons else ["Pairwise comparisons: none (fewer than two configurations)"])
+            parts += (
+                [f"Pairwise comparisons ({family})", format_comparisons(self.comparisons, fmt, self.by)]
+                if self.comparisons
+                else ["Pairwise comparisons: none (fewer than two configurations)"]
+            )
             return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
         if fmt == "markdown":
-            parts = ["## Sudoku Lab report", "\n".join(f"- {_md_escape(h)}" for h in head), f"### {title}",
-                     format_summary(self.summary, fmt, self.by) + f"\n{footnote}.",
-                     "### Pairwise comparisons", f"{family[:1].upper()}{family[1:]}.",
-                     format_comparisons(self.comparisons, fmt, self.by)]
+            parts = [
+                "## Sudoku Lab report",
+                "\n".join(f"- {_md_escape(h)}" for h in head),
+                f"### {title}",
+                format_summary(self.summary, fmt, self.by) + f"\n{footnote}.",
+                "### Pairwise comparisons",
+                f"{family[:1].upper()}{family[1:]}.",
+                format_comparisons(self.comparisons, fmt, self.by),
+            ]
             return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
         comment = [f"% {h}" for h in head]
-        parts = ["\n".join(comment + [f"% {title}; {footnote}"]), format_summary(self.summary, fmt, self.by),
-                 f"% Pairwise comparisons: {family}", format_comparisons(self.comparisons, fmt, self.by)]
+        parts = [
+            "\n".join(comment + [f"% {title}; {footnote}"]),
+            format_summary(self.summary, fmt, self.by),
+            f"% Pairwise comparisons: {family}",
+            format_comparisons(self.comparisons, fmt, self.by),
+        ]
         return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
 
 
 @checked
-def build_report(results: Results | pyarrow.Table | str | os.PathLike[str], by: str = "puzzle_set",
-                 metric: str = "seconds", correction: str = "bh", configs: Sequence[str] | None = None) -> Report:
+def build_report(
+    results: Results | pyarrow.Table | str | os.PathLike[str],
+    by: str = "puzzle_set",
+    metric: str = "seconds",
+    correction: str = "bh",
+    configs: Sequence[str] | None = None,
+) -> Report:
     """The summary, the comparisons and the run-length distributions of ``results``, with notes.
 
     Raises
@@ -762,33 +862,58 @@ def build_report(results: Results | pyarrow.Table | str | os.PathLike[str], by: 
     except (KeyError, TypeError, ValueError):
         total = None
     if total and table.num_rows < total:
-        notes.append(f"incomplete: {table.num_rows:,} of the experiment's {total:,} runs are done "
-                     f"({_incomplete_why(prov, getattr(results, 'path', None))})")
+        notes.append(
+            f"incomplete: {table.num_rows:,} of the experiment's {total:,} runs are done "
+            f"({_incomplete_why(prov, getattr(results, 'path', None))})"
+        )
     if configs:
         _, every = _encode(table.column("config"))
-        notes.append(f"{len(runs.configs)} of the {len(every)} configurations (--config): "
-                     f"{', '.join(runs.configs)}")
+        notes.append(f"{len(runs.configs)} of the {len(every)} configurations (--config): {', '.join(runs.configs)}")
     if len({b for bs in runs.budgets.values() for b in bs}) > 1:
-        notes.append("budgets differ (" + "; ".join(f"{label}: {', '.join(sorted(bs))}" for label, bs in
-                                                    runs.budgets.items()) + "): rates and times are not on equal terms")
+        notes.append(
+            "budgets differ ("
+            + "; ".join(f"{label}: {', '.join(sorted(bs))}" for label, bs in runs.budgets.items())
+            + "): rates and times are not on equal terms"
+        )
     if metric == "iterations" and len(set(runs.solvers)) > 1:
-        notes.append("iterations are each solver's own unit (an EDA step, a move, a generation): compare them "
-                     "between configurations of one solver only")
-    return Report(results, by, metric, correction, _summaries(runs), _comparisons(runs, metric, correction),
-                  _ecdfs(runs, metric), notes, list(runs.configs), runs, tuple(configs or ()))
+        notes.append(
+            "iterations are each solver's own unit (an EDA step, a move, a generation): compare them "
+            "between configurations of one solver only"
+        )
+    return Report(
+        results,
+        by,
+        metric,
+        correction,
+        _summaries(runs),
+        _comparisons(runs, metric, correction),
+        _ecdfs(runs, metric),
+        notes,
+        list(runs.configs),
+        runs,
+        tuple(configs or ()),
+    )
 
 
 def _incomplete_why(prov: dict, path) -> str:
     """Why a batch's or comparison's results lack runs, and the command that adds them."""
     what, command = ("comparison", "compare") if prov.get("kind") == "compare" else ("batch", "batch")
     if path is None:  # a comparison run without --out: its runs were never kept
-        return (f"the {what} was interrupted, and its runs were not kept: run it again with --out DIR to keep them "
-                "across interruptions")
+        return (
+            f"the {what} was interrupted, and its runs were not kept: run it again with --out DIR to keep them "
+            "across interruptions"
+        )
     session = (prov.get("sessions") or [{}])[-1]
-    why = (f"a {what} is still writing it, or was killed" if session.get("ended", "") is None else
-           f"the {what} was interrupted")
-    return f"{why}; the same `sudoku-lab {command}` command" + (" (with this --out)" if command == "compare" else "") + \
-        " resumes it"
+    why = (
+        f"a {what} is still writing it, or was killed"
+        if session.get("ended", "") is None
+        else f"the {what} was interrupted"
+    )
+    return (
+        f"{why}; the same `sudoku-lab {command}` command"
+        + (" (with this --out)" if command == "compare" else "")
+        + " resumes it"
+    )
 
 
 def _family_text(comparisons: Sequence[Comparison]) -> str:
@@ -797,8 +922,10 @@ def _family_text(comparisons: Sequence[Comparison]) -> str:
     fisher = sum(1 for c in comparisons if math.isfinite(c.fisher_p))
     ranks = sum(1 for c in comparisons if math.isfinite(c.logrank_p))
     name = CORRECTION_NAMES[comparisons[0].correction]
-    return (f"two-sided; p adjusted by {name} over the report's {fisher} Fisher tests and, separately, its "
-            f"{ranks} log-rank tests on {comparisons[0].metric}; significant: adjusted p < {SIGNIFICANCE:g}")
+    return (
+        f"two-sided; p adjusted by {name} over the report's {fisher} Fisher tests and, separately, its "
+        f"{ranks} log-rank tests on {comparisons[0].metric}; significant: adjusted p < {SIGNIFICANCE:g}"
+    )
 
 
 # ------------------------------------------------------------- formatting
@@ -830,8 +957,18 @@ def _interval(lo: float, hi: float) -> str:
     return f"[{100 * lo:.1f}, {100 * hi:.1f}] %"
 
 
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 _SCIENTIFIC = re.compile(r"(\d(?:\.\d+)?)e([+-])0*(\d+)")
 
 
@@ -847,14 +984,22 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _render(head: Sequence[str], rows: Sequence[Sequence[str]], fmt: str, numeric: set[int],
-            breaks: Sequence[int] = (), latex_spec: str | None = None) -> str:
+def _render(
+    head: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    fmt: str,
+    numeric: set[int],
+    breaks: Sequence[int] = (),
+    latex_spec: str | None = None,
+) -> str:
     """A table as aligned text, Markdown or a LaTeX tabular; ``breaks``: row indices that start a new block."""
     if fmt != "text":
         head = [h.replace("\n", " ") for h in head]
     if fmt == "markdown":
-        lines = ["| " + " | ".join(_md_escape(h) for h in head) + " |",
-                 "|" + "|".join("---:" if i in numeric else "---" for i in range(len(head))) + "|"]
+        lines = [
+            "| " + " | ".join(_md_escape(h) for h in head) + " |",
+            "|" + "|".join("---:" if i in numeric else "---" for i in range(len(head))) + "|",
+        ]
         lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows]
         return "\n".join(lines) + "\n"
     if fmt == "latex":
@@ -888,8 +1033,16 @@ def _csv(head: Sequence[str], rows: Sequence[Sequence]) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(head)
     for row in rows:
-        w.writerow(["" if isinstance(v, float) and math.isnan(v) else
-                    "inf" if isinstance(v, float) and math.isinf(v) and v > 0 else v for v in row])
+        w.writerow(
+            [
+                ""
+                if isinstance(v, float) and math.isnan(v)
+                else "inf"
+                if isinstance(v, float) and math.isinf(v) and v > 0
+                else v
+                for v in row
+            ]
+        )
     return buf.getvalue()
 
 
@@ -902,18 +1055,75 @@ def format_summary(rows: Sequence[SummaryRow], fmt: str = "text", by: str = "puz
     """The summary as an aligned text table, Markdown, a LaTeX tabular or CSV (plain numbers, one row each)."""
     _check_format(fmt)
     if fmt == "csv":
-        return _csv(["group", "pooled", "puzzle_set", "config", "solver", "runs", "successes", "success_rate",
-                     "ci_low", "ci_high", "mean_iterations_solved", "median_iterations_solved",
-                     "mean_evaluations_solved", "median_evaluations_solved", "mean_seconds_solved",
-                     "median_seconds_solved", "mean_seconds_per_run", "ets_seconds"],
-                    [[r.group, int(r.pooled), r.puzzle_set or "", r.config, r.solver, r.runs, r.successes, r.rate,
-                      *r.interval, r.mean_iterations, r.median_iterations, r.mean_evaluations, r.median_evaluations,
-                      r.mean_seconds, r.median_seconds, r.seconds_per_run, r.ets] for r in rows])
-    head = [_GROUP_HEADS.get(by, "group"), "configuration", "solved", "95 % interval", "iterations\nmean / median",
-            "evaluations\nmean / median", "seconds\nmean / median", "s per run", "ETS (s)"]
-    cells = [[r.group, r.config, f"{r.successes}/{r.runs}", _interval(*r.interval),
-              _pair(r.mean_iterations, r.median_iterations), _pair(r.mean_evaluations, r.median_evaluations),
-              _pair(r.mean_seconds, r.median_seconds), _num(r.seconds_per_run), _num(r.ets)] for r in rows]
+        return _csv(
+            [
+                "group",
+                "pooled",
+                "puzzle_set",
+                "config",
+                "solver",
+                "runs",
+                "successes",
+                "success_rate",
+                "ci_low",
+                "ci_high",
+                "mean_iterations_solved",
+                "median_iterations_solved",
+                "mean_evaluations_solved",
+                "median_evaluations_solved",
+                "mean_seconds_solved",
+                "median_seconds_solved",
+                "mean_seconds_per_run",
+                "ets_seconds",
+            ],
+            [
+                [
+                    r.group,
+                    int(r.pooled),
+                    r.puzzle_set or "",
+                    r.config,
+                    r.solver,
+                    r.runs,
+                    r.successes,
+                    r.rate,
+                    *r.interval,
+                    r.mean_iterations,
+                    r.median_iterations,
+                    r.mean_evaluations,
+                    r.median_evaluations,
+                    r.mean_seconds,
+                    r.median_seconds,
+                    r.seconds_per_run,
+                    r.ets,
+                ]
+                for r in rows
+            ],
+        )
+    head = [
+        _GROUP_HEADS.get(by, "group"),
+        "configuration",
+        "solved",
+        "95 % interval",
+        "iterations\nmean / median",
+        "evaluations\nmean / median",
+        "seconds\nmean / median",
+        "s per run",
+        "ETS (s)",
+    ]
+    cells = [
+        [
+            r.group,
+            r.config,
+            f"{r.successes}/{r.runs}",
+            _interval(*r.interval),
+            _pair(r.mean_iterations, r.median_iterations),
+            _pair(r.mean_evaluations, r.median_evaluations),
+            _pair(r.mean_seconds, r.median_seconds),
+            _num(r.seconds_per_run),
+            _num(r.ets),
+        ]
+        for r in rows
+    ]
     return _render(head, cells, fmt, {2, 3, 4, 5, 6, 7, 8}, _breaks([r.group + "\0" * r.pooled for r in rows]))
 
 
@@ -922,12 +1132,51 @@ def format_comparisons(comparisons: Sequence[Comparison], fmt: str = "text", by:
     """The pairwise comparisons: sentences per group (text), a table (Markdown, LaTeX) or CSV."""
     _check_format(fmt)
     if fmt == "csv":
-        return _csv(["group", "pooled", "config_a", "config_b", "successes_a", "runs_a", "successes_b", "runs_b",
-                     "fisher_p", "fisher_p_adjusted", "metric", "logrank_statistic", "logrank_p",
-                     "logrank_p_adjusted", "correction", "more_successes", "sooner", "verdict"],
-                    [[c.group, int(c.pooled), c.a, c.b, c.a_successes, c.a_runs, c.b_successes, c.b_runs, c.fisher_p,
-                      c.fisher_adjusted, c.metric, c.logrank_statistic, c.logrank_p, c.logrank_adjusted,
-                      c.correction, c.more_successes or "", c.sooner or "", c.verdict] for c in comparisons])
+        return _csv(
+            [
+                "group",
+                "pooled",
+                "config_a",
+                "config_b",
+                "successes_a",
+                "runs_a",
+                "successes_b",
+                "runs_b",
+                "fisher_p",
+                "fisher_p_adjusted",
+                "metric",
+                "logrank_statistic",
+                "logrank_p",
+                "logrank_p_adjusted",
+                "correction",
+                "more_successes",
+                "sooner",
+                "verdict",
+            ],
+            [
+                [
+                    c.group,
+                    int(c.pooled),
+                    c.a,
+                    c.b,
+                    c.a_successes,
+                    c.a_runs,
+                    c.b_successes,
+                    c.b_runs,
+                    c.fisher_p,
+                    c.fisher_adjusted,
+                    c.metric,
+                    c.logrank_statistic,
+                    c.logrank_p,
+                    c.logrank_adjusted,
+                    c.correction,
+                    c.more_successes or "",
+                    c.sooner or "",
+                    c.verdict,
+                ]
+                for c in comparisons
+            ],
+        )
     if not comparisons:
         return "No comparisons: these results hold fewer than two configurations.\n"
     if fmt == "text":
@@ -938,13 +1187,37 @@ def format_comparisons(comparisons: Sequence[Comparison], fmt: str = "text", by:
                 out.append(("" if len(out) == 0 else "\n") + (f"{POOLED} (pooled)" if c.pooled else c.group))
             out.append(f"  {c.a} vs {c.b}: {c.verdict}")
         return "\n".join(out) + "\n"
-    head = [_GROUP_HEADS.get(by, "group"), "configurations", "solved", "Fisher p", "adjusted",
-            f"log-rank p ({comparisons[0].metric})", "adjusted", "verdict"]
-    cells = [[c.group, f"{c.a} vs {c.b}", f"{c.a_successes}/{c.a_runs} vs {c.b_successes}/{c.b_runs}",
-              _p(c.fisher_p), _p(c.fisher_adjusted), _p(c.logrank_p), _p(c.logrank_adjusted), c.short_verdict]
-             for c in comparisons]
-    return _render(head, cells, fmt, {2, 3, 4, 5, 6}, _breaks([c.group + "\0" * c.pooled for c in comparisons]),
-                   latex_spec="llrrrrrp{6cm}")
+    head = [
+        _GROUP_HEADS.get(by, "group"),
+        "configurations",
+        "solved",
+        "Fisher p",
+        "adjusted",
+        f"log-rank p ({comparisons[0].metric})",
+        "adjusted",
+        "verdict",
+    ]
+    cells = [
+        [
+            c.group,
+            f"{c.a} vs {c.b}",
+            f"{c.a_successes}/{c.a_runs} vs {c.b_successes}/{c.b_runs}",
+            _p(c.fisher_p),
+            _p(c.fisher_adjusted),
+            _p(c.logrank_p),
+            _p(c.logrank_adjusted),
+            c.short_verdict,
+        ]
+        for c in comparisons
+    ]
+    return _render(
+        head,
+        cells,
+        fmt,
+        {2, 3, 4, 5, 6},
+        _breaks([c.group + "\0" * c.pooled for c in comparisons]),
+        latex_spec="llrrrrrp{6cm}",
+    )
 
 
 @checked
@@ -953,12 +1226,19 @@ def format_ecdf(ecdfs: Sequence[ECDF], fmt: str = "text", by: str = "puzzle_set"
     _check_format(fmt)
     rows = [(e, x, y) for e in ecdfs for x, y in zip(e.x.tolist(), e.y.tolist())]
     if fmt == "csv":
-        return _csv(["group", "pooled", "config", "metric", "runs", "x", "fraction_solved"],
-                    [[e.group, int(e.pooled), e.config, e.metric, e.runs, x, y] for e, x, y in rows])
+        return _csv(
+            ["group", "pooled", "config", "metric", "runs", "x", "fraction_solved"],
+            [[e.group, int(e.pooled), e.config, e.metric, e.runs, x, y] for e, x, y in rows],
+        )
     metric = ecdfs[0].metric if ecdfs else "seconds"
     cells = [[e.group, e.config, _num(x), f"{y:.3f}"] for e, x, y in rows]
-    return _render([_GROUP_HEADS.get(by, "group"), "configuration", metric, "fraction solved"], cells, fmt, {2, 3},
-                   _breaks([e.group + "\0" * e.pooled + e.config for e, _, _ in rows]))
+    return _render(
+        [_GROUP_HEADS.get(by, "group"), "configuration", metric, "fraction solved"],
+        cells,
+        fmt,
+        {2, 3},
+        _breaks([e.group + "\0" * e.pooled + e.config for e, _, _ in rows]),
+    )
 
 
 # --------------------------------------------------------------------- CLI
@@ -968,45 +1248,93 @@ def add_cli(sub: argparse._SubParsersAction) -> None:
     from ._files import DPI_RANGE
 
     r = sub.add_parser(
-        "report", help="statistics of a results directory: successes, times, ETS, run-length ECDFs, pairwise tests",
+        "report",
+        help="statistics of a results directory: successes, times, ETS, run-length ECDFs, pairwise tests",
         description="Summarise the runs of a results directory (written by `sudoku-lab batch`) per configuration "
         "and puzzle set: successes with their exact 95 % interval, mean and median iterations, evaluations and "
         "seconds of the solved runs, seconds per run and the expected time to success; then every two "
         "configurations compared by Fisher's exact test on the successes and the log-rank test on the time to "
         "success, p-values adjusted for multiple comparisons, with a verdict in words. As text, Markdown, "
         "LaTeX or CSV, and figures (run-length ECDFs, box plots, success rates, a configuration x puzzle "
-        "heatmap) as PDF, SVG or PNG.")
-    r.add_argument("results", metavar="RESULTS",
-                   help="a results directory (or its runs.parquet or runs.jsonl), or a results file of "
-                   "sudoku-lab 0.1.0 `grades` or `compare`")
-    r.add_argument("--by", choices=GROUPINGS, default="puzzle_set",
-                   help="one row per configuration and puzzle set (a level; the default), per puzzle, or over "
-                   "all runs (more than one group adds a pooled group `all`)")
-    r.add_argument("--config", action="append", default=[], metavar="LABEL",
-                   help="only this configuration (repeatable; shown in the order given; * and ? match any text)")
-    r.add_argument("--metric", choices=METRICS, default="seconds",
-                   help="time to success in the log-rank tests, the ECDF and box figure of --figure: seconds "
-                   "(default; the only unit every solver shares), iterations or evaluations")
-    r.add_argument("--correction", choices=CORRECTIONS, default="bh",
-                   help="multiple-comparison correction of the p-values: bh = Benjamini-Hochberg (default), "
-                   "by = Benjamini-Yekutieli (valid under any dependence, more conservative)")
-    r.add_argument("--format", choices=FORMATS, default="text",
-                   help="text (default), markdown, latex (tabulars) or csv (one table, plain numbers)")
-    r.add_argument("--table", choices=TABLES, default=None,
-                   help="print only this table; with --format csv, which table (default summary); ecdf lists "
-                   "every point of the run-length distributions")
-    r.add_argument("--out", default=None, metavar="FILE",
-                   help="write the report to FILE instead of standard output ('-' is standard output; a device or "
-                   "FIFO is written directly, a symlink is followed)")
-    r.add_argument("--figures", default=None, metavar="DIR",
-                   help="write every figure to DIR: ecdf-METRIC and box-METRIC for each metric, success and heatmap")
-    r.add_argument("--figure-format", choices=("pdf", "svg", "png"), default="pdf",
-                   help="file format of --figures (default pdf)")
-    r.add_argument("--figure", action="append", default=[], metavar="KIND=PATH",
-                   help=f"write one figure to PATH (.pdf, .svg or .png); KIND is one of {', '.join(FIGURES)} "
-                   "(ecdf and box in --metric; repeatable)")
-    r.add_argument("--dpi", type=int_option(*DPI_RANGE), default=200,
-                   help=f"PNG resolution, {DPI_RANGE[0]} to {DPI_RANGE[1]} (default 200)")
+        "heatmap) as PDF, SVG or PNG.",
+    )
+    r.add_argument(
+        "results",
+        metavar="RESULTS",
+        help="a results directory (or its runs.parquet or runs.jsonl), or a results file of "
+        "sudoku-lab 0.1.0 `grades` or `compare`",
+    )
+    r.add_argument(
+        "--by",
+        choices=GROUPINGS,
+        default="puzzle_set",
+        help="one row per configuration and puzzle set (a level; the default), per puzzle, or over "
+        "all runs (more than one group adds a pooled group `all`)",
+    )
+    r.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="LABEL",
+        help="only this configuration (repeatable; shown in the order given; * and ? match any text)",
+    )
+    r.add_argument(
+        "--metric",
+        choices=METRICS,
+        default="seconds",
+        help="time to success in the log-rank tests, the ECDF and box figure of --figure: seconds "
+        "(default; the only unit every solver shares), iterations or evaluations",
+    )
+    r.add_argument(
+        "--correction",
+        choices=CORRECTIONS,
+        default="bh",
+        help="multiple-comparison correction of the p-values: bh = Benjamini-Hochberg (default), "
+        "by = Benjamini-Yekutieli (valid under any dependence, more conservative)",
+    )
+    r.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text (default), markdown, latex (tabulars) or csv (one table, plain numbers)",
+    )
+    r.add_argument(
+        "--table",
+        choices=TABLES,
+        default=None,
+        help="print only this table; with --format csv, which table (default summary); ecdf lists "
+        "every point of the run-length distributions",
+    )
+    r.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="write the report to FILE instead of standard output ('-' is standard output; a device or "
+        "FIFO is written directly, a symlink is followed)",
+    )
+    r.add_argument(
+        "--figures",
+        default=None,
+        metavar="DIR",
+        help="write every figure to DIR: ecdf-METRIC and box-METRIC for each metric, success and heatmap",
+    )
+    r.add_argument(
+        "--figure-format", choices=("pdf", "svg", "png"), default="pdf", help="file format of --figures (default pdf)"
+    )
+    r.add_argument(
+        "--figure",
+        action="append",
+        default=[],
+        metavar="KIND=PATH",
+        help=f"write one figure to PATH (.pdf, .svg or .png); KIND is one of {', '.join(FIGURES)} "
+        "(ecdf and box in --metric; repeatable)",
+    )
+    r.add_argument(
+        "--dpi",
+        type=int_option(*DPI_RANGE),
+        default=200,
+        help=f"PNG resolution, {DPI_RANGE[0]} to {DPI_RANGE[1]} (default 200)",
+    )
     r.set_defaults(func=cmd_report)
 
 
@@ -1022,15 +1350,16 @@ def _figure_jobs(args) -> list[tuple[str, str, object]]:
         if base.exists() and not base.is_dir():
             raise DataFileError(f"--figures {base} is a file; give a directory", path=base)
         for kind in FIGURES:
-            for metric in (METRICS if kind in ("ecdf", "box") else (None,)):
+            for metric in METRICS if kind in ("ecdf", "box") else (None,):
                 name = f"{kind}-{metric}" if metric else kind
                 jobs.append((kind, metric, base / f"{name}.{args.figure_format}"))
     for item in args.figure:
         kind, eq, path = item.partition("=")
         kind = kind.strip()
         if not eq or kind not in FIGURES or not path.strip():
-            raise ParameterError(f"--figure {item!r}: give KIND=PATH with KIND one of {', '.join(FIGURES)}",
-                                 name="figure")
+            raise ParameterError(
+                f"--figure {item!r}: give KIND=PATH with KIND one of {', '.join(FIGURES)}", name="figure"
+            )
         jobs.append((kind, args.metric if kind in ("ecdf", "box") else None, Path(path.strip())))
     return [(kind, metric, check_figure_path(path, args.dpi)) for kind, metric, path in jobs]
 
@@ -1061,8 +1390,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = check_writable(args.out, "report") if args.out and args.out != "-" else None
     to_stdout = [f"--figure {kind}={path}" for kind, _, path in jobs if standard_fd(path) == 1]
     if to_stdout and (out is None or standard_fd(out) == 1 or len(to_stdout) > 1):
-        raise ParameterError(f"{to_stdout[0]}: the report or another figure goes to standard output too; give --out "
-                             "FILE, or a file name to the figure", name="figure")
+        raise ParameterError(
+            f"{to_stdout[0]}: the report or another figure goes to standard output too; give --out "
+            "FILE, or a file name to the figure",
+            name="figure",
+        )
     results = load_results(args.results)
     rep = build_report(results, by=args.by, metric=args.metric, correction=args.correction, configs=args.config)
     text = rep.format(args.format, args.table)

@@ -18,12 +18,12 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from ._checks import checked
 from .errors import ParameterError
+from .experiments import BatchProgress
 from .reproductions import Report, get_reproduction, option_names, reproductions, resolve_options
 from .reproductions._suite import run_all, run_reproduction, store_growth, store_spec, summary_markdown
-from ._checks import checked
 from .solvers.base import DEFAULT_SEED
-from .experiments import BatchProgress
 
 __all__ = ["Report", "run_experiment", "run_all", "add_cli", "cmd_reproduce", "DEFAULT_OUT_DIR"]
 
@@ -32,12 +32,24 @@ DEFAULT_OUT_DIR = "reproduction"
 
 
 @checked
-def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = None, seed: int = DEFAULT_SEED, jobs: int = 1,
-                   params: dict | None = None, out: Path | None = None, solve_runs: int | None = None,
-                   should_stop: Callable[[], bool] | None = None,
-                   progress: Callable[[str, BatchProgress], None] | None = None, quick: bool = False,
-                   scheduler: str | None = None, results: str | os.PathLike[str] | None = None,
-                   note: Callable[[str], None] | None = None, **own: Any) -> Report:
+def run_experiment(
+    name: str,
+    *,
+    runs: int | None = None,
+    puzzles: int | None = None,
+    seed: int = DEFAULT_SEED,
+    jobs: int = 1,
+    params: dict | None = None,
+    out: Path | None = None,
+    solve_runs: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    progress: Callable[[str, BatchProgress], None] | None = None,
+    quick: bool = False,
+    scheduler: str | None = None,
+    results: str | os.PathLike[str] | None = None,
+    note: Callable[[str], None] | None = None,
+    **own: Any,
+) -> Report:
     """Run the registered reproduction ``name`` and return its report.
 
     Parameters
@@ -80,8 +92,18 @@ def run_experiment(name: str, *, runs: int | None = None, puzzles: int | None = 
 
     options = {"runs": runs, "puzzles": puzzles, "solve_runs": solve_runs, "out": out, **own}
     with Workers(jobs, scheduler, solvers=(get_reproduction(name).solver,)) as workers:
-        return run_reproduction(name, options, quick=quick, seed=seed, params=params, workers=workers,
-                                results=results, should_stop=should_stop, progress=progress, note=note).report
+        return run_reproduction(
+            name,
+            options,
+            quick=quick,
+            seed=seed,
+            params=params,
+            workers=workers,
+            results=results,
+            should_stop=should_stop,
+            progress=progress,
+            note=note,
+        ).report
 
 
 # ---------------------------------------------------------------------- CLI
@@ -129,19 +151,26 @@ def add_cli(sub: argparse._SubParsersAction) -> None:
     reg = reproductions()
     names = list(reg)
     cites = "; ".join(f"{p.key}: {p.citation}" for p in papers().values())
-    r = sub.add_parser("reproduce", help="re-run a paper's experiment, or all of them, and compare with the published "
-                       "numbers",
-                       description="Re-run one experiment of a paper and print our numbers next to the paper's: "
-                       "the exact binomial 95 % interval of each success count, Newcombe's interval for their "
-                       "difference, Fisher's exact test and a verdict (consistent, ours higher, ours lower). "
-                       "Shrink with --runs / --puzzles or --quick; try another reading of the paper with --param "
-                       "NAME=VALUE; keep the runs with --results DIR (the same command resumes). "
-                       "`reproduce all --quick` (or --full) runs every experiment of every paper and writes one "
-                       "report, paper vs ours. Ctrl-C prints what finished. "
-                       f"Papers: {cites}.")
-    r.add_argument("experiment", choices=names + ["all"], metavar="EXPERIMENT",
-                   help="the experiment: " + "; ".join(f"{n} ({reg[n].title})" for n in names).replace("%", "%%")
-                   + "; or all: every one of them, into one report (with --quick or --full)")
+    r = sub.add_parser(
+        "reproduce",
+        help="re-run a paper's experiment, or all of them, and compare with the published numbers",
+        description="Re-run one experiment of a paper and print our numbers next to the paper's: "
+        "the exact binomial 95 % interval of each success count, Newcombe's interval for their "
+        "difference, Fisher's exact test and a verdict (consistent, ours higher, ours lower). "
+        "Shrink with --runs / --puzzles or --quick; try another reading of the paper with --param "
+        "NAME=VALUE; keep the runs with --results DIR (the same command resumes). "
+        "`reproduce all --quick` (or --full) runs every experiment of every paper and writes one "
+        "report, paper vs ours. Ctrl-C prints what finished. "
+        f"Papers: {cites}.",
+    )
+    r.add_argument(
+        "experiment",
+        choices=names + ["all"],
+        metavar="EXPERIMENT",
+        help="the experiment: "
+        + "; ".join(f"{n} ({reg[n].title})" for n in names).replace("%", "%%")
+        + "; or all: every one of them, into one report (with --quick or --full)",
+    )
     for option in option_names():
         flag = "--" + option.replace("_", "-")
         help_text = _option_help(option).replace("%", "%%")
@@ -150,31 +179,52 @@ def add_cli(sub: argparse._SubParsersAction) -> None:
         else:
             r.add_argument(flag, type=_int_type(option), default=None, help=help_text)
     size = r.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_true",
-                      help="the experiment's reduced form (its quick values for the options not given; minutes "
-                           "for `all`)")
-    size.add_argument("--full", action="store_true",
-                      help="the papers' sizes (the defaults; hours for `all`)")
+    size.add_argument(
+        "--quick",
+        action="store_true",
+        help="the experiment's reduced form (its quick values for the options not given; minutes for `all`)",
+    )
+    size.add_argument("--full", action="store_true", help="the papers' sizes (the defaults; hours for `all`)")
     r.add_argument("--seed", type=seed_option, default=DEFAULT_SEED, help=f"first seed (default {DEFAULT_SEED})")
     add_where_options(r, "default 1 for one experiment: times stay comparable; every CPU for `all`")
-    r.add_argument("--results", default=None, metavar="DIR",
-                   help="keep every run in this results directory (runs.parquet, runs.jsonl, provenance.json): "
-                        "the same command resumes it, finished runs are not run again; more --runs or --puzzles add "
-                        "only the new runs (fewer read a part) where the experiment's sizes allow it; other options "
-                        "are refused")
+    r.add_argument(
+        "--results",
+        default=None,
+        metavar="DIR",
+        help="keep every run in this results directory (runs.parquet, runs.jsonl, provenance.json): "
+        "the same command resumes it, finished runs are not run again; more --runs or --puzzles add "
+        "only the new runs (fewer read a part) where the experiment's sizes allow it; other options "
+        "are refused",
+    )
     by_solver: dict[str, list[str]] = {}
     for name, rep in reg.items():
         by_solver.setdefault(rep.solver, []).append(name)
     solvers = "; ".join(f"{solver} ({', '.join(names)})" for solver, names in by_solver.items())
-    r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="override a parameter of the experiment's solver for every configuration (see `sudoku-lab "
-                        f"algorithms SOLVER`); solvers: {solvers}")
+    r.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a parameter of the experiment's solver for every configuration (see `sudoku-lab "
+        f"algorithms SOLVER`); solvers: {solvers}",
+    )
     r.add_argument("--markdown", default=None, help="also write the report to this Markdown file")
-    r.add_argument("--out-dir", default=None, metavar="DIR",
-                   help=f"`all` only: where its results (DIR/quick/NAME/, DIR/full/NAME/), figures (DIR/figures/) "
-                        f"and report (DIR/report.md) go (default {DEFAULT_OUT_DIR}); the same command resumes")
-    r.add_argument("--only", action="extend", nargs="+", default=[], choices=names, metavar="NAME",
-                   help="`all` only: these experiments only")
+    r.add_argument(
+        "--out-dir",
+        default=None,
+        metavar="DIR",
+        help=f"`all` only: where its results (DIR/quick/NAME/, DIR/full/NAME/), figures (DIR/figures/) "
+        f"and report (DIR/report.md) go (default {DEFAULT_OUT_DIR}); the same command resumes",
+    )
+    r.add_argument(
+        "--only",
+        action="extend",
+        nargs="+",
+        default=[],
+        choices=names,
+        metavar="NAME",
+        help="`all` only: these experiments only",
+    )
     r.add_argument("--quiet", action="store_true", help="no progress output")
     r.set_defaults(func=cmd_reproduce)
 
@@ -232,8 +282,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     store_spec(rep, options, params, args.seed)  # checks the parameters
     for flag, value in (("--out", given["out"]), ("--markdown", args.markdown)):
         if value and standard_fd(value) == 1:
-            raise ParameterError(f"{flag} {value}: the report is printed on standard output already; give a file name",
-                                 name=flag[2:])
+            raise ParameterError(
+                f"{flag} {value}: the report is printed on standard output already; give a file name", name=flag[2:]
+            )
     if given["out"]:
         given["out"] = check_figure_path(given["out"])
     if args.markdown:
@@ -241,23 +292,33 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.results:
         from .results import check_results_dir
 
-        check_results_dir(args.results, store_spec(rep, options, params, args.seed), kind="reproduce",
-                          growth=store_growth(rep))
+        check_results_dir(
+            args.results, store_spec(rep, options, params, args.seed), kind="reproduce", growth=store_growth(rep)
+        )
     jobs, scheduler = where_from_args(args, 1)
     bars = _Bars(not args.quiet)
     intr = interruptible("stopping: the report will hold the runs finished so far (Ctrl-C again to quit at once)")
     with intr as stop:
-        report = run_experiment(args.experiment, seed=args.seed, jobs=jobs, scheduler=scheduler, params=params,
-                                should_stop=stop.is_set, progress=bars, quick=args.quick, results=args.results,
-                                note=note, **given)
+        report = run_experiment(
+            args.experiment,
+            seed=args.seed,
+            jobs=jobs,
+            scheduler=scheduler,
+            params=params,
+            should_stop=stop.is_set,
+            progress=bars,
+            quick=args.quick,
+            results=args.results,
+            note=note,
+            **given,
+        )
     text = report.markdown()
     cmd = "sudoku-lab reproduce " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["reproduce"] else [args.experiment])
     print(text)
     if args.markdown:
         write_text(args.markdown, f"Command: `{cmd}`\n\n" + text, "report")
     if report.interrupted and args.results:
-        print(f"interrupted; the finished runs are in {args.results}: run the same command to resume",
-              file=sys.stderr)
+        print(f"interrupted; the finished runs are in {args.results}: run the same command to resume", file=sys.stderr)
     return intr.exit_status if report.interrupted else 0
 
 
@@ -269,12 +330,17 @@ def _cmd_all(args) -> int:
     single += [("--param", args.param), ("--markdown", args.markdown), ("--results", args.results)]
     for flag, value in single:
         if value:
-            raise ParameterError(f"{flag} applies to one experiment (`sudoku-lab reproduce NAME {flag} ...`); "
-                                 "`reproduce all` runs each at its --quick or --full sizes, into --out-dir",
-                                 name=flag[2:])
+            raise ParameterError(
+                f"{flag} applies to one experiment (`sudoku-lab reproduce NAME {flag} ...`); "
+                "`reproduce all` runs each at its --quick or --full sizes, into --out-dir",
+                name=flag[2:],
+            )
     if not (args.quick or args.full):
-        raise ParameterError("`reproduce all` needs --quick (every experiment's reduced form: minutes) or --full "
-                             "(the papers' sizes: hours)", name="quick")
+        raise ParameterError(
+            "`reproduce all` needs --quick (every experiment's reduced form: minutes) or --full "
+            "(the papers' sizes: hours)",
+            name="quick",
+        )
     mode = "quick" if args.quick else "full"
     jobs, scheduler = where_from_args(args, default_jobs())
     out_dir = Path(args.out_dir or DEFAULT_OUT_DIR)
@@ -285,19 +351,34 @@ def _cmd_all(args) -> int:
 
         bars.prefix = f"[{k}/{n}] {rep.name}: "
         if not args.quiet:
-            print(f"[{k}/{n}] {rep.name}: {rep.title} ({options_text(rep, options, mode)})", file=sys.stderr,
-                  flush=True)
+            print(
+                f"[{k}/{n}] {rep.name}: {rep.title} ({options_text(rep, options, mode)})", file=sys.stderr, flush=True
+            )
 
     cmd = "sudoku-lab reproduce " + " ".join(sys.argv[2:] if sys.argv[1:2] == ["reproduce"] else ["all", f"--{mode}"])
     intr = interruptible("stopping: the finished runs are kept and the report written (Ctrl-C again to quit at once)")
     with intr as stop:
-        suite = run_all(out_dir, mode=mode, only=args.only, seed=args.seed, jobs=jobs, scheduler=scheduler,
-                        should_stop=stop.is_set, announce=announce, progress=bars, note=note, command=cmd)
+        suite = run_all(
+            out_dir,
+            mode=mode,
+            only=args.only,
+            seed=args.seed,
+            jobs=jobs,
+            scheduler=scheduler,
+            should_stop=stop.is_set,
+            announce=announce,
+            progress=bars,
+            note=note,
+            command=cmd,
+        )
     print(summary_markdown(suite))
     print(f"report written to {suite.report}", file=sys.stderr)  # stdout holds the summary only
     if suite.interrupted:
         ran = len(suite.outcomes)
-        print(f"interrupted: {ran} of {len(suite.plans)} experiment{'s' if len(suite.plans) != 1 else ''} ran (the "
-              "last may be partial); run the same command to resume", file=sys.stderr)
+        print(
+            f"interrupted: {ran} of {len(suite.plans)} experiment{'s' if len(suite.plans) != 1 else ''} ran (the "
+            "last may be partial); run the same command to resume",
+            file=sys.stderr,
+        )
         return intr.exit_status
     return 0

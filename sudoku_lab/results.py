@@ -57,25 +57,46 @@ import socket
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
 from . import __version__
+from ._checks import checked
 from ._files import check_regular, decode, open_binary, os_reason, read_lines, read_text, write_file, write_text
 from .errors import DataFileError, PuzzleError
-from ._checks import checked
 
 if TYPE_CHECKING:  # names of annotations only: these modules import this one
     from .experiments import RunResult, Task
 
-__all__ = ["SCHEMA", "COLUMNS", "FORMAT", "ResultStore", "Results", "load_results", "task_row",
-           "fingerprint", "grid_text", "json_default", "provenance_writer", "machine", "results_dir", "check_results_dir", "closing",
-           "results_from_rows", "TABLE", "JOURNAL", "PROVENANCE", "Growth", "Change", "experiment_change"]
+__all__ = [
+    "SCHEMA",
+    "COLUMNS",
+    "FORMAT",
+    "ResultStore",
+    "Results",
+    "load_results",
+    "task_row",
+    "fingerprint",
+    "grid_text",
+    "json_default",
+    "provenance_writer",
+    "machine",
+    "results_dir",
+    "check_results_dir",
+    "closing",
+    "results_from_rows",
+    "TABLE",
+    "JOURNAL",
+    "PROVENANCE",
+    "Growth",
+    "Change",
+    "experiment_change",
+]
 
 #: Version of the directory layout and row schema; a directory of a newer format is refused.
 FORMAT = 1
@@ -114,8 +135,15 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-_ARROW = {"string": pa.string(), "int8": pa.int8(), "int32": pa.int32(), "int64": pa.int64(), "bool": pa.bool_(),
-          "float64": pa.float64(), "timestamp": pa.timestamp("ms", tz="UTC")}
+_ARROW = {
+    "string": pa.string(),
+    "int8": pa.int8(),
+    "int32": pa.int32(),
+    "int64": pa.int64(),
+    "bool": pa.bool_(),
+    "float64": pa.float64(),
+    "timestamp": pa.timestamp("ms", tz="UTC"),
+}
 
 #: The Arrow schema of a results table (each field's ``doc`` metadata says what it holds).
 SCHEMA = pa.schema([pa.field(name, _ARROW[kind], nullable=True, metadata={"doc": doc}) for name, kind, doc in COLUMNS])
@@ -125,37 +153,55 @@ SCHEMA = pa.schema([pa.field(name, _ARROW[kind], nullable=True, metadata={"doc":
 @checked
 def grid_text(grid: npt.ArrayLike) -> str:
     """A grid (int8 (C,), 0 blank) as one line of symbols: 1-9, then A-Z above 9, ``.`` for a blank."""
-    return "".join("." if v == 0 else str(int(v)) if v < 10 else chr(ord("A") + int(v) - 10)
-                   for v in np.asarray(grid).tolist())
+    return "".join(
+        "." if v == 0 else str(int(v)) if v < 10 else chr(ord("A") + int(v) - 10) for v in np.asarray(grid).tolist()
+    )
 
 
 @checked
 def fingerprint(solver: str, params: dict, givens: str, seed: int, until: str) -> str:
     """A short hash identifying a run's task: the same task always gives the same fingerprint."""
-    blob = json.dumps([solver, {k: params[k] for k in sorted(params)}, givens, int(seed), until],
-                      separators=(",", ":"), default=json_default)
+    blob = json.dumps(
+        [solver, {k: params[k] for k in sorted(params)}, givens, int(seed), until],
+        separators=(",", ":"),
+        default=json_default,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 @checked
-def task_row(task: Task, result: RunResult,
-             params: dict | None = None) -> dict:
+def task_row(task: Task, result: RunResult, params: dict | None = None) -> dict:
     """The results row of a finished ``task`` (:class:`~Task`) and its ``result``.
 
     ``params`` is ``task.full_params()`` when the caller already has it.
     """
     params = task.full_params() if params is None else params
     givens = task.puzzle.to_line()
-    finished = datetime.fromtimestamp(result.finished or time.time(), tz=timezone.utc)
+    finished = datetime.fromtimestamp(result.finished or time.time(), tz=UTC)
     return {
-        "task": task.key, "config": task.config or task.label(), "solver": task.solver,
-        "params": json.dumps(params, default=json_default), "puzzle_set": task.puzzle_set,
-        "puzzle": task.puzzle.name or "", "givens": givens, "box": int(task.puzzle.n), "run": int(task.run),
-        "seed": int(task.seed), "until": task.until, "solved": bool(result.solved), "status": result.status,
-        "reason": result.reason, "iterations": int(result.iterations), "evaluations": int(result.evaluations),
-        "restarts": int(result.restarts), "cost": int(result.cost), "best_cost": int(result.best_cost),
-        "seconds": float(result.seconds), "grid": grid_text(result.grid),
-        "extra": json.dumps(result.extra, default=json_default), "host": result.host,
+        "task": task.key,
+        "config": task.config or task.label(),
+        "solver": task.solver,
+        "params": json.dumps(params, default=json_default),
+        "puzzle_set": task.puzzle_set,
+        "puzzle": task.puzzle.name or "",
+        "givens": givens,
+        "box": int(task.puzzle.n),
+        "run": int(task.run),
+        "seed": int(task.seed),
+        "until": task.until,
+        "solved": bool(result.solved),
+        "status": result.status,
+        "reason": result.reason,
+        "iterations": int(result.iterations),
+        "evaluations": int(result.evaluations),
+        "restarts": int(result.restarts),
+        "cost": int(result.cost),
+        "best_cost": int(result.best_cost),
+        "seconds": float(result.seconds),
+        "grid": grid_text(result.grid),
+        "extra": json.dumps(result.extra, default=json_default),
+        "host": result.host,
         "finished": finished.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         "fingerprint": fingerprint(task.solver, params, givens, task.seed, task.until),
     }
@@ -182,8 +228,13 @@ def provenance_writer() -> dict:
     import numba
     import scipy
 
-    out = {"sudoku_lab": __version__, "python": platform.python_version(), "numpy": np.__version__,
-           "numba": numba.__version__, "scipy": scipy.__version__}
+    out = {
+        "sudoku_lab": __version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "numba": numba.__version__,
+        "scipy": scipy.__version__,
+    }
     try:
         import pyarrow
 
@@ -209,12 +260,17 @@ def machine() -> dict:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         cpus = os.cpu_count() or 1
-    return {"hostname": socket.gethostname(), "platform": platform.platform(), "machine": platform.machine(),
-            "cpu": cpu, "cpus": cpus}
+    return {
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu": cpu,
+        "cpus": cpus,
+    }
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _version_tuple(text: str) -> tuple:
@@ -275,9 +331,16 @@ class ResultStore:
     a stale one.
     """
 
-    def __init__(self, path: str | os.PathLike[str], spec: dict, *, kind: str = "batch",
-                 note: Callable[[str], None] | None = None, session: dict | None = None,
-                 growth: "Growth | None" = None):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        spec: dict,
+        *,
+        kind: str = "batch",
+        note: Callable[[str], None] | None = None,
+        session: dict | None = None,
+        growth: Growth | None = None,
+    ):
         self.dir = results_dir(path)
         self.spec = spec
         self.kind = kind
@@ -310,18 +373,27 @@ class ResultStore:
     def _check_provenance(self) -> dict:
         prov, self.change = _opening(self.dir, self.kind, self.spec, self.growth, self._note)
         if prov is None:
-            return {"format": FORMAT, "kind": self.kind, "spec": self.spec, "machine": machine(),
-                    "created": _now(), "sessions": []}
+            return {
+                "format": FORMAT,
+                "kind": self.kind,
+                "spec": self.spec,
+                "machine": machine(),
+                "created": _now(),
+                "sessions": [],
+            }
         if self.change.grows:
             # The directory's experiment is the grown one from now on: its new rows belong to it.
             prov["spec"] = self.change.merged
             self._session["grew"] = list(self.change.grows)
-            self._note(f"{self.dir} grows ({'; '.join(self.change.grows)}): the runs it holds are kept, only the "
-                       "new ones run")
+            self._note(
+                f"{self.dir} grows ({'; '.join(self.change.grows)}): the runs it holds are kept, only the new ones run"
+            )
         if self.change.shrinks:
             self._session["read_part"] = list(self.change.shrinks)
-            self._note(f"{self.dir} holds more than this asks for ({'; '.join(self.change.shrinks)}): the runs asked "
-                       "for are read, nothing is deleted")
+            self._note(
+                f"{self.dir} holds more than this asks for ({'; '.join(self.change.shrinks)}): the runs asked "
+                "for are read, nothing is deleted"
+            )
         return prov
 
     def _lock(self) -> None:
@@ -335,15 +407,15 @@ class ResultStore:
             for lineno, row in _journal_rows(lines, path):
                 key = row["task"]
                 if key in self._keys:
-                    raise DataFileError(f"{path} line {lineno}: task {key!r} is recorded twice", path=path,
-                                        line=lineno)
+                    raise DataFileError(f"{path} line {lineno}: task {key!r} is recorded twice", path=path, line=lineno)
                 self._keys[key] = row["fingerprint"]
                 if row["solved"]:
                     self._solved.add(key)
         if lines.partial:
             os.ftruncate(self._fd, lines.size)
-            self._note(f"{path}: dropped a partial last record (a run cut off mid-write by a crash); that run "
-                       "runs again")
+            self._note(
+                f"{path}: dropped a partial last record (a run cut off mid-write by a crash); that run runs again"
+            )
         rows_in_table = _table_rows(self.dir / TABLE)
         if rows_in_table != len(self._keys):
             self._write_table()
@@ -364,9 +436,12 @@ class ResultStore:
         if have is None:
             return False
         if have != fp:
-            raise DataFileError(f"{self.dir}: task {key!r} was run with other settings than it has now (another "
-                                "solver version's parameters, puzzle, seed or stopping rule); choose another output "
-                                "directory, or delete it to start again", path=self.dir)
+            raise DataFileError(
+                f"{self.dir}: task {key!r} was run with other settings than it has now (another "
+                "solver version's parameters, puzzle, seed or stopping rule); choose another output "
+                "directory, or delete it to start again",
+                path=self.dir,
+            )
         return True
 
     def add(self, row: dict) -> None:
@@ -378,11 +453,13 @@ class ResultStore:
         try:
             os.lseek(self._fd, 0, os.SEEK_END)
             while data:
-                data = data[os.write(self._fd, data):]
+                data = data[os.write(self._fd, data) :]
         except OSError as e:
-            raise DataFileError(f"cannot write {self.dir / JOURNAL}: {os_reason(e)}; the {len(self._keys)} runs "
-                                "before are kept there: run the same command again to resume",
-                                path=self.dir) from None
+            raise DataFileError(
+                f"cannot write {self.dir / JOURNAL}: {os_reason(e)}; the {len(self._keys)} runs "
+                "before are kept there: run the same command again to resume",
+                path=self.dir,
+            ) from None
         self._keys[key] = row["fingerprint"]
         if row["solved"]:
             self._solved.add(key)
@@ -418,8 +495,9 @@ class ResultStore:
         import pyarrow.parquet as pq
 
         table = _read_journal_table(self.dir / JOURNAL)
-        write_file(self.dir / TABLE, lambda fh: pq.write_table(table, fh, compression="zstd"), "results table",
-                   binary=True)
+        write_file(
+            self.dir / TABLE, lambda fh: pq.write_table(table, fh, compression="zstd"), "results table", binary=True
+        )
 
     def _write_provenance(self, open_session: bool = False) -> None:
         prov = self._provenance
@@ -430,8 +508,7 @@ class ResultStore:
             sessions.append(self._session)
         self._session["rows_added"] = self._added
         self._session["ended"] = None if open_session else _now()
-        write_text(self.dir / PROVENANCE, json.dumps(prov, indent=1, default=json_default) + "\n",
-                   "results provenance")
+        write_text(self.dir / PROVENANCE, json.dumps(prov, indent=1, default=json_default) + "\n", "results provenance")
 
     def close(self, quiet: bool = False) -> None:
         """Rewrite the table from the journal, record the session and release the lock.
@@ -457,7 +534,7 @@ class ResultStore:
         if fd is not None:
             os.close(fd)
 
-    def __enter__(self) -> "ResultStore":
+    def __enter__(self) -> ResultStore:
         return self
 
     def __exit__(self, kind, value, tb) -> None:
@@ -466,7 +543,7 @@ class ResultStore:
 
 @checked
 @contextmanager
-def closing(store: "ResultStore | None"):
+def closing(store: ResultStore | None):
     """``with closing(store):`` closes a store (or nothing, for None) as its ``with`` statement would."""
     if store is None:
         yield None
@@ -512,8 +589,8 @@ class Growth:
 
     counts: tuple = ()
     sets: str | None = None
-    prefix_digest: Callable[[str, int], "str | None"] | None = None
-    hint: Callable[[str, int, str], "str | None"] | None = None
+    prefix_digest: Callable[[str, int], str | None] | None = None
+    hint: Callable[[str, int, str], str | None] | None = None
 
 
 @checked
@@ -586,8 +663,9 @@ def _leaf_differences(key: str, a, b) -> list[tuple[str, str, str]]:
             for i, (u, v) in enumerate(zip(x, y)):
                 if u != v:
                     walk(f"{path}[{i}]", u, v)
-        elif isinstance(x, list) and isinstance(y, list) and all(
-                isinstance(e, dict) and "label" in e for e in x + y):  # configurations added or left out
+        elif (
+            isinstance(x, list) and isinstance(y, list) and all(isinstance(e, dict) and "label" in e for e in x + y)
+        ):  # configurations added or left out
             found.append((f"{path} labelled", [e["label"] for e in x], [e["label"] for e in y]))
         else:
             found.append((path, x, y))
@@ -601,8 +679,9 @@ def _leaf_differences(key: str, a, b) -> list[tuple[str, str, str]]:
 
 
 def _set_tables(value) -> bool:
-    return isinstance(value, list) and all(isinstance(e, dict) and isinstance(e.get("label"), str)
-                                           and _is_count(e.get("puzzles")) for e in value)
+    return isinstance(value, list) and all(
+        isinstance(e, dict) and isinstance(e.get("label"), str) and _is_count(e.get("puzzles")) for e in value
+    )
 
 
 def _puzzles(n: int) -> str:
@@ -623,8 +702,13 @@ def _sets_change(key: str, theirs: list, ours: list, growth: Growth, out: Change
         nb = b["puzzles"]
         other = [k for k in sorted(set(a) | set(b)) if k not in ("puzzles", "digest") and a.get(k) != b.get(k)]
         if other:
-            out.differs.append((key, f"puzzle set {label!r} with " + ", ".join(
-                f"{k} {_value_text(a.get(k))}" for k in other), ", ".join(f"{k} {_value_text(b.get(k))}" for k in other)))
+            out.differs.append(
+                (
+                    key,
+                    f"puzzle set {label!r} with " + ", ".join(f"{k} {_value_text(a.get(k))}" for k in other),
+                    ", ".join(f"{k} {_value_text(b.get(k))}" for k in other),
+                )
+            )
             merged.append(a)
             continue
         if growth.prefix_digest is not None:
@@ -633,9 +717,14 @@ def _sets_change(key: str, theirs: list, ours: list, growth: Growth, out: Change
             head = b.get("digest") if na == nb else None
         if head != a.get("digest"):
             hint = growth.hint(label, na, a.get("digest")) if growth.hint is not None else None
-            out.differs.append((key, f"puzzle set {label!r} with {na:,} puzzles",
-                                f"other puzzles in it (its {na:,} are not the first {na:,} this one gives"
-                                + (f"; {hint})" if hint else ")")))
+            out.differs.append(
+                (
+                    key,
+                    f"puzzle set {label!r} with {na:,} puzzles",
+                    f"other puzzles in it (its {na:,} are not the first {na:,} this one gives"
+                    + (f"; {hint})" if hint else ")"),
+                )
+            )
             merged.append(a)
             continue
         if nb > na:
@@ -658,16 +747,24 @@ def _check_same_experiment(directory: Path, prov: dict, kind: str, spec: dict, g
         if not change.differs:
             return change
         keys = list(dict.fromkeys(k for k, _, _ in change.differs))
-        what = (f"differs in: {', '.join(keys)}): it holds " + ", ".join(a for _, a, _ in change.differs)
-                + ", this asks for " + ", ".join(b for _, _, b in change.differs))
+        what = (
+            f"differs in: {', '.join(keys)}): it holds "
+            + ", ".join(a for _, a, _ in change.differs)
+            + ", this asks for "
+            + ", ".join(b for _, _, b in change.differs)
+        )
     else:
         what = f"written by `{prov.get('kind')}`, not `{kind}`)"
-    raise DataFileError(f"{directory} holds the results of a different experiment ({what}; choose another "
-                        "output directory, or delete it to start again", path=directory)
+    raise DataFileError(
+        f"{directory} holds the results of a different experiment ({what}; choose another "
+        "output directory, or delete it to start again",
+        path=directory,
+    )
 
 
-def _opening(directory: Path, kind: str, spec: dict, growth: "Growth | None",
-             note: Callable[[str], None] | None = None) -> tuple["dict | None", "Change | None"]:
+def _opening(
+    directory: Path, kind: str, spec: dict, growth: Growth | None, note: Callable[[str], None] | None = None
+) -> tuple[dict | None, Change | None]:
     """What opening ``directory`` for the experiment ``spec`` finds: its sidecar (None: no results yet) and the
     change to it; DataFileError for what opening it refuses (runs without a sidecar, a newer writer, another
     experiment)."""
@@ -675,27 +772,37 @@ def _opening(directory: Path, kind: str, spec: dict, growth: "Growth | None",
     journal, table = directory / JOURNAL, directory / TABLE
     if not path.exists():
         if (journal.exists() and journal.stat().st_size) or table.exists():
-            raise DataFileError(f"{directory} holds runs but no {PROVENANCE}: it was not written by Sudoku Lab, "
-                                "or its sidecar was deleted; choose another output directory", path=path)
+            raise DataFileError(
+                f"{directory} holds runs but no {PROVENANCE}: it was not written by Sudoku Lab, "
+                "or its sidecar was deleted; choose another output directory",
+                path=path,
+            )
         return None, None
     prov = _read_provenance(path)
     fmt = prov.get("format")
     writer = (prov.get("sessions") or [{}])[-1].get("writer", {}).get("sudoku_lab", "?")
     if not isinstance(fmt, int) or fmt > FORMAT:
-        raise DataFileError(f"{path}: results format {fmt} was written by sudoku-lab {writer}, newer than this "
-                            f"{__version__} (format {FORMAT}); upgrade sudoku-lab to add runs to it",
-                            path=path)
+        raise DataFileError(
+            f"{path}: results format {fmt} was written by sudoku-lab {writer}, newer than this "
+            f"{__version__} (format {FORMAT}); upgrade sudoku-lab to add runs to it",
+            path=path,
+        )
     if writer != "?" and _version_tuple(writer) > _version_tuple(__version__):
-        raise DataFileError(f"{path}: written by sudoku-lab {writer}, newer than this {__version__}; upgrade "
-                            "sudoku-lab to add runs to it (its solvers may differ)", path=path)
+        raise DataFileError(
+            f"{path}: written by sudoku-lab {writer}, newer than this {__version__}; upgrade "
+            "sudoku-lab to add runs to it (its solvers may differ)",
+            path=path,
+        )
     if _holds_no_runs(journal, table):
         # A session that ended before its first run (a scheduler that was not there, Ctrl-C at once) left only a
         # sidecar: there is nothing to keep, so any experiment may start there rather than be refused as another.
         return None, None
     change = _check_same_experiment(directory, prov, kind, spec, growth)
     if note is not None and writer != "?" and writer != __version__:
-        note(f"resuming {directory}, written by sudoku-lab {writer}, with {__version__}: provenance.json "
-             "records which runs each version added")
+        note(
+            f"resuming {directory}, written by sudoku-lab {writer}, with {__version__}: provenance.json "
+            "records which runs each version added"
+        )
     return prov, change
 
 
@@ -716,8 +823,11 @@ def _flock(fd: int, directory: Path) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        raise DataFileError(f"{directory} is in use by another sudoku-lab process writing the same results; "
-                            "wait for it to finish, or choose another output", path=directory) from None
+        raise DataFileError(
+            f"{directory} is in use by another sudoku-lab process writing the same results; "
+            "wait for it to finish, or choose another output",
+            path=directory,
+        ) from None
     except OSError:  # a file system without locks (some network mounts): go on without
         pass
 
@@ -738,8 +848,9 @@ def _check_not_in_use(directory: Path) -> None:
 
 
 @checked
-def check_results_dir(path: str | os.PathLike[str], spec: dict, *, kind: str = "batch",
-                      growth: "Growth | None" = None) -> "Change | None":
+def check_results_dir(
+    path: str | os.PathLike[str], spec: dict, *, kind: str = "batch", growth: Growth | None = None
+) -> Change | None:
     """How the experiment ``spec`` changes the results ``path`` holds (None: none yet), without opening it.
 
     For a command that will open several stores one after the other and must
@@ -851,8 +962,12 @@ def _journal_rows(lines: Iterable[tuple[int, bytes]], path: Path) -> Iterator[tu
                 raise KeyError(", ".join(sorted(missing)))
         except (json.JSONDecodeError, TypeError, KeyError) as e:
             what = f"missing {e.args[0]}" if isinstance(e, KeyError) else str(e)
-            raise DataFileError(f"{path} line {lineno}: corrupt run record ({what}); fix or delete that line, "
-                                "and run the same command again", path=path, line=lineno) from None
+            raise DataFileError(
+                f"{path} line {lineno}: corrupt run record ({what}); fix or delete that line, "
+                "and run the same command again",
+                path=path,
+                line=lineno,
+            ) from None
         yield lineno, row
 
 
@@ -885,8 +1000,11 @@ def _journal_table(lines: Iterable[tuple[int, bytes]], path: Path, check: bool =
         if not data.strip():
             return
         try:
-            table = pj.read_json(io.BytesIO(data), parse_options=opts,
-                                 read_options=pj.ReadOptions(block_size=max(_BLOCK_BYTES, len(data))))
+            table = pj.read_json(
+                io.BytesIO(data),
+                parse_options=opts,
+                read_options=pj.ReadOptions(block_size=max(_BLOCK_BYTES, len(data))),
+            )
         except (pa.ArrowInvalid, OSError):
             # Name the bad line (the Arrow reader only says which block).
             for _ in _journal_rows(block, path):
@@ -1002,8 +1120,11 @@ def load_results(path: str | os.PathLike[str]) -> Results:
         raise DataFileError(f"{d} is not a results directory (no {TABLE} or {PROVENANCE})", path=d)
     prov = _read_provenance(prov_path) if prov_path.exists() else {}
     if isinstance(prov.get("format"), int) and prov["format"] > FORMAT:
-        raise DataFileError(f"{prov_path}: results format {prov['format']} is newer than this sudoku-lab "
-                            f"{__version__} reads (format {FORMAT}); upgrade sudoku-lab", path=prov_path)
+        raise DataFileError(
+            f"{prov_path}: results format {prov['format']} is newer than this sudoku-lab "
+            f"{__version__} reads (format {FORMAT}); upgrade sudoku-lab",
+            path=prov_path,
+        )
     notes = []
     n_table = _table_rows(table_path)
     journal_rows = None
@@ -1017,8 +1138,10 @@ def load_results(path: str | os.PathLike[str]) -> Results:
         # check: a corrupt line is named, not hidden in an Arrow error
         table = _read_journal_table(journal_path, check=True)
         if n_table >= 0:
-            notes.append(f"{d}: {table.num_rows - n_table} runs are in {JOURNAL} but not yet in {TABLE} (the batch "
-                         "was stopped before it could rewrite the table; running the same command again updates it)")
+            notes.append(
+                f"{d}: {table.num_rows - n_table} runs are in {JOURNAL} but not yet in {TABLE} (the batch "
+                "was stopped before it could rewrite the table; running the same command again updates it)"
+            )
         return Results(table, prov, d, notes)
     if n_table < 0:
         raise DataFileError(f"{table_path} cannot be read as a Parquet table", path=table_path)
@@ -1081,17 +1204,39 @@ def _read_legacy(lines: Iterator[tuple[int, bytes]], path: Path) -> Results:
                 break
             raise DataFileError(f"{path} line {i}: corrupt run record ({e})", path=path, line=i) from None
         params = solvers.get(d["solver"], {})
-        rows.append({
-            "task": d["key"], "config": config, "solver": d["solver"], "params": json.dumps(params),
-            "puzzle_set": "", "puzzle": d.get("puzzle") or "", "givens": pz.to_line(), "box": pz.n, "run": run,
-            "seed": int(d["seed"]), "until": head.get("until", ""), "solved": bool(d["solved"]),
-            "status": d["status"], "reason": d["reason"], "iterations": int(d["iterations"]),
-            "evaluations": int(d["evaluations"]), "restarts": int(d.get("extra", {}).get("restarts", 0) or 0),
-            "cost": int(d["cost"]), "best_cost": int(d["best_cost"]), "seconds": float(d["seconds"]),
-            "grid": grid_text(Puzzle.parse(d["grid"], n=pz.n, allow_clashes=True).grid),
-            "extra": json.dumps(d.get("extra", {})), "host": "", "finished": None,
-            "fingerprint": fingerprint(d["solver"], params, pz.to_line(), int(d["seed"]), head.get("until", "")),
-        })
+        rows.append(
+            {
+                "task": d["key"],
+                "config": config,
+                "solver": d["solver"],
+                "params": json.dumps(params),
+                "puzzle_set": "",
+                "puzzle": d.get("puzzle") or "",
+                "givens": pz.to_line(),
+                "box": pz.n,
+                "run": run,
+                "seed": int(d["seed"]),
+                "until": head.get("until", ""),
+                "solved": bool(d["solved"]),
+                "status": d["status"],
+                "reason": d["reason"],
+                "iterations": int(d["iterations"]),
+                "evaluations": int(d["evaluations"]),
+                "restarts": int(d.get("extra", {}).get("restarts", 0) or 0),
+                "cost": int(d["cost"]),
+                "best_cost": int(d["best_cost"]),
+                "seconds": float(d["seconds"]),
+                "grid": grid_text(Puzzle.parse(d["grid"], n=pz.n, allow_clashes=True).grid),
+                "extra": json.dumps(d.get("extra", {})),
+                "host": "",
+                "finished": None,
+                "fingerprint": fingerprint(d["solver"], params, pz.to_line(), int(d["seed"]), head.get("until", "")),
+            }
+        )
     table = pa.Table.from_pylist(rows, schema=SCHEMA) if rows else SCHEMA.empty_table()
-    return Results(table, {"kind": head["kind"], "legacy_header": head}, path,
-                   [f"{path}: a results file of sudoku-lab 0.1.0 `{head['kind']}` (read as a table)"])
+    return Results(
+        table,
+        {"kind": head["kind"], "legacy_header": head},
+        path,
+        [f"{path}: a results file of sudoku-lab 0.1.0 `{head['kind']}` (read as a table)"],
+    )

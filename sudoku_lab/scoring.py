@@ -14,13 +14,13 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .geometry import geometry
 from ._checks import checked
+from .geometry import geometry
 
 __all__ = ["missing_symbols", "distinct_count", "conflicting_cells"]
 
 
-def _present(grid: np.ndarray, n: int, units: np.ndarray) -> np.ndarray:
+def _present(grid: npt.ArrayLike, n: int, units: np.ndarray) -> np.ndarray:
     """bool (U, N+1): digit d present in unit u (column 0 counts blanks and is ignored)."""
     g = np.asarray(grid).reshape(-1)
     N = n * n

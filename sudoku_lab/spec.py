@@ -61,14 +61,29 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from ._checks import checked
 from .errors import DataFileError, ParameterError, PuzzleError, SudokuLabError
 from .experiments import Task, config_label
 from .puzzle import Puzzle
-from ._checks import checked
 from .solvers.base import DEFAULT_SEED
 
-__all__ = ["Config", "PuzzleSet", "ExperimentSpec", "SpecError", "load_spec", "parse_spec", "spec_from_options",
-           "parse_config", "select", "shuffled", "check_seed", "SEEDINGS", "MAX_TASKS", "MAX_SEED", "DEFAULT_UNTIL"]
+__all__ = [
+    "Config",
+    "PuzzleSet",
+    "ExperimentSpec",
+    "SpecError",
+    "load_spec",
+    "parse_spec",
+    "spec_from_options",
+    "parse_config",
+    "select",
+    "shuffled",
+    "check_seed",
+    "SEEDINGS",
+    "MAX_TASKS",
+    "MAX_SEED",
+    "DEFAULT_UNTIL",
+]
 
 SEEDINGS = ("spawn", "sequential")
 #: The most runs one specification may ask for.
@@ -192,8 +207,16 @@ def shuffled(count: int, seed: int, key: str) -> list[int]:
 
 
 @checked
-def select(label: str, source: str, puzzles: Sequence[Puzzle], *, sample: int | None = None,
-           first: int | None = None, seed: int = 0, legacy: Any = None) -> PuzzleSet:
+def select(
+    label: str,
+    source: str,
+    puzzles: Sequence[Puzzle],
+    *,
+    sample: int | None = None,
+    first: int | None = None,
+    seed: int = 0,
+    legacy: Any = None,
+) -> PuzzleSet:
     """The puzzle set ``label``: all of ``puzzles``, their first ``first``, or a seeded ``sample``.
 
     A sample of ``k`` is the first ``k`` of one seeded shuffle of ``puzzles``
@@ -290,8 +313,17 @@ class ExperimentSpec:
                 for k, pz in enumerate(s.puzzles):
                     seed = self.seed_of(pz, r)
                     for c in self.configs:
-                        yield Task(c.solver, c.params, pz, seed, c.until or self.until,
-                                   key=_task_key(c, s, k, r), config=c.label, puzzle_set=s.label, run=r)
+                        yield Task(
+                            c.solver,
+                            c.params,
+                            pz,
+                            seed,
+                            c.until or self.until,
+                            key=_task_key(c, s, k, r),
+                            config=c.label,
+                            puzzle_set=s.label,
+                            run=r,
+                        )
 
     def task_keys(self) -> Iterator[str]:
         """The keys of :meth:`tasks`, in the same order, without building the tasks (or their seeds)."""
@@ -318,9 +350,11 @@ class ExperimentSpec:
             old = None if s is None or s.legacy is None else s.legacy(n)
             if old is None or _digest(old) != digest:
                 return None
-            return ("its sample was drawn by sudoku-lab 0.1.0, whose samples could not grow; a sample is now the "
-                    "head of one seeded shuffle. `report` and `grades --from` still read it; new runs need a new "
-                    "directory")
+            return (
+                "its sample was drawn by sudoku-lab 0.1.0, whose samples could not grow; a sample is now the "
+                "head of one seeded shuffle. `report` and `grades --from` still read it; new runs need a new "
+                "directory"
+            )
 
         return Growth(counts=("runs",), sets="puzzle_sets", prefix_digest=prefix_digest, hint=hint)
 
@@ -330,18 +364,30 @@ class ExperimentSpec:
         Every parameter is included, defaults too, so a results directory is
         never resumed under other defaults; puzzle sets by count and digest.
         """
-        d = {"name": self.name, "runs": self.runs, "seed": self.seed, "seeding": self.seeding, "until": self.until,
-             "configs": [{"label": c.label, "solver": c.solver, "params": c.full_params(), "until": c.until}
-                         for c in self.configs],
-             "puzzle_sets": [{"label": s.label, "source": s.source, "puzzles": len(s.puzzles), "digest": s.digest()}
-                             for s in self.puzzle_sets]}
+        d = {
+            "name": self.name,
+            "runs": self.runs,
+            "seed": self.seed,
+            "seeding": self.seeding,
+            "until": self.until,
+            "configs": [
+                {"label": c.label, "solver": c.solver, "params": c.full_params(), "until": c.until}
+                for c in self.configs
+            ],
+            "puzzle_sets": [
+                {"label": s.label, "source": s.source, "puzzles": len(s.puzzles), "digest": s.digest()}
+                for s in self.puzzle_sets
+            ],
+        }
         return json.loads(json.dumps(d))
 
     def describe(self) -> str:
         """A few lines saying what will run (``batch --dry-run``)."""
-        lines = [f"{self.name or 'experiment'}: {len(self.configs)} configuration(s) x "
-                 f"{sum(len(s.puzzles) for s in self.puzzle_sets)} puzzle(s) x {self.runs} run(s) = "
-                 f"{self.total:,} runs; seeds {self.seeding} from {self.seed}; budget {self.until}"]
+        lines = [
+            f"{self.name or 'experiment'}: {len(self.configs)} configuration(s) x "
+            f"{sum(len(s.puzzles) for s in self.puzzle_sets)} puzzle(s) x {self.runs} run(s) = "
+            f"{self.total:,} runs; seeds {self.seeding} from {self.seed}; budget {self.until}"
+        ]
         for c in self.configs:
             lines.append(f"  configuration {c.label}" + (f" (budget {c.until})" if c.until else ""))
         for s in self.puzzle_sets:
@@ -435,8 +481,7 @@ class _Checker:
             raise SpecError(f"{where}: {message}" if where else message, key=key)
         line = self.lines.line(path)
         at = f"{self.source} line {line}" if line else str(self.source)
-        raise SpecError(f"{at}: {key}: {message}" if key else f"{at}: {message}", path=self.source, line=line,
-                        key=key)
+        raise SpecError(f"{at}: {key}: {message}" if key else f"{at}: {message}", path=self.source, line=line, key=key)
 
     def unknown(self, path: Sequence, key: str, allowed: Sequence[str]):
         close = difflib.get_close_matches(key, allowed, n=1)
@@ -510,8 +555,11 @@ def _budget_text(chk: _Checker, path: list, budget: Any) -> str:
         number = not isinstance(value, bool) and isinstance(value, (int, float))
         if key == "seconds":
             if not number or not 0 < value <= _MAX_SECONDS:  # also refuses nan and inf
-                chk.fail(path + [key], f"must be a number of seconds above 0 and at most {_MAX_SECONDS:.0e} (about "
-                                       f"30 years), got {value!r}")
+                chk.fail(
+                    path + [key],
+                    f"must be a number of seconds above 0 and at most {_MAX_SECONDS:.0e} (about "
+                    f"30 years), got {value!r}",
+                )
             # Positional, never 1e-05 or 1e+20: the stopping-rule text must read back as the same number.
             parts.append(np.format_float_positional(float(value), trim="-") + "s")
         else:
@@ -559,8 +607,11 @@ def _build(data: dict, chk: _Checker, base: Path) -> ExperimentSpec:
     configs = _configs(chk, data.get("solvers"))
     spec = ExperimentSpec(tuple(configs), tuple(sets), runs, seed, seeding, until, name, output)
     if spec.total > MAX_TASKS:
-        chk.fail(["runs"], f"the experiment has {spec.total:,} runs; at most {MAX_TASKS:,} fit in one results "
-                           "directory: split it into several specifications")
+        chk.fail(
+            ["runs"],
+            f"the experiment has {spec.total:,} runs; at most {MAX_TASKS:,} fit in one results "
+            "directory: split it into several specifications",
+        )
     return spec
 
 
@@ -575,9 +626,12 @@ def _seed(chk: _Checker, seed: Any, runs: int, seeding: str) -> int:
     """The base seed: every run's seed must fit the results' int64 ``seed`` column."""
     seed = chk.integer(["seed"], seed, 0, MAX_SEED)
     if seeding == "sequential" and seed + runs - 1 > MAX_SEED:
-        chk.fail(["seed"], f"with sequential seeding run r has the seed {seed:,} + r, and the last, run {runs - 1:,}, "
-                           f"would pass {MAX_SEED:,} (the largest seed a results table holds): give a seed at most "
-                           f"{MAX_SEED - runs + 1:,}")
+        chk.fail(
+            ["seed"],
+            f"with sequential seeding run r has the seed {seed:,} + r, and the last, run {runs - 1:,}, "
+            f"would pass {MAX_SEED:,} (the largest seed a results table holds): give a seed at most "
+            f"{MAX_SEED - runs + 1:,}",
+        )
     return seed
 
 
@@ -591,8 +645,7 @@ def _entries(chk: _Checker, key: str, value: Any, what: str) -> list:
     return value
 
 
-def _entry(chk: _Checker, path: list, entry: Any, main: str, allowed: Sequence[str], what: str,
-           needs: str) -> dict:
+def _entry(chk: _Checker, path: list, entry: Any, main: str, allowed: Sequence[str], what: str, needs: str) -> dict:
     """One ``[[puzzles]]`` or ``[[solvers]]`` entry as a table: a bare string is its ``main`` key."""
     if isinstance(entry, str):
         entry = {main: entry}
@@ -610,8 +663,15 @@ def _puzzle_sets(chk: _Checker, value: Any, seed: int, base: Path) -> list[Puzzl
     out: list[PuzzleSet] = []
     for i, entry in enumerate(_entries(chk, "puzzles", value, "puzzle set")):
         path = ["puzzles", i]
-        entry = _entry(chk, path, entry, "set", _PUZZLE_KEYS, "puzzle set name",
-                       "a bundled collection or puzzle, a file or a puzzle's text")
+        entry = _entry(
+            chk,
+            path,
+            entry,
+            "set",
+            _PUZZLE_KEYS,
+            "puzzle set name",
+            "a bundled collection or puzzle, a file or a puzzle's text",
+        )
         source = chk.string(path + ["set"], entry["set"])
         if "sample" in entry and "first" in entry:
             chk.fail(path + ["first"], "give sample or first, not both")
@@ -620,8 +680,10 @@ def _puzzle_sets(chk: _Checker, value: Any, seed: int, base: Path) -> list[Puzzl
         first = chk.integer(path + ["first"], entry["first"], 1) if "first" in entry else None
         label = chk.string(path + ["label"], entry["label"]) if "label" in entry else source
         if any(s.label == label for s in out):
-            chk.fail(path + (["label"] if "label" in entry else ["set"]),
-                     f"a puzzle set is already labelled {label!r}; give each a different label")
+            chk.fail(
+                path + (["label"] if "label" in entry else ["set"]),
+                f"a puzzle set is already labelled {label!r}; give each a different label",
+            )
 
         def legacy(k, puzzles=puzzles, source=source):
             key = (zlib.crc32(source.encode()),)
@@ -679,8 +741,9 @@ def _configs(chk: _Checker, value: Any) -> list[Config]:
             axes.append([(key, _param_value(chk, path + ["params", key], cls, key, v)) for v in values])
         checked_variants = []
         for j, var in enumerate(variants):
-            checked_variants.append({k: _param_value(chk, path + ["variants", j, k], cls, k, v)
-                                     for k, v in var.items()})
+            checked_variants.append(
+                {k: _param_value(chk, path + ["variants", j, k], cls, k, v) for k, v in var.items()}
+            )
         until = _until(chk, path, entry.get("until"), entry.get("budget"))
         label = chk.string(path + ["label"], entry["label"]) if "label" in entry else None
         combos = [dict(c) for c in itertools.product(*axes)] if axes else [{}]
@@ -692,8 +755,11 @@ def _configs(chk: _Checker, value: Any) -> list[Config]:
                 except ParameterError as e:
                     where = path + (["variants", var_i] if var else ["params"])
                     chk.fail(where, f"{e} (in the configuration {config_label(name, given)})")
-                varied = {k: v for k, v in given.items()
-                          if (isinstance(params.get(k), list) and len(params[k]) > 1) or k in var}
+                varied = {
+                    k: v
+                    for k, v in given.items()
+                    if (isinstance(params.get(k), list) and len(params[k]) > 1) or k in var
+                }
                 if label is None:
                     lab = config_label(name, given)
                 elif len(combos) * len(checked_variants) == 1:
@@ -701,9 +767,11 @@ def _configs(chk: _Checker, value: Any) -> list[Config]:
                 else:
                     lab = config_label(label, varied)
                 if lab in seen:
-                    chk.fail(path + (["label"] if label else ["name"]),
-                             f"the configuration {lab!r} is already in solvers[{seen[lab][1] + 1}]; give this one "
-                             "another label or other parameters")
+                    chk.fail(
+                        path + (["label"] if label else ["name"]),
+                        f"the configuration {lab!r} is already in solvers[{seen[lab][1] + 1}]; give this one "
+                        "another label or other parameters",
+                    )
                 seen[lab] = [path, i]
                 out.append(Config(name, given, lab, until))
     return out
@@ -776,9 +844,18 @@ def _split_items(rest: str, text: str) -> list[str]:
 
 
 @checked
-def spec_from_options(algos: Sequence[str], puzzles: Sequence[str], *, runs: int = 1, seed: int = DEFAULT_SEED,
-                      seeding: str = "spawn", until: str = DEFAULT_UNTIL, sample: int | None = None,
-                      first: int | None = None, name: str = "") -> ExperimentSpec:
+def spec_from_options(
+    algos: Sequence[str],
+    puzzles: Sequence[str],
+    *,
+    runs: int = 1,
+    seed: int = DEFAULT_SEED,
+    seeding: str = "spawn",
+    until: str = DEFAULT_UNTIL,
+    sample: int | None = None,
+    first: int | None = None,
+    name: str = "",
+) -> ExperimentSpec:
     """The specification the command-line flags of ``batch`` (and ``compare``) describe.
 
     ``sample`` / ``first`` apply to each puzzle set. Raises SpecError naming the flag.
@@ -788,8 +865,9 @@ def spec_from_options(algos: Sequence[str], puzzles: Sequence[str], *, runs: int
     if not algos:
         raise SpecError("name at least one configuration with --algo NAME[:PARAM=VALUE,...]", key="algo")
     if not puzzles:
-        raise SpecError("name at least one puzzle set (a bundled collection or puzzle, a file, puzzle text)",
-                        key="puzzles")
+        raise SpecError(
+            "name at least one puzzle set (a bundled collection or puzzle, a file, puzzle text)", key="puzzles"
+        )
     if seeding not in SEEDINGS:
         raise SpecError(f"--seeding must be one of {', '.join(SEEDINGS)}, got {seeding!r}", key="seeding")
     parse_until(until)
@@ -813,6 +891,7 @@ def spec_from_options(algos: Sequence[str], puzzles: Sequence[str], *, runs: int
     sets = _puzzle_sets(chk, entries, seed, Path.cwd())
     spec = ExperimentSpec(tuple(configs), tuple(sets), runs, seed, seeding, until, name)
     if spec.total > MAX_TASKS:
-        raise SpecError(f"the experiment has {spec.total:,} runs; at most {MAX_TASKS:,} fit in one results directory",
-                        key="runs")
+        raise SpecError(
+            f"the experiment has {spec.total:,} runs; at most {MAX_TASKS:,} fit in one results directory", key="runs"
+        )
     return spec

@@ -37,8 +37,19 @@ import numpy.typing as npt
 
 from ._checks import checked
 
-__all__ = ["clopper_pearson", "wilson", "newcombe_difference", "fisher_p", "compare_rates", "RateComparison",
-           "VERDICTS", "SIGNIFICANCE", "bootstrap_mean_ci", "Rate", "expected_time_to_success"]
+__all__ = [
+    "clopper_pearson",
+    "wilson",
+    "newcombe_difference",
+    "fisher_p",
+    "compare_rates",
+    "RateComparison",
+    "VERDICTS",
+    "SIGNIFICANCE",
+    "bootstrap_mean_ci",
+    "Rate",
+    "expected_time_to_success",
+]
 
 #: Fisher's two-sided p below which two counts are called different.
 SIGNIFICANCE = 0.05
@@ -50,6 +61,8 @@ def _st():
     from scipy import stats
 
     return stats
+
+
 #: The verdict words of :func:`compare_rates`, in the order: no significant difference, ours higher, ours lower.
 VERDICTS = ("consistent", "ours higher", "ours lower")
 
@@ -139,8 +152,8 @@ class RateComparison:
         One of :data:`VERDICTS` (see the module docstring).
     """
 
-    paper: "Rate"
-    ours: "Rate"
+    paper: Rate
+    ours: Rate
     paper_interval: tuple
     our_interval: tuple
     difference: float
@@ -155,7 +168,7 @@ class RateComparison:
 
 
 @checked
-def compare_rates(paper: "Rate", ours: "Rate", level: float = 0.95) -> RateComparison:
+def compare_rates(paper: Rate, ours: Rate, level: float = 0.95) -> RateComparison:
     """Compare our success count with the paper's (see the module docstring for the verdict words)."""
     p = fisher_p(ours.k, ours.n, paper.k, paper.n)
     d, lo, hi = newcombe_difference(ours.k, ours.n, paper.k, paper.n, level)
@@ -163,13 +176,22 @@ def compare_rates(paper: "Rate", ours: "Rate", level: float = 0.95) -> RateCompa
         verdict = VERDICTS[0]
     else:
         verdict = VERDICTS[1] if d > 0 else VERDICTS[2]
-    return RateComparison(paper, ours, clopper_pearson(paper.k, paper.n, level), clopper_pearson(ours.k, ours.n, level),
-                          d, (lo, hi), p, verdict)
+    return RateComparison(
+        paper,
+        ours,
+        clopper_pearson(paper.k, paper.n, level),
+        clopper_pearson(ours.k, ours.n, level),
+        d,
+        (lo, hi),
+        p,
+        verdict,
+    )
 
 
 @checked
-def bootstrap_mean_ci(values: npt.ArrayLike, level: float = 0.95, resamples: int = 2000,
-                      seed: int = 0) -> tuple[float, float, float]:
+def bootstrap_mean_ci(
+    values: npt.ArrayLike, level: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
     """Mean and percentile-bootstrap interval (``scipy.stats.bootstrap``, seeded: reports are reproducible).
 
     Returns ``(mean, lo, hi)``; ``(nan, nan, nan)`` for no values, the value three times for one.
@@ -179,8 +201,15 @@ def bootstrap_mean_ci(values: npt.ArrayLike, level: float = 0.95, resamples: int
         return math.nan, math.nan, math.nan
     if x.size == 1:
         return float(x[0]), float(x[0]), float(x[0])
-    res = _st().bootstrap((x,), np.mean, n_resamples=resamples, confidence_level=level, method="percentile",
-                        rng=np.random.default_rng(seed), vectorized=True)
+    res = _st().bootstrap(
+        (x,),
+        np.mean,
+        n_resamples=resamples,
+        confidence_level=level,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+        vectorized=True,
+    )
     return float(x.mean()), float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
@@ -200,7 +229,7 @@ class Rate:
     def interval(self) -> tuple[float, float]:
         return clopper_pearson(self.k, self.n)
 
-    def contains(self, other: "Rate") -> bool:
+    def contains(self, other: Rate) -> bool:
         """True if ``other``'s rate lies inside this rate's 95 % interval."""
         lo, hi = self.interval
         return lo <= other.value <= hi

@@ -56,9 +56,20 @@ from ._checks import checked
 from .errors import ParameterError
 from .solvers.base import Param, Solver, Status
 
-__all__ = ["CHECKS", "DEFAULT_EXAMPLE", "SolverCheck", "SolverCheckError", "check_solver", "examples_of",
-           "first_difference", "invalid_values", "isolated_registry", "mutable_parts", "parametrize_with_checks",
-           "solver_checks"]
+__all__ = [
+    "CHECKS",
+    "DEFAULT_EXAMPLE",
+    "SolverCheck",
+    "SolverCheckError",
+    "check_solver",
+    "examples_of",
+    "first_difference",
+    "invalid_values",
+    "isolated_registry",
+    "mutable_parts",
+    "parametrize_with_checks",
+    "solver_checks",
+]
 
 #: The example run for a solver that declares none (``Solver.examples`` empty): defaults, an easy puzzle.
 DEFAULT_EXAMPLE: tuple[Mapping[str, Any], str] = ({}, "reseda_fig3_1_easy")
@@ -82,7 +93,8 @@ def _require(condition: object, message: str) -> None:
 
 @checked
 def examples_of(cls: type[Solver]) -> tuple[tuple[Mapping[str, Any], str], ...]:
-    """The ``(params, puzzle name)`` pairs the kit runs for ``cls``: its declared examples, or :data:`DEFAULT_EXAMPLE`."""
+    """The ``(params, puzzle name)`` pairs the kit runs for ``cls``: its declared examples, or
+    :data:`DEFAULT_EXAMPLE`."""
     return tuple((dict(p), str(name)) for p, name in (cls.examples or (DEFAULT_EXAMPLE,)))
 
 
@@ -182,8 +194,16 @@ def invalid_values(param: Param) -> list[tuple[str, Any]]:
         out.append(("of the wrong type", "abc" if p.kind == "float" else 2.5))
     elif p.kind == "choice":
         offered = set(p.choices or ())
-        out.append(("a choice not offered", next(f"no-such-{p.name}{'-' * i}" for i in range(len(offered) + 1)
-                                                 if f"no-such-{p.name}{'-' * i}" not in offered)))
+        out.append(
+            (
+                "a choice not offered",
+                next(
+                    f"no-such-{p.name}{'-' * i}"
+                    for i in range(len(offered) + 1)
+                    if f"no-such-{p.name}{'-' * i}" not in offered
+                ),
+            )
+        )
         out.append(("of the wrong type", object()))
     else:
         out.append(("of the wrong type", "maybe"))
@@ -217,11 +237,15 @@ def _check_declarations(cls):
     problems = check_declarations(cls)
     _require(not problems, "declarations: " + "; ".join(problems))
     marked = getattr(cls, "marked_events", ())
-    _require(isinstance(marked, tuple) and all(isinstance(k, str) and k and k != "param" for k in marked),
-             f"marked_events must be a tuple of event kinds other than 'param', got {marked!r}")
+    _require(
+        isinstance(marked, tuple) and all(isinstance(k, str) and k and k != "param" for k in marked),
+        f"marked_events must be a tuple of event kinds other than 'param', got {marked!r}",
+    )
     budget = getattr(cls, "example_budget", 10_000)
-    _require(isinstance(budget, int) and not isinstance(budget, bool) and budget > 0,
-             f"example_budget must be a positive int, got {budget!r}")
+    _require(
+        isinstance(budget, int) and not isinstance(budget, bool) and budget > 0,
+        f"example_budget must be a positive int, got {budget!r}",
+    )
     from . import library
 
     for i, (params, name) in enumerate(examples_of(cls)):
@@ -244,19 +268,29 @@ def _check_step_before_reset(cls):
 def _check_invalid_parameters(cls):
     for p in cls.params:
         for what, value in invalid_values(p):
-            for how, call in (("the constructor", lambda: cls(**{p.name: value})),
-                              ("set_params", lambda: cls().set_params(**{p.name: value}))):
+            # The lambdas run at once, within the iteration that made them (B023 does not apply).
+            calls = (
+                ("the constructor", lambda: cls(**{p.name: value})),  # noqa: B023
+                ("set_params", lambda: cls().set_params(**{p.name: value})),  # noqa: B023
+            )
+            for how, call in calls:
                 try:
                     call()
                 except ParameterError as e:
                     msg = str(e)
-                    _require("\n" not in msg and msg.strip(),
-                             f"{how} refused {p.name}={value!r} ({what}) with a message that is not one line: {msg!r}")
-                    _require(p.name in msg, f"{how} refused {p.name}={value!r} ({what}) without naming "
-                                            f"the parameter: {msg!r}")
+                    _require(
+                        "\n" not in msg and msg.strip(),
+                        f"{how} refused {p.name}={value!r} ({what}) with a message that is not one line: {msg!r}",
+                    )
+                    _require(
+                        p.name in msg,
+                        f"{how} refused {p.name}={value!r} ({what}) without naming the parameter: {msg!r}",
+                    )
                 except Exception as e:  # noqa: BLE001
-                    raise _Broken(f"{how} given {p.name}={value!r} ({what}) raised {type(e).__name__} "
-                                  f"instead of ParameterError: {e}") from e
+                    raise _Broken(
+                        f"{how} given {p.name}={value!r} ({what}) raised {type(e).__name__} "
+                        f"instead of ParameterError: {e}"
+                    ) from e
                 else:
                     raise _Broken(f"{how} accepted {p.name}={value!r} ({what})")
 
@@ -270,10 +304,12 @@ def _check_same_seed(cls, params, puzzle):
     if cls.stochastic:  # a deterministic solver may legitimately ignore the seed
         c = _fresh(cls, params, puzzle, seed=8)
         c.step(60)
-        _require(not np.array_equal(a.snapshot().trace["cost"], c.snapshot().trace["cost"])
-                 or not np.array_equal(a.grid, c.grid),
-                 "seeds 7 and 8 give the same run: a stochastic solver must draw from self.rng "
-                 "(or declare stochastic = False)")
+        _require(
+            not np.array_equal(a.snapshot().trace["cost"], c.snapshot().trace["cost"])
+            or not np.array_equal(a.grid, c.grid),
+            "seeds 7 and 8 give the same run: a stochastic solver must draw from self.rng "
+            "(or declare stochastic = False)",
+        )
 
 
 def _check_chunking(cls, params, puzzle):
@@ -283,8 +319,11 @@ def _check_chunking(cls, params, puzzle):
             a.step(k)
         b.step(sum(split))
         d = first_difference(a.state_dict(), b.state_dict())
-        said = f"{len(split)} x step(1)" if len(set(split)) == 1 and split[0] == 1 else \
-            " + ".join(f"step({k})" for k in split)
+        said = (
+            f"{len(split)} x step(1)"
+            if len(set(split)) == 1 and split[0] == 1
+            else " + ".join(f"step({k})" for k in split)
+        )
         _require(d is None, f"chunking changes the run: {said} differs from step({sum(split)}) ({d})")
 
 
@@ -299,8 +338,10 @@ def _check_load_state(cls, params, puzzle):
     d = first_difference(a.state_dict(), b.state_dict())
     _require(d is None, f"a keyframe taken at iteration 25 does not replay the next 50 iterations ({d})")
     sa, sb = a.snapshot(), b.snapshot()
-    _require(np.array_equal(sa.grid, sb.grid) and sa.iteration == sb.iteration and sa.status == sb.status,
-             "a replayed keyframe's snapshot differs from the original run's")
+    _require(
+        np.array_equal(sa.grid, sb.grid) and sa.iteration == sb.iteration and sa.status == sb.status,
+        "a replayed keyframe's snapshot differs from the original run's",
+    )
 
 
 def _other_values(p, current):
@@ -350,26 +391,37 @@ def _check_live_changes(cls, params, puzzle):
     it, before, n_events = a.iteration, a.get_params(), len(a.events)
     changes = _live_changes(a)
     logged = a.set_params(**changes)
-    _require(sorted((e.kind, e.name, e.iteration, e.old, e.new) for e in logged) == sorted(
-        ("param", k, it, before[k], v) for k, v in changes.items()),
-        f"set_params({changes}) at iteration {it} must log one 'param' Event per change with old and new values")
-    _require(a.events[n_events:] == logged and a.get_params() == {**before, **changes},
-             "set_params must append its events and apply the changes")
+    _require(
+        sorted((e.kind, e.name, e.iteration, e.old, e.new) for e in logged)
+        == sorted(("param", k, it, before[k], v) for k, v in changes.items()),
+        f"set_params({changes}) at iteration {it} must log one 'param' Event per change with old and new values",
+    )
+    _require(
+        a.events[n_events:] == logged and a.get_params() == {**before, **changes},
+        "set_params must append its events and apply the changes",
+    )
     key = pickle.loads(pickle.dumps(a.state_dict()))
     done_a = a.step(40)
     b = cls(**params)
     b.load_state(key)
-    _require(b.get_params() == a.get_params() and list(b.events[n_events:]) == logged,
-             "a keyframe taken after live changes does not restore the parameters and their events")
+    _require(
+        b.get_params() == a.get_params() and list(b.events[n_events:]) == logged,
+        "a keyframe taken after live changes does not restore the parameters and their events",
+    )
     _require(b.step(40) == done_a, "a keyframe taken after live changes does not replay the same number of steps")
     d = first_difference(a.state_dict(), b.state_dict())
     _require(d is None, f"a keyframe taken after live changes does not replay exactly ({d})")
     sa, sb = a.snapshot(), b.snapshot()
-    _require(np.array_equal(sa.grid, sb.grid) and np.array_equal(sa.best_grid, sb.best_grid)
-             and (sa.iteration, sa.evaluations, sa.status, sa.cost, sa.best_cost)
-             == (sb.iteration, sb.evaluations, sb.status, sb.cost, sb.best_cost)
-             and set(sa.trace) == set(sb.trace) and all(np.array_equal(sa.trace[k], sb.trace[k]) for k in sa.trace)
-             and sa.events == sb.events, "snapshots of a run and of its replay after live changes differ")
+    _require(
+        np.array_equal(sa.grid, sb.grid)
+        and np.array_equal(sa.best_grid, sb.best_grid)
+        and (sa.iteration, sa.evaluations, sa.status, sa.cost, sa.best_cost)
+        == (sb.iteration, sb.evaluations, sb.status, sb.cost, sb.best_cost)
+        and set(sa.trace) == set(sb.trace)
+        and all(np.array_equal(sa.trace[k], sb.trace[k]) for k in sa.trace)
+        and sa.events == sb.events,
+        "snapshots of a run and of its replay after live changes differ",
+    )
     if cls.stochastic:  # one exact "iteration" is the whole search
         _require(done_a > 0, "the run ended at the live change: choose an example that runs on")
 
@@ -385,8 +437,11 @@ def _check_givens(cls, params, puzzle):
         snap = s.snapshot()
         for what, g in (("grid", snap.grid), ("best grid", snap.best_grid)):
             moved = np.flatnonzero(g[mask] != pz.grid[mask])
-            _require(not len(moved), f"a given moved in the {what} by iteration {snap.iteration} "
-                                     f"(cell {int(np.flatnonzero(mask)[moved[0]]) if len(moved) else -1})")
+            _require(
+                not len(moved),
+                f"a given moved in the {what} by iteration {snap.iteration} "
+                f"(cell {int(np.flatnonzero(mask)[moved[0]]) if len(moved) else -1})",
+            )
         _require(snap.fixed[mask].all(), f"Snapshot.fixed does not hold every given at iteration {snap.iteration}")
 
 
@@ -419,8 +474,10 @@ def _check_read_only(cls, params, puzzle):
         _require(np.array_equal(v, copies[k]), f"snapshot {k} changed after further steps (it must be a copy)")
     later = mutable_parts(s.snapshot(), "later snapshot")
     _require(not later, f"snapshot has parts that can change in place: {later[:3]}")
-    _require(set(snap.layers) == {d.name for d in cls.layers},
-             f"snapshot layers {sorted(snap.layers)} differ from the declared {sorted(d.name for d in cls.layers)}")
+    _require(
+        set(snap.layers) == {d.name for d in cls.layers},
+        f"snapshot layers {sorted(snap.layers)} differ from the declared {sorted(d.name for d in cls.layers)}",
+    )
 
 
 def _check_declared_snapshots(cls, params, puzzle):
@@ -434,22 +491,30 @@ def _check_declared_snapshots(cls, params, puzzle):
         at = f"at iteration {snap.iteration}"
         problems = check_layers(cls.layers, snap)
         _require(not problems, f"layers {at}: " + "; ".join(problems))
-        _require(tuple(snap.trace) == cls.trace_names(),
-                 f"trace columns {tuple(snap.trace)} differ from the declared {cls.trace_names()}")
+        _require(
+            tuple(snap.trace) == cls.trace_names(),
+            f"trace columns {tuple(snap.trace)} differ from the declared {cls.trace_names()}",
+        )
         _require(snap.cost >= 0 and snap.best_cost >= 0, f"a negative cost {at} ({snap.cost}, best {snap.best_cost})")
-        _require((snap.cost == 0) == (missing_symbols(snap.grid, snap.puzzle.n) == 0),
-                 f"cost {snap.cost} {at}, but the grid is {'' if missing_symbols(snap.grid, snap.puzzle.n) == 0 else 'not '}"
-                 "solved: cost is 0 exactly when the grid is")
-        _require(snap.best_cost <= snap.cost,
-                 f"best_cost {snap.best_cost} exceeds the current cost {snap.cost} {at}: best_cost is the lowest "
-                 "cost seen since reset, the current one included")
+        _require(
+            (snap.cost == 0) == (missing_symbols(snap.grid, snap.puzzle.n) == 0),
+            f"cost {snap.cost} {at}, but the grid is {'' if missing_symbols(snap.grid, snap.puzzle.n) == 0 else 'not '}"
+            "solved: cost is 0 exactly when the grid is",
+        )
+        _require(
+            snap.best_cost <= snap.cost,
+            f"best_cost {snap.best_cost} exceeds the current cost {snap.cost} {at}: best_cost is the lowest "
+            "cost seen since reset, the current one included",
+        )
         costs = np.asarray(snap.trace["cost"])
         if len(costs):
             _require(snap.trace["iteration"][-1] <= snap.iteration, f"the trace runs past the iteration count {at}")
             _require(np.all(costs >= 0), f"a negative traced cost {at}")
-            _require(snap.best_cost <= costs.min(),
-                     f"best_cost {snap.best_cost} exceeds a traced cost {costs.min():g} {at}: best_cost is the "
-                     "lowest cost seen")
+            _require(
+                snap.best_cost <= costs.min(),
+                f"best_cost {snap.best_cost} exceeds a traced cost {costs.min():g} {at}: best_cost is the "
+                "lowest cost seen",
+            )
 
 
 def _check_solves(cls):
@@ -468,34 +533,43 @@ def _check_solves(cls):
         tried.append(name)
         if snap.solved:
             answer = exact.solve(pz)
-            _require(answer is not None and np.array_equal(snap.grid, answer),
-                     f"{where} says solved, but its grid is not the exact solver's solution")
-            _require(snap.cost == 0 and snap.best_cost == 0, f"{where} is solved with cost {snap.cost}, "
-                                                             f"best_cost {snap.best_cost}")
+            _require(
+                answer is not None and np.array_equal(snap.grid, answer),
+                f"{where} says solved, but its grid is not the exact solver's solution",
+            )
+            _require(
+                snap.cost == 0 and snap.best_cost == 0,
+                f"{where} is solved with cost {snap.cost}, best_cost {snap.best_cost}",
+            )
             solved.append(i)
         else:
             _require(snap.status in (Status.FAILED, Status.RUNNING), f"{where} ended with status {snap.status!r}")
             _require(snap.cost > 0, f"{where} is not solved, but its cost is 0")
     if cls.stochastic:
-        _require(solved, f"solved none of its {len(tried)} declared examples within {budget} iterations "
-                         f"(seed {SOLVE_SEED}): declare an example it solves (Solver.examples) or a larger "
-                         "example_budget")
+        _require(
+            solved,
+            f"solved none of its {len(tried)} declared examples within {budget} iterations "
+            f"(seed {SOLVE_SEED}): declare an example it solves (Solver.examples) or a larger "
+            "example_budget",
+        )
 
 
 #: Every check by name: ``(function, takes an example)``.
-CHECKS: Mapping[str, tuple[Callable[..., None], bool]] = MappingProxyType({
-    "declarations": (_check_declarations, False),
-    "step_before_reset": (_check_step_before_reset, False),
-    "invalid_parameters": (_check_invalid_parameters, False),
-    "same_seed_same_run": (_check_same_seed, True),
-    "chunking_does_not_change_the_run": (_check_chunking, True),
-    "keyframes_replay_exactly": (_check_load_state, True),
-    "live_changes_replay_from_a_keyframe": (_check_live_changes, True),
-    "givens_never_move": (_check_givens, True),
-    "snapshots_are_read_only_and_frozen": (_check_read_only, True),
-    "snapshots_match_the_declarations": (_check_declared_snapshots, True),
-    "solves_its_examples": (_check_solves, False),
-})
+CHECKS: Mapping[str, tuple[Callable[..., None], bool]] = MappingProxyType(
+    {
+        "declarations": (_check_declarations, False),
+        "step_before_reset": (_check_step_before_reset, False),
+        "invalid_parameters": (_check_invalid_parameters, False),
+        "same_seed_same_run": (_check_same_seed, True),
+        "chunking_does_not_change_the_run": (_check_chunking, True),
+        "keyframes_replay_exactly": (_check_load_state, True),
+        "live_changes_replay_from_a_keyframe": (_check_live_changes, True),
+        "givens_never_move": (_check_givens, True),
+        "snapshots_are_read_only_and_frozen": (_check_read_only, True),
+        "snapshots_match_the_declarations": (_check_declared_snapshots, True),
+        "solves_its_examples": (_check_solves, False),
+    }
+)
 
 
 @checked
@@ -550,8 +624,11 @@ class SolverCheck:
 def solver_checks(solver: type[Solver]) -> list[SolverCheck]:
     """Every check of the kit that applies to ``solver``, the per-example ones once per example."""
     n = len(examples_of(solver))
-    return [SolverCheck(name, i) for name, (_, per_example) in CHECKS.items()
-            for i in (range(n) if per_example else (None,))]
+    return [
+        SolverCheck(name, i)
+        for name, (_, per_example) in CHECKS.items()
+        for i in (range(n) if per_example else (None,))
+    ]
 
 
 @checked

@@ -62,8 +62,16 @@ from ._checks import checked
 if TYPE_CHECKING:  # names of annotations only: these modules import this one
     from .solvers.base import Solver
 
-__all__ = ["warm_up", "warm_once", "generic_warm_up", "WarmUpReport", "CompileNotice", "quiet_compiling", "SHARED",
-           "UNCACHED"]
+__all__ = [
+    "warm_up",
+    "warm_once",
+    "generic_warm_up",
+    "WarmUpReport",
+    "CompileNotice",
+    "quiet_compiling",
+    "SHARED",
+    "UNCACHED",
+]
 
 #: Labels of the shared kernel groups, in the order they are warmed.
 SHARED = ("exact search (shared kernels)", "AC3 (shared kernels)")
@@ -142,9 +150,18 @@ def _warm_restarts(p) -> None:
     geo = geometry(p.n)
     out = np.zeros((1, p.C), dtype=np.int8)
     for grid in (p.grid, np.array(p.grid)):
-        _k.random_fill(grid, geo.peers, geo.units, geo.cell_units, p.n >= exact.LOCKED_CANDIDATES_MIN_BOX, 1,
-                       np.ones(3 * p.N, dtype=np.int64), np.random.default_rng(0), out,
-                       np.zeros(_k.N_STATS, dtype=np.int64))
+        _k.random_fill(
+            grid,
+            geo.peers,
+            geo.units,
+            geo.cell_units,
+            p.n >= exact.LOCKED_CANDIDATES_MIN_BOX,
+            1,
+            np.ones(3 * p.N, dtype=np.int64),
+            np.random.default_rng(0),
+            out,
+            np.zeros(_k.N_STATS, dtype=np.int64),
+        )
 
 
 def _warm_ac3() -> None:
@@ -206,7 +223,7 @@ def _dispatchers() -> dict[int, tuple[str, object]]:
     for mod_name, mod in list(sys.modules.items()):
         if mod is None or mod_name.split(".")[0] not in roots:
             continue
-        for attr, obj in list(vars(mod).items()):
+        for obj in list(vars(mod).values()):
             if isinstance(obj, Dispatcher) and id(obj) not in found:
                 found[id(obj)] = (f"{obj.py_func.__module__}.{obj.py_func.__name__}", obj)
     return found
@@ -214,8 +231,9 @@ def _dispatchers() -> dict[int, tuple[str, object]]:
 
 def _cache_counts() -> dict[int, tuple[str, int, int]]:
     """Per dispatcher: name, cache hits and cache misses so far (numba counts one per signature loaded/compiled)."""
-    return {k: (name, sum(d._cache_hits.values()), sum(d._cache_misses.values()))
-            for k, (name, d) in _dispatchers().items()}
+    return {
+        k: (name, sum(d._cache_hits.values()), sum(d._cache_misses.values())) for k, (name, d) in _dispatchers().items()
+    }
 
 
 #: Kernel names of what compiled without a cache (a plugin's ``njit(cache=False)``) end with this.
@@ -296,14 +314,19 @@ class CompileNotice:
             uncached = sum(k.endswith(UNCACHED) for k in self.kernels)
             text = ""
             if finished:
-                later = ("later runs load them from the cache" if CACHE_DIR is not None else
-                         "no writable cache, so every start compiles them")
+                later = (
+                    "later runs load them from the cache"
+                    if CACHE_DIR is not None
+                    else "no writable cache, so every start compiles them"
+                )
                 if uncached == n and CACHE_DIR is not None:
                     later = "their solver keeps no cache, so every start compiles them"
                 elif uncached:
                     later += f" ({uncached} of them kept by no cache: every start compiles those)"
-                text = (f"compiled {n} kernel{'s' if n != 1 else ''} in {self.seconds:.1f} s"
-                        f"{'' if uncached == n else ', once'}: {later}")
+                text = (
+                    f"compiled {n} kernel{'s' if n != 1 else ''} in {self.seconds:.1f} s"
+                    f"{'' if uncached == n else ', once'}: {later}"
+                )
             if self._tty:
                 self._print("\r" + text.ljust(self._width))
             elif text:
@@ -362,8 +385,12 @@ class _CompileListener:
 
 
 @checked
-def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = None,
-            shared: bool = True, on_compile: "CompileFn | str | None" = "stderr") -> WarmUpReport:
+def warm_up(
+    names: Iterable[str] | None = None,
+    progress: ProgressFn | None = None,
+    shared: bool = True,
+    on_compile: CompileFn | str | None = "stderr",
+) -> WarmUpReport:
     """Load or compile the kernels of these registered solvers (all if None) and the shared ones.
 
     Parameters
@@ -412,8 +439,11 @@ def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = No
     before = _cache_counts()
     notice = CompileNotice() if on_compile == "stderr" else on_compile
     at = {"done": 0, "label": ""}
-    listening = (nullcontext() if notice is None else
-                 _CompileListener(lambda kernel: notice(kernel, at["done"], len(items), at["label"])).installed())
+    listening = (
+        nullcontext()
+        if notice is None
+        else _CompileListener(lambda kernel: notice(kernel, at["done"], len(items), at["label"])).installed()
+    )
     finished = False
     try:
         with listening:
@@ -440,8 +470,12 @@ def warm_up(names: Iterable[str] | None = None, progress: ProgressFn | None = No
             compiled.append(name)
         elif hits > hits0:
             loaded.append(name)
-    return WarmUpReport(items=tuple(label for label, _ in items), compiled=tuple(sorted(compiled)),
-                        loaded=tuple(sorted(loaded)), seconds=time.perf_counter() - t0)
+    return WarmUpReport(
+        items=tuple(label for label, _ in items),
+        compiled=tuple(sorted(compiled)),
+        loaded=tuple(sorted(loaded)),
+        seconds=time.perf_counter() - t0,
+    )
 
 
 @checked

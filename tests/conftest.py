@@ -50,8 +50,11 @@ def pytest_runtest_setup(item):
         if item.get_closest_marker(marker) is None or shutil.which(program) is not None:
             continue
         if under_ci():
-            pytest.fail(f"{program} is not installed, but this is CI (CI={os.environ['CI']}), where the checks "
-                        f"marked {marker} must run: .ci/run installs it ({install})", pytrace=False)
+            pytest.fail(
+                f"{program} is not installed, but this is CI (CI={os.environ['CI']}), where the checks "
+                f"marked {marker} must run: .ci/run installs it ({install})",
+                pytrace=False,
+            )
         pytest.skip(f"{program} not installed ({install})")
 
 
@@ -143,8 +146,10 @@ def _refuse_qt_applications() -> None:
         real = getattr(module, name)
 
         def refuse(self, *args, _name=name, **kwargs):
-            raise QtStartedWithoutGuiMark(f"{_name} started in a run without gui tests: mark the test "
-                                          "@pytest.mark.gui (tests/gui is marked as a whole)")
+            raise QtStartedWithoutGuiMark(
+                f"{_name} started in a run without gui tests: mark the test "
+                "@pytest.mark.gui (tests/gui is marked as a whole)"
+            )
 
         setattr(module, name, type(name, (real,), {"__init__": refuse, "__module__": __name__}))
 
@@ -183,15 +188,19 @@ def _process_state() -> dict:
 
     from sudoku_lab import warmup
 
-    loggers = {"": logging.getLogger(), **{name: lg for name, lg in logging.Logger.manager.loggerDict.items()
-                                           if isinstance(lg, logging.Logger)}}
+    loggers = {
+        "": logging.getLogger(),
+        **{name: lg for name, lg in logging.Logger.manager.loggerDict.items() if isinstance(lg, logging.Logger)},
+    }
     return {
         "signal handlers": {sig: signal.getsignal(sig) for sig in _STOP_SIGNALS},
         "quiet compiling": warmup._SILENT,
         "environment": dict(os.environ),
         "numpy print options": np.get_printoptions(),
-        "logging": {"disable": logging.root.manager.disable, **{
-            name: (lg.level, tuple(lg.handlers), lg.propagate, lg.disabled) for name, lg in loggers.items()}},
+        "logging": {
+            "disable": logging.root.manager.disable,
+            **{name: (lg.level, tuple(lg.handlers), lg.propagate, lg.disabled) for name, lg in loggers.items()},
+        },
         "working directory": os.getcwd(),
     }
 
@@ -258,8 +267,11 @@ def cli(capsys, monkeypatch):
         _restore(before)
         leaked = [what for what in CLI_MUST_RESTORE if after[what] != before[what]]
         if leaked:
-            pytest.fail(f"`sudoku-lab {' '.join(argv)}` left {' and '.join(leaked)} changed: "
-                        f"{[(before[w], after[w]) for w in leaked]}", pytrace=False)
+            pytest.fail(
+                f"`sudoku-lab {' '.join(argv)}` left {' and '.join(leaked)} changed: "
+                f"{[(before[w], after[w]) for w in leaked]}",
+                pytrace=False,
+            )
         return CliRun(status, out, err + exit_text)
 
     return run

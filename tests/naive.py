@@ -173,7 +173,7 @@ def naive_sample_blocks(p, base: list[int], n: int, rng) -> list[int]:
     """
     N = n * n
     out = list(base)
-    for box in _units(n)[2 * N:]:
+    for box in _units(n)[2 * N :]:
         free = [c for c in box if base[c] == 0]
         avail = set(range(1, N + 1)) - {base[c] for c in box if base[c]}
         total, top, top_digit = {}, {}, {}

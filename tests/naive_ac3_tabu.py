@@ -32,13 +32,33 @@ class NaiveTabu:
     it gives the kernel's runs.
     """
 
-    def __init__(self, grid: list[int], n: int, rng, candidates=10, tenure=10, p_drop=0.1, drop=1,
-                 iterations=100000, hidden_singles=False, dead_end="restart", accept="no worse"):
+    def __init__(
+        self,
+        grid: list[int],
+        n: int,
+        rng,
+        candidates=10,
+        tenure=10,
+        p_drop=0.1,
+        drop=1,
+        iterations=100000,
+        hidden_singles=False,
+        dead_end="restart",
+        accept="no worse",
+    ):
         self.n, self.N = n, n * n
         self.C = self.N * self.N
         self.rng = rng
-        self.params = dict(candidates=candidates, tenure=tenure, p_drop=p_drop, drop=drop, iterations=iterations,
-                           hidden_singles=hidden_singles, accept=accept, dead_end=dead_end)
+        self.params = dict(
+            candidates=candidates,
+            tenure=tenure,
+            p_drop=p_drop,
+            drop=drop,
+            iterations=iterations,
+            hidden_singles=hidden_singles,
+            accept=accept,
+            dead_end=dead_end,
+        )
         self.peers = [_peers(n, c) for c in range(self.C)]
         start = [{g} if g else set(range(1, self.N + 1)) for g in grid]
         res = naive_ac3(start, n, hidden_singles)
@@ -151,7 +171,7 @@ class NaiveTabu:
             return
         it = self.iteration + 1
         self.trim()
-        recs, kept = [], []
+        recs = []
         best = None
         for k in range(self.params["candidates"]):
             cell, digit, dropped, after, pre, tabu_choice = self.candidate()
@@ -166,7 +186,8 @@ class NaiveTabu:
             rec["cost"] = sum(len(d) != 1 for d in after)
             rec["tabu"] = tabu_choice or any(
                 len(after[c]) == 1 and after[c] != self.S[c] and self.is_tabu(c, next(iter(after[c])))
-                for c in range(self.C))
+                for c in range(self.C)
+            )
             admissible = not rec["tabu"] or rec["cost"] < self.best_cost
             rec["status"] = "not best" if admissible else "tabu"
             if admissible and (best is None or rec["cost"] < best[0]["cost"]):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 
-from naive import _peers, _units, naive_ac3  # tests/naive.py
-
 from sudoku_lab.solvers.cuckoo import pmx, sorting_crossover
+
+from naive import _peers, _units, naive_ac3  # tests/naive.py
 
 
 def naive_shuffle(a: list, rng) -> None:
@@ -109,9 +109,28 @@ class NaiveCuckoo:
     nest history before it halves.
     """
 
-    def __init__(self, grid, n, rng, nests=22, pa=0.3, p_pmx=0.65, p_mut=0.9, w1=5.0, w2=3.0, w3=1.0,
-                 pmx_segment="best", levy=False, ties="keep", infeasible="discard", prefilter="ac3",
-                 fill_nodes=10_000, abandon="each", history_rows=4096, **_):
+    def __init__(
+        self,
+        grid,
+        n,
+        rng,
+        nests=22,
+        pa=0.3,
+        p_pmx=0.65,
+        p_mut=0.9,
+        w1=5.0,
+        w2=3.0,
+        w3=1.0,
+        pmx_segment="best",
+        levy=False,
+        ties="keep",
+        infeasible="discard",
+        prefilter="ac3",
+        fill_nodes=10_000,
+        abandon="each",
+        history_rows=4096,
+        **_,
+    ):
         self.n, self.N = n, n * n
         self.rng = rng
         self.nests, self.pa, self.p_pmx, self.p_mut = nests, pa, p_pmx, p_mut
@@ -122,8 +141,10 @@ class NaiveCuckoo:
         self.fill_nodes = fill_nodes
         self.abandon = abandon
         beta = 1.5
-        self.sigma = ((math.gamma(1 + beta) * math.sin(math.pi * beta / 2))
-                      / (math.gamma((1 + beta) / 2) * beta * 2 ** ((beta - 1) / 2))) ** (1 / beta)
+        self.sigma = (
+            (math.gamma(1 + beta) * math.sin(math.pi * beta / 2))
+            / (math.gamma((1 + beta) / 2) * beta * 2 ** ((beta - 1) / 2))
+        ) ** (1 / beta)
         self.dom, self.pre = naive_domains([int(x) for x in grid], n, prefilter)
         self.eggs = [self.new_egg() for _ in range(nests)]
         self.costs = [naive_cost(e, n) for e in self.eggs]
@@ -144,7 +165,7 @@ class NaiveCuckoo:
         return egg
 
     def row(self, egg, r):
-        return egg[r * self.N:(r + 1) * self.N]
+        return egg[r * self.N : (r + 1) * self.N]
 
     def feasible(self, child, r) -> bool:
         return all(child[t] in self.dom[r * self.N + t] for t in range(self.N))
@@ -156,8 +177,9 @@ class NaiveCuckoo:
             return 0
         r = rows[int(self.rng.random() * len(rows))]
         free = [r * N + t for t in range(N) if self.pre[r * N + t] == 0]
-        pairs = [(a, b) for i, a in enumerate(free) for b in free[i + 1:]
-                 if egg[b] in self.dom[a] and egg[a] in self.dom[b]]
+        pairs = [
+            (a, b) for i, a in enumerate(free) for b in free[i + 1 :] if egg[b] in self.dom[a] and egg[a] in self.dom[b]
+        ]
         if not pairs:
             return 0
         a, b = pairs[int(self.rng.random() * len(pairs))]
@@ -186,8 +208,9 @@ class NaiveCuckoo:
                     for _ in range(N):
                         u = rng.random()
                         mask.append(1 if u < self.c1 else 2 if u < self.c2 else 3)
-                    child = sorting_crossover([self.row(self.best_grid, r), self.row(self.eggs[b], r),
-                                               self.row(self.eggs[i], r)], mask)
+                    child = sorting_crossover(
+                        [self.row(self.best_grid, r), self.row(self.eggs[b], r), self.row(self.eggs[i], r)], mask
+                    )
                     self._put(new, child, r, self.row(self.best_grid, r))
             self.counts[op] += 1
             if rng.random() < self.p_mut:
@@ -207,8 +230,11 @@ class NaiveCuckoo:
             if c_new < self.costs[b]:
                 b = j
         self.abandoned = [False] * nests
-        worst = set(sorted((k for k in range(nests) if k != b), key=lambda k: (-self.costs[k], k))[
-            : min(int(self.pa * nests), nests - 1)])
+        worst = set(
+            sorted((k for k in range(nests) if k != b), key=lambda k: (-self.costs[k], k))[
+                : min(int(self.pa * nests), nests - 1)
+            ]
+        )
         for k in range(nests):
             if k != b and (k in worst if self.abandon == "worst" else rng.random() < self.pa):
                 self.eggs[k] = self.new_egg()
@@ -233,8 +259,8 @@ class NaiveCuckoo:
 
     def _put(self, new, child, r, best_row) -> None:
         if self.infeasible == "accept" or self.feasible(child, r):
-            new[r * self.N:(r + 1) * self.N] = child
+            new[r * self.N : (r + 1) * self.N] = child
         else:
             self.counts["discarded"] += 1
             if self.infeasible == "best":
-                new[r * self.N:(r + 1) * self.N] = best_row
+                new[r * self.N : (r + 1) * self.N] = best_row

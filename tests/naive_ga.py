@@ -129,9 +129,20 @@ def local_search(child: list[int], givens: list[int], n: int) -> list[int]:
     return g
 
 
-def generation(pop: list[list[int]], givens: list[int], n: int, rng, *, size: int, tournament_size: int,
-               elites: int, crossover_rate: float, mutation_rate: float, ties: str,
-               local_search_on: bool = False) -> tuple[list[list[int]], int, int]:
+def generation(
+    pop: list[list[int]],
+    givens: list[int],
+    n: int,
+    rng,
+    *,
+    size: int,
+    tournament_size: int,
+    elites: int,
+    crossover_rate: float,
+    mutation_rate: float,
+    ties: str,
+    local_search_on: bool = False,
+) -> tuple[list[list[int]], int, int]:
     """The next population (``size`` individuals), the pairs crossed and the children mutated."""
     fits = [fitness(g, n)[0] for g in pop]
     order = sorted(range(len(pop)), key=lambda q: (-fits[q], q))

@@ -36,7 +36,7 @@ def scores(grid: list[int], givens: list[int], n: int) -> tuple[int, int]:
 
 
 def box_free(givens: list[int], n: int) -> list[list[int]]:
-    return [[c for c in box if givens[c] == 0] for box in _units(n)[2 * n * n:]]
+    return [[c for c in box if givens[c] == 0] for box in _units(n)[2 * n * n :]]
 
 
 def initial_state(givens: list[int], n: int, greedy: bool, post_swap: bool, random_order: bool, rng) -> list[int]:
@@ -44,7 +44,7 @@ def initial_state(givens: list[int], n: int, greedy: bool, post_swap: bool, rand
     N = n * n
     grid = list(givens)
     frees = box_free(givens, n)
-    for b, box in enumerate(_units(n)[2 * N:]):
+    for b, box in enumerate(_units(n)[2 * N :]):
         digits = sorted(set(range(1, N + 1)) - {givens[c] for c in box})
         if random_order:
             shuffle(digits, rng)
@@ -112,8 +112,21 @@ def best_swap(grid, givens, n, w1, w2, random_ties, rng):
 class NaiveHillClimb:
     """The whole search (run_moves and start_run) on lists; same fields as the kernel counters it checks."""
 
-    def __init__(self, givens, n, rng, greedy=True, post_swap=True, random_order=True, plateau=10, capacity=100,
-                 w1=1.0, w2=-1.0, random_ties=False, budget=0):
+    def __init__(
+        self,
+        givens,
+        n,
+        rng,
+        greedy=True,
+        post_swap=True,
+        random_order=True,
+        plateau=10,
+        capacity=100,
+        w1=1.0,
+        w2=-1.0,
+        random_ties=False,
+        budget=0,
+    ):
         self.givens, self.n, self.rng = list(givens), n, rng
         self.greedy, self.post_swap, self.plateau, self.capacity = greedy, post_swap, plateau, capacity
         self.w1, self.w2, self.random_ties, self.budget = w1, w2, random_ties, budget
@@ -169,8 +182,9 @@ class NaiveHillClimb:
 
     def move(self) -> str:
         """One move; returns "solved", "budget" or "running"."""
-        a, b, delta, df1, df2, ev = best_swap(self.grid, self.givens, self.n, self.w1, self.w2, self.random_ties,
-                                              self.rng)
+        a, b, delta, df1, df2, ev = best_swap(
+            self.grid, self.givens, self.n, self.w1, self.w2, self.random_ties, self.rng
+        )
         self.iteration += 1
         self.evaluations += ev
         if a >= 0 and delta > 0.0:

@@ -14,7 +14,7 @@ from naive import _units, naive_draw  # tests/naive.py
 def naive_box_cells(n: int) -> list[list[int]]:
     """Cells of each box in reading order (boxes in reading order)."""
     N = n * n
-    return _units(n)[2 * N:]
+    return _units(n)[2 * N :]
 
 
 def naive_initial_model(grid: list[int], n: int):
@@ -95,8 +95,9 @@ def naive_cap(row: list[float], ok: list[bool], upper: float) -> list[float]:
     return row
 
 
-def naive_update(M, allowed, base: list[int], n: int, pop, good, bad, k: float, upper: float, counts: bool = False,
-                 cap: bool = False):
+def naive_update(
+    M, allowed, base: list[int], n: int, pop, good, bad, k: float, upper: float, counts: bool = False, cap: bool = False
+):
     """Reward (eq. 4) and punish (eq. 5) every free position; clip, forbid, renormalise (then cap, with ``cap``).
 
     Returns the new model and the change per (box, position, digit); ``M`` is not modified.
@@ -148,8 +149,18 @@ def naive_update(M, allowed, base: list[int], n: int, pop, good, bad, k: float, 
     return newM, delta
 
 
-def naive_run(grid: list[int], n: int, rng, generations: int, P: int, G: int, k: float, upper: float,
-              counts: bool = False, cap: bool = False):
+def naive_run(
+    grid: list[int],
+    n: int,
+    rng,
+    generations: int,
+    P: int,
+    G: int,
+    k: float,
+    upper: float,
+    counts: bool = False,
+    cap: bool = False,
+):
     """``generations`` NB-COIN generations from the initial model (or until solved).
 
     Returns the model, the last population and fitnesses, the good and bad sets of the last

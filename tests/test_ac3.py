@@ -10,16 +10,16 @@ import textwrap
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from naive import naive_ac3
 from sudoku_lab._kernels import ac3 as kernel
 from sudoku_lab._paths import resource_path
 from sudoku_lab.ac3 import LOG_DTYPE, AC3Result, ac3, candidate_count, initial_domains, mask_to_digits
 from sudoku_lab.errors import ParameterError, PuzzleError
 from sudoku_lab.geometry import MASK_DTYPE, geometry
 from sudoku_lab.puzzle import Puzzle
+
+from naive import naive_ac3
 
 
 def read_rows(*parts: str) -> list[dict[str, str]]:
@@ -58,7 +58,10 @@ def check_against_naive(domains: np.ndarray, n: int, hidden_singles: bool) -> AC
     assert result.pops.tolist() == ref.pops
     assert result.domains.tolist() == to_masks(ref.domains).tolist()
     assert (result.wipeout_cell, result.wipeout_unit, result.wipeout_digit) == (
-        ref.wipeout_cell, ref.wipeout_unit, ref.wipeout_digit)
+        ref.wipeout_cell,
+        ref.wipeout_unit,
+        ref.wipeout_digit,
+    )
     assert result.consistent == (ref.wipeout_cell is None and ref.wipeout_unit is None)
     return result
 
@@ -87,6 +90,7 @@ def check_replay(result: AC3Result) -> None:
 
 
 # ----------------------------------------------------------------- strategies
+
 
 @st.composite
 def solutions(draw, n: int) -> np.ndarray:
@@ -178,6 +182,7 @@ def check_random_domains(data, n: int) -> None:
 
 # ------------------------------------------------------------ kernel == naive
 
+
 @pytest.mark.parametrize("hidden", [False, True], ids=["ac3", "hidden_singles"])
 @pytest.mark.parametrize("row", PAPERS, ids=[row["name"] for row in PAPERS])
 def test_papers_match_naive_and_keep_solution(row, hidden):
@@ -220,12 +225,10 @@ def test_16x16_matches_naive(data):
 
 # ------------------------------------------------------------- specific cases
 
+
 def test_cell_wipeout_is_reported():
     # r1c3 sees 1 and 2 in its row and 3 and 4 in its column.
-    grid = np.array([1, 2, 0, 0,
-                     0, 0, 3, 0,
-                     0, 0, 4, 0,
-                     0, 0, 0, 0], dtype=np.int8)
+    grid = np.array([1, 2, 0, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 0, 0], dtype=np.int8)
     result = check_against_naive(initial_domains(grid), 2, False)
     assert not result.consistent
     assert result.wipeout_cell == 2 and result.wipeout_unit is None
@@ -262,10 +265,13 @@ def test_hidden_singles_unit_wipeout():
     assert "digit 1 has no place left in row 1" in result.describe()
 
 
-@pytest.mark.parametrize("path, name", [
-    (("kennett", "hard.csv"), "kennett_hard_001"),
-    (("papers.csv",), "nbcoin_77_difficult"),
-])
+@pytest.mark.parametrize(
+    "path, name",
+    [
+        (("kennett", "hard.csv"), "kennett_hard_001"),
+        (("papers.csv",), "nbcoin_77_difficult"),
+    ],
+)
 def test_hidden_singles_fix_more_than_ac3(path, name):
     row = next(r for r in read_rows(*path) if r["name"] == name)
     grid, solution = to_grid(row["puzzle"]), to_grid(row["solution"])
@@ -291,8 +297,10 @@ def test_result_fields_on_a_solved_puzzle():
     assert sorted(result.pops.tolist()) == list(range(81))
     assert result.pops[:n_givens].tolist() == np.flatnonzero(grid).tolist()
     assert result.candidates(0) == [int(to_grid(row["solution"])[0])]
-    assert result.describe() == (f"AC3 removed {result.n_removed} candidates and fixed {result.n_fixed} cells; "
-                                 "every cell is fixed (hidden singles off)")
+    assert result.describe() == (
+        f"AC3 removed {result.n_removed} candidates and fixed {result.n_fixed} cells; "
+        "every cell is fixed (hidden singles off)"
+    )
     assert result.log.dtype == LOG_DTYPE
     for a in (result.initial, result.domains, result.log, result.pops, result.fixed, result.grid):
         assert not a.flags.writeable
@@ -378,7 +386,8 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent("""
 
 def test_kernel_under_numba_boundscheck(tmp_path):
     env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
-    proc = subprocess.run([sys.executable, "-c", BOUNDSCHECK_SCRIPT], env=env, capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", BOUNDSCHECK_SCRIPT], env=env, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["ok", "320"]

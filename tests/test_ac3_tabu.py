@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from sudoku_lab import ac3 as ac3_api
-from sudoku_lab import exact, library
+from sudoku_lab import ac3 as ac3_api, exact, library
 from sudoku_lab._kernels import ac3_tabu as K
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.puzzle import Puzzle
@@ -25,7 +23,7 @@ def _solver(puzzle, seed=0, **params):
 
 
 def _empty(n):
-    return Puzzle(np.zeros(n ** 4, dtype=np.int8), n=n, name=f"empty_{n}")
+    return Puzzle(np.zeros(n**4, dtype=np.int8), n=n, name=f"empty_{n}")
 
 
 def _twin(pz, seed, **params):
@@ -43,10 +41,18 @@ def _assert_same(s, tw):
     assert _as_sets(s.S) == tw.S
     assert _as_sets(s.pre) == tw.pre
     assert (snap.iteration, snap.evaluations, snap.cost, snap.best_cost) == (
-        tw.iteration, tw.evaluations, tw.cost, tw.best_cost)
+        tw.iteration,
+        tw.evaluations,
+        tw.cost,
+        tw.best_cost,
+    )
     lay = snap.layers
     assert (lay["aspirations"], lay["moves"], lay["wipeouts"], lay["dead_end"]) == (
-        tw.aspirations, tw.moves, tw.wipeouts, tw.dead)
+        tw.aspirations,
+        tw.moves,
+        tw.wipeouts,
+        tw.dead,
+    )
     ages = [[c, d, tw.iteration - e, r] for c, d, e, r in tw.tabu]
     assert lay["tabu"].tolist() == ages
     recs = [{k: r[k] for k in ("k", "cell", "digit", "dropped", "cost", "status", "tabu")} for r in lay["candidates"]]
@@ -57,6 +63,7 @@ def _assert_same(s, tw):
     np.testing.assert_array_equal(rows.reshape(-1, K.TRACE_WIDTH), np.array(tw.trace, dtype=float).reshape(-1, 6))
     asp = [(e.iteration, e.new) for e in snap.events if e.kind == "aspiration"]
     from sudoku_lab.geometry import cell_name, symbol
+
     assert asp == [(it, f"{cell_name(c, pz_N(s))}={symbol(d)}") for it, c, d in tw.events]
 
 
@@ -215,16 +222,26 @@ def test_only_a_dead_ends_restart_moves_uphill():
 def _run_pair(pz, seed, iterations, **params):
     """The kernel and the twin run ``iterations`` iterations from the same seed."""
     s = _solver(pz, seed, **params)
-    tw = NaiveTabu([int(x) for x in pz.grid], pz.n, np.random.default_rng(seed),
-                   **{**s.get_params(), "accept": "always"})
+    tw = NaiveTabu(
+        [int(x) for x in pz.grid], pz.n, np.random.default_rng(seed), **{**s.get_params(), "accept": "always"}
+    )
     s.step(iterations)
     for _ in range(iterations):
         tw.step()
     return s, tw
 
 
-@pytest.mark.parametrize("name,seed", [("mk_medium_b", 0), ("mk_medium_c", 1), ("mk_hard_a", 2), ("mk_hard_b", 3),
-                                       ("ai_escargot", 4), ("ai_escargot", 5)])
+@pytest.mark.parametrize(
+    "name,seed",
+    [
+        ("mk_medium_b", 0),
+        ("mk_medium_c", 1),
+        ("mk_hard_a", 2),
+        ("mk_hard_b", 3),
+        ("ai_escargot", 4),
+        ("ai_escargot", 5),
+    ],
+)
 def test_the_default_reading_gives_the_runs_of_accept_always_with_restart(name, seed):
     """The default (the paper's no-worse test, a dead end restarting from the prefilter whatever the cost) visits
     the same states, draw for draw, as taking the best admissible candidate even uphill (the former
@@ -258,8 +275,11 @@ def test_the_default_reading_leaves_dead_ends():
 
 
 def test_the_removed_accept_parameter_says_so_in_one_line():
-    for make in (lambda: create("ac3_tabu", accept="always"), lambda: create("ac3_tabu", accept="no worse"),
-                 lambda: create("ac3_tabu").set_params(accept="always")):
+    for make in (
+        lambda: create("ac3_tabu", accept="always"),
+        lambda: create("ac3_tabu", accept="no worse"),
+        lambda: create("ac3_tabu").set_params(accept="always"),
+    ):
         with pytest.raises(ParameterError) as e:
             make()
         msg = str(e.value)
@@ -269,10 +289,14 @@ def test_the_removed_accept_parameter_says_so_in_one_line():
 def test_a_specification_naming_accept_gets_the_same_one_line_error():
     from sudoku_lab.spec import SpecError, parse_config, parse_spec
 
-    text = ('name = "old"\nruns = 1\nuntil = "10it"\n[[puzzles]]\nset = "mk_hard_a"\n'
-            '[[solvers]]\nname = "ac3_tabu"\nparams = { accept = "always", dead_end = "restart" }\n')
-    for parse, where in ((lambda: parse_spec(text, "old.toml"), "old.toml line 8: solvers[1].params.accept: "),
-                         (lambda: parse_config("ac3_tabu:accept=always"), "--algo 'ac3_tabu:accept=always': ")):
+    text = (
+        'name = "old"\nruns = 1\nuntil = "10it"\n[[puzzles]]\nset = "mk_hard_a"\n'
+        '[[solvers]]\nname = "ac3_tabu"\nparams = { accept = "always", dead_end = "restart" }\n'
+    )
+    for parse, where in (
+        (lambda: parse_spec(text, "old.toml"), "old.toml line 8: solvers[1].params.accept: "),
+        (lambda: parse_config("ac3_tabu:accept=always"), "--algo 'ac3_tabu:accept=always': "),
+    ):
         with pytest.raises(SpecError) as e:
             parse()
         msg = str(e.value)
@@ -303,14 +327,14 @@ def test_tabu_list_is_fifo_with_tenure_expiry():
     mask = np.zeros(81, dtype=np.uint32)
     for i, (c, d) in enumerate([(1, 1), (2, 2), (3, 3)]):
         K.tabu_push(tabu, counters, mask, c, d, i + 1, 0, 3)
-    assert tabu[:counters[K.C_TABU_LEN], :2].tolist() == [[1, 1], [2, 2], [3, 3]]
+    assert tabu[: counters[K.C_TABU_LEN], :2].tolist() == [[1, 1], [2, 2], [3, 3]]
     K.tabu_push(tabu, counters, mask, 4, 4, 4, 1, 3)
-    assert tabu[:counters[K.C_TABU_LEN]].tolist() == [[2, 2, 2, 0], [3, 3, 3, 0], [4, 4, 4, 1]]
+    assert tabu[: counters[K.C_TABU_LEN]].tolist() == [[2, 2, 2, 0], [3, 3, 3, 0], [4, 4, 4, 1]]
     assert mask[1] == 0 and mask[2] == 0b10 and mask[4] == 0b1000
     K.tabu_push(tabu, counters, mask, 2, 2, 5, 1, 3)  # already listed: moves to the end with its new entry
-    assert tabu[:counters[K.C_TABU_LEN]].tolist() == [[3, 3, 3, 0], [4, 4, 4, 1], [2, 2, 5, 1]]
+    assert tabu[: counters[K.C_TABU_LEN]].tolist() == [[3, 3, 3, 0], [4, 4, 4, 1], [2, 2, 5, 1]]
     K.tabu_trim(tabu, counters, mask, 1)
-    assert tabu[:counters[K.C_TABU_LEN]].tolist() == [[2, 2, 5, 1]]
+    assert tabu[: counters[K.C_TABU_LEN]].tolist() == [[2, 2, 5, 1]]
     assert mask[3] == 0 and mask[4] == 0 and mask[2] == 0b10
     K.tabu_push(tabu, counters, mask, 7, 9, 6, 0, 0)  # tenure 0: nothing stays tabu
     assert counters[K.C_TABU_LEN] == 0 and not mask.any()
@@ -345,8 +369,11 @@ def test_feature_differences_enter_the_list_on_a_move():
             snap = s.snapshot()
             if not any(r["status"] in ("taken", "aspiration") for r in snap.layers["candidates"]):
                 continue
-            lost = {(c, int(singleton_grid(before)[c])) for c in range(81)
-                    if singleton_grid(before)[c] and s.S[c] != before[c]}
+            lost = {
+                (c, int(singleton_grid(before)[c]))
+                for c in range(81)
+                if singleton_grid(before)[c] and s.S[c] != before[c]
+            }
             fresh = {(int(c), int(d)) for c, d, a, r in snap.layers["tabu"] if a == 0 and r == 0}
             assert fresh == lost
             checked += len(lost)
@@ -359,7 +386,12 @@ def _aspiration_case():
     s = _solver(pz, 0, candidates=1, p_drop=0.0)
     cost0 = s.cost
     # make every digit of every open cell tabu: any candidate is tabu, and its cost is below the start's
-    feats = [(c, d) for c in range(81) for d in ac3_api.mask_to_digits(s.S[c]) if ac3_api.candidate_count(s.S[c:c + 1])[0] > 1]
+    feats = [
+        (c, d)
+        for c in range(81)
+        for d in ac3_api.mask_to_digits(s.S[c])
+        if ac3_api.candidate_count(s.S[c : c + 1])[0] > 1
+    ]
     s.set_params(tenure=len(feats))
     for c, d in feats:
         K.tabu_push(s.tabu, s.counters, s.tabu_mask, c, d, 0, 1, len(feats))
@@ -407,12 +439,12 @@ def test_statuses_follow_the_selection_rule():
             best = min(adm, key=lambda r: (r["cost"], r["k"]))
             assert chosen == [best]
             restart = dead_before  # the default dead_end="restart": a dead end's best is taken whatever it costs
-            assert best["status"] == ("worse" if best["cost"] > cost_before and not restart else
-                                      "aspiration" if best["tabu"] else "taken")
+            assert best["status"] == (
+                "worse" if best["cost"] > cost_before and not restart else "aspiration" if best["tabu"] else "taken"
+            )
             for r in recs:
                 if r is not best:
-                    assert r["status"] == ("wiped out" if r["cost"] is None else
-                                           "not best" if r in adm else "tabu")
+                    assert r["status"] == ("wiped out" if r["cost"] is None else "not best" if r in adm else "tabu")
 
 
 def test_struck_and_ac3_layers_show_the_accepted_propagation():
@@ -462,8 +494,19 @@ def test_budget_ends_the_run_and_zero_means_no_limit():
     assert s.step(5) == 0 and s.status == Status.FAILED
 
 
-@pytest.mark.parametrize("bad", [{"candidates": 0}, {"tenure": -1}, {"p_drop": 1.5}, {"p_drop": -0.1},
-                                 {"drop": 0}, {"iterations": -1}, {"hidden_singles": "maybe"}, {"candidates": 2.5}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"candidates": 0},
+        {"tenure": -1},
+        {"p_drop": 1.5},
+        {"p_drop": -0.1},
+        {"drop": 0},
+        {"iterations": -1},
+        {"hidden_singles": "maybe"},
+        {"candidates": 2.5},
+    ],
+)
 def test_bad_parameters_give_one_clear_line(bad):
     with pytest.raises(ParameterError) as e:
         create("ac3_tabu", **bad)
@@ -481,8 +524,11 @@ def test_puzzles_ac3_decides_are_solved_at_reset(name):
 
 @pytest.mark.parametrize("n", [2, 4, 5])
 def test_other_box_sizes_reset_and_step(n):
-    pz = _empty(n) if n == 2 else library.puzzle("benchmarks/lewis_16x16_35:1" if n == 4 else
-                                                 "benchmarks/lewis_25x25_45:1")
+    pz = (
+        _empty(n)
+        if n == 2
+        else library.puzzle("benchmarks/lewis_16x16_35:1" if n == 4 else "benchmarks/lewis_25x25_45:1")
+    )
     s = _solver(pz, 1, candidates=4)
     s.step(6)
     snap = s.snapshot()
@@ -491,6 +537,7 @@ def test_other_box_sizes_reset_and_step(n):
     if snap.solved:
         assert exact.count_solutions(pz, limit=1) >= 1
         from sudoku_lab.puzzle import is_valid_solution
+
         assert is_valid_solution(snap.grid, n)
     _check_invariants(s)
 
@@ -525,14 +572,29 @@ def _check_invariants(s):
     assert np.all(grid[pz.givens] == pz.grid[pz.givens])
 
 
-PROPERTY_PUZZLES = ["mk_medium_b", "mk_hard_a", "mk_hard_c", "ai_escargot", "reseda_fig4_1_hard",
-                    "kennett_hard_007", "benchmarks/lewis_9x9_35:1", "benchmarks/lewis_9x9_40:3"]
+PROPERTY_PUZZLES = [
+    "mk_medium_b",
+    "mk_hard_a",
+    "mk_hard_c",
+    "ai_escargot",
+    "reseda_fig4_1_hard",
+    "kennett_hard_007",
+    "benchmarks/lewis_9x9_35:1",
+    "benchmarks/lewis_9x9_40:3",
+]
 
 
 @settings(max_examples=40)
-@given(name=st.sampled_from(PROPERTY_PUZZLES), seed=st.integers(0, 2**31), steps=st.integers(0, 120),
-       L=st.integers(1, 12), tenure=st.integers(0, 30), p_drop=st.floats(0, 1), drop=st.integers(1, 4),
-       hidden=st.booleans())
+@given(
+    name=st.sampled_from(PROPERTY_PUZZLES),
+    seed=st.integers(0, 2**31),
+    steps=st.integers(0, 120),
+    L=st.integers(1, 12),
+    tenure=st.integers(0, 30),
+    p_drop=st.floats(0, 1),
+    drop=st.integers(1, 4),
+    hidden=st.booleans(),
+)
 def test_state_is_always_a_consistent_ac3_fixed_point(name, seed, steps, L, tenure, p_drop, drop, hidden):
     s = _solver(name, seed, candidates=L, tenure=tenure, p_drop=p_drop, drop=drop, hidden_singles=hidden)
     s.step(steps)
@@ -554,13 +616,20 @@ def test_random_puzzles_from_solutions_keep_the_invariants(seed, density, steps)
     _check_invariants(s)
     if s.done and s.status == Status.SOLVED:
         from sudoku_lab.puzzle import is_valid_solution
+
         assert is_valid_solution(s.snapshot().grid, 3)
 
 
 # ------------------------------------------------------------------ benchmark
-@pytest.mark.parametrize("name,seed,params", [("mk_hard_a", 0, {}), ("ai_escargot", 1, {}),
-                                              ("mk_hard_b", 1, {"dead_end": "drop"}),
-                                              ("mk_medium_b", 2, {"p_drop": 0.6, "drop": 2, "tenure": 4})])
+@pytest.mark.parametrize(
+    "name,seed,params",
+    [
+        ("mk_hard_a", 0, {}),
+        ("ai_escargot", 1, {}),
+        ("mk_hard_b", 1, {"dead_end": "drop"}),
+        ("mk_medium_b", 2, {"p_drop": 0.6, "drop": 2, "tenure": 4}),
+    ],
+)
 def test_numpy_iteration_visits_the_kernels_states(name, seed, params):
     """The benchmark's numpy version makes the same draws: the same costs, state and random stream."""
     from sudoku_lab.benchmarks.ac3_tabu import NumpyTabu
@@ -621,7 +690,9 @@ def test_table1_runs_small():
     report = rep.run(Runner(seed=0), runs=2, puzzles=4, max_tries=40)
     assert [r[0] for r in report.rows] == ["easy a", "easy b", "easy c", "medium a"]
     easy = report.rows[0]
-    assert easy[2] == "2" and easy[4] == "2/2" and easy[10] == "0.0" and easy[12] == "0" and easy[14] == "1.0"  # AC3 alone solves it
+    assert (
+        easy[2] == "2" and easy[4] == "2/2" and easy[10] == "0.0" and easy[12] == "0" and easy[14] == "1.0"
+    )  # AC3 alone solves it
     med = report.rows[3]
     tries = int(med[2])
     # the same seeds alone: the try that brought the second success
@@ -635,8 +706,9 @@ def test_table1_runs_small():
 def test_table1_reports_not_reached_at_the_cap():
     from sudoku_lab.reproductions import Runner, get_reproduction
 
-    report = get_reproduction("tabu-table1").run(Runner(seed=0, params={"iterations": 1}), runs=3, puzzles=8,
-                                                  max_tries=2)
+    report = get_reproduction("tabu-table1").run(
+        Runner(seed=0, params={"iterations": 1}), runs=3, puzzles=8, max_tries=2
+    )
     assert report.rows[6][2].startswith("not reached (") and report.rows[6][2].endswith("solved in 2)")
 
 

@@ -35,7 +35,7 @@ import pytest
 
 import sudoku_lab
 from sudoku_lab._checks import checked, compile_checks, is_checked
-from sudoku_lab.errors import ParameterError, ParameterTypeError, PuzzleError, PuzzleTypeError, SudokuLabError
+from sudoku_lab.errors import ParameterError, ParameterTypeError, PuzzleTypeError, SudokuLabError
 
 API_PAGE = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 
@@ -84,8 +84,13 @@ def public_api() -> list[tuple[str, object, type | None, str]]:
             out.append((qualname, obj, None, "function"))
             continue
         for name, attr in _members(obj):
-            kind = ("static" if isinstance(attr, staticmethod) or name == "__new__" else
-                    "class" if isinstance(attr, classmethod) else "method")
+            kind = (
+                "static"
+                if isinstance(attr, staticmethod) or name == "__new__"
+                else "class"
+                if isinstance(attr, classmethod)
+                else "method"
+            )
             func = attr.__func__ if isinstance(attr, (staticmethod, classmethod)) else attr
             out.append((f"{qualname}.{name}", func, obj, kind))
     return out
@@ -101,11 +106,17 @@ def _params(func, kind: str) -> list[inspect.Parameter]:
 
 def test_the_enumeration_finds_the_api_the_issue_names():
     names = {q for q, *_ in API}
-    for expected in ("sudoku_lab.batch.run_spec", "sudoku_lab.report.build_report", "sudoku_lab.library.puzzle",
-                     "sudoku_lab.solvers.Solver.step", "sudoku_lab.results.ResultStore.__init__",
-                     "sudoku_lab.Puzzle.parse", "sudoku_lab.loop.MaxIterations.__init__",
-                     "sudoku_lab.citations.Citation.__new__",
-                     "sudoku_lab.experiments.Workers.__call__"):
+    for expected in (
+        "sudoku_lab.batch.run_spec",
+        "sudoku_lab.report.build_report",
+        "sudoku_lab.library.puzzle",
+        "sudoku_lab.solvers.Solver.step",
+        "sudoku_lab.results.ResultStore.__init__",
+        "sudoku_lab.Puzzle.parse",
+        "sudoku_lab.loop.MaxIterations.__init__",
+        "sudoku_lab.citations.Citation.__new__",
+        "sudoku_lab.experiments.Workers.__call__",
+    ):
         assert expected in names
     assert len(API) > 300
 
@@ -121,7 +132,7 @@ def test_every_public_function_is_annotated_and_checked(qualname, func, owner, k
 def _documented_api_names() -> set[str]:
     """The names the Python API page's prose uses (the generated reference after it lists whole modules)."""
     text = API_PAGE.read_text(encoding="utf-8")
-    section = text[:text.index("\n## Reference")]
+    section = text[: text.index("\n## Reference")]
     return set(re.findall(r"\bsudoku_lab(?:\.\w+)+", section))
 
 
@@ -177,8 +188,18 @@ def valid(hint):
         return valid(next(m for m in typing.get_args(hint) if m is not type(None)))
     if origin is typing.Literal:
         return typing.get_args(hint)[0]
-    simple = {int: 1, float: 1.0, bool: True, str: "x", bytes: b"x", type(None): None, bytearray: bytearray(b"x"),
-              memoryview: memoryview(b"x"), os.PathLike: Path("x"), typing.BinaryIO: io.BytesIO()}
+    simple = {
+        int: 1,
+        float: 1.0,
+        bool: True,
+        str: "x",
+        bytes: b"x",
+        type(None): None,
+        bytearray: bytearray(b"x"),
+        memoryview: memoryview(b"x"),
+        os.PathLike: Path("x"),
+        typing.BinaryIO: io.BytesIO(),
+    }
     if hint in simple:
         return simple[hint]
     if origin is os.PathLike:
@@ -190,9 +211,21 @@ def valid(hint):
     if origin is tuple:
         args = typing.get_args(hint)
         return () if len(args) == 2 and args[1] is ... else tuple(valid(a) for a in args)
-    empty = {list: [], tuple: (), set: set(), frozenset: frozenset(), dict: {}, cabc.Sequence: [],
-             cabc.MutableSequence: [], cabc.Iterable: [], cabc.Iterator: iter(()), cabc.Collection: [],
-             cabc.Mapping: {}, cabc.MutableMapping: {}, cabc.Set: set()}
+    empty = {
+        list: [],
+        tuple: (),
+        set: set(),
+        frozenset: frozenset(),
+        dict: {},
+        cabc.Sequence: [],
+        cabc.MutableSequence: [],
+        cabc.Iterable: [],
+        cabc.Iterator: iter(()),
+        cabc.Collection: [],
+        cabc.Mapping: {},
+        cabc.MutableMapping: {},
+        cabc.Set: set(),
+    }
     if (origin or hint) in empty:
         return empty[origin or hint]
     if getattr(hint, "__name__", None) in ("Puzzle", "PuzzleLike"):
@@ -228,8 +261,11 @@ def wrong_values(hint) -> list:
         out += [42]
     elif len(core) == 1 and typing.get_origin(core[0]) in (dict, cabc.Mapping) or core in ((dict,),):
         out += ["notadict", [("a", 1)]]
-    elif len(core) == 1 and typing.get_origin(core[0]) in (cabc.Sequence, cabc.Iterable, list) and \
-            typing.get_args(core[0]) == (str,):
+    elif (
+        len(core) == 1
+        and typing.get_origin(core[0]) in (cabc.Sequence, cabc.Iterable, list)
+        and typing.get_args(core[0]) == (str,)
+    ):
         out += ["abc"]
     elif len(core) == 1 and getattr(core[0], "__name__", None) == "Puzzle":
         out += [_puzzle().to_line(), _puzzle().grid]
@@ -323,8 +359,11 @@ def test_result_store_refuses_a_number_for_its_path_and_makes_no_directory(tmp_p
     from sudoku_lab.results import ResultStore
 
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ParameterTypeError, match=r"^ResultStore: path must be a path \(str or os.PathLike\), "
-                                                 r"got int 42$"):
+    with pytest.raises(
+        ParameterTypeError,
+        match=r"^ResultStore: path must be a path \(str or os.PathLike\), "
+        r"got int 42$",
+    ):
         ResultStore(42, {})
     assert list(tmp_path.iterdir()) == []
 
@@ -342,61 +381,161 @@ def test_result_store_refuses_a_spec_that_is_not_a_dict(tmp_path):
 
 CONCRETE = [
     # The issue's examples: raw errors from deep inside.
-    ("batch.run_spec", lambda: _m("batch").run_spec("spec.toml", "out"), ParameterTypeError,
-     r"^batch.run_spec: spec must be an ExperimentSpec, got str 'spec.toml'; read one with "
-     r"spec.load_spec\(path\)$"),
-    ("library.puzzle", lambda: _m("library").puzzle(42), ParameterTypeError,
-     r"^library.puzzle: name must be a str, got int 42$"),
+    (
+        "batch.run_spec",
+        lambda: _m("batch").run_spec("spec.toml", "out"),
+        ParameterTypeError,
+        r"^batch.run_spec: spec must be an ExperimentSpec, got str 'spec.toml'; read one with "
+        r"spec.load_spec\(path\)$",
+    ),
+    (
+        "library.puzzle",
+        lambda: _m("library").puzzle(42),
+        ParameterTypeError,
+        r"^library.puzzle: name must be a str, got int 42$",
+    ),
     # Found the same way (probing the documented API with wrong kinds): raw errors...
-    ("Solver.load_state", lambda: _solver().load_state(42), ParameterTypeError,
-     r"^Solver.load_state: state must be a mapping, got int 42$"),
-    ("Puzzle.with_cell", lambda: _puzzle().with_cell("a", 3), ParameterTypeError,
-     r"^Puzzle.with_cell: cell must be an int, got str 'a'$"),
-    ("collection_io.load_puzzles", lambda: _m("collection_io").load_puzzles(42), ParameterTypeError,
-     r"^collection_io.load_puzzles: path must be a path \(str or os.PathLike\), got int 42$"),
-    ("collection_io.iter_puzzles", lambda: _m("collection_io").iter_puzzles(42), ParameterTypeError,
-     r"^collection_io.iter_puzzles: source must be a path \(str or os.PathLike\) or a binary file object, "
-     r"got int 42$"),
-    ("collection_io.format_collection", lambda: _m("collection_io").format_collection(42), ParameterTypeError,
-     r"^collection_io.format_collection: puzzles must be an iterable of Puzzle, got int 42$"),
-    ("grades.correctness_grades", lambda: _m("grades").correctness_grades("p"), PuzzleTypeError,
-     r"^grades.correctness_grades: puzzle must be a Puzzle, got str 'p'$"),
-    ("figures.save fig", lambda: _m("figures").save(42, "a.pdf"), ParameterTypeError,
-     r"^figures.save: fig must be a matplotlib.figure.Figure, got int 42$"),
-    ("figures.save path", lambda: _m("figures").save(_m("figures").Figure(), 42), ParameterTypeError,
-     r"^figures.save: path must be a path \(str or os.PathLike\), got int 42$"),
-    ("figures.convergence_figure", lambda: _m("figures").convergence_figure(42), ParameterTypeError,
-     r"^figures.convergence_figure: snapshot must be a Snapshot, got int 42$"),
-    ("warmup.warm_up", lambda: _m("warmup").warm_up(42), ParameterTypeError,
-     r"^warmup.warm_up: names must be an iterable of str or None, got int 42$"),
-    ("spec.load_spec", lambda: _m("spec").load_spec(42), ParameterTypeError,
-     r"^spec.load_spec: path must be a path \(str or os.PathLike\), got int 42$"),
-    ("spec.parse_spec", lambda: _m("spec").parse_spec(42), ParameterTypeError,
-     r"^spec.parse_spec: text must be a str, got int 42$"),
-    ("experiments.run_batch", lambda: _m("experiments").run_batch(42), ParameterTypeError,
-     r"^experiments.run_batch: tasks must be a list of Task, got int 42$"),
-    ("report.ecdf", lambda: _m("report").ecdf(42), ParameterTypeError,
-     r"^report.ecdf: results must be a path \(str or os.PathLike\), a Results or a pyarrow.Table, got int 42$"),
-    ("report.compare_pairs", lambda: _m("report").compare_pairs(42), ParameterTypeError,
-     r"^report.compare_pairs: results must be a path \(str or os.PathLike\), a Results or a pyarrow.Table, "
-     r"got int 42$"),
-    ("loop.iterate", lambda: next(_m("loop").iterate(_solver(), "3", min_interval="x")), ParameterTypeError,
-     r"^loop.iterate: min_interval must be a number, got str 'x'$"),
+    (
+        "Solver.load_state",
+        lambda: _solver().load_state(42),
+        ParameterTypeError,
+        r"^Solver.load_state: state must be a mapping, got int 42$",
+    ),
+    (
+        "Puzzle.with_cell",
+        lambda: _puzzle().with_cell("a", 3),
+        ParameterTypeError,
+        r"^Puzzle.with_cell: cell must be an int, got str 'a'$",
+    ),
+    (
+        "collection_io.load_puzzles",
+        lambda: _m("collection_io").load_puzzles(42),
+        ParameterTypeError,
+        r"^collection_io.load_puzzles: path must be a path \(str or os.PathLike\), got int 42$",
+    ),
+    (
+        "collection_io.iter_puzzles",
+        lambda: _m("collection_io").iter_puzzles(42),
+        ParameterTypeError,
+        r"^collection_io.iter_puzzles: source must be a path \(str or os.PathLike\) or a binary file object, "
+        r"got int 42$",
+    ),
+    (
+        "collection_io.format_collection",
+        lambda: _m("collection_io").format_collection(42),
+        ParameterTypeError,
+        r"^collection_io.format_collection: puzzles must be an iterable of Puzzle, got int 42$",
+    ),
+    (
+        "grades.correctness_grades",
+        lambda: _m("grades").correctness_grades("p"),
+        PuzzleTypeError,
+        r"^grades.correctness_grades: puzzle must be a Puzzle, got str 'p'$",
+    ),
+    (
+        "figures.save fig",
+        lambda: _m("figures").save(42, "a.pdf"),
+        ParameterTypeError,
+        r"^figures.save: fig must be a matplotlib.figure.Figure, got int 42$",
+    ),
+    (
+        "figures.save path",
+        lambda: _m("figures").save(_m("figures").Figure(), 42),
+        ParameterTypeError,
+        r"^figures.save: path must be a path \(str or os.PathLike\), got int 42$",
+    ),
+    (
+        "figures.convergence_figure",
+        lambda: _m("figures").convergence_figure(42),
+        ParameterTypeError,
+        r"^figures.convergence_figure: snapshot must be a Snapshot, got int 42$",
+    ),
+    (
+        "warmup.warm_up",
+        lambda: _m("warmup").warm_up(42),
+        ParameterTypeError,
+        r"^warmup.warm_up: names must be an iterable of str or None, got int 42$",
+    ),
+    (
+        "spec.load_spec",
+        lambda: _m("spec").load_spec(42),
+        ParameterTypeError,
+        r"^spec.load_spec: path must be a path \(str or os.PathLike\), got int 42$",
+    ),
+    (
+        "spec.parse_spec",
+        lambda: _m("spec").parse_spec(42),
+        ParameterTypeError,
+        r"^spec.parse_spec: text must be a str, got int 42$",
+    ),
+    (
+        "experiments.run_batch",
+        lambda: _m("experiments").run_batch(42),
+        ParameterTypeError,
+        r"^experiments.run_batch: tasks must be a list of Task, got int 42$",
+    ),
+    (
+        "report.ecdf",
+        lambda: _m("report").ecdf(42),
+        ParameterTypeError,
+        r"^report.ecdf: results must be a path \(str or os.PathLike\), a Results or a pyarrow.Table, got int 42$",
+    ),
+    (
+        "report.compare_pairs",
+        lambda: _m("report").compare_pairs(42),
+        ParameterTypeError,
+        r"^report.compare_pairs: results must be a path \(str or os.PathLike\), a Results or a pyarrow.Table, "
+        r"got int 42$",
+    ),
+    (
+        "loop.iterate",
+        lambda: next(_m("loop").iterate(_solver(), "3", min_interval="x")),
+        ParameterTypeError,
+        r"^loop.iterate: min_interval must be a number, got str 'x'$",
+    ),
     # ...and silent acceptance.
-    ("loop.MaxSeconds", lambda: _m("loop").MaxSeconds("5"), ParameterTypeError,
-     r"^MaxSeconds: seconds must be a number, got str '5'$"),
-    ("loop.MaxIterations", lambda: _m("loop").MaxIterations(2.5), ParameterTypeError,
-     r"^MaxIterations: n must be an int, got float 2.5$"),
-    ("Puzzle.check", lambda: _puzzle().check(unique="yes"), ParameterTypeError,
-     r"^Puzzle.check: unique must be a bool, got str 'yes'$"),
-    ("experiments.execute", lambda: _m("experiments").execute(42), ParameterTypeError,
-     r"^experiments.execute: tasks must be an iterable of Task, got int 42$"),
-    ("results.load_results", lambda: _m("results").load_results(42), ParameterTypeError,  # read a directory "42"
-     r"^results.load_results: path must be a path \(str or os.PathLike\), got int 42$"),
-    ("warmup.warm_up str", lambda: _m("warmup").warm_up("reseda"), ParameterTypeError,  # "unknown algorithm 'r'"
-     r"^warmup.warm_up: names must be an iterable of str or None, got str 'reseda'$"),
-    ("spec.spec_from_options", lambda: _m("spec").spec_from_options("reseda", ["reseda_fig3_1_easy"]),
-     ParameterTypeError, r"^spec.spec_from_options: algos must be a sequence of str, got str 'reseda'$"),
+    (
+        "loop.MaxSeconds",
+        lambda: _m("loop").MaxSeconds("5"),
+        ParameterTypeError,
+        r"^MaxSeconds: seconds must be a number, got str '5'$",
+    ),
+    (
+        "loop.MaxIterations",
+        lambda: _m("loop").MaxIterations(2.5),
+        ParameterTypeError,
+        r"^MaxIterations: n must be an int, got float 2.5$",
+    ),
+    (
+        "Puzzle.check",
+        lambda: _puzzle().check(unique="yes"),
+        ParameterTypeError,
+        r"^Puzzle.check: unique must be a bool, got str 'yes'$",
+    ),
+    (
+        "experiments.execute",
+        lambda: _m("experiments").execute(42),
+        ParameterTypeError,
+        r"^experiments.execute: tasks must be an iterable of Task, got int 42$",
+    ),
+    (
+        "results.load_results",
+        lambda: _m("results").load_results(42),
+        ParameterTypeError,  # read a directory "42"
+        r"^results.load_results: path must be a path \(str or os.PathLike\), got int 42$",
+    ),
+    (
+        "warmup.warm_up str",
+        lambda: _m("warmup").warm_up("reseda"),
+        ParameterTypeError,  # "unknown algorithm 'r'"
+        r"^warmup.warm_up: names must be an iterable of str or None, got str 'reseda'$",
+    ),
+    (
+        "spec.spec_from_options",
+        lambda: _m("spec").spec_from_options("reseda", ["reseda_fig3_1_easy"]),
+        ParameterTypeError,
+        r"^spec.spec_from_options: algos must be a sequence of str, got str 'reseda'$",
+    ),
 ]
 
 
@@ -431,22 +570,28 @@ def test_the_report_functions_take_a_results_path_as_grades_from_results_does(na
 
 def test_the_report_functions_read_the_results_at_a_path(tmp_path):
     from sudoku_lab import report
-    from sudoku_lab.results import ResultStore, results_from_rows, task_row
     from sudoku_lab.experiments import Task, run_task
+    from sudoku_lab.results import ResultStore, results_from_rows, task_row
 
     task = Task("exact", {}, _puzzle(), 0, "solved", key="t0", config="exact", puzzle_set="easy")
     with ResultStore(tmp_path / "res", {"x": 1}) as store:
         store.add(task_row(task, run_task(task)))
     from_path = report.build_report(tmp_path / "res")
     from_rows = report.build_report(results_from_rows([task_row(task, run_task(task))]))
-    assert [(r.config, r.runs, r.successes) for r in from_path.summary] == \
-        [(r.config, r.runs, r.successes) for r in from_rows.summary] == [("exact", 1, 1)]
+    assert (
+        [(r.config, r.runs, r.successes) for r in from_path.summary]
+        == [(r.config, r.runs, r.successes) for r in from_rows.summary]
+        == [("exact", 1, 1)]
+    )
 
 
 def test_a_puzzle_as_text_or_a_grid_where_a_puzzle_is_expected_is_a_puzzle_type_error(reseda):
     for thing in (_puzzle().to_line(), _puzzle().grid):
-        with pytest.raises(PuzzleTypeError, match=r"^Solver.reset: puzzle must be a Puzzle, got .*; read one with "
-                                                  r"Puzzle.parse\(text\) or library.puzzle\(name\)$"):
+        with pytest.raises(
+            PuzzleTypeError,
+            match=r"^Solver.reset: puzzle must be a Puzzle, got .*; read one with "
+            r"Puzzle.parse\(text\) or library.puzzle\(name\)$",
+        ):
             reseda.reset(thing, seed=0)
     with pytest.raises(PuzzleTypeError, match=r"^Puzzle: grid must be an array-like"):
         _m("puzzle").Puzzle(None)
@@ -454,35 +599,67 @@ def test_a_puzzle_as_text_or_a_grid_where_a_puzzle_is_expected_is_a_puzzle_type_
 
 # ------------------------------------------------------------ the checker
 @checked
-def _sample(n: int, x: float = 1.0, flag: bool = False, path: str | os.PathLike[str] | None = None, *,
-            names: typing.Sequence[str] = (), table: typing.Mapping[str, int] | None = None,
-            mode: typing.Literal["a", "b"] = "a", puzzle: sudoku_lab.puzzle.Puzzle | None = None) -> int:
+def _sample(
+    n: int,
+    x: float = 1.0,
+    flag: bool = False,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    names: typing.Sequence[str] = (),
+    table: typing.Mapping[str, int] | None = None,
+    mode: typing.Literal["a", "b"] = "a",
+    puzzle: sudoku_lab.puzzle.Puzzle | None = None,
+) -> int:
     return n
 
 
-@pytest.mark.parametrize("kwargs", [
-    {"n": np.int64(3)}, {"n": 1, "x": 3}, {"n": 1, "x": np.float32(0.5)}, {"n": 1, "flag": np.bool_(True)},
-    {"n": 1, "path": Path("a")}, {"n": 1, "path": "a"}, {"n": 1, "names": ("a", "b")}, {"n": 1, "names": ["a"]},
-    {"n": 1, "table": {"a": 1}}, {"n": 1, "mode": "b"},
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"n": np.int64(3)},
+        {"n": 1, "x": 3},
+        {"n": 1, "x": np.float32(0.5)},
+        {"n": 1, "flag": np.bool_(True)},
+        {"n": 1, "path": Path("a")},
+        {"n": 1, "path": "a"},
+        {"n": 1, "names": ("a", "b")},
+        {"n": 1, "names": ["a"]},
+        {"n": 1, "table": {"a": 1}},
+        {"n": 1, "mode": "b"},
+    ],
+)
 def test_the_checker_takes_what_the_api_documents(kwargs):
     assert _sample(**kwargs) == kwargs["n"]
 
 
-@pytest.mark.parametrize("kwargs,error,message", [
-    ({"n": True}, ParameterTypeError, "n must be an int, got bool True"),
-    ({"n": 2.0}, ParameterTypeError, "n must be an int, got float 2.0"),
-    ({"n": 1, "x": False}, ParameterTypeError, "x must be a number, got bool False"),
-    ({"n": 1, "flag": 1}, ParameterTypeError, "flag must be a bool, got int 1"),
-    ({"n": 1, "path": b"a"}, ParameterTypeError, "path must be a path (str or os.PathLike) or None, got bytes b'a'"),
-    ({"n": 1, "names": "ab"}, ParameterTypeError, "names must be a sequence of str, got str 'ab'"),
-    ({"n": 1, "names": ["a", 3]}, ParameterTypeError, "names must be a sequence of str, got list with int 3 at [1]"),
-    ({"n": 1, "table": {"a": "1"}}, ParameterTypeError,
-     "table must be a mapping of str to int or None, got dict {'a': '1'}; its 'a' is str '1'"),
-    ({"n": 1, "mode": "c"}, ParameterError, "mode must be one of 'a', 'b', got str 'c'"),
-    ({"n": 1, "puzzle": "1..."}, PuzzleTypeError, "puzzle must be a Puzzle or None, got str '1...'"),
-    ({"n": np.zeros((9, 9))}, ParameterTypeError, "n must be an int, got ndarray of shape (9, 9)"),
-])
+@pytest.mark.parametrize(
+    "kwargs,error,message",
+    [
+        ({"n": True}, ParameterTypeError, "n must be an int, got bool True"),
+        ({"n": 2.0}, ParameterTypeError, "n must be an int, got float 2.0"),
+        ({"n": 1, "x": False}, ParameterTypeError, "x must be a number, got bool False"),
+        ({"n": 1, "flag": 1}, ParameterTypeError, "flag must be a bool, got int 1"),
+        (
+            {"n": 1, "path": b"a"},
+            ParameterTypeError,
+            "path must be a path (str or os.PathLike) or None, got bytes b'a'",
+        ),
+        ({"n": 1, "names": "ab"}, ParameterTypeError, "names must be a sequence of str, got str 'ab'"),
+        (
+            {"n": 1, "names": ["a", 3]},
+            ParameterTypeError,
+            "names must be a sequence of str, got list with int 3 at [1]",
+        ),
+        (
+            {"n": 1, "table": {"a": "1"}},
+            ParameterTypeError,
+            "table must be a mapping of str to int or None, got dict {'a': '1'}; its 'a' is str '1'",
+        ),
+        ({"n": 1, "mode": "c"}, ParameterError, "mode must be one of 'a', 'b', got str 'c'"),
+        ({"n": 1, "puzzle": "1..."}, PuzzleTypeError, "puzzle must be a Puzzle or None, got str '1...'"),
+        ({"n": np.zeros((9, 9))}, ParameterTypeError, "n must be an int, got ndarray of shape (9, 9)"),
+    ],
+)
 def test_the_checker_refuses_with_one_line(kwargs, error, message):
     with pytest.raises(error) as info:
         _sample(**kwargs)

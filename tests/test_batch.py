@@ -50,7 +50,12 @@ def _check_rows(rows, spec):
     for r in rows:
         t = tasks[r["task"]]
         assert (r["seed"], r["config"], r["puzzle_set"], r["run"], r["until"]) == (
-            t.seed, t.config, t.puzzle_set, t.run, t.until)
+            t.seed,
+            t.config,
+            t.puzzle_set,
+            t.run,
+            t.until,
+        )
         assert r["givens"] == t.puzzle.to_line()
         grid = Puzzle.parse(r["grid"], n=r["box"], allow_clashes=True).grid
         givens = t.puzzle.givens
@@ -69,8 +74,11 @@ def _check_rows(rows, spec):
 def _budgets(until: str) -> dict:
     """The budgets of a stopping rule, by the reason a run ending on one records ({"max_iterations": 300})."""
     rule = loop.parse_until(until)
-    return {c.reason: getattr(c, "n", getattr(c, "seconds", None))
-            for c in (rule.conds if isinstance(rule, loop.AnyOf) else (rule,)) if c.reason != "solved"}
+    return {
+        c.reason: getattr(c, "n", getattr(c, "seconds", None))
+        for c in (rule.conds if isinstance(rule, loop.AnyOf) else (rule,))
+        if c.reason != "solved"
+    }
 
 
 def test_a_batch_writes_one_right_row_per_task(tmp_path, cli):
@@ -119,8 +127,22 @@ def test_a_batch_killed_with_sigkill_halfway_resumes_to_exactly_one_row_per_task
     (tmp_path / "s.toml").write_text(spec_text)
     spec = parse_spec(spec_text)
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "sudoku_lab", "batch", str(tmp_path / "s.toml"), "--jobs", "2",
-                             "--out", str(out), "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sudoku_lab",
+            "batch",
+            str(tmp_path / "s.toml"),
+            "--jobs",
+            "2",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     journal = out / JOURNAL
     t0 = time.monotonic()
     while not (journal.exists() and journal.read_bytes().count(b"\n") >= spec.total // 3):
@@ -129,8 +151,9 @@ def test_a_batch_killed_with_sigkill_halfway_resumes_to_exactly_one_row_per_task
         time.sleep(0.01)
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
-    before = {json.loads(line)["task"]: json.loads(line) for line in journal.read_text().splitlines()
-              if line.endswith("}")}
+    before = {
+        json.loads(line)["task"]: json.loads(line) for line in journal.read_text().splitlines() if line.endswith("}")
+    }
     assert spec.total // 3 <= len(before) < spec.total, "killed too late to test anything"
     res = cli("batch", tmp_path / "s.toml", "--jobs", "2", "--out", out, "--quiet")
     assert res.returncode == 0, res.stderr
@@ -169,8 +192,9 @@ def test_dry_run_says_what_would_run(tmp_path, cli):
     (tmp_path / "small.toml").write_text(SMALL)
     res = cli("batch", tmp_path / "small.toml", "--dry-run")
     assert res.returncode == 0
-    assert res.stdout.splitlines()[0] == ("small: 2 configuration(s) x 3 puzzle(s) x 2 run(s) = 12 runs; seeds spawn "
-                                          "from 11; budget solved,300it")
+    assert res.stdout.splitlines()[0] == (
+        "small: 2 configuration(s) x 3 puzzle(s) x 2 run(s) = 12 runs; seeds spawn from 11; budget solved,300it"
+    )
     assert "results would go to small-results" in res.stdout
 
 
@@ -221,6 +245,7 @@ def test_a_stop_request_reaches_the_runs_in_flight_on_dask_workers(tmp_path):
     spec = spec_from_options(["ga"], ["ai_escargot"], runs=4, until="solved,120s")
     in_flight = threading.Event()
     with local_cluster(2) as client:
+
         def stop() -> bool:
             # Only once a worker is running a chunk: a stop before that proves nothing about the runs in flight
             # (a fixed delay did, on a machine slow to start the cluster).

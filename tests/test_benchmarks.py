@@ -18,10 +18,9 @@ import pytest
 
 from sudoku_lab import cli, exact, library
 from sudoku_lab._paths import resource_path
-from sudoku_lab.benchmarks import Benchmark, benchmarks, get_benchmark, register_benchmark
-from sudoku_lab.benchmarks import exact as bench_exact_module
-from sudoku_lab.benchmarks.exact import bench_exact
+from sudoku_lab.benchmarks import Benchmark, benchmarks, exact as bench_exact_module, get_benchmark, register_benchmark
 from sudoku_lab.benchmarks._timing import ratio_text
+from sudoku_lab.benchmarks.exact import bench_exact
 from sudoku_lab.benchmarks.reseda import NumpyReseda, bench_reseda
 from sudoku_lab.collection_io import format_collection, load_puzzles
 from sudoku_lab.errors import ParameterError
@@ -39,8 +38,9 @@ def _fiendish(k: int):
 
 
 def _run(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True, env=env,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True, env=env, timeout=600
+    )
 
 
 # --------------------------------------------------------------- registry
@@ -56,8 +56,11 @@ def test_the_built_in_benchmarks_are_registered_with_their_solver():
 
 def test_a_duplicate_name_is_refused_and_the_first_kept():
     first = get_benchmark("exact")
-    with pytest.raises(ValueError, match=r"a benchmark named 'exact' is already registered \(by "
-                                         r"sudoku_lab\.benchmarks\.exact\); choose another name"):
+    with pytest.raises(
+        ValueError,
+        match=r"a benchmark named 'exact' is already registered \(by "
+        r"sudoku_lab\.benchmarks\.exact\); choose another name",
+    ):
         register_benchmark("exact", help="another", run=lambda args, out: 0)
     assert get_benchmark("exact") is first
 
@@ -70,7 +73,7 @@ def test_a_benchmark_needs_a_callable_run():
     assert "no-run" not in benchmarks() and "bad" not in benchmarks()
 
 
-PLUGIN = '''
+PLUGIN = """
 from sudoku_lab.benchmarks import register_benchmark
 
 
@@ -86,13 +89,13 @@ def run(args, out):
 
 register_benchmark("plugin-bench", help="a benchmark defined outside the package", add_arguments=add_arguments,
                    run=run, solver="reseda")
-'''
+"""
 
-DUPLICATE = '''
+DUPLICATE = """
 from sudoku_lab.benchmarks import register_benchmark
 
 register_benchmark("exact", help="an impostor", run=lambda args, out: 0)
-'''
+"""
 
 
 def _plugin_env(tmp_path: Path, *modules: str) -> dict:
@@ -155,8 +158,12 @@ def test_bench_exact_reports_valid_solutions_and_ratios_to_exact_solve():
     assert sorted(result["solve_ms"]) == sorted(name for name, _ in _fiendish(5))
     text = "\n".join(lines)
     assert "best of 1 passes" in text and "/ exact.solve" in text
-    for label in ("exact.solve, Python loop", "exact.solve_many, one kernel call",
-                  "exact.count_solutions(limit=2), Python loop", "text in, text out"):
+    for label in (
+        "exact.solve, Python loop",
+        "exact.solve_many, one kernel call",
+        "exact.count_solutions(limit=2), Python loop",
+        "text in, text out",
+    ):
         assert label in text
     assert "exact.solve per puzzle: median" in text
     assert "5 of 5 puzzles have a unique solution" in text
@@ -172,8 +179,9 @@ def test_the_text_path_reads_solves_and_writes_lines():
 
 def test_bench_exact_on_a_set_without_unique_solutions_gives_per_puzzle_times():
     lines = []
-    result = bench_exact(resource_path("puzzles", "benchmarks", "lewis_16x16_50.csv"), out=lines.append, repeat=1,
-                         only=("solve",))
+    result = bench_exact(
+        resource_path("puzzles", "benchmarks", "lewis_16x16_50.csv"), out=lines.append, repeat=1, only=("solve",)
+    )
     assert result["n"] == 4 and result["valid"] is True and set(result["seconds"]) == {"solve"}
     assert len(result["solve_ms"]) == 20 and all(ms > 0 for ms in result["solve_ms"].values())
     assert "qqwing" not in " ".join(lines) and "unique solution" not in " ".join(lines)  # not measured: not claimed
@@ -233,7 +241,8 @@ def test_qqwing_start_up_is_measured_and_subtracted(tmp_path, monkeypatch):
         assert r["seconds"]["qqwing_solving"] == pytest.approx(r["seconds"]["qqwing"] - startup)
         for key in OURS:
             assert r["ratio_to_qqwing_solving"][key] == pytest.approx(
-                r["per_second"][key] * r["seconds"]["qqwing_solving"] / len(puzzles))
+                r["per_second"][key] * r["seconds"]["qqwing_solving"] / len(puzzles)
+            )
             assert r["ratio_to_qqwing_solving"][key] < r["ratio_to_qqwing"][key]
     else:
         assert r["ratio_to_qqwing_solving"] == {}
@@ -266,8 +275,23 @@ def test_bench_exact_against_the_real_qqwing():
 def test_bench_exact_command_one_block_per_set(tmp_path, capsys):
     path = tmp_path / "three.csv"
     path.write_text(format_collection(load_puzzles(resource_path("puzzles", "papers.csv"))[:3], "csv"))
-    assert cli.main(["bench", "exact", "--set", str(path), "--set", "benchmarks/lewis_16x16_50", "--repeat", "1",
-                     "--only", "solve,text"]) == 0
+    assert (
+        cli.main(
+            [
+                "bench",
+                "exact",
+                "--set",
+                str(path),
+                "--set",
+                "benchmarks/lewis_16x16_50",
+                "--repeat",
+                "1",
+                "--only",
+                "solve,text",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "on 3 9x9 puzzles" in out and "on 20 16x16 puzzles (benchmarks/lewis_16x16_50)" in out
     assert "exact.solve, Python loop" in out and "text in, text out" in out
@@ -279,7 +303,8 @@ def test_bench_exact_command_refuses_an_unknown_measure(cli):
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.strip().splitlines() == [
         "sudoku-lab bench exact: error: argument --only: must be a comma-separated list of solve, batch, count2, "
-        "text, qqwing, got 'solve,fast' (see sudoku-lab bench exact --help)"]
+        "text, qqwing, got 'solve,fast' (see sudoku-lab bench exact --help)"
+    ]
 
 
 # ----------------------------------------------------------------- RESEDA
@@ -290,7 +315,7 @@ def test_numpy_reseda_samples_keep_the_givens_and_fill_boxes_with_permutations()
     assert S.shape == (ref.Q, pz.C)
     given = pz.grid > 0
     assert (S[:, given] == pz.grid[given]).all()
-    boxes = pz.geometry.units[2 * pz.N:]
+    boxes = pz.geometry.units[2 * pz.N :]
     assert all(sorted(row[box].tolist()) == list(range(1, 10)) for row in S for box in boxes)
     status = "running"
     while status == "running" and ref.steps < 2000:
@@ -332,8 +357,18 @@ def test_bench_gui_is_the_lab_benchmark_in_a_subprocess(monkeypatch):
     args = parser.parse_args(["bench", "gui", "--runs", "3", "--rounds", "2"])
     lines = []
     assert get_benchmark("gui").run(args, lines.append) == 0
-    assert seen["cmd"][1:] == ["-m", "sudoku_lab_ui.bench_gui", "--runs", "3", "--rounds", "2", "--iterations", "20000",
-                               "--algo", "reseda"]
+    assert seen["cmd"][1:] == [
+        "-m",
+        "sudoku_lab_ui.bench_gui",
+        "--runs",
+        "3",
+        "--rounds",
+        "2",
+        "--iterations",
+        "20000",
+        "--algo",
+        "reseda",
+    ]
     assert lines == ["line one", "line two"]
     args = parser.parse_args(["bench", "gui", "--algo", "all", "--iterations", "50"])
     assert get_benchmark("gui").run(args, lines.append) == 0
@@ -387,7 +422,9 @@ def _way(name, clock, log, durations, work, setup=100.0):
             log.append(f"{name} run {seed}")
             clock.now += next(times)
             return work(seed) if callable(work) else work
+
         return run
+
     return prepare
 
 
@@ -399,11 +436,31 @@ def test_kernel_vs_numpy_interleaves_seed_by_seed_and_takes_the_best_whole_pass(
     # (1.0 for the kernel, 10.0 for numpy) lie in other passes, so a per-run best would give other rates
     kernel = _way("kernel", clock, log, [1.0, 5.0, 3.0, 2.0, 4.0, 3.0], 100)
     numpy = _way("numpy", clock, log, [10.0, 30.0, 25.0, 25.0, 15.0, 15.0], 4)
-    m = kernel_vs_numpy(solver="nosuch", title="Toy", puzzle="p", unit="steps", seeds=(3, 4), passes=3,
-                        kernel=kernel, numpy=numpy, kernel_label="k", numpy_label="n", out=lines.append,
-                        clock=clock, warm=False)
-    one_pass = ["kernel prepare 3", "kernel run 3", "numpy prepare 3", "numpy run 3",
-                "kernel prepare 4", "kernel run 4", "numpy prepare 4", "numpy run 4"]
+    m = kernel_vs_numpy(
+        solver="nosuch",
+        title="Toy",
+        puzzle="p",
+        unit="steps",
+        seeds=(3, 4),
+        passes=3,
+        kernel=kernel,
+        numpy=numpy,
+        kernel_label="k",
+        numpy_label="n",
+        out=lines.append,
+        clock=clock,
+        warm=False,
+    )
+    one_pass = [
+        "kernel prepare 3",
+        "kernel run 3",
+        "numpy prepare 3",
+        "numpy run 3",
+        "kernel prepare 4",
+        "kernel run 4",
+        "numpy prepare 4",
+        "numpy run 4",
+    ]
     assert log == one_pass * 3
     assert (m.kernel_seconds, m.numpy_seconds) == (5.0, 30.0)  # the set-ups (100 each) are not timed
     assert (m.kernel_work, m.numpy_work) == (200, 8)
@@ -414,9 +471,14 @@ def test_kernel_vs_numpy_interleaves_seed_by_seed_and_takes_the_best_whole_pass(
         "timing",
         "  numba kernel (k): 40 steps/s over 200 steps",
         "  straightforward numpy (n): 0 steps/s over 8 steps",
-        "    kernel / numpy, steps per second (above 1: the kernel is faster): 150.0x"]
-    assert m.as_dict("steps") == {"kernel_steps_per_second": m.kernel_rate, "numpy_steps_per_second": m.numpy_rate,
-                                  "kernel_over_numpy": m.ratio, "same_work": True}
+        "    kernel / numpy, steps per second (above 1: the kernel is faster): 150.0x",
+    ]
+    assert m.as_dict("steps") == {
+        "kernel_steps_per_second": m.kernel_rate,
+        "numpy_steps_per_second": m.numpy_rate,
+        "kernel_over_numpy": m.ratio,
+        "same_work": True,
+    }
 
 
 def test_kernel_vs_numpy_reports_work_that_differs_and_gives_no_ratio():
@@ -432,9 +494,22 @@ def test_kernel_vs_numpy_reports_work_that_differs_and_gives_no_ratio():
         seen.append((k, n))
         return "costs 3, 2 against 3, 1"
 
-    m = kernel_vs_numpy(solver="nosuch", title="Toy", puzzle="p", unit="moves", seeds=(7,), passes=2, kernel=kernel,
-                        numpy=numpy, kernel_label="k", numpy_label="n", compare=compare, out=lines.append,
-                        clock=clock, warm=False)
+    m = kernel_vs_numpy(
+        solver="nosuch",
+        title="Toy",
+        puzzle="p",
+        unit="moves",
+        seeds=(7,),
+        passes=2,
+        kernel=kernel,
+        numpy=numpy,
+        kernel_label="k",
+        numpy_label="n",
+        compare=compare,
+        out=lines.append,
+        clock=clock,
+        warm=False,
+    )
     assert seen == [(("k", 7), ("n", 7))] * 2  # every pass, with each way's result for the same seed
     assert m.ratio is None and not m.same_work
     assert m.differences == ("seed 7: costs 3, 2 against 3, 1", "the kernel way did 50 moves then 49 on seed 7")
@@ -442,18 +517,39 @@ def test_kernel_vs_numpy_reports_work_that_differs_and_gives_no_ratio():
     assert "  WORK DIFFERS: the kernel way did 50 moves then 49 on seed 7" in lines
     assert lines[-1].endswith("faster): - (not given: the two ways did not do the same work)")
     # a plain int result is never compared
-    m = kernel_vs_numpy(solver="nosuch", title="Toy", puzzle="p", unit="moves", seeds=(1,), passes=1,
-                        kernel=_way("k", clock, log, [1.0], 8), numpy=_way("n", clock, log, [2.0], 2),
-                        kernel_label="k", numpy_label="n", compare=compare, out=lambda _: None, clock=clock,
-                        warm=False)
+    m = kernel_vs_numpy(
+        solver="nosuch",
+        title="Toy",
+        puzzle="p",
+        unit="moves",
+        seeds=(1,),
+        passes=1,
+        kernel=_way("k", clock, log, [1.0], 8),
+        numpy=_way("n", clock, log, [2.0], 2),
+        kernel_label="k",
+        numpy_label="n",
+        compare=compare,
+        out=lambda _: None,
+        clock=clock,
+        warm=False,
+    )
     assert m.same_work and m.ratio == pytest.approx(8.0) and len(seen) == 2
 
 
 def test_kernel_vs_numpy_refuses_no_pass_or_no_seed():
     from sudoku_lab.benchmarks._kernel_vs_numpy import kernel_vs_numpy
 
-    args = dict(solver="x", title="t", puzzle="p", unit="steps", kernel=lambda s: (lambda: 1),
-                numpy=lambda s: (lambda: 1), kernel_label="k", numpy_label="n", warm=False)
+    args = dict(
+        solver="x",
+        title="t",
+        puzzle="p",
+        unit="steps",
+        kernel=lambda s: lambda: 1,
+        numpy=lambda s: lambda: 1,
+        kernel_label="k",
+        numpy_label="n",
+        warm=False,
+    )
     with pytest.raises(ValueError, match="passes must be at least 1, got 0"):
         kernel_vs_numpy(seeds=(0,), passes=0, **args)
     with pytest.raises(ValueError, match="seeds must name at least one seed"):
@@ -485,10 +581,14 @@ def test_the_ways_run_the_solver_and_the_reference_from_the_seed():
 
 
 # every per-solver benchmark runs on the harness, with its solver, seeds and passes
-SMALL = {"reseda": dict(attempts=1, puzzles=1, numpy_runs=2, passes=2),
-         "hill_climb": dict(moves=20, repeat=2), "nbcoin": dict(runs=2, generations=3, passes=2),
-         "ga": dict(generations=3, seeds=2, passes=2), "ac3_tabu": dict(iterations=12, numpy_iterations=3, repeat=2),
-         "cuckoo": dict(iterations=40, repeat=2)}
+SMALL = {
+    "reseda": dict(attempts=1, puzzles=1, numpy_runs=2, passes=2),
+    "hill_climb": dict(moves=20, repeat=2),
+    "nbcoin": dict(runs=2, generations=3, passes=2),
+    "ga": dict(generations=3, seeds=2, passes=2),
+    "ac3_tabu": dict(iterations=12, numpy_iterations=3, repeat=2),
+    "cuckoo": dict(iterations=40, repeat=2),
+}
 
 
 @pytest.mark.parametrize("name", sorted(SMALL))
@@ -552,9 +652,14 @@ def test_a_kernel_benchmark_exits_1_when_the_work_differs(monkeypatch):
         out(f"toy {runs} {puzzle}")
         return {"same_work": runs != 13}
 
-    register_kernel_benchmark("toy-kvn", bench_toy, solver="reseda", help="toy", description="a toy",
-                              flags=(Flag("--runs", "runs", "runs", 1, 100, aliases=("-r",)),
-                                     Flag("--puzzle", "puzzle", "a puzzle")))
+    register_kernel_benchmark(
+        "toy-kvn",
+        bench_toy,
+        solver="reseda",
+        help="toy",
+        description="a toy",
+        flags=(Flag("--runs", "runs", "runs", 1, 100, aliases=("-r",)), Flag("--puzzle", "puzzle", "a puzzle")),
+    )
     try:
         bench = get_benchmark("toy-kvn")
         import argparse
@@ -567,8 +672,14 @@ def test_a_kernel_benchmark_exits_1_when_the_work_differs(monkeypatch):
         assert lines[-1] == "toy 13 q"
         assert "(default 4)" in parser.format_help()
         with pytest.raises(ValueError, match="--seeds names 'seeds', not a parameter of bench_toy"):
-            register_kernel_benchmark("toy-kvn2", bench_toy, solver="reseda", help="t", description="t",
-                                      flags=(Flag("--seeds", "seeds", "s"),))
+            register_kernel_benchmark(
+                "toy-kvn2",
+                bench_toy,
+                solver="reseda",
+                help="t",
+                description="t",
+                flags=(Flag("--seeds", "seeds", "s"),),
+            )
     finally:
         _REGISTRY.unregister("toy-kvn")
     assert "toy-kvn" not in benchmarks() and "toy-kvn2" not in benchmarks()

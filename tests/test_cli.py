@@ -23,8 +23,9 @@ EASY = "..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.1
 
 def _cli(*args, stdin=None):
     """``python -m sudoku_lab ARGS`` in a process of its own."""
-    return subprocess.run([sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True, input=stdin,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True, input=stdin, timeout=600
+    )
 
 
 BAD = [
@@ -32,8 +33,10 @@ BAD = [
     (["check", EASY[:-1] + "*"], "line 1, column 81: unexpected character '*'"),
     (["check", "8" + EASY[1:]], "givens clash: r1c1 and r1c3 both hold 8"),
     (["check", "." * 81], "the puzzle has several solutions"),
-    (["check", "12345678" + "." * 27 + "9" + "." * 45], "the puzzle has no solution: propagation empties the "
-                                                          "candidates of r1c9"),
+    (
+        ["check", "12345678" + "." * 27 + "9" + "." * 45],
+        "the puzzle has no solution: propagation empties the candidates of r1c9",
+    ),
     (["solve", "nosuch_puzzle"], "no bundled puzzle named 'nosuch_puzzle'"),
     (["solve", "missing.txt"], "no such file: missing.txt"),
     (["solve", "--algo", "reseda", "--alpha", "2", "reseda_fig3_1_easy"], "alpha must be [0, 1], got 2"),
@@ -44,8 +47,10 @@ BAD = [
     (["solve", "--until", "soon", "--algo", "reseda", "reseda_fig3_1_easy"], "cannot read stopping rule 'soon'"),
     (["solve", "--bogus", "x"], "unrecognized arguments: --bogus"),
     (["generate", "--box", "4", "--clues", "10"], "a 16x16 puzzle with a unique solution needs at least 15 givens"),
-    (["generate", "--box", "5", "--clues", "250", "--quiet", "--time-limit", "1s"],
-     "could not generate a 25x25 puzzle with 250 clues and a unique solution within 1 s (1 try): the fewest"),
+    (
+        ["generate", "--box", "5", "--clues", "250", "--quiet", "--time-limit", "1s"],
+        "could not generate a 25x25 puzzle with 250 clues and a unique solution within 1 s (1 try): the fewest",
+    ),
     (["generate", "--clues", "30", "--time-limit", "soon"], "--time-limit must be a duration like 30s"),
     (["generate", "--clues", "30", "--count", "-2"], "argument --count: must be an integer from 1 to 1,000,000"),
     (["grades", "--runs", "0", "reseda_fig3_1_easy"], "argument --runs: must be an integer from 1 to 1,000,000, got 0"),
@@ -56,22 +61,23 @@ BAD = [
 ]
 
 
-
-
 def test_bad_file_contents_name_the_file_and_line(tmp_path, cli):
     f = tmp_path / "set.txt"
     f.write_text(EASY + "\n" + EASY.replace(".", "x", 1) + "\n")
     out = cli("check", str(f))
     assert out.returncode == 2
-    assert out.stderr.strip() == (f"sudoku-lab: error: {f}: line 2, column 1: 'x' is not a digit of a 9x9 puzzle "
-                                  "(digits 1-9, '.' or '0' for a blank)")
+    assert out.stderr.strip() == (
+        f"sudoku-lab: error: {f}: line 2, column 1: 'x' is not a digit of a 9x9 puzzle "
+        "(digits 1-9, '.' or '0' for a blank)"
+    )
 
 
 def test_check_reports_on_stdout(capsys):
     assert main(["check", "reseda_fig4_1_hard"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("reseda_fig4_1_hard: 9x9, 31 givens, unique solution; AC3 removed 400 candidates and "
-                          "fixed 50 cells")
+    assert out.startswith(
+        "reseda_fig4_1_hard: 9x9, 31 givens, unique solution; AC3 removed 400 candidates and fixed 50 cells"
+    )
 
 
 def test_solve_exact_prints_the_solution(capsys):
@@ -87,8 +93,22 @@ def test_solve_reads_stdin_and_every_format(cli):
 
 
 def test_solve_with_reseda_prints_progress_and_result(cli):
-    out = cli("solve", "--algo", "reseda", "--alpha", "0.7", "--restart", "partial", "--zones", "diagonal",
-              "--seed", "1", "reseda_fig4_1_hard", "--format", "line")
+    out = cli(
+        "solve",
+        "--algo",
+        "reseda",
+        "--alpha",
+        "0.7",
+        "--restart",
+        "partial",
+        "--zones",
+        "diagonal",
+        "--seed",
+        "1",
+        "reseda_fig4_1_hard",
+        "--format",
+        "line",
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout == "".join(map(str, library.puzzle("reseda_fig4_1_hard").solution)) + "\n"  # nothing else
     assert out.stderr.splitlines()[-1].startswith("# reseda_fig4_1_hard: reseda seed 1: solved after")
@@ -97,8 +117,9 @@ def test_solve_with_reseda_prints_progress_and_result(cli):
 
 def test_solve_unsolved_exits_1_with_best_grid():
     """A real process: the status of a run that ends unsolved, as the caller of the command sees it."""
-    out = _cli("solve", "--algo", "reseda", "--restart", "none", "--seed", "0", "--until", "3", "ai_escargot",
-               "--quiet")
+    out = _cli(
+        "solve", "--algo", "reseda", "--restart", "none", "--seed", "0", "--until", "3", "ai_escargot", "--quiet"
+    )
     assert out.returncode == 1
     assert "not solved (max_iterations), best cost" in out.stderr
 
@@ -144,18 +165,41 @@ def _generated(count, seed):
     return [generate(3, 30, seed=seed + k).to_line() for k in range(count)]
 
 
-@pytest.mark.parametrize("args,expected", [
-    # one metaheuristic run: its verdict was a `#` line above the solution
-    (["solve", "--algo", "reseda", "--seed", "1", "--until", "solved,5000it", "--format", "line", "--quiet",
-      "reseda_fig4_1_hard"], lambda: _solutions("reseda_fig4_1_hard")),
-    # several puzzles in a block format: each had a `#` name and time, and the blocks ran together
-    (["solve", "--exact", "benchmarks/small_unique", "--format", "grid"], lambda: _solutions("benchmarks/small_unique")),
-    (["generate", "--clues", "30", "--count", "3", "--seed", "4", "--format", "grid", "--quiet"],
-     lambda: _generated(3, 4)),
-    (["generate", "--clues", "30", "--seed", "4", "--format", "numbers", "--quiet"], lambda: _generated(1, 4)),
-    (["library", "benchmarks/small_unique", "--show"], lambda: _givens("benchmarks/small_unique")),
-    (["library", "papers", "--show", "--format", "sdk"], lambda: _givens("papers")),
-], ids=["solve-algo", "solve-several", "generate-grids", "generate-numbers", "library-show", "library-show-sdk"])
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        # one metaheuristic run: its verdict was a `#` line above the solution
+        (
+            [
+                "solve",
+                "--algo",
+                "reseda",
+                "--seed",
+                "1",
+                "--until",
+                "solved,5000it",
+                "--format",
+                "line",
+                "--quiet",
+                "reseda_fig4_1_hard",
+            ],
+            lambda: _solutions("reseda_fig4_1_hard"),
+        ),
+        # several puzzles in a block format: each had a `#` name and time, and the blocks ran together
+        (
+            ["solve", "--exact", "benchmarks/small_unique", "--format", "grid"],
+            lambda: _solutions("benchmarks/small_unique"),
+        ),
+        (
+            ["generate", "--clues", "30", "--count", "3", "--seed", "4", "--format", "grid", "--quiet"],
+            lambda: _generated(3, 4),
+        ),
+        (["generate", "--clues", "30", "--seed", "4", "--format", "numbers", "--quiet"], lambda: _generated(1, 4)),
+        (["library", "benchmarks/small_unique", "--show"], lambda: _givens("benchmarks/small_unique")),
+        (["library", "papers", "--show", "--format", "sdk"], lambda: _givens("papers")),
+    ],
+    ids=["solve-algo", "solve-several", "generate-grids", "generate-numbers", "library-show", "library-show-sdk"],
+)
 def test_commands_whose_output_is_puzzles_write_only_the_puzzles_to_stdout(args, expected, capsys):
     """`solve --format line` wrote a `#` comment line to stdout: names, times and verdicts go to stderr, and
     stdout is a collection that `sudoku-lab check -` reads back, puzzle for puzzle."""
@@ -176,20 +220,24 @@ def test_the_library_tables_line_up_and_name_where_a_rating_comes_from(capsys):
     rows = capsys.readouterr().out.splitlines()
     assert rows[0].split() == ["collection", "puzzles", "size", "description"]
     starts = {r.split()[0]: r.index(r.split()[3]) for r in rows[1:]}  # where each description starts
-    assert starts["benchmarks/lewis_9x9_35"] == starts["benchmarks/lewis_16x16_35"] == starts[
-        "benchmarks/lewis_25x25_35"] == starts["papers"]
+    assert (
+        starts["benchmarks/lewis_9x9_35"]
+        == starts["benchmarks/lewis_16x16_35"]
+        == starts["benchmarks/lewis_25x25_35"]
+        == starts["papers"]
+    )
     assert main(["library", "papers"]) == 0
     out, err = capsys.readouterr()
     header, *rows = out.splitlines()
     assert header.split()[:2] == ["name", "givens"] and "qqwing rating" in header and "level" not in header
     hard = next(r for r in rows if r.startswith("reseda_fig4_1_hard "))
-    assert hard[header.index("qqwing rating"):].split()[0] == "simple"
+    assert hard[header.index("qqwing rating") :].split()[0] == "simple"
     assert "qqwing rating: the difficulty Debian's qqwing gives the puzzle" in err
     longest = next(r for r in rows if r.startswith("sato_inoue_super_difficult_24 "))  # it pushed its row right
     assert longest.index(" 24 ") + 1 == hard.index(" 31 ") + 1
     assert main(["library", "kennett/hard"]) == 0
     header, first = capsys.readouterr().out.splitlines()[:2]
-    assert first[header.index("level"):].split()[:2] == ["hard", "easy"] and "qqwing rating" in header
+    assert first[header.index("level") :].split()[:2] == ["hard", "easy"] and "qqwing rating" in header
 
 
 def test_help_everywhere(cli):
@@ -202,35 +250,62 @@ def test_the_window_command_without_a_display_says_so():
     import os
 
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    out = subprocess.run([sys.executable, "-c", "import sys; from sudoku_lab_ui.launch import main; sys.exit(main([]))"],
-                         capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys; from sudoku_lab_ui.launch import main; sys.exit(main([]))"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 2
     assert out.stderr.strip().startswith("sudoku-lab: error: no display to open the lab window on")
-    bad = subprocess.run([sys.executable, "-c", "import sys; from sudoku_lab_ui.launch import main; sys.exit(main(['gui', "
-                          "'nosuch_puzzle']))"], capture_output=True, text=True, timeout=300)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from sudoku_lab_ui.launch import main; sys.exit(main(['gui', 'nosuch_puzzle']))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert bad.returncode == 2 and "no bundled puzzle named 'nosuch_puzzle'" in bad.stderr
 
 
 # ------------------------------------------------------------------ issue 7: every everyday mistake
 BAD_7 = [
     (["check", "kennett/fiendish:999"], "kennett/fiendish has 200 puzzles; 999 is out of range"),
-    (["check", "kennett/fiendsh:3"], "no such file or bundled collection 'kennett/fiendsh': kennett/fiendsh:3; "
-                                     "did you mean kennett/fiendish"),
-    (["check", "/home/someone/my_puzzle_collections/very_hard_ones_from_the_newspaper.txt"],
-     "no such file: /home/someone/my_puzzle_collections/very_hard_ones_from_the_newspaper.txt"),
-    (["check", "reseda_fig4_1_hardd"],
-     "no bundled puzzle named 'reseda_fig4_1_hardd'; did you mean reseda_fig4_1_hard"),
-    (["solve", "--seed", "-1", "--algo", "reseda", "reseda_fig3_1_easy"],
-     "argument --seed: must be an integer >= 0, got -1"),
+    (
+        ["check", "kennett/fiendsh:3"],
+        "no such file or bundled collection 'kennett/fiendsh': kennett/fiendsh:3; did you mean kennett/fiendish",
+    ),
+    (
+        ["check", "/home/someone/my_puzzle_collections/very_hard_ones_from_the_newspaper.txt"],
+        "no such file: /home/someone/my_puzzle_collections/very_hard_ones_from_the_newspaper.txt",
+    ),
+    (
+        ["check", "reseda_fig4_1_hardd"],
+        "no bundled puzzle named 'reseda_fig4_1_hardd'; did you mean reseda_fig4_1_hard",
+    ),
+    (
+        ["solve", "--seed", "-1", "--algo", "reseda", "reseda_fig3_1_easy"],
+        "argument --seed: must be an integer >= 0, got -1",
+    ),
     (["solve", "--until", "infit", "--algo", "reseda", "reseda_fig3_1_easy"], "cannot read stopping rule 'infit'"),
-    (["solve", "--until", "1e999evals", "--algo", "reseda", "reseda_fig3_1_easy"],
-     "cannot read stopping rule '1e999evals'"),
-    (["solve", "--alpha", "2", "reseda_fig3_1_easy"],
-     "--alpha is not a parameter of exact (it belongs to reseda); choose that algorithm with --algo reseda"),
+    (
+        ["solve", "--until", "1e999evals", "--algo", "reseda", "reseda_fig3_1_easy"],
+        "cannot read stopping rule '1e999evals'",
+    ),
+    (
+        ["solve", "--alpha", "2", "reseda_fig3_1_easy"],
+        "--alpha is not a parameter of exact (it belongs to reseda); choose that algorithm with --algo reseda",
+    ),
     (["solve", "--exact", "--algo", "reseda", "reseda_fig3_1_easy"], "choose --exact or --algo reseda, not both"),
     (["generate", "--clues", "30", "--count", "-2"], "argument --count: must be an integer from 1 to 1,000,000"),
-    (["grades", "--runs", "1000000000000", "reseda_fig3_1_easy"],
-     "argument --runs: must be an integer from 1 to 1,000,000, got 1000000000000"),
+    (
+        ["grades", "--runs", "1000000000000", "reseda_fig3_1_easy"],
+        "argument --runs: must be an integer from 1 to 1,000,000, got 1000000000000",
+    ),
     (["grades", "--dpi", "0", "reseda_fig3_1_easy"], "argument --dpi: must be an integer from 10 to 1,200, got 0"),
     (["grades", "--compare", "paper", "reseda_fig3_1_easy"], "--compare paper needs puzzle reseda_fig4_1_hard"),
     (["grades", "--compare", "nothere.json", "reseda_fig3_1_easy"], "grades file nothere.json does not exist"),
@@ -253,8 +328,9 @@ def test_bad_input_is_one_line_and_status_2_before_any_work(args, fragment, cli)
     assert out.stdout == ""  # nothing ran: every option is checked before the first run
 
 
-@pytest.mark.parametrize("args", [["solve", "--bogus", "x"], ["check", "reseda_fig4_1_hardd"]],
-                         ids=["usage-error", "input-error"])
+@pytest.mark.parametrize(
+    "args", [["solve", "--bogus", "x"], ["check", "reseda_fig4_1_hardd"]], ids=["usage-error", "input-error"]
+)
 def test_a_real_process_exits_2_on_bad_input_with_what_the_in_process_command_says(args, cli):
     """The exit status is the process's: argparse's usage error (a SystemExit) and an error main() turns into a
     status both reach `python -m sudoku_lab`'s caller as 2, with the lines the in-process checks above read."""
@@ -265,18 +341,23 @@ def test_a_real_process_exits_2_on_bad_input_with_what_the_in_process_command_sa
 
 def test_unreadable_and_binary_files_are_one_line(tmp_path, cli):
     sup = tmp_path / "numbers.txt"
-    sup.write_text(" ".join(EASY.replace(".", "0")[:10]) + " ² " + " ".join(EASY.replace(".", "0")[11:]) + "\n",
-                   encoding="utf-8")
+    sup.write_text(
+        " ".join(EASY.replace(".", "0")[:10]) + " ² " + " ".join(EASY.replace(".", "0")[11:]) + "\n", encoding="utf-8"
+    )
     binary = tmp_path / "g.runs" / "runs.jsonl"
     binary.parent.mkdir()
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
     for args, fragment in [
-        (["check", str(sup)], f"{sup}: line 1, column 21: unexpected character '²' (digits are 1-9 then A-Z, "
-                              "'.' or '0' for a blank)"),
+        (
+            ["check", str(sup)],
+            f"{sup}: line 1, column 21: unexpected character '²' (digits are 1-9 then A-Z, '.' or '0' for a blank)",
+        ),
         (["check", str(tmp_path)], f"puzzle file {tmp_path} is a directory, not a file"),
-        (["grades", "--runs", "2", "--out", str(tmp_path / "g.pdf"), "reseda_fig3_1_easy"],
-         f"{binary.parent} holds runs but no provenance.json: it was not written by Sudoku Lab, or its sidecar was "
-         "deleted; choose another output directory"),
+        (
+            ["grades", "--runs", "2", "--out", str(tmp_path / "g.pdf"), "reseda_fig3_1_easy"],
+            f"{binary.parent} holds runs but no provenance.json: it was not written by Sudoku Lab, or its sidecar was "
+            "deleted; choose another output directory",
+        ),
     ]:
         out = cli(*args)
         assert out.returncode == 2, out.stderr
@@ -343,13 +424,14 @@ def test_a_full_disk_keeps_the_finished_runs_and_resumes(tmp_path, cli):
     runs = tmp_path / "g.runs" / "runs.jsonl"
     args = ["grades", "--runs", "12", "--restart", "none", "--quiet", "--out", str(out), "reseda_fig3_1_easy"]
     # 9 kB: the empty table a new results directory starts with fits (7 kB), the journal of 12 runs does not.
-    full = subprocess.run([sys.executable, "-c", FULL_DISK, "9000", *args], capture_output=True, text=True,
-                          timeout=600)
+    full = subprocess.run([sys.executable, "-c", FULL_DISK, "9000", *args], capture_output=True, text=True, timeout=600)
     assert full.returncode == 2, full.stderr
     [line] = full.stderr.strip().splitlines()
     kept = runs.read_text().count("\n")
-    assert line == (f"sudoku-lab: error: cannot write {runs}: file too large; the {kept} runs before are kept "
-                    "there: run the same command again to resume")
+    assert line == (
+        f"sudoku-lab: error: cannot write {runs}: file too large; the {kept} runs before are kept "
+        "there: run the same command again to resume"
+    )
     assert 0 < kept < 12 and not out.exists()
     again = cli(*args)  # the limit was the other process's
     assert again.returncode == 0, again.stderr
@@ -359,10 +441,22 @@ def test_a_full_disk_keeps_the_finished_runs_and_resumes(tmp_path, cli):
 
 def test_a_figure_that_does_not_fit_leaves_no_half_file(tmp_path):
     out = tmp_path / "g.png"
-    args = ["grades", "--runs", "2", "--restart", "none", "--quiet", "--dpi", "600", "--out", str(out),
-            "reseda_fig3_1_easy"]
-    full = subprocess.run([sys.executable, "-c", FULL_DISK, "200000", *args], capture_output=True, text=True,
-                          timeout=600)
+    args = [
+        "grades",
+        "--runs",
+        "2",
+        "--restart",
+        "none",
+        "--quiet",
+        "--dpi",
+        "600",
+        "--out",
+        str(out),
+        "reseda_fig3_1_easy",
+    ]
+    full = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, "200000", *args], capture_output=True, text=True, timeout=600
+    )
     assert full.returncode == 2, full.stderr
     assert full.stderr.strip() == f"sudoku-lab: error: cannot write figure {out}: file too large"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.runs"]  # no figure, no temporary file
@@ -372,8 +466,12 @@ def test_ctrl_c_stops_a_long_generation_cleanly():
     """`generate --box 5 --clues 250` ran silently for 15 minutes; now it reports and stops on Ctrl-C."""
     import signal
 
-    proc = subprocess.Popen([sys.executable, "-m", "sudoku_lab", "generate", "--box", "5", "--clues", "250",
-                             "--time-limit", "none"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sudoku_lab", "generate", "--box", "5", "--clues", "250", "--time-limit", "none"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     first = proc.stderr.readline()  # progress comes without asking (every 5 s away from a terminal)
     assert first.startswith("try 1 of 20, ") and "givens left (target 250, fewest so far" in first
     proc.send_signal(signal.SIGINT)
@@ -410,8 +508,20 @@ def test_the_readme_example_of_a_reseda_run_is_what_the_command_prints(repo_root
 
 def test_grades_writes_every_output_and_compares(tmp_path, cli):
     first = tmp_path / "a.png"
-    out = cli("grades", "--runs", "3", "--restart", "none", "--quiet", "--latex", "--out", str(first),
-              "--compare", "paper", "reseda_fig4_1_hard")
+    out = cli(
+        "grades",
+        "--runs",
+        "3",
+        "--restart",
+        "none",
+        "--quiet",
+        "--latex",
+        "--out",
+        str(first),
+        "--compare",
+        "paper",
+        "reseda_fig4_1_hard",
+    )
     assert out.returncode == 0, out.stderr
     assert "agreement with paper: " in out.stdout
     for suffix in (".png", ".grades.csv", ".grades.json", ".tex"):
@@ -419,12 +529,32 @@ def test_grades_writes_every_output_and_compares(tmp_path, cli):
     assert len(load_results(first.with_suffix(".runs"))) == 3
     assert first.with_suffix(".tex").read_text().startswith(r"\begin{table}[h]")
     second = tmp_path / "b.svg"
-    out = cli("grades", "--runs", "3", "--restart", "none", "--quiet", "--out", str(second), "--compare",
-              str(first.with_suffix(".grades.json")), "reseda_fig4_1_hard")
+    out = cli(
+        "grades",
+        "--runs",
+        "3",
+        "--restart",
+        "none",
+        "--quiet",
+        "--out",
+        str(second),
+        "--compare",
+        str(first.with_suffix(".grades.json")),
+        "reseda_fig4_1_hard",
+    )
     assert out.returncode == 0, out.stderr
     assert f"agreement with {first.with_suffix('.grades.json')}: 100.0 % of cells" in out.stdout  # same seeds
-    wrong = cli("grades", "--runs", "3", "--quiet", "--out", str(tmp_path / "c.pdf"), "--compare",
-                str(first.with_suffix(".grades.json")), "reseda_fig3_1_easy")
+    wrong = cli(
+        "grades",
+        "--runs",
+        "3",
+        "--quiet",
+        "--out",
+        str(tmp_path / "c.pdf"),
+        "--compare",
+        str(first.with_suffix(".grades.json")),
+        "reseda_fig3_1_easy",
+    )
     assert wrong.returncode == 2 and "its grades are of another puzzle (reseda_fig4_1_hard" in wrong.stderr
 
 
@@ -443,8 +573,8 @@ def test_every_command_with_a_seed_starts_from_the_default_seed_of_the_lab():
     import argparse
 
     from sudoku_lab.cli import build_parser
-    from sudoku_lab.spec import ExperimentSpec
     from sudoku_lab.solvers import DEFAULT_SEED
+    from sudoku_lab.spec import ExperimentSpec
 
     parser = build_parser([])
     [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

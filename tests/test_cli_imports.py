@@ -44,24 +44,36 @@ def _entry(kind: str) -> list[str]:
     return [str(exe)]
 
 
-@pytest.mark.parametrize("kind, args", [
-    ("sudoku-lab", ["solve", "--help"]),
-    ("sudoku-lab", ["solve", "--quiet", EASY]),
-    ("sudoku-lab", ["solve", "--algo", "reseda", "--quiet", EASY]),
-    ("python -m", ["solve", "--algo", "reseda", "--help"]),
-    ("python -m", ["solve", "--algo", "reseda", "--quiet", EASY]),
-    ("python -m", ["--help"]),
-])
+@pytest.mark.parametrize(
+    "kind, args",
+    [
+        ("sudoku-lab", ["solve", "--help"]),
+        ("sudoku-lab", ["solve", "--quiet", EASY]),
+        ("sudoku-lab", ["solve", "--algo", "reseda", "--quiet", EASY]),
+        ("python -m", ["solve", "--algo", "reseda", "--help"]),
+        ("python -m", ["solve", "--algo", "reseda", "--quiet", EASY]),
+        ("python -m", ["--help"]),
+    ],
+)
 def test_solve_and_its_help_import_no_statistics_tables_plots_or_qt(kind, args):
     out, mods = _imported(_entry(kind) + args)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "sudoku_lab.cli" in mods  # the log was read: the command really ran through the CLI
-    heavy = sorted(m for m in mods if m.split(".")[0] in HEAVY
-                   and not (m == "scipy" or m.startswith(NUMBAS_SCIPY[1:])))
+    heavy = sorted(m for m in mods if m.split(".")[0] in HEAVY and not (m == "scipy" or m.startswith(NUMBAS_SCIPY[1:])))
     assert not heavy, f"{kind} {' '.join(args)} imported {', '.join(heavy[:8])}"
     if args[0] == "solve":  # nor the modules of the commands it does not run
-        others = sorted(mods & {"sudoku_lab.batch", "sudoku_lab.compare", "sudoku_lab.grades", "sudoku_lab.report",
-                                "sudoku_lab.reproduce", "sudoku_lab.stats", "sudoku_lab.results"})
+        others = sorted(
+            mods
+            & {
+                "sudoku_lab.batch",
+                "sudoku_lab.compare",
+                "sudoku_lab.grades",
+                "sudoku_lab.report",
+                "sudoku_lab.reproduce",
+                "sudoku_lab.stats",
+                "sudoku_lab.results",
+            }
+        )
         assert not others, f"{kind} {' '.join(args)} imported {', '.join(others)}"
     if "--help" in args:  # no kernel ran, none was compiled or loaded from the cache
         assert "numba.np.arraymath" not in mods and "scipy.linalg" not in mods

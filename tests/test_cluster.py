@@ -9,19 +9,30 @@ from sudoku_lab.cluster import ClusterError, _check_workers, client_for, parse_s
 from sudoku_lab.errors import ParameterError
 
 
-@pytest.mark.parametrize("text,parsed", [
-    ("local:4", ("local", 4)), ("tcp://head:8786", ("address", "tcp://head:8786")),
-    ("head.cluster:8786", ("address", "tcp://head.cluster:8786")), ("tls://10.0.0.1:8786", ("address", "tls://10.0.0.1:8786")),
-])
+@pytest.mark.parametrize(
+    "text,parsed",
+    [
+        ("local:4", ("local", 4)),
+        ("tcp://head:8786", ("address", "tcp://head:8786")),
+        ("head.cluster:8786", ("address", "tcp://head.cluster:8786")),
+        ("tls://10.0.0.1:8786", ("address", "tls://10.0.0.1:8786")),
+    ],
+)
 def test_scheduler_forms(text, parsed):
     assert parse_scheduler(text) == parsed
 
 
-@pytest.mark.parametrize("text,message", [
-    ("local:0", "local:N needs a number of workers from 1 to 1024"), ("local", "local:N needs a number"),
-    ("head", "give a Dask scheduler's address (tcp://host:8786) or local:N"), ("http://x:1", "give a Dask"),
-    ("head:99999", "the port must be a number from 1 to 65535"), ("tcp://head:0", "the port must be a number"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("local:0", "local:N needs a number of workers from 1 to 1024"),
+        ("local", "local:N needs a number"),
+        ("head", "give a Dask scheduler's address (tcp://host:8786) or local:N"),
+        ("http://x:1", "give a Dask"),
+        ("head:99999", "the port must be a number from 1 to 65535"),
+        ("tcp://head:0", "the port must be a number"),
+    ],
+)
 def test_bad_scheduler_forms_name_what_is_understood(text, message):
     with pytest.raises(ParameterError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_scheduler(text)
@@ -38,8 +49,11 @@ class _FakeClient:
 def test_workers_of_another_version_or_without_a_solver_are_refused_before_any_run():
     ok = {"version": __version__, "missing": []}
     _check_workers(_FakeClient({"tcp://a:1": ok, "tcp://b:2": ok}), ("reseda",))
-    with pytest.raises(ClusterError, match=f"Dask worker tcp://b:2 runs sudoku-lab 0.0.9, this is {__version__}: "
-                                           "install the same version on every worker"):
+    with pytest.raises(
+        ClusterError,
+        match=f"Dask worker tcp://b:2 runs sudoku-lab 0.0.9, this is {__version__}: "
+        "install the same version on every worker",
+    ):
         _check_workers(_FakeClient({"tcp://a:1": ok, "tcp://b:2": {"version": "0.0.9", "missing": []}}), ("reseda",))
     with pytest.raises(ClusterError, match="Dask worker tcp://a:1 has no solver toy: install the plugin"):
         _check_workers(_FakeClient({"tcp://a:1": {"version": __version__, "missing": ["toy"]}}), ("toy",))
@@ -122,22 +136,35 @@ def _half_a_handshake(conn):
     conn.sendall(struct.pack("<Q", 58) + b"\x01\x00")
 
 
-@pytest.mark.parametrize("peer,message", [
-    (lambda: _listener(lambda conn: None)[0],
-     r"{a} accepted the connection but said nothing in 2 s; a Dask scheduler answers at once: is this the "
-     r"scheduler's port \(8786 by default\), not its dashboard's \(8787\) or another server's\?"),
-    (_http_server, r"{a} accepted the connection but said nothing in 2 s"),
-    (lambda: _listener(_garbage)[0],
-     r"{a} is not a Dask scheduler: it sent 'HTTP/1.1 400 Bad Request', whose first 8 bytes read as a Dask "
-     r"message's length are 3.5e\+18 bytes"),
-    (lambda: _listener(_huge_length)[0],
-     r"{a} is not a Dask scheduler: it sent bytes 00 00 00 00 00 00 00 40 01, whose first 8 bytes read as a Dask "
-     r"message's length are 4.6e\+18 bytes"),
-    (lambda: _listener(_half_a_handshake)[0],
-     r"{a} is not a Dask scheduler: it sent bytes 3a 00 00 00 00 00 00 00 01 00 and then nothing for 2 s"),
-    (lambda: _listener(lambda conn: conn.close())[0], r"{a} closed the connection without answering"),
-    (_closed_port, r"nothing listens at {a} \(connection refused\); start a scheduler there with `dask scheduler`"),
-], ids=["silent", "http-server", "http-reply", "huge-length", "half-handshake", "closes", "closed-port"])
+@pytest.mark.parametrize(
+    "peer,message",
+    [
+        (
+            lambda: _listener(lambda conn: None)[0],
+            r"{a} accepted the connection but said nothing in 2 s; a Dask scheduler answers at once: is this the "
+            r"scheduler's port \(8786 by default\), not its dashboard's \(8787\) or another server's\?",
+        ),
+        (_http_server, r"{a} accepted the connection but said nothing in 2 s"),
+        (
+            lambda: _listener(_garbage)[0],
+            r"{a} is not a Dask scheduler: it sent 'HTTP/1.1 400 Bad Request', whose first 8 bytes read as a Dask "
+            r"message's length are 3.5e\+18 bytes",
+        ),
+        (
+            lambda: _listener(_huge_length)[0],
+            r"{a} is not a Dask scheduler: it sent bytes 00 00 00 00 00 00 00 40 01, whose first 8 bytes read "
+            r"as a Dask "
+            r"message's length are 4.6e\+18 bytes",
+        ),
+        (
+            lambda: _listener(_half_a_handshake)[0],
+            r"{a} is not a Dask scheduler: it sent bytes 3a 00 00 00 00 00 00 00 01 00 and then nothing for 2 s",
+        ),
+        (lambda: _listener(lambda conn: conn.close())[0], r"{a} closed the connection without answering"),
+        (_closed_port, r"nothing listens at {a} \(connection refused\); start a scheduler there with `dask scheduler`"),
+    ],
+    ids=["silent", "http-server", "http-reply", "huge-length", "half-handshake", "closes", "closed-port"],
+)
 def test_a_peer_that_is_not_a_scheduler_is_one_line_in_bounded_time(peer, message):
     """Before: a silent peer or a web server hung for ever, an HTTP reply was read as a 3.5e18-byte message
     ("out of memory"), a closed port was retried until the timeout."""
@@ -157,15 +184,20 @@ def test_a_real_scheduler_passes_and_its_worker_is_told_apart():
 
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=":0",
-                      silence_logs=logging.ERROR) as cluster:
+    with LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp",
+        dashboard_address=":0",
+        silence_logs=logging.ERROR,
+    ) as cluster:
         scheduler = cluster.scheduler_address
         assert _connect_in_thread(scheduler) == "connected"
         worker = next(iter(cluster.scheduler_info["workers"]))
         err = _connect_in_thread(worker)
         assert isinstance(err, ClusterError), err
-        assert str(err) == (f"{worker} is a Dask worker, not a scheduler; give its scheduler's address "
-                            f"({scheduler})")
+        assert str(err) == (f"{worker} is a Dask worker, not a scheduler; give its scheduler's address ({scheduler})")
 
 
 def test_a_stop_request_ends_the_wait_for_a_silent_peer_at_once():
@@ -199,9 +231,28 @@ def test_a_signal_ends_a_batch_waiting_on_a_silent_peer(tmp_path, sig, status):
     import sys
 
     address, accepted = _listener(lambda conn: None)
-    proc = subprocess.Popen([sys.executable, "-m", "sudoku_lab", "batch", "--algo", "reseda", "--puzzles",
-                             "reseda_fig3_1_easy", "--until", "solved,100it", "--out", str(tmp_path / "r"), "--quiet",
-                             "--scheduler", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sudoku_lab",
+            "batch",
+            "--algo",
+            "reseda",
+            "--puzzles",
+            "reseda_fig3_1_easy",
+            "--until",
+            "solved,100it",
+            "--out",
+            str(tmp_path / "r"),
+            "--quiet",
+            "--scheduler",
+            address,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert accepted.wait(120), "the batch never connected"
         proc.send_signal(getattr(signal, sig))
@@ -209,19 +260,39 @@ def test_a_signal_ends_a_batch_waiting_on_a_silent_peer(tmp_path, sig, status):
     finally:
         proc.kill()
     assert proc.returncode == status, err
-    assert err.splitlines() == ["", "stopping: the finished runs are kept (Ctrl-C again to quit at once)",
-                                "interrupted after 0 of 1 runs; run the same command to resume"]
+    assert err.splitlines() == [
+        "",
+        "stopping: the finished runs are kept (Ctrl-C again to quit at once)",
+        "interrupted after 0 of 1 runs; run the same command to resume",
+    ]
 
 
 def test_the_batch_command_says_in_one_line_what_answered(tmp_path, capsys):
     from sudoku_lab.cli import main
 
     address, _ = _listener(_garbage)
-    assert main(["batch", "--algo", "reseda", "--puzzles", "reseda_fig3_1_easy", "--out", str(tmp_path / "r"),
-                 "--quiet", "--scheduler", address]) == 2
-    assert capsys.readouterr().err == (f"sudoku-lab: error: {address} is not a Dask scheduler: it sent 'HTTP/1.1 400 "
-                                       "Bad Request', whose first 8 bytes read as a Dask message's length are 3.5e+18 "
-                                       "bytes\n")
+    assert (
+        main(
+            [
+                "batch",
+                "--algo",
+                "reseda",
+                "--puzzles",
+                "reseda_fig3_1_easy",
+                "--out",
+                str(tmp_path / "r"),
+                "--quiet",
+                "--scheduler",
+                address,
+            ]
+        )
+        == 2
+    )
+    assert capsys.readouterr().err == (
+        f"sudoku-lab: error: {address} is not a Dask scheduler: it sent 'HTTP/1.1 400 "
+        "Bad Request', whose first 8 bytes read as a Dask message's length are 3.5e+18 "
+        "bytes\n"
+    )
 
 
 def test_what_the_dask_workers_compile_is_said_by_the_client(capsys):
@@ -230,22 +301,27 @@ def test_what_the_dask_workers_compile_is_said_by_the_client(capsys):
     import logging
 
     from distributed import Client, LocalCluster
+    from test_warmup import _lazy_solver  # tests/test_warmup.py
 
     from sudoku_lab.cluster import prepare_workers
     from sudoku_lab.solvers import register, unregister
-    from test_warmup import _lazy_solver  # tests/test_warmup.py
 
     register(_lazy_solver("tmp-lazy-dask"))
     try:
-        with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0",
-                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0", silence_logs=logging.ERROR
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             capsys.readouterr()
             prepare_workers(client, ("tmp-lazy-dask",))
             lines = capsys.readouterr().err.splitlines()
     finally:
         unregister("tmp-lazy-dask")
     assert [line for line in lines if line.startswith("compiling")] == [
-        "compiling kernels (3 of 3): tmp-lazy-dask: test_warmup._lazy_solver.<locals>.bump (not cached)"]
+        "compiling kernels (3 of 3): tmp-lazy-dask: test_warmup._lazy_solver.<locals>.bump (not cached)"
+    ]
     assert lines[-1].startswith("compiled 1 kernel in ")
 
 

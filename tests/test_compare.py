@@ -30,12 +30,15 @@ def test_every_configuration_gets_the_same_seeds_and_each_run_is_the_one_solve_g
     rows = results.rows()
     assert len(rows) == 12
     assert {(r["config"], r["puzzle"], r["seed"]) for r in rows} == {
-        (c.label, p.name, s) for c in configs for p in puzzles for s in (5, 6, 7)}
+        (c.label, p.name, s) for c in configs for p in puzzles for s in (5, 6, 7)
+    }
     # the second configuration on the medium puzzle, recomputed run by run with seeds 5, 6, 7
-    alone = [run_task(Task("reseda", {"restart": "none", "alpha": 0.5}, puzzles[1], s, "solved,2000it"))
-             for s in (5, 6, 7)]
-    mine = sorted((r for r in rows if r["config"] == configs[1].label and r["puzzle"] == puzzles[1].name),
-                  key=lambda r: r["seed"])
+    alone = [
+        run_task(Task("reseda", {"restart": "none", "alpha": 0.5}, puzzles[1], s, "solved,2000it")) for s in (5, 6, 7)
+    ]
+    mine = sorted(
+        (r for r in rows if r["config"] == configs[1].label and r["puzzle"] == puzzles[1].name), key=lambda r: r["seed"]
+    )
     assert [(r["solved"], r["iterations"]) for r in mine] == [(a.solved, a.iterations) for a in alone]
     for a in alone:
         if a.solved:
@@ -75,49 +78,78 @@ def test_without_a_directory_the_runs_come_back_in_memory_with_their_specificati
 def test_a_seed_whose_runs_pass_the_int64_column_is_refused_before_any_run(capsys):
     # Issue 17 item 3: run i has seed SEED + i; past 2**63 - 1 the results could not be written
     # ("<memory>: cannot be read as a results journal") after every run had run.
-    assert cli.main(["compare", "reseda_fig3_1_easy", "--algo", "exact", "--runs", "2", "--seed",
-                     str(2**63 - 1), "--quiet"]) == 2
+    assert (
+        cli.main(
+            ["compare", "reseda_fig3_1_easy", "--algo", "exact", "--runs", "2", "--seed", str(2**63 - 1), "--quiet"]
+        )
+        == 2
+    )
     assert capsys.readouterr().err == (
         "sudoku-lab: error: --seed: with sequential seeding run r has the seed 9,223,372,036,854,775,807 + r, and the "
         "last, run 1, would pass 9,223,372,036,854,775,807 (the largest seed a results table holds): give a seed at "
-        "most 9,223,372,036,854,775,806\n")
+        "most 9,223,372,036,854,775,806\n"
+    )
 
 
 def test_an_interrupted_comparison_says_how_to_keep_or_resume_its_runs(tmp_path):
     # Issue 17 item 14: without --out the report said "the same `sudoku-lab batch` command resumes it".
     configs, puzzles = [cmp.parse_config("exact")], [library.puzzle("reseda_fig3_1_easy")]
     done = []
-    kw = dict(runs=4, until="solved,1000it", should_stop=lambda: bool(done) and done[-1] >= 2,
-              progress=lambda d, total: done.append(d))
+    kw = dict(
+        runs=4,
+        until="solved,1000it",
+        should_stop=lambda: bool(done) and done[-1] >= 2,
+        progress=lambda d, total: done.append(d),
+    )
     notes = build_report(cmp.compare(configs, puzzles, **kw), by="puzzle").notes
-    assert notes == ["incomplete: 2 of the experiment's 4 runs are done (the comparison was interrupted, and its runs "
-                     "were not kept: run it again with --out DIR to keep them across interruptions)"]
+    assert notes == [
+        "incomplete: 2 of the experiment's 4 runs are done (the comparison was interrupted, and its runs "
+        "were not kept: run it again with --out DIR to keep them across interruptions)"
+    ]
     done.clear()
     notes = build_report(cmp.compare(configs, puzzles, results_file=tmp_path / "c", **kw), by="puzzle").notes
-    assert notes == ["incomplete: 2 of the experiment's 4 runs are done (the comparison was interrupted; the same "
-                     "`sudoku-lab compare` command (with this --out) resumes it)"]
+    assert notes == [
+        "incomplete: 2 of the experiment's 4 runs are done (the comparison was interrupted; the same "
+        "`sudoku-lab compare` command (with this --out) resumes it)"
+    ]
 
 
-@pytest.mark.parametrize("text,message", [
-    ("nosuch", "unknown algorithm 'nosuch'"),
-    ("reseda:alpha=3", "alpha must be [0, 1], got 3"),
-    ("reseda:alpha", "'alpha' should be PARAM=VALUE"),
-    ("reseda:alpha=[0.5,0.7]", "gives 2 configurations; name one"),
-    ("reseda:gamma=1", "'gamma' is not a parameter of reseda"),
-    ("reseda:Q=5,Q1=10", "Q1 must be at most Q"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("nosuch", "unknown algorithm 'nosuch'"),
+        ("reseda:alpha=3", "alpha must be [0, 1], got 3"),
+        ("reseda:alpha", "'alpha' should be PARAM=VALUE"),
+        ("reseda:alpha=[0.5,0.7]", "gives 2 configurations; name one"),
+        ("reseda:gamma=1", "'gamma' is not a parameter of reseda"),
+        ("reseda:Q=5,Q1=10", "Q1 must be at most Q"),
+    ],
+)
 def test_bad_configurations_get_one_clear_error(text, message):
     with pytest.raises(ParameterError, match=message.replace("[", r"\[").replace("]", r"\]")):
         cmp.parse_config(text)
 
 
 def test_the_command_prints_the_report_as_markdown_and_csv(capsys):
-    args = ["compare", "reseda_fig3_1_easy", "--algo", "reseda", "--algo", "exact", "--runs", "2",
-            "--until", "solved,1000it", "--quiet"]
+    args = [
+        "compare",
+        "reseda_fig3_1_easy",
+        "--algo",
+        "reseda",
+        "--algo",
+        "exact",
+        "--runs",
+        "2",
+        "--until",
+        "solved,1000it",
+        "--quiet",
+    ]
     assert cli.main(args + ["--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [(r["config"], r["group"], r["runs"], r["successes"]) for r in rows] == [
-        ("reseda", "reseda_fig3_1_easy", "2", "2"), ("exact", "reseda_fig3_1_easy", "2", "2")]
+        ("reseda", "reseda_fig3_1_easy", "2", "2"),
+        ("exact", "reseda_fig3_1_easy", "2", "2"),
+    ]
     assert cli.main(args + ["--format", "markdown"]) == 0
     md = capsys.readouterr().out
     assert "| puzzle | configuration | solved |" in md

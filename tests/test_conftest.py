@@ -65,15 +65,18 @@ def test_ci_variable_not_true_still_skips(run, ci):
 def test_missing_qqwing_fails_under_ci(run):
     result = run(ci="true", with_qqwing=False)
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*qqwing is not installed, but this is CI (CI=true), where the checks marked "
-                                 "needs_qqwing must run: .ci/run installs it (apt install qqwing)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*qqwing is not installed, but this is CI (CI=true), where the checks marked "
+            "needs_qqwing must run: .ci/run installs it (apt install qqwing)*"
+        ]
+    )
     assert result.ret != 0
 
 
 @pytest.mark.parametrize("ci", [None, "true"])
 def test_installed_qqwing_runs_the_check(run, ci):
     run(ci=ci, with_qqwing=True).assert_outcomes(passed=2)
-
 
 
 # ------------------------------------------------------------------ the gui mark
@@ -118,8 +121,9 @@ def test_a_run_without_gui_tests_fails_each_test_that_starts_qt_unmarked(run_qt_
     """`-m "not gui"` must start no Qt: a test that does, here or in a child, fails until it carries the mark."""
     result = run_qt_tests("", "-m", "not gui")
     result.assert_outcomes(passed=1, failed=2, deselected=1)
-    result.stdout.fnmatch_lines([
-        "*QtStartedWithoutGuiMark: QApplication started in a run without gui tests: mark the test @pytest.mark.gui*"])
+    result.stdout.fnmatch_lines(
+        ["*QtStartedWithoutGuiMark: QApplication started in a run without gui tests: mark the test @pytest.mark.gui*"]
+    )
     result.stdout.fnmatch_lines(["*none-in-a-run-without-gui-tests--mark-the-test-gui*"])  # the child's Qt names it
     # Marked, they are deselected, and the rest of the run is untouched.
     run_qt_tests("@pytest.mark.gui\n", "-m", "not gui").assert_outcomes(passed=1, deselected=3)
@@ -128,8 +132,24 @@ def test_a_run_without_gui_tests_fails_each_test_that_starts_qt_unmarked(run_qt_
 
 def test_every_test_in_tests_gui_carries_the_gui_mark(repo_root):
     """tests/gui/conftest.py marks the folder as a whole: `-m "not gui"` collects nothing there."""
-    res = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m",
-                          "not gui", "tests/gui"], cwd=repo_root, capture_output=True, text=True, timeout=600)
+    res = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-m",
+            "not gui",
+            "tests/gui",
+        ],
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert res.returncode == 5 and "no tests collected (" in res.stdout and " deselected)" in res.stdout, res.stdout
 
 

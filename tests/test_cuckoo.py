@@ -1,19 +1,18 @@
-"""Cuckoo search: the operators' worked examples and properties, kernel against twin, the solver, bench, reproduction."""
+"""Cuckoo search: the operators' worked examples and properties, kernel against twin, the solver, bench,
+reproduction."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from sudoku_lab import exact, library
 from sudoku_lab._kernels import cuckoo as K
 from sudoku_lab.errors import ParameterError, PuzzleError
 from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.scoring import missing_symbols
-from sudoku_lab.solvers import Status, create
-from sudoku_lab.solvers import cuckoo as CK
+from sudoku_lab.solvers import Status, create, cuckoo as CK
 from sudoku_lab.solvers.cuckoo import feasible_pairs, missing_cost, pmx, prefilter, row_tables, sorting_crossover
 
 from naive_cuckoo import NaiveCuckoo, naive_cost  # tests/naive_cuckoo.py
@@ -29,8 +28,15 @@ def test_pmx_worked_example():
     p1, p2 = _digits("927543861"), _digits("851962437")
     assert pmx(p1, p2, 3, 5) == _digits("891543627")
     out = np.zeros(9, dtype=np.int8)
-    K.pmx_row(np.array(p1, dtype=np.int8), np.array(p2, dtype=np.int8), 3, 5, out, np.zeros(10, dtype=np.int64),
-              np.zeros(10, dtype=bool))
+    K.pmx_row(
+        np.array(p1, dtype=np.int8),
+        np.array(p2, dtype=np.int8),
+        3,
+        5,
+        out,
+        np.zeros(10, dtype=np.int64),
+        np.zeros(10, dtype=bool),
+    )
     assert out.tolist() == _digits("891543627")
 
 
@@ -48,8 +54,13 @@ def test_sorting_crossover_worked_example():
     mask = _digits("222123333")
     assert sorting_crossover(parents, mask) == _digits("219847365")
     out = np.zeros(9, dtype=np.int8)
-    K.sorting_row(*(np.array(p, dtype=np.int8) for p in parents), np.array(mask) - 1, out,
-                  np.zeros((3, 9), dtype=np.int64), np.zeros((3, 10), dtype=np.int64))
+    K.sorting_row(
+        *(np.array(p, dtype=np.int8) for p in parents),
+        np.array(mask) - 1,
+        out,
+        np.zeros((3, 9), dtype=np.int64),
+        np.zeros((3, 10), dtype=np.int64),
+    )
     assert out.tolist() == _digits("219847365")
 
 
@@ -84,11 +95,18 @@ def test_pmx_children_are_permutations_keeping_the_fixed_cells(case, data):
     hi = data.draw(st.integers(lo, N - 1))
     child = pmx(p1, p2, lo, hi)
     assert sorted(child) == list(range(1, N + 1))
-    assert child[lo:hi + 1] == p1[lo:hi + 1]
+    assert child[lo : hi + 1] == p1[lo : hi + 1]
     assert all(child[t] == p1[t] for t in range(N) if fixed[t])
     out = np.zeros(N, dtype=np.int8)
-    K.pmx_row(np.array(p1, dtype=np.int8), np.array(p2, dtype=np.int8), lo, hi, out, np.zeros(N + 1, dtype=np.int64),
-              np.zeros(N + 1, dtype=bool))
+    K.pmx_row(
+        np.array(p1, dtype=np.int8),
+        np.array(p2, dtype=np.int8),
+        lo,
+        hi,
+        out,
+        np.zeros(N + 1, dtype=np.int64),
+        np.zeros(N + 1, dtype=bool),
+    )
     assert out.tolist() == child
 
 
@@ -103,8 +121,13 @@ def test_sorting_children_are_permutations_keeping_the_fixed_cells(case, data):
     # a position takes its digit from the parent the mask names, unless an earlier swap moved it there
     assert child[0] == parents[mask[0] - 1][0]
     out = np.zeros(N, dtype=np.int8)
-    K.sorting_row(*(np.array(p, dtype=np.int8) for p in parents), np.array(mask) - 1, out,
-                  np.zeros((3, N), dtype=np.int64), np.zeros((3, N + 1), dtype=np.int64))
+    K.sorting_row(
+        *(np.array(p, dtype=np.int8) for p in parents),
+        np.array(mask) - 1,
+        out,
+        np.zeros((3, N), dtype=np.int64),
+        np.zeros((3, N + 1), dtype=np.int64),
+    )
     assert out.tolist() == child
     assert sorting_crossover([parents[0]] * 3, mask) == parents[0]  # equal parents: the child is that parent
 
@@ -153,8 +176,9 @@ def test_mutation_keeps_feasibility_and_picks_among_the_feasible_pairs(puzzle, s
         before = egg.copy()
         probe = np.random.default_rng(seed)
         r = int(mut_rows[int(probe.random() * n_mut)])
-        pairs = feasible_pairs(before[r * N:(r + 1) * N].tolist(), list(row_free[r, : row_nfree[r]]),
-                               domsets[r * N:(r + 1) * N])
+        pairs = feasible_pairs(
+            before[r * N : (r + 1) * N].tolist(), list(row_free[r, : row_nfree[r]]), domsets[r * N : (r + 1) * N]
+        )
         swapped = K.mutate_once(egg, N, row_free, row_nfree, mut_rows, n_mut, dom, np.random.default_rng(seed))
         assert swapped == (len(pairs) > 0)
         changed = np.flatnonzero(egg != before)
@@ -199,7 +223,11 @@ def _compare(s, tw, where):
     assert snap.layers["best_nest"] == tw.best and snap.best_cost == tw.best_cost, where
     np.testing.assert_array_equal(snap.best_grid, tw.best_grid, err_msg=where)
     assert (snap.layers["picked"], snap.layers["replaced"], snap.layers["operator"], snap.layers["mutated"]) == (
-        tw.picked, tw.replaced, tw.operator, tw.mutated), where
+        tw.picked,
+        tw.replaced,
+        tw.operator,
+        tw.mutated,
+    ), where
     assert snap.layers["abandoned"].tolist() == tw.abandoned, where
     hist = snap.layers["nest_history"]
     assert hist.tolist() == tw.history and snap.layers["history_stride"] == tw.stride, where
@@ -207,7 +235,8 @@ def _compare(s, tw, where):
     tr = snap.trace
     if len(tr["iteration"]):
         assert [int(tr[k][-1]) for k in ("pmx", "sorting", "mutations", "abandoned")] == [
-            tw.counts[k] for k in ("pmx", "sorting", "mutations", "abandoned")], where
+            tw.counts[k] for k in ("pmx", "sorting", "mutations", "abandoned")
+        ], where
         assert tr["mean_cost"][-1] == sum(tw.costs) / len(tw.costs)
 
 
@@ -260,7 +289,7 @@ def test_history_halves_and_doubles_its_stride_like_the_twin(monkeypatch):
     assert strides >= {1, 2, 4, 8}
     snap = s.snapshot()
     # row k is iteration (k + 1) * stride; the last row is the latest multiple of the stride
-    stride, rows = snap.layers["history_stride"], snap.layers["nest_history"]
+    rows = snap.layers["nest_history"]
     assert 4 <= len(rows) <= 8 and snap.layers["history_start"] == 0
 
 
@@ -293,8 +322,9 @@ def test_layers_describe_the_state():
     snap = s.snapshot()
     assert snap.layers["picked"] == -1 and snap.layers["replaced"] == -1 and snap.layers["operator"] == "none"
     res = snap.layers["ac3"]
-    assert res.consistent and np.array_equal(snap.layers["domains"],
-                                             ((res.domains[:, None] >> np.arange(9)) & 1).astype(bool))
+    assert res.consistent and np.array_equal(
+        snap.layers["domains"], ((res.domains[:, None] >> np.arange(9)) & 1).astype(bool)
+    )
     assert snap.layers["prefilled"].sum() == res.n_fixed == 6
     np.testing.assert_array_equal(snap.fixed, np.asarray(res.grid) > 0)  # givens and prefilled cells
     np.testing.assert_allclose(snap.layers["weights"], [5 / 9, 3 / 9, 1 / 9])
@@ -311,25 +341,39 @@ def test_layers_describe_the_state():
         assert snap.layers["replaced"] in (-1, *range(9)) and snap.layers["replaced"] != snap.layers["picked"]
         assert snap.trace["cost"][-1] == snap.trace["best_cost"][-1] == snap.best_cost
         assert snap.trace["mean_cost"][-1] == snap.layers["nest_costs"].mean()
-        assert snap.trace["abandoned"][-1] - (snap.trace["abandoned"][-2] if len(snap.trace["abandoned"]) > 1
-                                              else 0) == snap.layers["abandoned"].sum()
+        assert (
+            snap.trace["abandoned"][-1] - (snap.trace["abandoned"][-2] if len(snap.trace["abandoned"]) > 1 else 0)
+            == snap.layers["abandoned"].sum()
+        )
     assert ops == {"pmx", "sorting", "none"}
     assert snap.evaluations == 9 + snap.trace["abandoned"][-1] + snap.trace["pmx"][-1] + snap.trace["sorting"][-1]
 
 
 def test_no_solution_is_refused_by_the_prefilter():
     pz = Puzzle.parse(".12.\n3...\n4...\n....")
-    with pytest.raises(PuzzleError, match=r"AC3 prefilter wipes out a domain: .* has no candidate left, so the "
-                                          r"puzzle has no solution") as e:
+    with pytest.raises(
+        PuzzleError,
+        match=r"AC3 prefilter wipes out a domain: .* has no candidate left, so the "
+        r"puzzle has no solution",
+    ) as e:
         create("cuckoo").reset(pz, seed=0)
     assert "\n" not in str(e.value) and e.value.kind == "no_solution" and e.value.cells == (0,)
 
 
-@pytest.mark.parametrize("bad,name", [({"w1": 0.0, "w2": 0.0, "w3": 0.0}, "w1"), ({"pa": 1.5}, "pa"),
-                                      ({"nests": 1}, "nests"), ({"p_pmx": -0.1}, "p_pmx"),
-                                      ({"pmx_segment": "worst"}, "pmx_segment"), ({"w2": -1}, "w2"),
-                                      ({"iterations": -5}, "iterations"), ({"fill_nodes": 0}, "fill_nodes"),
-                                      ({"levy": "maybe"}, "levy")])
+@pytest.mark.parametrize(
+    "bad,name",
+    [
+        ({"w1": 0.0, "w2": 0.0, "w3": 0.0}, "w1"),
+        ({"pa": 1.5}, "pa"),
+        ({"nests": 1}, "nests"),
+        ({"p_pmx": -0.1}, "p_pmx"),
+        ({"pmx_segment": "worst"}, "pmx_segment"),
+        ({"w2": -1}, "w2"),
+        ({"iterations": -5}, "iterations"),
+        ({"fill_nodes": 0}, "fill_nodes"),
+        ({"levy": "maybe"}, "levy"),
+    ],
+)
 def test_bad_parameters_give_one_clear_line(bad, name):
     with pytest.raises(ParameterError) as e:
         create("cuckoo", **bad)
@@ -361,8 +405,9 @@ def test_nests_change_resizes_keeping_the_best_and_restarts_the_history():
     assert snap.layers["eggs"].shape == (4, 81) and snap.layers["nest_history"].shape == (1, 4)
     assert snap.layers["history_start"] == 30 and snap.best_cost <= before.best_cost
     kept = sorted(before.layers["nest_costs"])[:4]
-    assert snap.layers["nest_costs"].max() <= max(kept) or snap.layers["replaced"] >= 0 or snap.layers[
-        "abandoned"].any()
+    assert (
+        snap.layers["nest_costs"].max() <= max(kept) or snap.layers["replaced"] >= 0 or snap.layers["abandoned"].any()
+    )
     s.set_params(nests=12)
     s.step(1)
     snap = s.snapshot()
@@ -414,8 +459,9 @@ def test_numpy_iteration_behaves_like_the_kernel():
     ref = NumpyCuckoo(pz, nests=8, seed=3)
     p1, p2 = np.array(_digits("927543861")), np.array(_digits("851962437"))
     assert ref.pmx_row(p1, p2, 3, 5).tolist() == _digits("891543627")
-    assert ref.sorting_row(np.array([_digits("756812493"), _digits("219485673"), _digits("769842315")]),
-                           np.array(_digits("222123333")) - 1).tolist() == _digits("219847365")
+    assert ref.sorting_row(
+        np.array([_digits("756812493"), _digits("219485673"), _digits("769842315")]), np.array(_digits("222123333")) - 1
+    ).tolist() == _digits("219847365")
     rng = np.random.default_rng(0)
     for _ in range(30):
         a, b, c = (rng.permutation(9) + 1 for _ in range(3))
@@ -423,7 +469,8 @@ def test_numpy_iteration_behaves_like_the_kernel():
         assert ref.pmx_row(a, b, lo, hi).tolist() == pmx(a.tolist(), b.tolist(), lo, hi)
         mask = rng.integers(0, 3, size=9)
         assert ref.sorting_row(np.stack([a, b, c]), mask).tolist() == sorting_crossover(
-            [a.tolist(), b.tolist(), c.tolist()], (mask + 1).tolist())
+            [a.tolist(), b.tolist(), c.tolist()], (mask + 1).tolist()
+        )
     s = create("cuckoo", nests=8)
     s.reset(pz, seed=3)
     for egg in ref.eggs:

@@ -56,14 +56,14 @@ SHELL_BLOCKS = {"bash", "sh", "shell", "console", "shell-session"}
 #: Options that set how much work a command does, and their small values (an integer value only: `batch --puzzles`
 #: names a puzzle set, `reproduce --puzzles` counts puzzles).
 BUDGETS = {
-    "--runs": 2,            # runs per configuration; for reproduce, runs or solved tries per cell
-    "--sample": 1,          # puzzles drawn from each set
-    "--puzzles": 1,         # reproduce: how many of the table's puzzles; bench reseda: how many fiendish puzzles
-    "--solve-runs": 1,      # reproduce reseda-escargot: coupled runs until solved
-    "--max-tries": 4,       # reproduce: tries before giving up on reaching --runs solved
-    "--generations": 50,    # reproduce nbcoin-table2: generation budgets
+    "--runs": 2,  # runs per configuration; for reproduce, runs or solved tries per cell
+    "--sample": 1,  # puzzles drawn from each set
+    "--puzzles": 1,  # reproduce: how many of the table's puzzles; bench reseda: how many fiendish puzzles
+    "--solve-runs": 1,  # reproduce reseda-escargot: coupled runs until solved
+    "--max-tries": 4,  # reproduce: tries before giving up on reaching --runs solved
+    "--generations": 50,  # reproduce nbcoin-table2: generation budgets
     "--ga-generations": 50,
-    "--repeat": 1,          # bench: timed passes
+    "--repeat": 1,  # bench: timed passes
 }
 #: --until (and a specification's `until`): iterations and evaluations are capped, seconds become iterations so a
 #: run's end does not depend on the machine's speed.
@@ -74,8 +74,7 @@ BUDGET_PARAMS = {"generations": 50, "iterations": 300, "run_budget": 300, "budge
 #: `--scheduler local:N`: a local Dask cluster of at most this many workers (the test machine has 2 cores).
 LOCAL_WORKERS = 2
 #: Sizes of every reproduction, full and quick form alike (clamped to each option's declared range).
-REPRODUCTION_SIZES = {"runs": 2, "puzzles": 1, "solve_runs": 1, "max_tries": 4, "generations": 50,
-                      "ga_generations": 50}
+REPRODUCTION_SIZES = {"runs": 2, "puzzles": 1, "solve_runs": 1, "max_tries": 4, "generations": 50, "ga_generations": 50}
 #: Commands that run many solver runs with a default budget when no --until is given.
 DEFAULT_BUDGET_COMMANDS = ("solve", "grades", "compare", "batch")
 
@@ -94,7 +93,7 @@ NOT_RUN = {
     "python -m pip install": "installs the package; tests/test_library.py installs a built wheel and runs it",
     "python -m pytest": "the test suite itself",
     "sudo apt-get install": "installs Debian packages as root; tests/test_startup.py checks this list against the "
-                            "libraries Qt loads",
+    "libraries Qt loads",
     "dask scheduler": "serves until stopped; tests/test_cluster.py and tests/test_batch.py start local clusters",
     "dask worker": "serves until stopped, on a scheduler at head:8786",
     "sudoku-lab batch spec.toml --scheduler tcp://head:8786": "needs a Dask cluster at head:8786 (parsed only)",
@@ -106,8 +105,9 @@ PLUGIN_INSTALL = "pip install -e examples/plugin"
 #: Console output not compared with what the command prints here, and why.
 ILLUSTRATIONS = {
     "sudoku-lab batch examples/specs/kennett_levels.toml": "a progress bar half way, drawn on a terminal only",
-    "sudoku-lab report kennett-levels-results --config reseda --config hill_climb --config ac3_tabu":
-        "the report of the whole batch, which runs here with small budgets",
+    "sudoku-lab report kennett-levels-results --config reseda --config hill_climb --config ac3_tabu": (
+        "the report of the whole batch, which runs here with small budgets"
+    ),
 }
 
 #: The window's answer when it has no display, after it has checked its puzzle and solver.
@@ -165,8 +165,9 @@ def commands(path: Path) -> list[Command]:
         if lang == "toml":
             toml = "\n".join(body) + "\n"
         elif _is_shell(lang, body):
-            out.extend(_block_commands(path, start, body, lang == "console" or any(x.startswith("$ ") for x in body),
-                                       toml))
+            out.extend(
+                _block_commands(path, start, body, lang == "console" or any(x.startswith("$ ") for x in body), toml)
+            )
         k = end + 1
     return out
 
@@ -248,8 +249,12 @@ def shrink(argv: list[str]) -> tuple[list[str], list[str]]:
             out[k + 1] = f"local:{LOCAL_WORKERS}"
     changed = [f"{out[k - 1]} {a} -> {b}" for k, (a, b) in enumerate(zip(argv, out)) if a != b]
     cmd = out[0] if out else ""
-    if (cmd in DEFAULT_BUDGET_COMMANDS and "--until" not in out and "--from" not in out
-            and not (cmd in ("solve", "batch") and "--algo" not in out)):  # a run with the default budget
+    if (
+        cmd in DEFAULT_BUDGET_COMMANDS
+        and "--until" not in out
+        and "--from" not in out
+        and not (cmd in ("solve", "batch") and "--algo" not in out)
+    ):  # a run with the default budget
         out += ["--until", f"solved,{UNTIL_ITERATIONS}it"]
         changed.append(f"--until solved,{UNTIL_ITERATIONS}it added")
     return out, changed
@@ -257,13 +262,14 @@ def shrink(argv: list[str]) -> tuple[list[str], list[str]]:
 
 def shrink_spec(text: str) -> str:
     """A specification with small `runs` and `until` (line by line, so every other line keeps its number)."""
+
     def one(m):
         key, value = m.group(2), m.group(3)
         if key == "runs":
             return f"{m.group(1)}runs = {min(int(value), BUDGETS['--runs'])}{m.group(4)}"
         return f'{m.group(1)}until = "{shrink_until(value)}"{m.group(4)}'
 
-    text = re.sub(r'(?m)^(\s*)(runs) = (\d+)(.*)$', one, text)
+    text = re.sub(r"(?m)^(\s*)(runs) = (\d+)(.*)$", one, text)
     return re.sub(r'(?m)^(\s*)(until) = "([^"]*)"(.*)$', one, text)
 
 
@@ -275,8 +281,11 @@ def tiny_reproductions(monkeypatch) -> None:
         return max(opt.low if opt.low is not None else v, min(opt.high if opt.high is not None else v, v))
 
     for name, rep in list(reg.reproductions().items()):
-        sizes = {k: clamp(o, REPRODUCTION_SIZES[k]) for k, o in rep.options.items()
-                 if k in REPRODUCTION_SIZES and isinstance(o.default, int)}
+        sizes = {
+            k: clamp(o, REPRODUCTION_SIZES[k])
+            for k, o in rep.options.items()
+            if k in REPRODUCTION_SIZES and isinstance(o.default, int)
+        }
         options = {k: replace(o, default=sizes.get(k, o.default)) for k, o in rep.options.items()}
         monkeypatch.setitem(reg._reproductions._items, name, replace(rep, options=options, quick=sizes))
 
@@ -349,8 +358,9 @@ def _plugin_env(tmp_path: Path) -> dict:
     info = site / "toy_descent-0.1.dist-info"
     info.mkdir(parents=True)
     info.joinpath("METADATA").write_text("Metadata-Version: 2.1\nName: toy-descent\nVersion: 0.1\n")
-    info.joinpath("entry_points.txt").write_text("[sudoku_lab.plugins]\ntoy_descent = toy_descent\n\n"
-                                                 "[sudoku_lab.ui_plugins]\ntoy_descent = toy_descent.ui\n")
+    info.joinpath("entry_points.txt").write_text(
+        "[sudoku_lab.plugins]\ntoy_descent = toy_descent\n\n[sudoku_lab.ui_plugins]\ntoy_descent = toy_descent.ui\n"
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SUDOKU_LAB_PLUGINS")}
     env["PYTHONPATH"] = os.pathsep.join([str(site), str(ROOT / "examples" / "plugin")])
     return env
@@ -382,8 +392,13 @@ def run_in_child(argv: list[str], env: dict) -> tuple[int, str, str]:
     from sudoku_lab.cli import wants_gui
 
     code = "import sys; from sudoku_lab_ui.launch import main; sys.exit(main(sys.argv[1:]))"
-    res = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=900,
-                         env=_no_display(env) if wants_gui(argv) else env)
+    res = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=_no_display(env) if wants_gui(argv) else env,
+    )
     return res.returncode, res.stdout, res.stderr
 
 
@@ -433,8 +448,10 @@ def run_file(path: Path, tmp_path: Path, monkeypatch, capsys, uses: dict) -> lis
                     except SystemExit:
                         problems.append(f"{cmd.where()}: `{cmd.text}`: {capsys.readouterr().err.strip()}")
                 continue
-            assert argv[0] == "sudoku-lab", (f"{cmd.where()}: `{cmd.text}` is neither a sudoku-lab command nor in "
-                                             "NOT_RUN (add it there, with why it is not run)")
+            assert argv[0] == "sudoku-lab", (
+                f"{cmd.where()}: `{cmd.text}` is neither a sudoku-lab command nor in "
+                "NOT_RUN (add it there, with why it is not run)"
+            )
             shrunk, changed = shrink(argv[1:])
             prepare_files(shrunk, cmd, uses)
             if child_env is not None:
@@ -464,8 +481,9 @@ def test_the_commands_are_found_and_every_exception_is_still_needed():
     every = [(c, argv) for p in doc_files() for c in commands(p) for argv in words(c.text)]
     texts = [" ".join(argv) for _, argv in every]
     assert "sudoku-lab check reseda_fig4_1_hard" in texts  # a console block
-    assert any(t.startswith("sudoku-lab compare kennett/hard --sample 3") and t.endswith("--format markdown")
-               for t in texts)  # continued on the next line
+    assert any(
+        t.startswith("sudoku-lab compare kennett/hard --sample 3") and t.endswith("--format markdown") for t in texts
+    )  # continued on the next line
     assert "sudoku-lab" in texts and "python3 -m venv .venv" in texts  # split at &&
     assert any(c.path.parent.name == "reproduction" for c, _ in every)  # unlabelled blocks of docs/
     assert not any(t.startswith(("sudoku_lab/", "ui/")) for t in texts)  # not the README's tree of files
@@ -483,18 +501,36 @@ def test_the_commands_are_found_and_every_exception_is_still_needed():
 def test_budgets_change_only_budgets():
     assert shrink_until("solved,100000it") == "solved,300it" and shrink_until("solved,50it") == "solved,50it"
     assert shrink_until("solved,3s") == "solved,300it" and shrink_until("solved,1e7evals,2m") == (
-        "solved,30000evals,300it")
+        "solved,30000evals,300it"
+    )
     argv, changed = shrink(["grades", "--runs", "100", "--out", "fig.pdf", "--algo", "ga", "reseda_fig4_1_hard"])
-    assert argv == ["grades", "--runs", "2", "--out", "fig.pdf", "--algo", "ga", "reseda_fig4_1_hard", "--until",
-                    "solved,300it"] and changed == ["--runs 100 -> 2", "--until solved,300it added"]
+    assert argv == [
+        "grades",
+        "--runs",
+        "2",
+        "--out",
+        "fig.pdf",
+        "--algo",
+        "ga",
+        "reseda_fig4_1_hard",
+        "--until",
+        "solved,300it",
+    ] and changed == ["--runs 100 -> 2", "--until solved,300it added"]
     assert shrink(["batch", "--puzzles", "kennett/hard", "--algo", "reseda", "--until", "solved,5it"])[1] == []
     assert shrink(["grades", "--from", "r", "--config", "reseda", "kennett_hard_067"]) == (
-        ["grades", "--from", "r", "--config", "reseda", "kennett_hard_067"], [])
+        ["grades", "--from", "r", "--config", "reseda", "kennett_hard_067"],
+        [],
+    )
     assert shrink(["reproduce", "nbcoin-table2", "--param", "generations=1000", "--param", "k=0.1"])[0][3:] == [
-        "generations=50", "--param", "k=0.1"]
+        "generations=50",
+        "--param",
+        "k=0.1",
+    ]
     spec = 'runs = 10   # per puzzle\nuntil = "solved,10s"\n[[solvers]]\nname = "x"\nuntil = "solved,5s"\nsample = 20\n'
-    assert shrink_spec(spec) == ('runs = 2   # per puzzle\nuntil = "solved,300it"\n[[solvers]]\nname = "x"\n'
-                                 'until = "solved,300it"\nsample = 20\n')
+    assert shrink_spec(spec) == (
+        'runs = 2   # per puzzle\nuntil = "solved,300it"\n[[solvers]]\nname = "x"\n'
+        'until = "solved,300it"\nsample = 20\n'
+    )
 
 
 def test_an_outcome_other_than_the_documented_one_is_reported():
@@ -511,8 +547,9 @@ def test_an_outcome_other_than_the_documented_one_is_reported():
     assert "exit status 1" in check_command(shown, argv, [], 1, "", "")
     assert check_command(shown, argv, ["--until solved,300it"], 1, "", "# x: solved after 5 steps, 2 s\n") is None
     window = Command(here, 1, "sudoku-lab gui nosuch")
-    assert "the window refused" in check_command(window, ["sudoku-lab", "gui", "nosuch"], [], 2, "",
-                                                 "sudoku-lab: error: no bundled puzzle named 'nosuch'\n")
+    assert "the window refused" in check_command(
+        window, ["sudoku-lab", "gui", "nosuch"], [], 2, "", "sudoku-lab: error: no bundled puzzle named 'nosuch'\n"
+    )
     assert check_command(window, ["sudoku-lab"], [], 2, "", NO_DISPLAY + " (DISPLAY is not set)\n") is None
 
 
@@ -524,7 +561,7 @@ def _subparsers(parser) -> dict:
     return {}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parser(algo: str | None):
     """The whole command-line parser, with the options of solver ``algo`` (built once per solver)."""
     from sudoku_lab.cli import build_parser
@@ -578,8 +615,10 @@ def _string_constants(path: Path):
 
 #: Options named in the package's strings that are not sudoku-lab's: whose they are.
 OTHER_PROGRAMS = {
-    "--solve": "qqwing", "--one-line": "qqwing",
-    "--long-steps": "python -m sudoku_lab_ui.screenshots", "--timeout": "python -m sudoku_lab_ui.bench_gui",
+    "--solve": "qqwing",
+    "--one-line": "qqwing",
+    "--long-steps": "python -m sudoku_lab_ui.screenshots",
+    "--timeout": "python -m sudoku_lab_ui.bench_gui",
     "--reinstall": "apt-get",
 }
 

@@ -20,6 +20,7 @@ DOC = ROOT / citations.DOC
 #: the repository, so a reference to them in a label, a message or a docstring leads nowhere.
 UNSHIPPED = re.compile(r"ALGORITHMS\.md|DESIGN\.md|paper_results\.md|seeds/|\b\d{3}_[0-9a-f]{16}\.txt")
 
+
 def github_anchors(markdown: str) -> set[str]:
     """The anchors GitHub gives the headings of ``markdown`` (lower case, punctuation dropped, spaces to -)."""
     seen: dict[str, int] = {}
@@ -40,12 +41,17 @@ def github_anchors(markdown: str) -> set[str]:
 
 def _references_section() -> str:
     text = DOC.read_text(encoding="utf-8")
-    return text[text.index("\n## References\n"):]
+    return text[text.index("\n## References\n") :]
 
 
 def test_github_anchors_follow_githubs_rules():
-    assert github_anchors("# A\n## AC3-tabu search\n## NB-COIN\n## Genetic algorithm (GA)\n## A\n```\n# no\n```") \
-        == {"a", "ac3-tabu-search", "nb-coin", "genetic-algorithm-ga", "a-1"}
+    assert github_anchors("# A\n## AC3-tabu search\n## NB-COIN\n## Genetic algorithm (GA)\n## A\n```\n# no\n```") == {
+        "a",
+        "ac3-tabu-search",
+        "nb-coin",
+        "genetic-algorithm-ga",
+        "a-1",
+    }
 
 
 def test_every_section_and_citation_points_at_a_heading():
@@ -84,9 +90,11 @@ def test_cite_names_the_known_keys():
 
 
 def test_citations_import_nothing_heavy():
-    code = ("import sys, sudoku_lab.citations\n"
-            "heavy = [m for m in ('numpy', 'numba', 'PySide6', 'matplotlib') if m in sys.modules]\n"
-            "print(heavy)")
+    code = (
+        "import sys, sudoku_lab.citations\n"
+        "heavy = [m for m in ('numpy', 'numba', 'PySide6', 'matplotlib') if m in sys.modules]\n"
+        "print(heavy)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]"
@@ -111,9 +119,13 @@ def test_nothing_points_at_unshipped_files():
 
 @pytest.mark.slow
 def test_the_sdist_ships_the_docs(tmp_path):
-    built = subprocess.run([sys.executable, "-c", f"from hatchling.build import build_sdist; "
-                            f"print(build_sdist({str(tmp_path)!r}))"], cwd=ROOT, capture_output=True, text=True,
-                           timeout=300)
+    built = subprocess.run(
+        [sys.executable, "-c", f"from hatchling.build import build_sdist; print(build_sdist({str(tmp_path)!r}))"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert built.returncode == 0, built.stderr[-3000:]
     with tarfile.open(tmp_path / built.stdout.strip().splitlines()[-1]) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}

@@ -22,11 +22,34 @@ README = ROOT / "README.md"
 
 def test_the_site_builds_strictly_and_offline(tmp_path):
     pytest.importorskip("mkdocs", reason="the docs tools are in the test extras: pip install -e '.[test]'")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9",
-               http_proxy="http://127.0.0.1:9", https_proxy="http://127.0.0.1:9", NO_PROXY="", no_proxy="")
-    out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(ROOT / "mkdocs.yml"),
-                          "--site-dir", str(tmp_path / "site")], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=600)
+    env = dict(
+        os.environ,
+        NO_MKDOCS_2_WARNING="1",
+        HTTP_PROXY="http://127.0.0.1:9",
+        HTTPS_PROXY="http://127.0.0.1:9",
+        http_proxy="http://127.0.0.1:9",
+        https_proxy="http://127.0.0.1:9",
+        NO_PROXY="",
+        no_proxy="",
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--config-file",
+            str(ROOT / "mkdocs.yml"),
+            "--site-dir",
+            str(tmp_path / "site"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     log = out.stdout + out.stderr
     assert out.returncode == 0, log[-5000:]
     warnings = [x for x in log.splitlines() if re.match(r"\s*(WARNING|ERROR)\b", x)]

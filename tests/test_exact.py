@@ -10,8 +10,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from sudoku_lab import exact
 from sudoku_lab._paths import resource_path
@@ -42,8 +41,8 @@ LEWIS_25 = [f"benchmarks/lewis_25x25_{p}.csv" for p in (45, 50)]
 SEARCH_REFUTED = {
     3: "...43..2............28..5..5.7...2.8......65..1.....347.3...8...51..8..7....12...",
     4: "...45.B..F.G.9D6C..B..ED...52.8.F..G.7.....E..C.365.FA......GE7...D8....2.1.C7..1.G...C5.E.3..B2"
-       "25.A3.7F........4F....6...9..3.8..A6C....G51..29..2..9.6D.4.FBEG...F.3.2B.7CD.45G.47D..A.2F9......3"
-       "..C.E..2..6..74.....GA13......E.C.......8.2.DAD9.B...5......4",
+    "25.A3.7F........4F....6...9..3.8..A6C....G51..29..2..9.6D.4.FBEG...F.3.2B.7CD.45G.47D..A.2F9......3"
+    "..C.E..2..6..74.....GA13......E.C.......8.2.DAD9.B...5......4",
 }
 
 
@@ -278,17 +277,20 @@ def test_results_are_read_only_int8():
     assert sols.shape == (3, 16)
 
 
-@pytest.mark.parametrize("bad, kind", [
-    (np.zeros(80, dtype=np.int8), "cell_count"),
-    (np.zeros((9, 8), dtype=np.int8), "cell_count"),
-    (np.zeros((3, 27), dtype=np.int8), "cell_count"),
-    (np.full(81, 10, dtype=np.int8), "bad_symbol"),
-    (np.full(16, -1, dtype=np.int64), "bad_symbol"),
-    (np.full(16, 300, dtype=np.int64), "bad_symbol"),
-    (np.zeros(81, dtype=np.float64), "bad_symbol"),
-    (PuzzleLike(np.zeros(81, dtype=np.int8), 2), "cell_count"),
-    (PuzzleLike(np.full(16, 5, dtype=np.int8), 2), "bad_symbol"),
-])
+@pytest.mark.parametrize(
+    "bad, kind",
+    [
+        (np.zeros(80, dtype=np.int8), "cell_count"),
+        (np.zeros((9, 8), dtype=np.int8), "cell_count"),
+        (np.zeros((3, 27), dtype=np.int8), "cell_count"),
+        (np.full(81, 10, dtype=np.int8), "bad_symbol"),
+        (np.full(16, -1, dtype=np.int64), "bad_symbol"),
+        (np.full(16, 300, dtype=np.int64), "bad_symbol"),
+        (np.zeros(81, dtype=np.float64), "bad_symbol"),
+        (PuzzleLike(np.zeros(81, dtype=np.int8), 2), "cell_count"),
+        (PuzzleLike(np.full(16, 5, dtype=np.int8), 2), "bad_symbol"),
+    ],
+)
 def test_bad_grids_raise_a_puzzle_error(bad, kind):
     for fn in (exact.solve, exact.count_solutions, exact.find_solutions, exact.is_unique, exact.search):
         with pytest.raises(PuzzleError) as info:
@@ -352,8 +354,14 @@ def test_qqwing_agrees_on_solutions_and_on_a_puzzle_without_one():
     puzzles = [(p.name, p.grid) for p in load_puzzles(resource_path("puzzles", "kennett", "fiendish.csv"))[:20]]
     text = "".join("".join("." if d == 0 else str(d) for d in g.tolist()) + "\n" for _, g in puzzles)
     text += SEARCH_REFUTED[3] + "\n"
-    out = subprocess.run([shutil.which("qqwing"), "--solve", "--one-line"], input=text, capture_output=True,
-                         text=True, timeout=60, check=True).stdout.splitlines()
+    out = subprocess.run(
+        [shutil.which("qqwing"), "--solve", "--one-line"],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout.splitlines()
     assert len(out) == 21
     for (name, grid), theirs in zip(puzzles, out):
         ours = exact.solve(grid)
@@ -402,8 +410,9 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent("""
 
 def test_kernels_under_numba_boundscheck(tmp_path):
     env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
-    proc = subprocess.run([sys.executable, "-c", BOUNDSCHECK_SCRIPT], env=env, capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", BOUNDSCHECK_SCRIPT], env=env, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.split() == ["ok", "496"]
 

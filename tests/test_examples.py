@@ -10,8 +10,9 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def _run(script, *args, cwd):
-    out = subprocess.run([sys.executable, str(EXAMPLES / script), *args], cwd=cwd, capture_output=True, text=True,
-                         timeout=900)
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / script), *args], cwd=cwd, capture_output=True, text=True, timeout=900
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return out.stdout
 

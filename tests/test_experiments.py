@@ -15,8 +15,11 @@ pytestmark = pytest.mark.usefixtures("warm_kernels")
 
 def _tasks():
     pz = library.puzzle("reseda_fig3_2_medium")
-    return [Task("reseda", {"restart": "none", "alpha": a}, pz, seed, key=f"{a}-{seed}")
-            for a in (0.5, 0.9) for seed in range(3)]
+    return [
+        Task("reseda", {"restart": "none", "alpha": a}, pz, seed, key=f"{a}-{seed}")
+        for a in (0.5, 0.9)
+        for seed in range(3)
+    ]
 
 
 def test_worker_processes_reproduce_in_process_results():
@@ -27,13 +30,24 @@ def test_worker_processes_reproduce_in_process_results():
     for i in here:
         a, b = here[i], there[i]
         assert (a.key, a.seed, a.solved, a.iterations, a.evaluations, a.cost) == (
-            b.key, b.seed, b.solved, b.iterations, b.evaluations, b.cost)
+            b.key,
+            b.seed,
+            b.solved,
+            b.iterations,
+            b.evaluations,
+            b.cost,
+        )
         assert np.array_equal(a.grid, b.grid)
 
 
 def _same_result(a, b):
-    return (a.key, a.seed, a.solved, a.iterations, a.cost) == (b.key, b.seed, b.solved, b.iterations, b.cost) \
-        and np.array_equal(a.grid, b.grid)
+    return (a.key, a.seed, a.solved, a.iterations, a.cost) == (
+        b.key,
+        b.seed,
+        b.solved,
+        b.iterations,
+        b.cost,
+    ) and np.array_equal(a.grid, b.grid)
 
 
 def test_stop_request_ends_early():

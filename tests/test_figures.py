@@ -69,7 +69,10 @@ def test_probability_and_convergence_figures(tmp_path):
     assert len(left.lines[0].get_xdata()) == snap.iteration
     # Columns on the axes RESEDA declares, the beta threshold at the run's beta, from the declarations only.
     assert [ln.get_label() for ln in left.lines if not ln.get_label().startswith("_")] == [
-        "cost of the step's best sample", "mean cost of the kept samples", "best cost since reset"]
+        "cost of the step's best sample",
+        "mean cost of the kept samples",
+        "best cost since reset",
+    ]
     labels = {ln.get_label(): ln for ln in right.lines}
     assert set(labels) == {"rho = min over cells of max_k p", "mean normalised entropy of p", "beta = 0.6"}
     assert list(labels["beta = 0.6"].get_ydata()) == [0.6, 0.6]
@@ -91,8 +94,11 @@ def test_convergence_figure_merges_crowded_run_ends(tmp_path):
     assert sum(m.count for m in marks) == len([e for e in snap.events if e.kind in ("run_end", "restart")])
     assert all("runs ended" in m.label for m in marks)
     fig = figures.convergence_figure(snap, max_markers=25)
-    vlines = [ln for ln in fig.axes[0].lines if list(ln.get_xdata())[0] == list(ln.get_xdata())[-1]
-              and len(ln.get_xdata()) == 2]
+    vlines = [
+        ln
+        for ln in fig.axes[0].lines
+        if list(ln.get_xdata())[0] == list(ln.get_xdata())[-1] and len(ln.get_xdata()) == 2
+    ]
     assert len(vlines) == len(marks)
     few = event_markers(snap.events, 0, ends[3].iteration, max_markers=25)  # zoomed in: one marker per run end
     assert [m.iteration for m in few] == [e.iteration for e in ends[:4]]

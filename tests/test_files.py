@@ -32,12 +32,41 @@ def _runs_dir(path: Path) -> Path:
     with ResultStore(path, {"kind": "test", "runs": 4}) as store:
         for i in range(4):
             solved = i % 2 == 0
-            t = Task("reseda", {"restart": "none"}, pz, i, "solved,50it", key=f"t{i}", config="reseda",
-                     puzzle_set="easy", run=i)
+            t = Task(
+                "reseda",
+                {"restart": "none"},
+                pz,
+                i,
+                "solved,50it",
+                key=f"t{i}",
+                config="reseda",
+                puzzle_set="easy",
+                run=i,
+            )
             grid = np.array(pz.solution if solved else pz.grid, dtype=np.int8)
-            store.add(task_row(t, RunResult(t.key, t.solver, pz.name, t.seed, solved, "solved" if solved else "running",
-                                            "solved" if solved else "max_iterations", 7, 700, 0.5 + i, 0 if solved else 5,
-                                            0 if solved else 3, grid, {"restarts": 0}, host="h", finished=1.7e9)))
+            store.add(
+                task_row(
+                    t,
+                    RunResult(
+                        t.key,
+                        t.solver,
+                        pz.name,
+                        t.seed,
+                        solved,
+                        "solved" if solved else "running",
+                        "solved" if solved else "max_iterations",
+                        7,
+                        700,
+                        0.5 + i,
+                        0 if solved else 5,
+                        0 if solved else 3,
+                        grid,
+                        {"restarts": 0},
+                        host="h",
+                        finished=1.7e9,
+                    ),
+                )
+            )
     return path
 
 
@@ -97,16 +126,19 @@ def test_report_out_writes_through_devices_and_fifos_and_never_replaces_them(res
     null, full = _device(tmp_path, "null"), _device(tmp_path, "full")
     assert _report(results, null, capsys) == (0, [f"sudoku-lab: wrote {null}"])
     assert _is(null, stat.S_ISCHR)
-    assert _report(results, full, capsys) == (2, [f"sudoku-lab: error: cannot write report {full}: no space left on "
-                                                  "device"])
+    assert _report(results, full, capsys) == (
+        2,
+        [f"sudoku-lab: error: cannot write report {full}: no space left on device"],
+    )
     assert _is(full, stat.S_ISCHR)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     reader = _FifoReader(fifo)
     assert _report(results, fifo, capsys) == (0, [f"sudoku-lab: wrote {fifo}"])
     assert reader.result() == report_text and _is(fifo, stat.S_ISFIFO)
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in (null, full, fifo)
-                                                                if p.parent == tmp_path)  # no temporary file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in (null, full, fifo) if p.parent == tmp_path
+    )  # no temporary file left
 
 
 def test_report_out_follows_symlinks(results, report_text, tmp_path, capsys):
@@ -171,11 +203,14 @@ def test_figures_follow_symlinks_go_through_fifos_and_refuse_a_terminal(results,
     master, slave = os.openpty()
     try:
         capsys.readouterr()
-        assert cli.main(["report", str(results), "--out", str(tmp_path / "r.txt"), "--figure",
-                         f"ecdf=/dev/fd/{slave}"]) == 2
+        assert (
+            cli.main(["report", str(results), "--out", str(tmp_path / "r.txt"), "--figure", f"ecdf=/dev/fd/{slave}"])
+            == 2
+        )
         assert capsys.readouterr().err.splitlines() == [
             f"sudoku-lab: error: will not write figure /dev/fd/{slave} to a terminal (it is binary data); redirect it "
-            "to a file or a pipe, or give a file name"]
+            "to a file or a pipe, or give a file name"
+        ]
         os.set_blocking(master, False)
         with pytest.raises(BlockingIOError):
             os.read(master, 100)  # nothing reached the terminal
@@ -191,15 +226,18 @@ def test_grades_out_must_be_a_file(tmp_path, capsys):
     assert cli.main(["grades", "--runs", "1", "--out", str(fifo), "reseda_fig3_1_easy"]) == 2
     assert capsys.readouterr().err.splitlines() == [
         f"sudoku-lab: error: --out {fifo}: the grades CSV and JSON and the results directory are written next to the "
-        "figure, so --out must name a file, not standard output, a device or a FIFO"]
+        "figure, so --out must name a file, not standard output, a device or a FIFO"
+    ]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"] and _is(fifo, stat.S_ISFIFO)
 
 
 #: Calls that write or replace a file by name; only sudoku_lab/_files.py makes them. _crash.py writes its own crash
 #: report, under a fresh name in the per-user state folder, with as little machinery as possible.
-_WRITES = re.compile(r"os\.replace\(|os\.rename\(|\.rename\(|\.write_text\(|\.write_bytes\(|shutil\.(copy|move)"
-                     r"|savefig\((?!fh\b)|(?<!\w)write_table\((?!table, fh\b)|grab\(\)\.save\((?!buf\b)|NamedTemporaryFile"
-                     r"|mkstemp|open\([^)]*[\"'][wax]b?\+?[\"']|\.to_(csv|parquet|json)\((?!\))")
+_WRITES = re.compile(
+    r"os\.replace\(|os\.rename\(|\.rename\(|\.write_text\(|\.write_bytes\(|shutil\.(copy|move)"
+    r"|savefig\((?!fh\b)|(?<!\w)write_table\((?!table, fh\b)|grab\(\)\.save\((?!buf\b)|NamedTemporaryFile"
+    r"|mkstemp|open\([^)]*[\"'][wax]b?\+?[\"']|\.to_(csv|parquet|json)\((?!\))"
+)
 _OWN_WRITERS = {"sudoku_lab/_files.py", "sudoku_lab/_crash.py"}
 
 
@@ -237,8 +275,9 @@ sys.exit(cli.main(sys.argv[1:]))
 
 def _limited(*args) -> subprocess.CompletedProcess:
     """A command in a process limited to 4 GB of memory: an unbounded read fails there, not on the machine."""
-    return subprocess.run([sys.executable, "-c", LIMITED, *map(str, args)], capture_output=True, text=True,
-                          timeout=120)  # the old code waited on a FIFO for ever
+    return subprocess.run(
+        [sys.executable, "-c", LIMITED, *map(str, args)], capture_output=True, text=True, timeout=120
+    )  # the old code waited on a FIFO for ever
 
 
 def test_results_files_that_are_not_regular_files_are_one_line(results, tmp_path):
@@ -258,13 +297,17 @@ def test_results_files_that_are_not_regular_files_are_one_line(results, tmp_path
     for args, message in [
         (["report", j_zero], f"results journal {j_zero / JOURNAL} {link}"),
         (["grades", "--from", j_fifo, "--out", tmp_path / "g.pdf"], f"results journal {j_fifo / JOURNAL} {fifo_link}"),
-        (["grades", "--runs", "1", "--out", tmp_path / "g.pdf", "reseda_fig3_1_easy"],
-         f"results journal {new_runs / JOURNAL} {link}"),
+        (
+            ["grades", "--runs", "1", "--out", tmp_path / "g.pdf", "reseda_fig3_1_easy"],
+            f"results journal {new_runs / JOURNAL} {link}",
+        ),
         (["report", t_fifo], f"results table {t_fifo / TABLE} {fifo_link}"),
         (["report", p_fifo], f"results provenance {p_fifo / PROVENANCE} {fifo_link}"),
         (["report", fifo], f"results file {fifo} is a FIFO (named pipe), not a regular file"),
-        (["batch", zero, "--dry-run"], f"experiment specification {zero} holds more than 17 MB; at most that can be "
-                                       "read in this format"),
+        (
+            ["batch", zero, "--dry-run"],
+            f"experiment specification {zero} holds more than 17 MB; at most that can be read in this format",
+        ),
     ]:
         out = _limited(*args)
         assert (out.returncode, out.stderr.splitlines()) == (2, [f"sudoku-lab: error: {message}"]), args
@@ -273,12 +316,17 @@ def test_results_files_that_are_not_regular_files_are_one_line(results, tmp_path
 
 def test_a_dangling_or_device_results_path_is_one_line(results, tmp_path):
     d = _copy_with(results, tmp_path, JOURNAL, tmp_path / "gone.jsonl")
-    with pytest.raises(DataFileError, match=re.escape(f"results journal {d / JOURNAL} is a symlink to "
-                                                      f"{tmp_path / 'gone.jsonl'}, which does not exist")):
+    with pytest.raises(
+        DataFileError,
+        match=re.escape(
+            f"results journal {d / JOURNAL} is a symlink to {tmp_path / 'gone.jsonl'}, which does not exist"
+        ),
+    ):
         load_results(d)
     null = _device(tmp_path, "null")
-    with pytest.raises(DataFileError, match=re.escape(f"results file {null} is a character device, not a regular "
-                                                      "file")):
+    with pytest.raises(
+        DataFileError, match=re.escape(f"results file {null} is a character device, not a regular file")
+    ):
         load_results(null)
     os.symlink(results / TABLE, tmp_path / "table-link.parquet")  # a symlink to a regular file is fine
     assert len(load_results(tmp_path / "table-link.parquet")) == 4

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import naive_ga
 from sudoku_lab import exact, library
 from sudoku_lab._kernels import ga as K
 from sudoku_lab.errors import ParameterError
@@ -13,6 +12,8 @@ from sudoku_lab.puzzle import Puzzle
 from sudoku_lab.scoring import distinct_count, missing_symbols
 from sudoku_lab.solvers import create
 from sudoku_lab.solvers.ga import box_tables
+
+import naive_ga
 
 #: A 4x4 puzzle with one solution (checked by the fixture).
 PUZZLE_4 = "1..4.4..2..3...1"
@@ -22,8 +23,11 @@ def _boxes_ok(grid: np.ndarray, n: int) -> bool:
     """Every box of a full grid is a permutation of 1..N."""
     N = n * n
     g = np.asarray(grid).reshape(N, N)
-    return all(sorted(g[br * n:(br + 1) * n, bc * n:(bc + 1) * n].ravel()) == list(range(1, N + 1))
-               for br in range(n) for bc in range(n))
+    return all(
+        sorted(g[br * n : (br + 1) * n, bc * n : (bc + 1) * n].ravel()) == list(range(1, N + 1))
+        for br in range(n)
+        for bc in range(n)
+    )
 
 
 def _keeps_givens(grid, givens) -> bool:
@@ -39,15 +43,49 @@ def puzzle4():
 
 
 # ----------------------------------------------------------------- twins
-@pytest.mark.parametrize("case", [
-    ("4x4", dict(population=6, tournament=2, elites=1, crossover_rate=0.5, mutation_rate=0.5, ties="coin"), 25),
-    ("nbcoin_106_difficult", dict(population=8, tournament=3, elites=2, crossover_rate=0.6, mutation_rate=0.4, ties="coin"), 12),
-    ("reseda_fig4_1_hard", dict(population=7, tournament=3, elites=0, crossover_rate=0.3, mutation_rate=0.3, ties="first"), 10),
-    ("4x4-ls", dict(population=5, tournament=3, elites=1, crossover_rate=0.3, mutation_rate=0.3, ties="coin",
-                    local_search=True), 6),
-    ("nbcoin_29_medium-ls", dict(population=6, tournament=3, elites=1, crossover_rate=0.4, mutation_rate=0.5, ties="coin",
-                                 local_search=True), 6),
-], ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("4x4", dict(population=6, tournament=2, elites=1, crossover_rate=0.5, mutation_rate=0.5, ties="coin"), 25),
+        (
+            "nbcoin_106_difficult",
+            dict(population=8, tournament=3, elites=2, crossover_rate=0.6, mutation_rate=0.4, ties="coin"),
+            12,
+        ),
+        (
+            "reseda_fig4_1_hard",
+            dict(population=7, tournament=3, elites=0, crossover_rate=0.3, mutation_rate=0.3, ties="first"),
+            10,
+        ),
+        (
+            "4x4-ls",
+            dict(
+                population=5,
+                tournament=3,
+                elites=1,
+                crossover_rate=0.3,
+                mutation_rate=0.3,
+                ties="coin",
+                local_search=True,
+            ),
+            6,
+        ),
+        (
+            "nbcoin_29_medium-ls",
+            dict(
+                population=6,
+                tournament=3,
+                elites=1,
+                crossover_rate=0.4,
+                mutation_rate=0.5,
+                ties="coin",
+                local_search=True,
+            ),
+            6,
+        ),
+    ],
+    ids=lambda c: c[0],
+)
 def test_kernel_equals_the_naive_twin_draw_for_draw(case, puzzle4):
     """Population, fitness and trace after k generations equal the pure-Python GA from the same seed."""
     name, params, k = case
@@ -59,8 +97,9 @@ def test_kernel_equals_the_naive_twin_draw_for_draw(case, puzzle4):
     rng = np.random.default_rng(11)
     size = params.pop("population")
     params["local_search_on"] = params.pop("local_search", False)
-    pop, trace = naive_ga.run(pz.grid.tolist(), pz.n, rng, k, size=size, tournament_size=params.pop("tournament"),
-                              **params)
+    pop, trace = naive_ga.run(
+        pz.grid.tolist(), pz.n, rng, k, size=size, tournament_size=params.pop("tournament"), **params
+    )
     snap = s.snapshot()
     assert snap.iteration == len(trace)
     np.testing.assert_array_equal(snap.layers["individuals"], np.array(pop, dtype=np.int8))
@@ -84,14 +123,25 @@ def test_initial_population_equals_the_twin_and_keeps_givens():
 
 
 # ----------------------------------------------------- worked operator examples
-A4 = [1, 2, 3, 4,
-      3, 4, 1, 2,
-      2, 1, 4, 3,
-      4, 3, 2, 1]  # a solution: every row and column scores 4
-B4 = [1, 2, 3, 4,
-      4, 3, 2, 1,  # boxes are still permutations (top-left 1 2 4 3, top-right 3 4 2 1)
-      2, 1, 4, 3,
-      3, 4, 1, 2]
+A4 = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1]  # a solution: every row and column scores 4
+B4 = [
+    1,
+    2,
+    3,
+    4,
+    4,
+    3,
+    2,
+    1,  # boxes are still permutations (top-left 1 2 4 3, top-right 3 4 2 1)
+    2,
+    1,
+    4,
+    3,
+    3,
+    4,
+    1,
+    2,
+]
 
 
 def _scores(g, n):
@@ -112,14 +162,25 @@ def test_evaluate_is_the_distinct_count():
 
 def test_band_crossover_worked_example():
     """Child 1 takes each horizontal band from the parent with more distinct digits in the band's rows."""
-    a = [1, 2, 3, 4,
-         3, 4, 1, 2,
-         2, 1, 4, 3,
-         4, 3, 2, 1]
-    b = [2, 1, 4, 3,   # top band of b: rows (2,1,4,3),(3,4,1,2): 8 distinct, same as a's: a tie
-         3, 4, 1, 2,
-         1, 2, 3, 4,   # bottom band of b: rows (1,2,3,4),(4,3,2,1)
-         4, 3, 2, 1]
+    a = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1]
+    b = [
+        2,
+        1,
+        4,
+        3,  # top band of b: rows (2,1,4,3),(3,4,1,2): 8 distinct, same as a's: a tie
+        3,
+        4,
+        1,
+        2,
+        1,
+        2,
+        3,
+        4,  # bottom band of b: rows (1,2,3,4),(4,3,2,1)
+        4,
+        3,
+        2,
+        1,
+    ]
     # Make b's bottom band worse in its rows: swap inside its bottom-left box so row 3 repeats a digit
     b[2 * 4 + 0], b[3 * 4 + 0] = b[3 * 4 + 0], b[2 * 4 + 0]  # rows become (4,2,3,4) and (1,3,2,1)
     assert _boxes_ok(b, 2)
@@ -191,10 +252,7 @@ def test_a_box_with_one_free_cell_is_never_mutated():
 def test_local_search_worked_example():
     """Swaps inside a box between two conflicting cells are kept only when the fitness rises."""
     givens = [0] * 16
-    a = [1, 2, 3, 4,
-         3, 4, 1, 2,
-         2, 1, 4, 3,
-         4, 3, 2, 1]  # a solution
+    a = [1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1]  # a solution
     bad = list(a)
     bad[0], bad[5] = bad[5], bad[0]  # top-left box: 4 2 / 3 1, rows 0 and 1 and columns 0 and 1 repeat
     assert _boxes_ok(bad, 2) and distinct_count(np.array(bad), 2) < 32
@@ -272,14 +330,17 @@ def test_a_live_population_change_breeds_the_next_generation_at_the_new_size():
     assert [e.name for e in s.events if e.kind == "param"] == ["population", "mutation_rate"]
 
 
-@pytest.mark.parametrize("bad,word", [
-    ({"elites": 150}, "elites must be less than the population"),
-    ({"population": 1}, "population must be an integer in [2, 100000]"),
-    ({"crossover_rate": 1.5}, "crossover_rate must be [0, 1]"),
-    ({"mutation_rate": "lots"}, "mutation_rate must be [0, 1]"),
-    ({"ties": "dice"}, "ties must be one of coin, first"),
-    ({"tournament": 0}, "tournament must be an integer in [1, 1000]"),
-])
+@pytest.mark.parametrize(
+    "bad,word",
+    [
+        ({"elites": 150}, "elites must be less than the population"),
+        ({"population": 1}, "population must be an integer in [2, 100000]"),
+        ({"crossover_rate": 1.5}, "crossover_rate must be [0, 1]"),
+        ({"mutation_rate": "lots"}, "mutation_rate must be [0, 1]"),
+        ({"ties": "dice"}, "ties must be one of coin, first"),
+        ({"tournament": 0}, "tournament must be an integer in [1, 1000]"),
+    ],
+)
 def test_bad_parameters_are_one_clear_line(bad, word):
     with pytest.raises(ParameterError) as info:
         create("ga", **bad)
@@ -332,6 +393,7 @@ def test_bench_ga_prints_the_ratio_it_measures():
     lines = []
     res = bench_ga(generations=20, seeds=1, out=lines.append)
     assert res["kernel_generations_per_second"] > 0 and res["numpy_generations_per_second"] > 0
-    assert res["kernel_over_numpy"] == pytest.approx(res["kernel_generations_per_second"]
-                                                     / res["numpy_generations_per_second"])
+    assert res["kernel_over_numpy"] == pytest.approx(
+        res["kernel_generations_per_second"] / res["numpy_generations_per_second"]
+    )
     assert f"{res['kernel_over_numpy']:.2f}x" in lines[-1] or f"{res['kernel_over_numpy']:.1f}x" in lines[-1]

@@ -112,17 +112,20 @@ def test_should_stop_interrupts_generation():
         generate_grid(5, 250, 0, should_stop=lambda: len(calls) > 3 or calls.append(1))
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(n=6, clues=10), "n"),
-    (dict(n=3, clues=82), "clues"),
-    (dict(n=3, clues=-1), "clues"),
-    (dict(n=3, clues=30.0), "clues"),
-    (dict(n=2, clues=7, symmetry="rotate180"), "clues"),
-    (dict(n=3, clues=30, symmetry="mirror"), "symmetry"),
-    (dict(n=3, clues=30, max_tries=0), "max_tries"),
-    (dict(n=3, clues=30, seed=-5), "seed"),
-    (dict(n=3, clues=30, seed="abc"), "seed"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(n=6, clues=10), "n"),
+        (dict(n=3, clues=82), "clues"),
+        (dict(n=3, clues=-1), "clues"),
+        (dict(n=3, clues=30.0), "clues"),
+        (dict(n=2, clues=7, symmetry="rotate180"), "clues"),
+        (dict(n=3, clues=30, symmetry="mirror"), "symmetry"),
+        (dict(n=3, clues=30, max_tries=0), "max_tries"),
+        (dict(n=3, clues=30, seed=-5), "seed"),
+        (dict(n=3, clues=30, seed="abc"), "seed"),
+    ],
+)
 def test_bad_arguments_raise_parameter_errors(kwargs, name):
     with pytest.raises(ParameterError) as info:
         generate_grid(**kwargs)
@@ -134,8 +137,25 @@ def test_generate_as_csv_reads_back_as_every_generated_puzzle(count, capsys):
     from sudoku_lab import cli
     from sudoku_lab.collection_io import parse_collection
 
-    assert cli.main(["generate", "--box", "2", "--clues", "6", "--seed", "5", "--count", str(count),
-                     "--format", "csv", "--quiet"]) == 0
+    assert (
+        cli.main(
+            [
+                "generate",
+                "--box",
+                "2",
+                "--clues",
+                "6",
+                "--seed",
+                "5",
+                "--count",
+                str(count),
+                "--format",
+                "csv",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert out.startswith("name,puzzle,solution\n") and out.endswith("\n")
     back = list(parse_collection(out))

@@ -11,14 +11,27 @@ from sudoku_lab import cli, library
 from sudoku_lab.errors import DataFileError, ParameterError, PuzzleError
 from sudoku_lab.experiments import RunResult
 from sudoku_lab.grades import GradeResult, agreement, correctness_grades, grade_cells, grades_from_results
-from sudoku_lab.results import JOURNAL, load_results
 from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.results import JOURNAL, load_results
 from sudoku_lab.solvers.reseda import Reseda
 
 
 def _run(grid, seed, solved=False):
-    return RunResult(str(seed), "reseda", "p", seed, solved, "failed", "failed", 10, 1000, 0.01, 0 if solved else 4,
-                     0 if solved else 4, np.array(grid, np.int8))
+    return RunResult(
+        str(seed),
+        "reseda",
+        "p",
+        seed,
+        solved,
+        "failed",
+        "failed",
+        10,
+        1000,
+        0.01,
+        0 if solved else 4,
+        0 if solved else 4,
+        np.array(grid, np.int8),
+    )
 
 
 def test_fractions_and_grades_by_hand():
@@ -68,8 +81,9 @@ def test_correctness_grades_runs_a_real_solver():
     for r in solved:
         assert np.array_equal(r.grid, pz.solution)  # a solved run's final grid is the solution
     for c in range(pz.C):
-        assert res.fraction[c] == pytest.approx(np.mean([r.grid[c] == pz.solution[c] for r in res.runs]) if
-                                                not pz.givens[c] else 1.0)
+        assert res.fraction[c] == pytest.approx(
+            np.mean([r.grid[c] == pz.solution[c] for r in res.runs]) if not pz.givens[c] else 1.0
+        )
     assert res.params == {**Reseda.defaults(), "restart": "none"}  # every parameter, as the run used it
 
 
@@ -96,8 +110,15 @@ def test_interrupted_grades_resume_where_they_stopped(tmp_path):
     store = tmp_path / "g.runs"
     params = {"restart": "none", "Q": 50, "Q1": 5}
     done = []
-    first = correctness_grades(pz, "reseda", params, runs=10, results_file=store,
-                               should_stop=lambda: len(done) >= 4, progress=lambda k, n: done.append(k))
+    first = correctness_grades(
+        pz,
+        "reseda",
+        params,
+        runs=10,
+        results_file=store,
+        should_stop=lambda: len(done) >= 4,
+        progress=lambda k, n: done.append(k),
+    )
     assert 3 <= first.runs_done < 10 and not first.complete
     assert len(load_results(store)) == first.runs_done  # one row per finished run
     full = correctness_grades(pz, "reseda", params, runs=10, results_file=store)
@@ -149,8 +170,7 @@ def test_giving_a_default_explicitly_is_the_same_experiment_and_more_runs_add_to
     pz = library.puzzle("reseda_fig3_1_easy")
     store = tmp_path / "g.runs"
     correctness_grades(pz, "reseda", {"restart": "none"}, runs=3, results_file=store)
-    res = correctness_grades(pz, "reseda", {"restart": "none", "alpha": 0.7, "Q": "100"}, runs=5,
-                             results_file=store)
+    res = correctness_grades(pz, "reseda", {"restart": "none", "alpha": 0.7, "Q": "100"}, runs=5, results_file=store)
     assert res.complete and len(load_results(store)) == 5  # 3 kept + 2 new, none repeated
     with pytest.raises(DataFileError, match="differs in: params"):
         correctness_grades(pz, "reseda", {"restart": "none", "alpha": 0.71}, runs=5, results_file=store)
@@ -160,8 +180,11 @@ def test_a_binary_journal_is_refused_clearly(tmp_path):
     store = tmp_path / "g.runs"
     correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {}, runs=1, results_file=store)
     (store / JOURNAL).write_bytes((store / JOURNAL).read_bytes() + b"\xff\xfe\x00\n")
-    with pytest.raises(DataFileError, match=r"results journal .*runs.jsonl is not a text file: line 2 holds a byte "
-                                            r"that is not UTF-8 \(0xff\)"):
+    with pytest.raises(
+        DataFileError,
+        match=r"results journal .*runs.jsonl is not a text file: line 2 holds a byte "
+        r"that is not UTF-8 \(0xff\)",
+    ):
         correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {}, runs=2, results_file=store)
     with pytest.raises(ParameterError, match="seed: must be an integer from 0 to 9,223,372,036,854,775,807, got -1"):
         correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {}, runs=2, seed=-1)
@@ -171,13 +194,16 @@ def test_a_seed_whose_last_run_passes_the_results_column_is_refused_before_any_r
     """`grades --seed 9223372036854775807 --runs 2` ran both runs, then could not write the second row ("cannot be
     read as a results journal"): run i uses seed + i, which must fit the int64 column."""
     out = tmp_path / "g.png"
-    status = cli.main(["grades", "--seed", "9223372036854775807", "--runs", "2", "--quiet", "--out", str(out),
-                       "reseda_fig3_1_easy"])
+    status = cli.main(
+        ["grades", "--seed", "9223372036854775807", "--runs", "2", "--quiet", "--out", str(out), "reseda_fig3_1_easy"]
+    )
     err = capsys.readouterr().err
     assert status == 2
-    assert err.strip() == ("sudoku-lab: error: seed: with sequential seeding run r has the seed "
-                           "9,223,372,036,854,775,807 + r, and the last, run 1, would pass 9,223,372,036,854,775,807 "
-                           "(the largest seed a results table holds): give a seed at most 9,223,372,036,854,775,806")
+    assert err.strip() == (
+        "sudoku-lab: error: seed: with sequential seeding run r has the seed "
+        "9,223,372,036,854,775,807 + r, and the last, run 1, would pass 9,223,372,036,854,775,807 "
+        "(the largest seed a results table holds): give a seed at most 9,223,372,036,854,775,806"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -189,15 +215,27 @@ def test_grades_from_results_equal_the_grades_of_the_same_runs(tmp_path):
     pz = library.puzzle("reseda_fig4_1_hard")
     params = {"restart": "none", "Q": 50, "Q1": 5}
     direct = correctness_grades(pz, "reseda", params, runs=8, seed=3)
-    spec = spec_from_options(["reseda:restart=none,Q=50,Q1=5", "hill_climb"], ["reseda_fig4_1_hard", "ai_escargot"],
-                             runs=8, seed=3, seeding="sequential", until="solved,100000it")
+    spec = spec_from_options(
+        ["reseda:restart=none,Q=50,Q1=5", "hill_climb"],
+        ["reseda_fig4_1_hard", "ai_escargot"],
+        runs=8,
+        seed=3,
+        seeding="sequential",
+        until="solved,100000it",
+    )
     run_spec(spec, tmp_path / "b", jobs=1)
     res = load_results(tmp_path / "b")
-    with pytest.raises(ParameterError, match=r"the results hold 2 puzzles: ai_escargot, reseda_fig4_1_hard; "
-                                             r"choose one with the PUZZLE argument \(its name or givens\)$"):
+    with pytest.raises(
+        ParameterError,
+        match=r"the results hold 2 puzzles: ai_escargot, reseda_fig4_1_hard; "
+        r"choose one with the PUZZLE argument \(its name or givens\)$",
+    ):
         grades_from_results(res)
-    with pytest.raises(ParameterError, match=r"2 configs: hill_climb, reseda:restart=none,Q=50,Q1=5; choose one "
-                                             r"with --config LABEL$"):
+    with pytest.raises(
+        ParameterError,
+        match=r"2 configs: hill_climb, reseda:restart=none,Q=50,Q1=5; choose one "
+        r"with --config LABEL$",
+    ):
         grades_from_results(res, puzzle="reseda_fig4_1_hard")
     with pytest.raises(ParameterError, match="no config 'ga'"):
         grades_from_results(res, puzzle="reseda_fig4_1_hard", config="ga")
@@ -225,7 +263,8 @@ def test_a_puzzle_the_results_do_not_hold_is_named_with_every_puzzle_they_hold_c
     assert str(info.value) == (
         "the results hold no puzzle 'kennett_hard_103' (did you mean kennett_hard_013 or kennett_hard_010 or "
         f"kennett_hard_003?): they hold 20 puzzles, the first 12: {', '.join(names[:12])} (and 8 more; "
-        "`sudoku-lab report RESULTS --by puzzle` lists every one)")
+        "`sudoku-lab report RESULTS --by puzzle` lists every one)"
+    )
     assert main(["grades", "--from", str(tmp_path / "r"), "--out", str(tmp_path / "g.png")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("sudoku-lab: error: the results hold 20 puzzles, the first 12: kennett_hard_001, ")

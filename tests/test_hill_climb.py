@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-import naive_hill_climb as NH
 from sudoku_lab import library
 from sudoku_lab._kernels import hill_climb as K
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.generate import generate
 from sudoku_lab.solvers import create
 from sudoku_lab.solvers.hill_climb import HillClimb, hill_tables, unit_clashes
+
+import naive_hill_climb as NH
 
 PUZZLE_4 = generate(2, 6, seed=1)
 
@@ -27,10 +27,20 @@ def _solver(pz, seed, **params):
 
 def _twin(pz, seed, **params):
     p = {**HillClimb.defaults(), **params}
-    return NH.NaiveHillClimb(pz.grid.tolist(), pz.n, np.random.default_rng(seed), greedy=p["greedy"],
-                             post_swap=p["post_swap"], random_order=p["initial_order"] == "random",
-                             plateau=p["plateau"], capacity=p["queue_capacity"], w1=p["w1"], w2=p["w2"],
-                             random_ties=p["random_ties"], budget=p["budget"])
+    return NH.NaiveHillClimb(
+        pz.grid.tolist(),
+        pz.n,
+        np.random.default_rng(seed),
+        greedy=p["greedy"],
+        post_swap=p["post_swap"],
+        random_order=p["initial_order"] == "random",
+        plateau=p["plateau"],
+        capacity=p["queue_capacity"],
+        w1=p["w1"],
+        w2=p["w2"],
+        random_ties=p["random_ties"],
+        budget=p["budget"],
+    )
 
 
 def _assert_same(s, t, where):
@@ -40,7 +50,11 @@ def _assert_same(s, t, where):
     assert (s.iteration, s.evaluations, s.best_cost) == (t.iteration, t.evaluations, t.best_cost), where
     assert s.best_grid.tolist() == t.best_grid, where
     assert (int(c[K.C_QLEN]), int(c[K.C_STUCK_COUNT]), int(c[K.C_RUN]), int(c[K.C_JUMPS])) == (
-        len(t.queue), t.stuck, t.runs, t.jumps), where
+        len(t.queue),
+        t.stuck,
+        t.runs,
+        t.jumps,
+    ), where
     assert (int(c[K.C_SWAP_A]), int(c[K.C_SWAP_B])) == t.swap, where
 
 
@@ -49,8 +63,11 @@ CASES = [
     (PUZZLE_4, {"greedy": False, "post_swap": False, "random_ties": True, "plateau": 2}, 40),
     (PUZZLE_4, {"initial_order": "sorted", "queue_capacity": 3}, 40),
     (library.puzzle("reseda_fig4_1_hard"), {"plateau": 3, "queue_capacity": 5}, 25),
-    (library.puzzle("ai_escargot"), {"greedy": True, "post_swap": False, "plateau": 2, "random_ties": True,
-                                     "w2": -2.5}, 25),
+    (
+        library.puzzle("ai_escargot"),
+        {"greedy": True, "post_swap": False, "plateau": 2, "random_ties": True, "w2": -2.5},
+        25,
+    ),
     (library.puzzle("kennett_hard_007"), {"greedy": False, "queue_capacity": 0, "initial_order": "sorted"}, 20),
 ]
 
@@ -90,13 +107,26 @@ def test_initial_state_matches_twin(greedy, post_swap, n, puzzle):
     for seed in range(12):
         grid = np.zeros(N * N, np.int8)
         rng = np.random.default_rng(seed)
-        K.initial_state(grid, puzzle.grid, box_free, box_nfree, box_missing, GR, GC, greedy, post_swap, True,
-                        np.zeros(N, np.int64), np.zeros(N, np.int64), rng)
+        K.initial_state(
+            grid,
+            puzzle.grid,
+            box_free,
+            box_nfree,
+            box_missing,
+            GR,
+            GC,
+            greedy,
+            post_swap,
+            True,
+            np.zeros(N, np.int64),
+            np.zeros(N, np.int64),
+            rng,
+        )
         ref_rng = np.random.default_rng(seed)
         ref = NH.initial_state(puzzle.grid.tolist(), n, greedy, post_swap, True, ref_rng)
         assert grid.tolist() == ref
         assert rng.random() == ref_rng.random()
-        boxes = np.sort(grid[puzzle.geometry.units[2 * N:]], axis=1)
+        boxes = np.sort(grid[puzzle.geometry.units[2 * N :]], axis=1)
         assert np.all(boxes == np.arange(1, N + 1))  # every box a permutation
         assert np.array_equal(grid[puzzle.givens], puzzle.grid[puzzle.givens])
 
@@ -109,8 +139,13 @@ def test_greedy_and_post_swap_reduce_clashes_with_givens():
     for key, greedy, post in (("random", False, False), ("greedy", True, False), ("both", True, True)):
         f2 = []
         for seed in range(30):
-            f2.append(NH.scores(NH.initial_state(pz.grid.tolist(), 3, greedy, post, True,
-                                                 np.random.default_rng(seed)), pz.grid.tolist(), 3)[1])
+            f2.append(
+                NH.scores(
+                    NH.initial_state(pz.grid.tolist(), 3, greedy, post, True, np.random.default_rng(seed)),
+                    pz.grid.tolist(),
+                    3,
+                )[1]
+            )
         mean[key] = np.mean(f2)
     assert mean["both"] < mean["greedy"] < mean["random"]
 
@@ -127,8 +162,21 @@ def test_delta_evaluation_equals_full_re_evaluation(n, seed, blank):
     givens[rng.integers(N * N)] = 0
     box_free, box_nfree, box_missing, GR, GC = hill_tables(givens, n)
     grid = np.zeros(N * N, np.int8)
-    K.initial_state(grid, givens, box_free, box_nfree, box_missing, GR, GC, bool(seed % 2), False, True,
-                    np.zeros(N, np.int64), np.zeros(N, np.int64), rng)
+    K.initial_state(
+        grid,
+        givens,
+        box_free,
+        box_nfree,
+        box_missing,
+        GR,
+        GC,
+        bool(seed % 2),
+        False,
+        True,
+        np.zeros(N, np.int64),
+        np.zeros(N, np.int64),
+        rng,
+    )
     row_cnt, col_cnt = np.zeros((N, N), np.int32), np.zeros((N, N), np.int32)
     f1, f2 = K.full_scores(grid, givens, row_cnt, col_cnt, GR, GC)
     assert (f1, f2) == NH.scores(grid.tolist(), givens.tolist(), n)
@@ -185,7 +233,7 @@ def test_layers_describe_the_state():
     # a move that swaps: the swap layer holds its two cells, in one box, both free
     s2 = _solver(pz, 5)
     s2.step(1)
-    (a, b), = s2.snapshot().layers["swap"]
+    ((a, b),) = s2.snapshot().layers["swap"]
     assert pz.geometry.box[a] == pz.geometry.box[b] and pz.grid[a] == 0 and pz.grid[b] == 0
 
 
@@ -207,14 +255,17 @@ def test_budget_ends_the_search():
     assert snap.status == "failed" and snap.layers["runs"][-1]["outcome"] == "budget"
 
 
-@pytest.mark.parametrize("params,text", [
-    ({"w1": 0}, "w1 must be positive"),
-    ({"plateau": 0}, "plateau must be an integer in [1, 1000000], got 0"),
-    ({"queue_capacity": -1}, "queue_capacity must be"),
-    ({"greedy": "maybe"}, "greedy must be true or false"),
-    ({"initial_order": "backwards"}, "initial_order must be one of random, sorted"),
-    ({"budget": 1.5}, "budget must be"),
-])
+@pytest.mark.parametrize(
+    "params,text",
+    [
+        ({"w1": 0}, "w1 must be positive"),
+        ({"plateau": 0}, "plateau must be an integer in [1, 1000000], got 0"),
+        ({"queue_capacity": -1}, "queue_capacity must be"),
+        ({"greedy": "maybe"}, "greedy must be true or false"),
+        ({"initial_order": "backwards"}, "initial_order must be one of random, sorted"),
+        ({"budget": 1.5}, "budget must be"),
+    ],
+)
 def test_bad_parameters_give_one_clear_line(params, text):
     with pytest.raises(ParameterError) as e:
         create("hill_climb", **params)
@@ -243,8 +294,9 @@ def test_numpy_move_picks_the_kernels_swap():
         checked = 0
         for _ in range(60):
             g = s.grid.copy()
-            a, b, delta, df1, df2, ev = K.best_swap(g, s.box_free, s.box_nfree, s.row_cnt, s.col_cnt, s.GR, s.GC,
-                                                     1.0, -1.0, False, np.random.default_rng(0))
+            a, b, delta, df1, df2, ev = K.best_swap(
+                g, s.box_free, s.box_nfree, s.row_cnt, s.col_cnt, s.GR, s.GC, 1.0, -1.0, False, np.random.default_rng(0)
+            )
             na, nb, nd, after = numpy_move(mv, g)
             assert (na, nb, nd) == (a, b, delta) and ev == len(mv.pairs)
             f1, f2 = mv.scores(after[None, :])

@@ -19,6 +19,7 @@ from pathlib import Path
 
 CORE = Path(__file__).resolve().parents[1] / "sudoku_lab"
 
+
 # --------------------------------------------------------------- the graph
 def modules(root: Path) -> dict[str, tuple[Path, bool]]:
     """Every module under the package directory ``root``: dotted name -> (file, is_package)."""
@@ -39,7 +40,7 @@ def _resolve(node: ast.ImportFrom, package: str) -> str | None:
     base = package.split(".")
     if node.level - 1 >= len(base):
         return None
-    base = base[:len(base) - (node.level - 1)]
+    base = base[: len(base) - (node.level - 1)]
     return ".".join(base + ([node.module] if node.module else []))
 
 
@@ -163,10 +164,12 @@ def _package(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 def test_the_graph_sees_every_kind_of_import(tmp_path):
-    root = _package(tmp_path, {
-        "__init__.py": "from .base import VERSION\n",
-        "base.py": "VERSION = 1\n",
-        "model.py": """
+    root = _package(
+        tmp_path,
+        {
+            "__init__.py": "from .base import VERSION\n",
+            "base.py": "VERSION = 1\n",
+            "model.py": """
             from typing import TYPE_CHECKING
             if TYPE_CHECKING:
                 from .algo import run
@@ -174,12 +177,13 @@ def test_the_graph_sees_every_kind_of_import(tmp_path):
                 from . import algo
                 return algo
         """,
-        "algo.py": "import pkg.base\nfrom . import VERSION\n",
-        "sub/__init__.py": "",
-        "sub/deep.py": "from .. import model\nfrom ..sub import helper\nfrom ... import outside\n",
-        "sub/helper.py": "import os, numpy\nfrom pkg.sub.deep import thing\n",
-        "cli.py": "def main():\n    from .sub.deep import x\n",
-    })
+            "algo.py": "import pkg.base\nfrom . import VERSION\n",
+            "sub/__init__.py": "",
+            "sub/deep.py": "from .. import model\nfrom ..sub import helper\nfrom ... import outside\n",
+            "sub/helper.py": "import os, numpy\nfrom pkg.sub.deep import thing\n",
+            "cli.py": "def main():\n    from .sub.deep import x\n",
+        },
+    )
     assert import_graph(root) == {
         "pkg": {"pkg.base"},
         "pkg.base": set(),
@@ -193,19 +197,21 @@ def test_the_graph_sees_every_kind_of_import(tmp_path):
 
 
 def test_cycles_are_found_and_shown_as_paths(tmp_path):
-    root = _package(tmp_path, {
-        "__init__.py": "",
-        "puzzle.py": "def candidates():\n    from .ac3 import domains\n",
-        "ac3.py": "from .geometry import peers\n",
-        "geometry.py": "from .puzzle import Puzzle\n",
-        "a.py": "from . import b\n",
-        # c imports typed, which names c's class only for annotations: never run, so no cycle
-        "typed.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .c import C\n",
-        "c.py": "from . import typed\n",
-        "b.py": "from .a import x\n",
-        "ok.py": "from . import a, puzzle\n",
-    })
+    root = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "puzzle.py": "def candidates():\n    from .ac3 import domains\n",
+            "ac3.py": "from .geometry import peers\n",
+            "geometry.py": "from .puzzle import Puzzle\n",
+            "a.py": "from . import b\n",
+            # c imports typed, which names c's class only for annotations: never run, so no cycle
+            "typed.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .c import C\n",
+            "c.py": "from . import typed\n",
+            "b.py": "from .a import x\n",
+            "ok.py": "from . import a, puzzle\n",
+        },
+    )
     found = cycles(import_graph(root))
-    assert [_show(c) for c in found] == ["pkg.a -> pkg.b -> pkg.a",
-                                        "pkg.ac3 -> pkg.geometry -> pkg.puzzle -> pkg.ac3"]
+    assert [_show(c) for c in found] == ["pkg.a -> pkg.b -> pkg.a", "pkg.ac3 -> pkg.geometry -> pkg.puzzle -> pkg.ac3"]
     assert cycles({"x": {"y"}, "y": set()}) == []

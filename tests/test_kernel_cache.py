@@ -55,10 +55,16 @@ def _copy_package(root: Path) -> Path:
 
 
 def _run_caller(root: Path, tmp_path: Path) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(tmp_path / "numba"),
-               HOME=str(tmp_path / "home"), XDG_CACHE_HOME=str(tmp_path / "xdg"))
-    res = subprocess.run([sys.executable, "-c", CALLER], capture_output=True, text=True, env=env, cwd=tmp_path,
-                         timeout=600)
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(root),
+        NUMBA_CACHE_DIR=str(tmp_path / "numba"),
+        HOME=str(tmp_path / "home"),
+        XDG_CACHE_HOME=str(tmp_path / "xdg"),
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", CALLER], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     out = json.loads(res.stdout)
     assert Path(out["package"]).resolve().is_relative_to(root.resolve())  # the copy ran, not the installed package
@@ -102,9 +108,11 @@ def test_without_the_source_hash_numba_would_serve_the_stale_caller(tmp_path, pa
     """
     root, pkg = package_copy
     common = pkg / "_kernels" / "common.py"
-    frozen = common.read_text().replace("def cache_key(folder: Path = _HERE) -> str:",
-                                        "def cache_key(folder: Path = _HERE) -> str:\n    return 'frozen'\n\n\n"
-                                        "def _real_cache_key(folder: Path = _HERE) -> str:")
+    frozen = common.read_text().replace(
+        "def cache_key(folder: Path = _HERE) -> str:",
+        "def cache_key(folder: Path = _HERE) -> str:\n    return 'frozen'\n\n\n"
+        "def _real_cache_key(folder: Path = _HERE) -> str:",
+    )
     assert frozen != common.read_text()
     common.write_text(frozen)
     assert _run_caller(root, tmp_path)["result"] == 1

@@ -19,8 +19,15 @@ from sudoku_lab.errors import PuzzleError
 def test_collections_are_listed_in_order_with_counts():
     infos = library.collections()
     names = [c.name for c in infos]
-    assert names[:7] == ["papers", "mantere_koljonen", "kennett/very_easy", "kennett/easy", "kennett/medium",
-                         "kennett/hard", "kennett/fiendish"]
+    assert names[:7] == [
+        "papers",
+        "mantere_koljonen",
+        "kennett/very_easy",
+        "kennett/easy",
+        "kennett/medium",
+        "kennett/hard",
+        "kennett/fiendish",
+    ]
     by = {c.name: c for c in infos}
     assert by["papers"].count == 20 and by["mantere_koljonen"].count == 46
     assert all(by[f"kennett/{lv}"].count == 200 for lv in ("very_easy", "easy", "medium", "hard", "fiendish"))
@@ -40,12 +47,15 @@ def test_puzzles_carry_names_solutions_and_metadata():
     assert library.names("papers")[0] == "reseda_fig3_1_easy"
 
 
-@pytest.mark.parametrize("name,fragment", [
-    ("reseda_fig41_hard", "did you mean reseda_fig4_1_hard"),
-    ("kennett/fiendish:201", "kennett/fiendish has 200 puzzles; 201 is out of range"),
-    ("kennett/fiendish:nope", "kennett/fiendish has no puzzle named 'nope'"),
-    ("nowhere:1", "no bundled collection named 'nowhere'"),
-])
+@pytest.mark.parametrize(
+    "name,fragment",
+    [
+        ("reseda_fig41_hard", "did you mean reseda_fig4_1_hard"),
+        ("kennett/fiendish:201", "kennett/fiendish has 200 puzzles; 201 is out of range"),
+        ("kennett/fiendish:nope", "kennett/fiendish has no puzzle named 'nope'"),
+        ("nowhere:1", "no bundled collection named 'nowhere'"),
+    ],
+)
 def test_unknown_names_get_clear_errors(name, fragment):
     with pytest.raises(PuzzleError, match=fragment):
         library.puzzle(name)
@@ -67,17 +77,42 @@ def test_resources_come_from_the_checkout_here():
 def test_wheel_installs_and_reads_its_own_resources(tmp_path, repo_root):
     """Build the wheel, install it into a fresh venv, and load puzzles from there (not from the checkout)."""
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist),
-                    str(repo_root)], check=True, capture_output=True, text=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(dist),
+            str(repo_root),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     [wheel] = dist.glob("sudoku_lab-*.whl")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--no-index",
-                    str(wheel)], check=True, capture_output=True, text=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     # Dependencies (numpy, numba, ...) come from this environment, appended after the venv's own packages.
-    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     code = (
         "import sudoku_lab, sys\n"
@@ -100,8 +135,14 @@ def test_wheel_installs_and_reads_its_own_resources(tmp_path, repo_root):
     out = subprocess.run([str(py), "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.startswith("ok 0.1.0")
-    cli = subprocess.run([str(venv / "bin" / "sudoku-lab"), "solve", "reseda_fig3_1_easy", "--format", "line"],
-                         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    cli = subprocess.run(
+        [str(venv / "bin" / "sudoku-lab"), "solve", "reseda_fig3_1_easy", "--format", "line"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert cli.returncode == 0, cli.stderr
     assert cli.stdout.strip() == "".join(str(d) for d in library.puzzle("reseda_fig3_1_easy").solution)
 

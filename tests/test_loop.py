@@ -85,8 +85,12 @@ def test_should_stop_cancels_and_before_chunk_runs():
     s = _solver()
     calls = []
     n = iter(range(10**6))
-    last = loop.run(s, loop.MaxIterations(10**6), should_stop=lambda: next(n) >= 5,
-                    before_chunk=lambda solver: calls.append(solver.iteration))
+    last = loop.run(
+        s,
+        loop.MaxIterations(10**6),
+        should_stop=lambda: next(n) >= 5,
+        before_chunk=lambda solver: calls.append(solver.iteration),
+    )
     assert last.reason == "cancelled" and 0 < s.iteration < 10**6
     assert calls and calls == sorted(calls)
 
@@ -113,30 +117,42 @@ def test_snapshots_are_throttled_and_the_last_is_always_yielded():
     assert len(items) < 400 / 10  # far fewer snapshots than steps
 
 
-@pytest.mark.parametrize("text,kind", [("solved", loop.Solved), ("500", loop.MaxIterations),
-                                       ("500it", loop.MaxIterations), ("30s", loop.MaxSeconds),
-                                       ("2m", loop.MaxSeconds), ("250ms", loop.MaxSeconds),
-                                       ("1e5evals", loop.MaxEvaluations), ("solved,10s", loop.AnyOf),
-                                       ("1e-3s", loop.MaxSeconds)])
+@pytest.mark.parametrize(
+    "text,kind",
+    [
+        ("solved", loop.Solved),
+        ("500", loop.MaxIterations),
+        ("500it", loop.MaxIterations),
+        ("30s", loop.MaxSeconds),
+        ("2m", loop.MaxSeconds),
+        ("250ms", loop.MaxSeconds),
+        ("1e5evals", loop.MaxEvaluations),
+        ("solved,10s", loop.AnyOf),
+        ("1e-3s", loop.MaxSeconds),
+    ],
+)
 def test_parse_until(text, kind):
     assert isinstance(loop.parse_until(text), kind)
 
 
-@pytest.mark.parametrize("text,fragment", [
-    ("soon", "cannot read stopping rule 'soon'"),
-    ("10 parsecs", "cannot read stopping rule '10 parsecs'"),
-    ("-5", "cannot read stopping rule '-5'"),
-    # issue 7: these raised OverflowError (int(float('inf'))) instead of a clear message
-    ("infit", "cannot read stopping rule 'infit'"),
-    ("1e999evals", "cannot read stopping rule '1e999evals'"),
-    ("inf", "cannot read stopping rule 'inf'"),
-    ("nans", "cannot read stopping rule 'nans'"),
-    ("1e30it", "stopping rule '1e30it': at most 1e+18 iterations"),
-    ("2.5it", "a count of iterations must be a whole number"),
-    # issue 17: a budget beyond any run is a typo, not a budget
-    ("1e300s", "stopping rule '1e300s': at most 1e+09 seconds"),
-    ("1000000h", "stopping rule '1000000h': at most 1e+09 seconds"),
-])
+@pytest.mark.parametrize(
+    "text,fragment",
+    [
+        ("soon", "cannot read stopping rule 'soon'"),
+        ("10 parsecs", "cannot read stopping rule '10 parsecs'"),
+        ("-5", "cannot read stopping rule '-5'"),
+        # issue 7: these raised OverflowError (int(float('inf'))) instead of a clear message
+        ("infit", "cannot read stopping rule 'infit'"),
+        ("1e999evals", "cannot read stopping rule '1e999evals'"),
+        ("inf", "cannot read stopping rule 'inf'"),
+        ("nans", "cannot read stopping rule 'nans'"),
+        ("1e30it", "stopping rule '1e30it': at most 1e+18 iterations"),
+        ("2.5it", "a count of iterations must be a whole number"),
+        # issue 17: a budget beyond any run is a typo, not a budget
+        ("1e300s", "stopping rule '1e300s': at most 1e+09 seconds"),
+        ("1000000h", "stopping rule '1000000h': at most 1e+09 seconds"),
+    ],
+)
 def test_parse_until_rejects_nonsense(text, fragment):
     with pytest.raises(ParameterError) as info:
         loop.parse_until(text)

@@ -40,16 +40,25 @@ def test_run_ends_still_lead_the_label_of_a_bin():
 
 def test_the_marked_kinds_are_each_solvers_declaration():
     """Before: one table in markers.py (RUN_KINDS) decided for every solver, a plugin's included."""
-    events = [Event(3, "aspiration", "aspiration", None, "r1c1=2"), Event(5, "restart", "full", None, ""),
-              Event(7, "jump", "levy", None, "far"), Event(9, "run_end", "failed", None, ""),
-              Event(11, "param", "alpha", 0.5, 0.7), Event(13, "info", "coupling", None, "")]
+    events = [
+        Event(3, "aspiration", "aspiration", None, "r1c1=2"),
+        Event(5, "restart", "full", None, ""),
+        Event(7, "jump", "levy", None, "far"),
+        Event(9, "run_end", "failed", None, ""),
+        Event(11, "param", "alpha", 0.5, 0.7),
+        Event(13, "info", "coupling", None, ""),
+    ]
+
     def kinds(marked=None):
         return [(m.kind, m.iteration) for m in event_markers(events, 0, 20, marked=marked)]
+
     # the built-ins keep today's markers: run ends and restarts everywhere, aspirations for AC3-tabu only
     assert Solver.marked_events == ("run_end", "restart")
-    assert {name for name in ("reseda", "hill_climb", "nbcoin", "ga", "cuckoo", "exact")
-            if get_solver_class(name).marked_events == Solver.marked_events} == {
-        "reseda", "hill_climb", "nbcoin", "ga", "cuckoo", "exact"}
+    assert {
+        name
+        for name in ("reseda", "hill_climb", "nbcoin", "ga", "cuckoo", "exact")
+        if get_solver_class(name).marked_events == Solver.marked_events
+    } == {"reseda", "hill_climb", "nbcoin", "ga", "cuckoo", "exact"}
     assert set(TABU) == {"run_end", "restart", "aspiration"}
     assert kinds() == [("run", 5.0), ("run", 9.0), ("param", 11.0)]
     assert kinds(TABU) == [("run", 3.0), ("run", 5.0), ("run", 9.0), ("param", 11.0)]

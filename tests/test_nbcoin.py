@@ -9,7 +9,7 @@ from sudoku_lab import exact, library
 from sudoku_lab._kernels import nbcoin as K
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.scoring import distinct_count, missing_symbols
-from sudoku_lab.solvers import Status, create, registry
+from sudoku_lab.solvers import Status, create
 from sudoku_lab.solvers.nbcoin import box_tables, initial_model, model_as_cells, selected_count
 
 from naive_nbcoin import naive_initial_model, naive_run, naive_update  # tests/naive_nbcoin.py
@@ -44,12 +44,15 @@ def test_initial_model_follows_the_paper():
             np.testing.assert_allclose(M[b, i, np.array(allowed) - 1], 1.0 / len(allowed))
 
 
-@pytest.mark.parametrize("puzzle,params,gens", [
-    ("unique_4x4_a", {"population": 5, "C": 40.0, "generations": 0}, 6),
-    ("nbcoin_106_difficult", {"population": 12, "C": 25.0, "k": 0.5, "upper": 0.9}, 5),
-    ("nbcoin_106_difficult", {"population": 8, "C": 50.0, "update": "frequencies"}, 4),
-    ("nbcoin_106_difficult", {"population": 10, "k": 1.0, "upper": 0.5, "bound": "cap"}, 6),
-])
+@pytest.mark.parametrize(
+    "puzzle,params,gens",
+    [
+        ("unique_4x4_a", {"population": 5, "C": 40.0, "generations": 0}, 6),
+        ("nbcoin_106_difficult", {"population": 12, "C": 25.0, "k": 0.5, "upper": 0.9}, 5),
+        ("nbcoin_106_difficult", {"population": 8, "C": 50.0, "update": "frequencies"}, 4),
+        ("nbcoin_106_difficult", {"population": 10, "k": 1.0, "upper": 0.5, "bound": "cap"}, 6),
+    ],
+)
 def test_generations_equal_the_twin(puzzle, params, gens):
     """Same seed: the same models, population, fitness, good and bad sets, best grid and trace."""
     pz = library.puzzle(puzzle)
@@ -59,8 +62,17 @@ def test_generations_equal_the_twin(puzzle, params, gens):
     p = s.get_params()
     rng = np.random.default_rng(5)
     M, pop, fit, good, bad, best, trace = naive_run(
-        [int(x) for x in pz.grid], pz.n, rng, gens, p["population"], selected_count(p["population"], p["C"]),
-        p["k"], p["upper"], counts=p["update"] == "counts", cap=p["bound"] == "cap")
+        [int(x) for x in pz.grid],
+        pz.n,
+        rng,
+        gens,
+        p["population"],
+        selected_count(p["population"], p["C"]),
+        p["k"],
+        p["upper"],
+        counts=p["update"] == "counts",
+        cap=p["bound"] == "cap",
+    )
     snap = s.snapshot()
     np.testing.assert_array_equal(snap.layers["models"], np.array(M))
     np.testing.assert_array_equal(snap.layers["population"], np.array(pop))
@@ -129,8 +141,9 @@ def test_update_rule_by_hand():
     np.testing.assert_allclose(M.sum(axis=2), 1.0, rtol=1e-12)
     np.testing.assert_array_equal(delta, M - M0)
     # the twin agrees on every entry
-    nM, ndelta = naive_update(M0.tolist(), allowed.tolist(), base.tolist(), 2, pop.tolist(), list(good), list(bad),
-                              0.4, 0.99)
+    nM, ndelta = naive_update(
+        M0.tolist(), allowed.tolist(), base.tolist(), 2, pop.tolist(), list(good), list(bad), 0.4, 0.99
+    )
     np.testing.assert_array_equal(M, np.array(nM))
     np.testing.assert_array_equal(delta, np.array(ndelta))
 
@@ -222,8 +235,10 @@ def test_population_change_applies_at_the_next_generation():
     s.reset(library.puzzle("nbcoin_106_difficult"), seed=1)
     s.step(3)
     events = s.set_params(population=40, C=10.0)
-    assert sorted((e.name, e.iteration, e.old, e.new) for e in events) == [("C", 3, 25.0, 10.0),
-                                                                           ("population", 3, 20, 40)]
+    assert sorted((e.name, e.iteration, e.old, e.new) for e in events) == [
+        ("C", 3, 25.0, 10.0),
+        ("population", 3, 20, 40),
+    ]
     assert s.snapshot().layers["fitness"].shape == (20,)  # the latest generation is still the old one
     s.step(1)
     snap = s.snapshot()
@@ -237,8 +252,20 @@ def test_budget_ends_the_run_as_failed():
     assert s.step(50) == 5 and s.status == Status.FAILED and s.snapshot().cost > 0
 
 
-@pytest.mark.parametrize("bad", [{"C": 60}, {"C": 0}, {"k": 0}, {"k": 1.5}, {"population": 1}, {"upper": 0},
-                                 {"update": "sums"}, {"generations": -1}, {"population": "many"}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"C": 60},
+        {"C": 0},
+        {"k": 0},
+        {"k": 1.5},
+        {"population": 1},
+        {"upper": 0},
+        {"update": "sums"},
+        {"generations": -1},
+        {"population": "many"},
+    ],
+)
 def test_bad_parameters_give_one_clear_line(bad):
     with pytest.raises(ParameterError) as e:
         create("nbcoin", **bad)

@@ -19,18 +19,31 @@ import pytest
 def test_editable_install_maps_exact_packages(tmp_path, repo_root):
     # The editable wheel pip builds for `pip install -e .`, built with this environment's hatchling.
     dist = tmp_path / "dist"
-    built = subprocess.run([sys.executable, "-c", f"from hatchling.build import build_editable; "
-                            f"print(build_editable({str(dist)!r}))"], cwd=repo_root, capture_output=True, text=True)
+    built = subprocess.run(
+        [sys.executable, "-c", f"from hatchling.build import build_editable; print(build_editable({str(dist)!r}))"],
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+    )
     assert built.returncode == 0, built.stderr[-3000:]
     wheel = dist / built.stdout.strip().splitlines()[-1]
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / "bin" / "python"
-    out = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps",
-                          "--no-index", str(wheel)], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
-    site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     (site / "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # numpy, numba, editables ...
     # A directory that holds a `ui` package of its own, as any project might.
     work = tmp_path / "elsewhere"
@@ -53,12 +66,19 @@ def test_editable_install_maps_exact_packages(tmp_path, repo_root):
     res = subprocess.run([str(py), "-c", "import ui"], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert res.returncode != 0 and "No module named 'ui'" in res.stderr
     # ... and next to another project's ui/, the lab's own modules still run (`python -m` puts the cwd first).
-    res = subprocess.run([str(py), "-m", "sudoku_lab_ui.bench_gui", "--help"], cwd=work, capture_output=True,
-                         text=True, env=env, timeout=300)
+    res = subprocess.run(
+        [str(py), "-m", "sudoku_lab_ui.bench_gui", "--help"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert res.returncode == 0, res.stderr[-3000:]
     assert res.stdout.startswith("usage: sudoku-lab bench gui")
-    script = subprocess.run([str(venv / "bin" / "sudoku-lab"), "--version"], cwd=work, capture_output=True,
-                            text=True, env=env, timeout=300)
+    script = subprocess.run(
+        [str(venv / "bin" / "sudoku-lab"), "--version"], cwd=work, capture_output=True, text=True, env=env, timeout=300
+    )
     assert script.returncode == 0 and script.stdout.strip() == "sudoku-lab 0.1.0", script.stderr
 
 
@@ -67,8 +87,23 @@ def test_the_wheel_ships_the_conformance_kit_and_its_pytest_plugin(tmp_path, rep
     import zipfile
 
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist),
-                    str(repo_root)], check=True, capture_output=True, text=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(dist),
+            str(repo_root),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     [wheel] = dist.glob("sudoku_lab-*.whl")
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from sudoku_lab import library
-from sudoku_lab.errors import DataFileError, ParameterError
+from sudoku_lab.errors import ParameterError
 from sudoku_lab.experiments import Task, default_jobs, effective_jobs, run_tasks
 
 # Slow; the commands' worker processes load the kernels from numba's disk cache, which the session
@@ -30,8 +30,12 @@ GRADES = ["grades", "--algo", "reseda", "reseda_fig4_1_hard", "--quiet", "--jobs
 
 
 def _start(args, out: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "sudoku_lab", *args, "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "sudoku_lab", *args, "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _records(runs_file: Path) -> list[dict]:
@@ -155,16 +159,32 @@ def test_ctrl_c_ends_hour_long_runs_in_flight(tmp_path):
     """With --jobs 2, Ctrl-C waited for the runs in flight (53 s in the report; hours here)."""
     out = tmp_path / "g.pdf"
     runs_file = tmp_path / "g.runs" / "runs.jsonl"
-    proc = _start(["grades", "--algo", "reseda", "ai_escargot", "--quiet", "--jobs", "2", "--runs", "4",
-                   "--until", "100000000it"], out)
+    proc = _start(
+        [
+            "grades",
+            "--algo",
+            "reseda",
+            "ai_escargot",
+            "--quiet",
+            "--jobs",
+            "2",
+            "--runs",
+            "4",
+            "--until",
+            "100000000it",
+        ],
+        out,
+    )
     _wait_for(lambda: (runs_file.parent / "provenance.json").exists(), what="the results directory")
     _wait_for(lambda: len(_children(proc.pid)) >= 2, what="the workers")
     kids = _children(proc.pid)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=600)
     assert proc.returncode == 130, stderr
-    assert stderr.strip().splitlines() == ["stopping: the finished runs are kept (Ctrl-C again to quit at once)",
-                                           "sudoku-lab: no run finished; nothing written"]
+    assert stderr.strip().splitlines() == [
+        "stopping: the finished runs are kept (Ctrl-C again to quit at once)",
+        "sudoku-lab: no run finished; nothing written",
+    ]
     _wait_for(lambda: not any(_alive(k) for k in kids), timeout=300, what="the workers to exit")
 
 
@@ -213,11 +233,14 @@ def test_a_second_grades_on_the_same_output_is_refused(tmp_path):
     long_runs = ["grades", "--algo", "ga", "ai_escargot", "--quiet", "--runs", "2", "--until", "100000000it"]
     first = _start(long_runs, out)
     _wait_for(lambda: (runs_file.parent / "provenance.json").exists(), what="the results directory")
-    second = subprocess.run([sys.executable, "-m", "sudoku_lab", *long_runs, "--out", str(out)], capture_output=True,
-                            text=True, timeout=600)
+    second = subprocess.run(
+        [sys.executable, "-m", "sudoku_lab", *long_runs, "--out", str(out)], capture_output=True, text=True, timeout=600
+    )
     assert second.returncode == 2
-    assert second.stderr.strip() == (f"sudoku-lab: error: {runs_file.parent} is in use by another sudoku-lab process "
-                                     "writing the same results; wait for it to finish, or choose another output")
+    assert second.stderr.strip() == (
+        f"sudoku-lab: error: {runs_file.parent} is in use by another sudoku-lab process "
+        "writing the same results; wait for it to finish, or choose another output"
+    )
     first.send_signal(signal.SIGINT)
     first.communicate(timeout=600)
     assert runs_file.read_text() == ""  # no run was done twice (nor once: the first was stopped mid-run)
@@ -234,24 +257,44 @@ def test_jobs_are_validated_and_capped():
     assert effective_jobs(1) == (1, None)
     jobs, note = effective_jobs(1000)
     assert jobs == cpus
-    assert note == (f"using {cpus} worker process{'es' if cpus > 1 else ''}: --jobs 1000 is more than the {cpus} "
-                    f"CPU{'s' if cpus > 1 else ''} available")
+    assert note == (
+        f"using {cpus} worker process{'es' if cpus > 1 else ''}: --jobs 1000 is more than the {cpus} "
+        f"CPU{'s' if cpus > 1 else ''} available"
+    )
 
 
-@pytest.mark.parametrize("value,fragment", [("0", "argument --jobs: must be an integer >= 1, got 0"),
-                                            ("-3", "argument --jobs: must be an integer >= 1, got -3"),
-                                            ("many", "argument --jobs: must be an integer >= 1, got 'many'")])
+@pytest.mark.parametrize(
+    "value,fragment",
+    [
+        ("0", "argument --jobs: must be an integer >= 1, got 0"),
+        ("-3", "argument --jobs: must be an integer >= 1, got -3"),
+        ("many", "argument --jobs: must be an integer >= 1, got 'many'"),
+    ],
+)
 def test_bad_jobs_on_the_command_line(value, fragment, cli):
     out = cli("grades", "--jobs", value, "reseda_fig3_1_easy")
     assert out.returncode == 2 and fragment in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
 def test_too_many_jobs_are_capped_with_a_note(tmp_path, cli):
-    out = cli("grades", "--jobs", "1000", "--runs", "4", "--restart", "none", "--quiet", "--out", tmp_path / "g.pdf",
-              "reseda_fig3_1_easy")
+    out = cli(
+        "grades",
+        "--jobs",
+        "1000",
+        "--runs",
+        "4",
+        "--restart",
+        "none",
+        "--quiet",
+        "--out",
+        tmp_path / "g.pdf",
+        "reseda_fig3_1_easy",
+    )
     assert out.returncode == 0, out.stderr
     cpus = default_jobs()
-    assert out.stderr.splitlines()[0] == (f"sudoku-lab: note: using {cpus} worker process{'es' if cpus > 1 else ''}:"
-                                          f" --jobs 1000 is more than the {cpus} CPU{'s' if cpus > 1 else ''} "
-                                          "available")
+    assert out.stderr.splitlines()[0] == (
+        f"sudoku-lab: note: using {cpus} worker process{'es' if cpus > 1 else ''}:"
+        f" --jobs 1000 is more than the {cpus} CPU{'s' if cpus > 1 else ''} "
+        "available"
+    )
     assert len(_records(tmp_path / "g.runs" / "runs.jsonl")) == 4

@@ -31,16 +31,17 @@ def plugin_env(tmp_path_factory):
     info.mkdir()
     info.joinpath("METADATA").write_text("Metadata-Version: 2.1\nName: toy-descent\nVersion: 0.1\n")
     info.joinpath("entry_points.txt").write_text(
-        "[sudoku_lab.plugins]\ntoy_descent = toy_descent\n\n"
-        "[sudoku_lab.ui_plugins]\ntoy_descent = toy_descent.ui\n")
+        "[sudoku_lab.plugins]\ntoy_descent = toy_descent\n\n[sudoku_lab.ui_plugins]\ntoy_descent = toy_descent.ui\n"
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SUDOKU_LAB_PLUGINS")}
     env["PYTHONPATH"] = os.pathsep.join([str(site), str(PLUGIN_SRC)])
     return env
 
 
 def _cli(env, *args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "sudoku_lab", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def test_the_package_does_not_know_the_plugin():
@@ -57,8 +58,22 @@ def test_solve_and_algorithms(plugin_env):
     detail = _cli(plugin_env, "algorithms", "toy-descent").stdout
     assert "accepted       swaps accepted (last 100)" in detail
     assert "heat           accepted swaps per cell, decaying [float64 (C,)]" in detail
-    res = _cli(plugin_env, "solve", "reseda_fig3_1_easy", "--algo", "toy-descent", "--temperature", "0.5",
-               "--seed", "4", "--until", "solved,200000it", "--format", "line", "--quiet")
+    res = _cli(
+        plugin_env,
+        "solve",
+        "reseda_fig3_1_easy",
+        "--algo",
+        "toy-descent",
+        "--temperature",
+        "0.5",
+        "--seed",
+        "4",
+        "--until",
+        "solved,200000it",
+        "--format",
+        "line",
+        "--quiet",
+    )
     assert res.returncode == 0, res.stderr
     from sudoku_lab import library
 
@@ -67,8 +82,22 @@ def test_solve_and_algorithms(plugin_env):
 
 def test_grades(plugin_env, tmp_path):
     out = tmp_path / "g.png"
-    res = _cli(plugin_env, "grades", "reseda_fig3_1_easy", "--algo", "toy-descent", "--runs", "4",
-               "--until", "solved,20000it", "--temperature", "0.5", "--out", str(out), "--quiet")
+    res = _cli(
+        plugin_env,
+        "grades",
+        "reseda_fig3_1_easy",
+        "--algo",
+        "toy-descent",
+        "--runs",
+        "4",
+        "--until",
+        "solved,20000it",
+        "--temperature",
+        "0.5",
+        "--out",
+        str(out),
+        "--quiet",
+    )
     assert res.returncode == 0, res.stderr
     data = json.loads(tmp_path.joinpath("g.grades.json").read_text())
     assert data["solver"] == "toy-descent" and data["runs_done"] == 4
@@ -93,8 +122,24 @@ def test_reproduce(plugin_env, tmp_path):
     cells = [c.strip() for c in row.strip("|").split("|")]
     # The count is the plugin solver's own: the same seeds through `solve` give the same successes,
     # and the verdict is Fisher's test on 18/20 against it.
-    solved = sum(_cli(plugin_env, "solve", "reseda_fig3_1_easy", "--algo", "toy-descent", "--temperature", "0.5",
-                      "--seed", str(seed), "--until", "solved,20000it", "--quiet").returncode == 0 for seed in range(4))
+    solved = sum(
+        _cli(
+            plugin_env,
+            "solve",
+            "reseda_fig3_1_easy",
+            "--algo",
+            "toy-descent",
+            "--temperature",
+            "0.5",
+            "--seed",
+            str(seed),
+            "--until",
+            "solved,20000it",
+            "--quiet",
+        ).returncode
+        == 0
+        for seed in range(4)
+    )
     from scipy.stats import fisher_exact
 
     p = fisher_exact([[solved, 4 - solved], [18, 2]]).pvalue
@@ -103,7 +148,7 @@ def test_reproduce(plugin_env, tmp_path):
     assert md.read_text().startswith("Command: `sudoku-lab reproduce toy-descent-table --runs 4")
 
 
-LAB_SCRIPT = r'''
+LAB_SCRIPT = r"""
 import json, sys
 import numpy as np
 from PySide6.QtWidgets import QApplication
@@ -147,7 +192,7 @@ print(json.dumps({
     "right_axis": conv.plot.getAxis("right").labelText,
 }))
 win.close()
-'''
+"""
 
 
 @pytest.mark.gui  # a child process opens the lab window offscreen

@@ -6,13 +6,12 @@ import pickle
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from sudoku_lab import library
+from sudoku_lab.collection_io import format_collection, load_puzzles, parse_collection
 from sudoku_lab.errors import PuzzleError
 from sudoku_lab.geometry import SYMBOLS, geometry
-from sudoku_lab.collection_io import format_collection, load_puzzles, parse_collection
 from sudoku_lab.puzzle import FORMATS, Puzzle
 
 EASY = "..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.."
@@ -35,8 +34,11 @@ def puzzles(draw, sizes=(2, 3, 4, 5)):
     rng = np.random.default_rng(seed)
     sol = _pattern_solution(n, rng)
     keep = rng.random(sol.size) < draw(st.floats(0.0, 1.0))
-    name = draw(st.one_of(st.none(), st.text(alphabet="abcdefghij_0123456789 -", min_size=1, max_size=20)
-                          .map(str.strip).filter(bool)))
+    name = draw(
+        st.one_of(
+            st.none(), st.text(alphabet="abcdefghij_0123456789 -", min_size=1, max_size=20).map(str.strip).filter(bool)
+        )
+    )
     return Puzzle(np.where(keep, sol, 0), n=n, name=name)
 
 
@@ -64,24 +66,40 @@ def test_collections_round_trip(fmt, ps):
 
 
 def test_sdk_metadata_round_trips():
-    p = Puzzle.parse(EASY).replace(name="A random puzzle", metadata={"author": "Ruud", "level": "Easy",
-                                                                      "url": "http://x/"})
+    p = Puzzle.parse(EASY).replace(
+        name="A random puzzle", metadata={"author": "Ruud", "level": "Easy", "url": "http://x/"}
+    )
     text = p.to_sdk()
     assert text.splitlines()[:4] == ["#DA random puzzle", "#ARuud", "#LEasy", "#Uhttp://x/"]
     q = Puzzle.parse(text)
-    assert q == p and q.name == "A random puzzle" and dict(q.metadata) == {"author": "Ruud", "level": "Easy",
-                                                                           "url": "http://x/"}
+    assert (
+        q == p
+        and q.name == "A random puzzle"
+        and dict(q.metadata) == {"author": "Ruud", "level": "Easy", "url": "http://x/"}
+    )
 
 
 def test_reads_the_common_ways_of_writing_a_puzzle():
     p = Puzzle.parse(EASY)
     zeros = EASY.replace(".", "0")
-    simple_sudoku = "\n".join(["*-----------*"] + [f"|{r[:3]}|{r[3:6]}|{r[6:]}|" if True else "" for r in
-                                                    [EASY[i:i + 9] for i in range(0, 81, 9)]] + ["*-----------*"])
-    spaced = "\n".join(" ".join(EASY[i:i + 9]) for i in range(0, 81, 9))
-    grouped = "\n".join(" ".join([EASY[i:i + 3], EASY[i + 3:i + 6], EASY[i + 6:i + 9]]) for i in range(0, 81, 9))
-    for text in (zeros, simple_sudoku, spaced, grouped, EASY.lower(), "  " + EASY + "\n\n", p.to_grid(),
-                 p.to_numbers(), f"% a Kennett board\n{p.to_grid(separators=False)}"):
+    simple_sudoku = "\n".join(
+        ["*-----------*"]
+        + [f"|{r[:3]}|{r[3:6]}|{r[6:]}|" if True else "" for r in [EASY[i : i + 9] for i in range(0, 81, 9)]]
+        + ["*-----------*"]
+    )
+    spaced = "\n".join(" ".join(EASY[i : i + 9]) for i in range(0, 81, 9))
+    grouped = "\n".join(" ".join([EASY[i : i + 3], EASY[i + 3 : i + 6], EASY[i + 6 : i + 9]]) for i in range(0, 81, 9))
+    for text in (
+        zeros,
+        simple_sudoku,
+        spaced,
+        grouped,
+        EASY.lower(),
+        "  " + EASY + "\n\n",
+        p.to_grid(),
+        p.to_numbers(),
+        f"% a Kennett board\n{p.to_grid(separators=False)}",
+    ):
         assert Puzzle.parse(text) == p, text
 
 
@@ -109,16 +127,32 @@ BAD = [
     ("", "empty", "no puzzle found: the input is empty", {}),
     (EASY[:-1], "cell_count", "found 80 cells; a 9x9 puzzle has 81", {"found": 80}),
     (EASY + "1", "cell_count", "found 82 cells; a 9x9 puzzle has 81", {"found": 82}),
-    ("\n".join(EASY[i:i + 9] for i in range(0, 81, 9)).replace("..867.4.2", "..867.4.", 1), "cell_count",
-     "found 80 cells; a 9x9 puzzle has 81 (line 1 has 8 cells, not 9)", {}),
+    (
+        "\n".join(EASY[i : i + 9] for i in range(0, 81, 9)).replace("..867.4.2", "..867.4.", 1),
+        "cell_count",
+        "found 80 cells; a 9x9 puzzle has 81 (line 1 has 8 cells, not 9)",
+        {},
+    ),
     ("53--7----" + EASY[9:], "cell_count", "'-' is read as a separator", {}),
-    (EASY[:10] + "*" + EASY[11:], "bad_character", "line 1, column 11: unexpected character '*'",
-     {"line": 1, "column": 11}),
-    ("# title\n" + EASY[:40] + "\n" + EASY[40:44] + "?" + EASY[45:], "bad_character",
-     "line 3, column 5: unexpected character '?'", {"line": 3, "column": 5}),
+    (
+        EASY[:10] + "*" + EASY[11:],
+        "bad_character",
+        "line 1, column 11: unexpected character '*'",
+        {"line": 1, "column": 11},
+    ),
+    (
+        "# title\n" + EASY[:40] + "\n" + EASY[40:44] + "?" + EASY[45:],
+        "bad_character",
+        "line 3, column 5: unexpected character '?'",
+        {"line": 3, "column": 5},
+    ),
     (EASY[:10] + "A" + EASY[11:], "bad_symbol", "line 1, column 11: 'A' is not a digit of a 9x9 puzzle", {}),
-    (" ".join([str(d) for d in range(1, 10)] + ["0"] * 71 + ["17"]), "bad_symbol",
-     "line 1, column 161: 17 is out of range for a 9x9 puzzle", {"line": 1, "column": 161}),
+    (
+        " ".join([str(d) for d in range(1, 10)] + ["0"] * 71 + ["17"]),
+        "bad_symbol",
+        "line 1, column 161: 17 is out of range for a 9x9 puzzle",
+        {"line": 1, "column": 161},
+    ),
     ("8" + EASY[1:], "clash", "givens clash: r1c1 and r1c3 both hold 8 in row 1 (1 more clash)", {}),
 ]
 
@@ -218,7 +252,7 @@ def test_accessors():
 
 def test_load_puzzles_names_from_the_file(tmp_path):
     f = tmp_path / "mine.sdk"
-    f.write_text("#ARuud\n" + "\n".join(EASY[i:i + 9] for i in range(0, 81, 9)) + "\n")
+    f.write_text("#ARuud\n" + "\n".join(EASY[i : i + 9] for i in range(0, 81, 9)) + "\n")
     [p] = load_puzzles(f)
     assert p.name == "mine" and p.metadata["author"] == "Ruud"
     many = tmp_path / "set.txt"
@@ -348,8 +382,10 @@ def test_a_csv_header_without_a_puzzle_column_names_the_column(tmp_path):
     f.write_text(f"# my puzzles\nname,grid\neasy,{line}\n")
     with pytest.raises(PuzzleError) as info:
         load_puzzles(f)
-    assert str(info.value) == (f"{f}: line 2: a CSV header (name, grid) without a 'puzzle' column: name the column "
-                               "that holds the puzzles 'puzzle'")
+    assert str(info.value) == (
+        f"{f}: line 2: a CSV header (name, grid) without a 'puzzle' column: name the column "
+        "that holds the puzzles 'puzzle'"
+    )
     assert (info.value.kind, info.value.line) == ("csv_header", 2)
     f.write_text(f"name,puzzle\neasy,{line}\n")
     assert load_puzzles(f)[0].name == "easy"

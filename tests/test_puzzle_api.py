@@ -31,24 +31,39 @@ OLD_PICKLE = (
 
 
 def test_names_importable_before_the_split_still_are():
-    from sudoku_lab.puzzle import (  # noqa: F401
-        BOX_SIZES, FORMATS, MAX_CELLS, MAX_PUZZLE_CHARS, SYMBOLS, Geometry, Puzzle, PuzzleError, PuzzleTypeError,
-        as_grid, box_size_for_cells, cell_name, geometry, is_valid_solution, size_text,
-    )
     import sudoku_lab.puzzle as puzzle
+    from sudoku_lab.puzzle import (  # noqa: F401
+        BOX_SIZES,
+        FORMATS,
+        MAX_CELLS,
+        MAX_PUZZLE_CHARS,
+        SYMBOLS,
+        Geometry,
+        Puzzle,
+        PuzzleError,
+        PuzzleTypeError,
+        as_grid,
+        box_size_for_cells,
+        cell_name,
+        geometry,
+        is_valid_solution,
+        size_text,
+    )
 
     assert puzzle.__all__ == ["Puzzle", "FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "is_valid_solution"]
     assert (FORMATS, MAX_CELLS, MAX_PUZZLE_CHARS) == (formats.FORMATS, formats.MAX_CELLS, formats.MAX_PUZZLE_CHARS)
 
 
 def test_the_package_exports_puzzle_lazily():
-    code = ("import sys, sudoku_lab\n"
-            "assert 'numpy' not in sys.modules and 'sudoku_lab.puzzle' not in sys.modules\n"
-            "from sudoku_lab import Puzzle, is_valid_solution\n"
-            "import sudoku_lab.puzzle as m\n"
-            "assert Puzzle is m.Puzzle and is_valid_solution is m.is_valid_solution\n"
-            "assert 'Puzzle' in dir(sudoku_lab)\n"
-            "try:\n    sudoku_lab.Nonsense\nexcept AttributeError as e:\n    print(e)\n")
+    code = (
+        "import sys, sudoku_lab\n"
+        "assert 'numpy' not in sys.modules and 'sudoku_lab.puzzle' not in sys.modules\n"
+        "from sudoku_lab import Puzzle, is_valid_solution\n"
+        "import sudoku_lab.puzzle as m\n"
+        "assert Puzzle is m.Puzzle and is_valid_solution is m.is_valid_solution\n"
+        "assert 'Puzzle' in dir(sudoku_lab)\n"
+        "try:\n    sudoku_lab.Nonsense\nexcept AttributeError as e:\n    print(e)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "module 'sudoku_lab' has no attribute 'Nonsense'"

@@ -21,20 +21,40 @@ from sudoku_lab.results import SCHEMA, Results, load_results
 
 #: (config, puzzle set, puzzle, solved, iterations, seconds); evaluations are 10 x iterations.
 RUNS = [
-    ("A", "easy", "e1", True, 10, 1.0), ("A", "easy", "e1", True, 30, 3.0),
-    ("A", "easy", "e2", False, 100, 5.0), ("A", "easy", "e2", True, 20, 2.0),
-    ("B", "easy", "e1", False, 50, 5.0), ("B", "easy", "e1", False, 50, 5.0),
-    ("B", "easy", "e2", False, 50, 5.0), ("B", "easy", "e2", False, 50, 5.0),
-    ("A", "hard", "h1", True, 40, 4.0), ("A", "hard", "h1", False, 100, 5.0),
-    ("B", "hard", "h1", True, 5, 0.5), ("B", "hard", "h1", True, 15, 1.5), ("B", "hard", "h1", True, 15, 1.5),
+    ("A", "easy", "e1", True, 10, 1.0),
+    ("A", "easy", "e1", True, 30, 3.0),
+    ("A", "easy", "e2", False, 100, 5.0),
+    ("A", "easy", "e2", True, 20, 2.0),
+    ("B", "easy", "e1", False, 50, 5.0),
+    ("B", "easy", "e1", False, 50, 5.0),
+    ("B", "easy", "e2", False, 50, 5.0),
+    ("B", "easy", "e2", False, 50, 5.0),
+    ("A", "hard", "h1", True, 40, 4.0),
+    ("A", "hard", "h1", False, 100, 5.0),
+    ("B", "hard", "h1", True, 5, 0.5),
+    ("B", "hard", "h1", True, 15, 1.5),
+    ("B", "hard", "h1", True, 15, 1.5),
 ]
 
 
 def results_of(runs, provenance=None, until="solved,5s") -> Results:
-    rows = [{**dict.fromkeys(SCHEMA.names), "task": f"{c}|{s}|{p}|{i}", "config": c, "solver": c.split(":")[0],
-             "puzzle_set": s, "puzzle": p, "run": i, "until": until if isinstance(until, str) else until[c],
-             "solved": ok, "iterations": it, "evaluations": 10 * it, "seconds": t}
-            for i, (c, s, p, ok, it, t) in enumerate(runs)]
+    rows = [
+        {
+            **dict.fromkeys(SCHEMA.names),
+            "task": f"{c}|{s}|{p}|{i}",
+            "config": c,
+            "solver": c.split(":")[0],
+            "puzzle_set": s,
+            "puzzle": p,
+            "run": i,
+            "until": until if isinstance(until, str) else until[c],
+            "solved": ok,
+            "iterations": it,
+            "evaluations": 10 * it,
+            "seconds": t,
+        }
+        for i, (c, s, p, ok, it, t) in enumerate(runs)
+    ]
     return Results(pa.Table.from_pylist(rows, schema=SCHEMA), provenance or {}, None, [])
 
 
@@ -51,8 +71,13 @@ def _rows(rows):
 def test_summary_matches_hand_computed_values(fixed):
     rows = report.summarize(fixed)
     assert [(r.group, r.config, r.pooled) for r in rows] == [
-        ("easy", "A", False), ("easy", "B", False), ("hard", "A", False), ("hard", "B", False),
-        ("all", "A", True), ("all", "B", True)]
+        ("easy", "A", False),
+        ("easy", "B", False),
+        ("hard", "A", False),
+        ("hard", "B", False),
+        ("all", "A", True),
+        ("all", "B", True),
+    ]
     by = _rows(rows)
     a = by["easy", "A"]
     assert (a.successes, a.runs, a.solver, a.puzzle_set) == (3, 4, "A", "easy")
@@ -62,14 +87,14 @@ def test_summary_matches_hand_computed_values(fixed):
     assert a.ets == pytest.approx((11 / 4) / (3 / 4))  # = 11/3
     # Clopper-Pearson for 3/4: the upper bound solves 1 - p^4 = 0.025, the lower 4p^3(1-p) + p^4 = 0.025.
     lo, hi = a.interval
-    assert hi == pytest.approx(0.975 ** 0.25, abs=1e-9)
+    assert hi == pytest.approx(0.975**0.25, abs=1e-9)
     assert 4 * lo**3 - 3 * lo**4 == pytest.approx(0.025, abs=1e-9) and round(lo, 4) == 0.1941
     b = by["easy", "B"]
     assert (b.successes, b.runs, b.ets) == (0, 4, math.inf) and b.seconds_per_run == 5.0
     assert math.isnan(b.mean_iterations) and math.isnan(b.median_seconds)
-    assert b.interval[0] == 0.0 and b.interval[1] == pytest.approx(1 - 0.025 ** 0.25, abs=1e-9)
+    assert b.interval[0] == 0.0 and b.interval[1] == pytest.approx(1 - 0.025**0.25, abs=1e-9)
     h = by["hard", "A"]  # 1/2: bounds 1 - sqrt(0.975) and sqrt(0.975)
-    assert h.interval == pytest.approx((1 - 0.975 ** 0.5, 0.975 ** 0.5), abs=1e-9)
+    assert h.interval == pytest.approx((1 - 0.975**0.5, 0.975**0.5), abs=1e-9)
     assert h.ets == pytest.approx(4.5 / 0.5)
     hb = by["hard", "B"]  # 3/3 with a tie: mean 35/3, median 15
     assert hb.mean_iterations == pytest.approx(35 / 3) and hb.median_iterations == 15
@@ -84,8 +109,15 @@ def test_summary_matches_hand_computed_values(fixed):
 def test_grouping_by_puzzle_and_by_all(fixed):
     rows = report.summarize(fixed, by="puzzle")
     assert [(r.group, r.puzzle_set, r.config, r.successes, r.runs) for r in rows] == [
-        ("e1", "easy", "A", 2, 2), ("e1", "easy", "B", 0, 2), ("e2", "easy", "A", 1, 2), ("e2", "easy", "B", 0, 2),
-        ("h1", "hard", "A", 1, 2), ("h1", "hard", "B", 3, 3), ("all", None, "A", 4, 6), ("all", None, "B", 3, 7)]
+        ("e1", "easy", "A", 2, 2),
+        ("e1", "easy", "B", 0, 2),
+        ("e2", "easy", "A", 1, 2),
+        ("e2", "easy", "B", 0, 2),
+        ("h1", "hard", "A", 1, 2),
+        ("h1", "hard", "B", 3, 3),
+        ("all", None, "A", 4, 6),
+        ("all", None, "B", 3, 7),
+    ]
     once = report.summarize(fixed, by="all")
     assert [(r.group, r.pooled, r.successes, r.runs) for r in once] == [("all", True, 4, 6), ("all", True, 3, 7)]
     # The same puzzle name in two sets is two puzzles, named with their sets.
@@ -96,8 +128,9 @@ def test_grouping_by_puzzle_and_by_all(fixed):
 
 
 def test_configurations_follow_the_experiment_then_the_filter(fixed):
-    prov = {"spec": {"configs": [{"label": "B"}, {"label": "A"}], "puzzle_sets": [{"label": "hard"},
-                                                                                  {"label": "easy"}]}}
+    prov = {
+        "spec": {"configs": [{"label": "B"}, {"label": "A"}], "puzzle_sets": [{"label": "hard"}, {"label": "easy"}]}
+    }
     ordered = Results(fixed.table, prov, None, [])
     assert [(r.group, r.config) for r in report.summarize(ordered)][:2] == [("hard", "B"), ("hard", "A")]
     assert [r.config for r in report.summarize(fixed, configs=["B", "A"], by="all")] == ["B", "A"]
@@ -169,8 +202,10 @@ def test_p_values_by_hand_and_by_scipy(fixed):
     assert round(z, 4) == 2.0525  # (3 - 1.2619) / sqrt(0.7171): A solves sooner, the statistic is positive
     z, p = _logrank_by_hand([(4, 1), (5, 0)], [(0.5, 1), (1.5, 1), (1.5, 1)])
     assert hard.logrank_statistic == pytest.approx(z) and hard.logrank_p == pytest.approx(p) and z < 0
-    direct = st.logrank(st.CensoredData(uncensored=[1, 2, 3, 4], right=[5, 5]),
-                        st.CensoredData(uncensored=[0.5, 1.5, 1.5], right=[5, 5, 5, 5]))
+    direct = st.logrank(
+        st.CensoredData(uncensored=[1, 2, 3, 4], right=[5, 5]),
+        st.CensoredData(uncensored=[0.5, 1.5, 1.5], right=[5, 5, 5, 5]),
+    )
     assert pooled.logrank_statistic == pytest.approx(direct.statistic)
     assert pooled.logrank_p == pytest.approx(direct.pvalue)
     # In iterations the same test runs on the iteration counts.
@@ -193,7 +228,8 @@ def test_adjusted_p_values_by_hand_and_by_scipy(fixed):
         adj[i] = running
     assert [c.fisher_adjusted for c in comps] == pytest.approx(adj.tolist())
     assert [c.logrank_adjusted for c in comps] == pytest.approx(
-        st.false_discovery_control([c.logrank_p for c in comps], method="bh").tolist())
+        st.false_discovery_control([c.logrank_p for c in comps], method="bh").tolist()
+    )
     by = report.compare_pairs(fixed, correction="by")
     assert [c.fisher_adjusted for c in by] == pytest.approx(st.false_discovery_control(raw, method="by").tolist())
     assert by[0].correction == "by" and by[0].fisher_adjusted > comps[0].fisher_adjusted
@@ -202,33 +238,42 @@ def test_adjusted_p_values_by_hand_and_by_scipy(fixed):
 
 
 def test_verdicts_in_words():
-    runs = ([("ga", "s", "p", i < 3, 10, 1.0 + i) for i in range(20)] +
-            [("reseda", "s", "p", i < 18, 10, 0.1 * (i + 1)) for i in range(20)])
+    runs = [("ga", "s", "p", i < 3, 10, 1.0 + i) for i in range(20)] + [
+        ("reseda", "s", "p", i < 18, 10, 0.1 * (i + 1)) for i in range(20)
+    ]
     [c] = report.compare_pairs(results_of(runs))
     assert (c.a, c.b) == ("ga", "reseda")  # first appearance; the better one is named first anyway
     p = st.fisher_exact([[3, 17], [18, 2]]).pvalue
     assert c.fisher_p == pytest.approx(p) and c.fisher_adjusted == pytest.approx(p)  # one test: nothing to adjust
     assert c.more_successes == "reseda" and c.sooner == "reseda"
-    assert c.success_verdict() == ("reseda solves more often than ga (18/20 vs 3/20; Fisher p = 3.4e-06, "
-                                   "adjusted 3.4e-06)")
+    assert c.success_verdict() == (
+        "reseda solves more often than ga (18/20 vs 3/20; Fisher p = 3.4e-06, adjusted 3.4e-06)"
+    )
     assert c.time_verdict().startswith("reseda reaches a solution sooner than ga (log-rank on seconds, p = ")
     assert c.short_verdict == "reseda solves more often than ga; reseda reaches a solution sooner than ga"
     same = [("x", "s", "p", True, 10, 1.0 + i % 5) for i in range(10)] + [
-        ("y", "s", "p", True, 10, 1.0 + (i + 2) % 5) for i in range(10)]
+        ("y", "s", "p", True, 10, 1.0 + (i + 2) % 5) for i in range(10)
+    ]
     [c] = report.compare_pairs(results_of(same), metric="iterations")
     assert c.success_verdict() == "no significant difference in successes (10/10 vs 10/10; Fisher p = 1, adjusted 1)"
-    assert c.time_verdict() == ("iterations to success not compared (nothing to compare: at every solution one had "
-                                "no runs left, or all runs left solved at once)")
+    assert c.time_verdict() == (
+        "iterations to success not compared (nothing to compare: at every solution one had "
+        "no runs left, or all runs left solved at once)"
+    )
     [c] = report.compare_pairs(results_of(same))
     assert c.time_verdict().startswith("no significant difference in time to success (log-rank on seconds, p = ")
     assert c.short_verdict == "no significant difference" and c.sooner is None and c.more_successes is None
     # Significance is judged on the adjusted p: 10/10 vs 5/10 alone would pass (p = 0.033), but not among 3 tests.
-    three = ([("a", "one", "p", True, 1, 1.0)] * 10 + [("b", "one", "p", i < 5, 1, 1.0) for i in range(10)] +
-             [(c, "two", "q", i < 5, 1, 1.0) for c in "ab" for i in range(10)])
+    three = (
+        [("a", "one", "p", True, 1, 1.0)] * 10
+        + [("b", "one", "p", i < 5, 1, 1.0) for i in range(10)]
+        + [(c, "two", "q", i < 5, 1, 1.0) for c in "ab" for i in range(10)]
+    )
     c = report.compare_pairs(results_of(three))[0]
     assert c.fisher_p < 0.05 and c.more_successes is None
-    assert c.success_verdict() == ("no significant difference in successes (10/10 vs 5/10; Fisher p = 0.033, "
-                                   "adjusted 0.098)")
+    assert c.success_verdict() == (
+        "no significant difference in successes (10/10 vs 5/10; Fisher p = 0.033, adjusted 0.098)"
+    )
 
 
 def test_degenerate_inputs_give_answers_not_warnings():
@@ -254,8 +299,14 @@ def test_degenerate_inputs_give_answers_not_warnings():
     partial = RUNS + [("C", "easy", "e1", True, 7, 0.7)]
     comps = report.compare_pairs(results_of(partial))
     assert [(c.group, c.a, c.b) for c in comps] == [
-        ("easy", "A", "B"), ("easy", "A", "C"), ("easy", "B", "C"), ("hard", "A", "B"),
-        ("all", "A", "B"), ("all", "A", "C"), ("all", "B", "C")]
+        ("easy", "A", "B"),
+        ("easy", "A", "C"),
+        ("easy", "B", "C"),
+        ("hard", "A", "B"),
+        ("all", "A", "B"),
+        ("all", "A", "C"),
+        ("all", "B", "C"),
+    ]
     # Every output format of every table on the degenerate data.
     for res in (results_of(none), results_of(both), results_of(one), single):
         rep = report.build_report(res)
@@ -277,8 +328,9 @@ def test_the_logrank_guard_is_exactly_where_scipy_has_no_variance():
             assert why == "neither solved a run"
             continue
         with np.errstate(divide="ignore", invalid="ignore"):  # only here, to see what scipy does unguarded
-            direct = st.logrank(st.CensoredData(uncensored=ta[sa], right=ta[~sa]),
-                                st.CensoredData(uncensored=tb[sb], right=tb[~sb]))
+            direct = st.logrank(
+                st.CensoredData(uncensored=ta[sa], right=ta[~sa]), st.CensoredData(uncensored=tb[sb], right=tb[~sb])
+            )
         if why:
             refused += 1
             assert math.isnan(direct.statistic), (ta, sa, tb, sb)
@@ -290,10 +342,16 @@ def test_the_logrank_guard_is_exactly_where_scipy_has_no_variance():
 
 # ------------------------------------------------------------------ output
 def _notes_report(fixed):
-    prov = {"spec": {"name": "levels", "runs": 3, "configs": [{"label": "A"}, {"label": "B"}],
-                     "puzzle_sets": [{"label": "easy", "puzzles": 2}, {"label": "hard", "puzzles": 1}]},
-            "machine": {"hostname": "box", "cpu": "CPU", "cpus": 4},
-            "sessions": [{"writer": {"sudoku_lab": "0.1.0"}, "started": "2026-01-01T00:00:00Z", "ended": None}]}
+    prov = {
+        "spec": {
+            "name": "levels",
+            "runs": 3,
+            "configs": [{"label": "A"}, {"label": "B"}],
+            "puzzle_sets": [{"label": "easy", "puzzles": 2}, {"label": "hard", "puzzles": 1}],
+        },
+        "machine": {"hostname": "box", "cpu": "CPU", "cpus": 4},
+        "sessions": [{"writer": {"sudoku_lab": "0.1.0"}, "started": "2026-01-01T00:00:00Z", "ended": None}],
+    }
     return report.build_report(Results(fixed.table, prov, "/data/levels-results", ["a note from the reader"]))
 
 
@@ -310,7 +368,10 @@ def test_every_format_parses(fixed):
     assert comps[2]["correction"] == "bh" and comps[1]["sooner"] in ("", "A", "B")
     points = list(csv.DictReader(io.StringIO(rep.format("csv", "ecdf"))))
     assert [(p["x"], p["fraction_solved"]) for p in points if p["group"] == "easy" and p["config"] == "A"] == [
-        ("1.0", "0.25"), ("2.0", "0.5"), ("3.0", "0.75")]
+        ("1.0", "0.25"),
+        ("2.0", "0.5"),
+        ("3.0", "0.75"),
+    ]
 
     md = rep.format("markdown")
     tables = [block for block in md.split("\n\n") if block.startswith("|")]
@@ -329,8 +390,11 @@ def test_every_format_parses(fixed):
         for line in body.strip().splitlines():
             if line != r"\hline":
                 assert len(re.findall(r"(?<!\\)&", line)) == cols - 1, line
-    assert r"95 \% interval" in tex and r"$\infty$" in tex and all(
-        line.startswith("%") for line in tex.split(r"\begin{tabular}")[0].strip().splitlines())
+    assert (
+        r"95 \% interval" in tex
+        and r"$\infty$" in tex
+        and all(line.startswith("%") for line in tex.split(r"\begin{tabular}")[0].strip().splitlines())
+    )
     underscored = report.build_report(results_of([(c, "s_1", "p", True, 1, 1.0) for c in ("hill_climb", "ga")]))
     assert r"hill\_climb" in underscored.format("latex") and r"s\_1" in underscored.format("latex")
     assert "hill_climb" not in underscored.format("latex").replace("%", "\n%").split("\n%")[0]
@@ -338,29 +402,52 @@ def test_every_format_parses(fixed):
     text = rep.format("text")
     lines = text.splitlines()
     assert lines[0] == "results: /data/levels-results"
-    assert lines[1] == ("experiment: levels, 13 runs of 2 configurations on 3 puzzles in 2 puzzle sets, 2 to 3 runs "
-                        "of each configuration on each puzzle; budget solved,5s")
+    assert lines[1] == (
+        "experiment: levels, 13 runs of 2 configurations on 3 puzzles in 2 puzzle sets, 2 to 3 runs "
+        "of each configuration on each puzzle; budget solved,5s"
+    )
     assert "written by sudoku-lab 0.1.0 on box (CPU, 4 CPUs)" in lines[2]
-    assert ("note: incomplete: 13 of the experiment's 18 runs are done (a batch is still writing it, or was killed; "
-            "the same `sudoku-lab batch` command resumes it)") in lines
+    assert (
+        "note: incomplete: 13 of the experiment's 18 runs are done (a batch is still writing it, or was killed; "
+        "the same `sudoku-lab batch` command resumes it)"
+    ) in lines
     row = next(line for line in lines if line.startswith("easy") and " A " in line)
-    assert row.split() == ["easy", "A", "3/4", "[19.4,", "99.4]", "%", "20", "/", "20", "200", "/", "200", "2", "/",
-                           "2", "2.75", "3.67"]
+    assert row.split() == [
+        "easy",
+        "A",
+        "3/4",
+        "[19.4,",
+        "99.4]",
+        "%",
+        "20",
+        "/",
+        "20",
+        "200",
+        "/",
+        "200",
+        "2",
+        "/",
+        "2",
+        "2.75",
+        "3.67",
+    ]
     assert "  A vs B: no significant difference in successes (3/4 vs 0/4; Fisher p = 0.14, adjusted" in text
     with pytest.raises(ParameterError, match="the format is one of text, markdown, latex, csv, not 'html'"):
         rep.format("html")
 
 
 def test_notes_say_what_is_not_comparable(fixed):
-    rep = report.build_report(results_of(RUNS, until={"A": "solved,5s", "B": "solved,1s"}), metric="iterations",
-                              configs=["A", "B"])
+    rep = report.build_report(
+        results_of(RUNS, until={"A": "solved,5s", "B": "solved,1s"}), metric="iterations", configs=["A", "B"]
+    )
     assert "budgets differ (A: solved,5s; B: solved,1s): rates and times are not on equal terms" in rep.notes
     assert "2 of the 2 configurations (--config): A, B" in rep.notes
     assert any("iterations are each solver's own unit" in n for n in rep.notes)  # solvers A and B
     one_solver = [(f"reseda:alpha={a}", "s", "p", True, 3, 0.1) for a in (0.5, 0.7)]
     rep = report.build_report(results_of(one_solver), metric="iterations")
-    assert not any("own unit" in n for n in rep.notes) and not any("own unit" in n for n in
-                                                                   report.build_report(results_of(RUNS)).notes)
+    assert not any("own unit" in n for n in rep.notes) and not any(
+        "own unit" in n for n in report.build_report(results_of(RUNS)).notes
+    )
     assert "budget solved,5s" in report.build_report(fixed).header()[1]
     with pytest.raises(DataFileError, match="the results hold no runs"):
         report.build_report(results_of([]))
@@ -375,9 +462,35 @@ def test_the_module_example_runs():
 def batch_dir(tmp_path_factory, warm_kernels):
     """A results directory written by the real `sudoku-lab batch` (two solvers, two sets, mixed outcomes)."""
     out = tmp_path_factory.mktemp("report") / "res"
-    assert cli.main(["batch", "--algo", "reseda", "--algo", "hill_climb", "--puzzles", "reseda_fig3_1_easy",
-                     "--puzzles", "kennett/hard", "--first", "1", "--runs", "3", "--until", "solved,200it",
-                     "--jobs", "1", "--quiet", "--name", "tiny", "--out", str(out)]) == 0
+    assert (
+        cli.main(
+            [
+                "batch",
+                "--algo",
+                "reseda",
+                "--algo",
+                "hill_climb",
+                "--puzzles",
+                "reseda_fig3_1_easy",
+                "--puzzles",
+                "kennett/hard",
+                "--first",
+                "1",
+                "--runs",
+                "3",
+                "--until",
+                "solved,200it",
+                "--jobs",
+                "1",
+                "--quiet",
+                "--name",
+                "tiny",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -386,18 +499,24 @@ def test_the_command_summarises_a_batch_directory(batch_dir, capsys):
     assert cli.main(["report", str(batch_dir)]) == 0
     text = capsys.readouterr().out
     table = load_results(batch_dir).table
-    assert text.startswith(f"results: {batch_dir}\nexperiment: tiny, 12 runs of 2 configurations on 2 puzzles in 2 "
-                           "puzzle sets, 3 runs of each configuration on each puzzle; budget solved,200it\n")
+    assert text.startswith(
+        f"results: {batch_dir}\nexperiment: tiny, 12 runs of 2 configurations on 2 puzzles in 2 "
+        "puzzle sets, 3 runs of each configuration on each puzzle; budget solved,200it\n"
+    )
     for cfg in ("reseda", "hill_climb"):
         for pset in ("reseda_fig3_1_easy", "kennett/hard"):
-            mask = [c == cfg and s == pset for c, s in zip(table.column("config").to_pylist(),
-                                                           table.column("puzzle_set").to_pylist())]
+            mask = [
+                c == cfg and s == pset
+                for c, s in zip(table.column("config").to_pylist(), table.column("puzzle_set").to_pylist())
+            ]
             k = sum(ok for ok, m in zip(table.column("solved").to_pylist(), mask) if m)
             assert re.search(rf"^{re.escape(pset)}\s+{cfg}\s+{k}/3\s", text, re.M), (cfg, pset, k)
     assert "Pairwise comparisons (two-sided; p adjusted by Benjamini-Hochberg over the report's 3 Fisher tests" in text
     assert "  reseda vs hill_climb: " in text
-    assert cli.main(["report", str(batch_dir / "runs.parquet"), "--format", "csv", "--by", "puzzle",
-                     "--config", "hill_*"]) == 0
+    assert (
+        cli.main(["report", str(batch_dir / "runs.parquet"), "--format", "csv", "--by", "puzzle", "--config", "hill_*"])
+        == 0
+    )
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert {r["config"] for r in rows} == {"hill_climb"} and len(rows) == 3
     assert sum(int(r["runs"]) for r in rows if r["pooled"] == "0") == 6
@@ -405,14 +524,35 @@ def test_the_command_summarises_a_batch_directory(batch_dir, capsys):
 
 def test_the_command_writes_the_report_and_figures(batch_dir, tmp_path, capsys):
     out = tmp_path / "sub" / "report.md"
-    assert cli.main(["report", str(batch_dir), "--format", "markdown", "--out", str(out), "--figures",
-                     str(tmp_path / "figs"), "--figure-format", "svg", "--figure", "box=" + str(tmp_path / "b.png"),
-                     "--metric", "evaluations", "--dpi", "40"]) == 0
+    assert (
+        cli.main(
+            [
+                "report",
+                str(batch_dir),
+                "--format",
+                "markdown",
+                "--out",
+                str(out),
+                "--figures",
+                str(tmp_path / "figs"),
+                "--figure-format",
+                "svg",
+                "--figure",
+                "box=" + str(tmp_path / "b.png"),
+                "--metric",
+                "evaluations",
+                "--dpi",
+                "40",
+            ]
+        )
+        == 0
+    )
     cap = capsys.readouterr()
     assert cap.out == "" and out.read_text().startswith("## Sudoku Lab report\n")
     names = sorted(p.name for p in (tmp_path / "figs").iterdir())
-    assert names == sorted([f"{k}-{m}.svg" for k in ("ecdf", "box") for m in report.METRICS] +
-                           ["success.svg", "heatmap.svg"])
+    assert names == sorted(
+        [f"{k}-{m}.svg" for k in ("ecdf", "box") for m in report.METRICS] + ["success.svg", "heatmap.svg"]
+    )
     assert all(b"<svg" in (tmp_path / "figs" / n).read_bytes()[:500] for n in names)
     assert (tmp_path / "b.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert cap.err.startswith(f"sudoku-lab: wrote {out}, ")
@@ -423,15 +563,23 @@ def test_command_errors_are_one_line(batch_dir, tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     cases = [
         ([str(tmp_path / "nope")], f"results {tmp_path / 'nope'} do not exist"),
-        ([str(tmp_path / "empty")], f"{tmp_path / 'empty'} is not a results directory (no runs.parquet or "
-                                    "provenance.json)"),
+        (
+            [str(tmp_path / "empty")],
+            f"{tmp_path / 'empty'} is not a results directory (no runs.parquet or provenance.json)",
+        ),
         ([str(batch_dir), "--config", "ga"], "no configuration 'ga' in these results (they hold reseda, hill_climb)"),
-        ([str(batch_dir), "--figure", f"ecdf={tmp_path / 'x.jpg'}"], "figures are written as .png, .svg or .pdf, "
-                                                                      "not 'x.jpg'"),
-        ([str(batch_dir), "--figure", "pie=x.png"], "--figure 'pie=x.png': give KIND=PATH with KIND one of ecdf, "
-                                                    "box, success, heatmap"),
-        ([str(batch_dir), "--figures", str(batch_dir / "runs.parquet")], f"--figures {batch_dir / 'runs.parquet'} "
-                                                                         "is a file; give a directory"),
+        (
+            [str(batch_dir), "--figure", f"ecdf={tmp_path / 'x.jpg'}"],
+            "figures are written as .png, .svg or .pdf, not 'x.jpg'",
+        ),
+        (
+            [str(batch_dir), "--figure", "pie=x.png"],
+            "--figure 'pie=x.png': give KIND=PATH with KIND one of ecdf, box, success, heatmap",
+        ),
+        (
+            [str(batch_dir), "--figures", str(batch_dir / "runs.parquet")],
+            f"--figures {batch_dir / 'runs.parquet'} is a file; give a directory",
+        ),
     ]
     for args, message in cases:
         capsys.readouterr()

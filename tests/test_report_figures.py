@@ -7,11 +7,10 @@ import pyarrow as pa
 import pytest
 from matplotlib.colors import to_hex
 from matplotlib.image import imread
+from test_report import RUNS, results_of
 
 from sudoku_lab import figures, report
 from sudoku_lab.results import SCHEMA, Results
-
-from test_report import RUNS, results_of
 
 LEVELS = ("easy", "medium", "hard", "fiendish", "diabolical")
 CONFIGS = ("reseda", "reseda:alpha=0.5,restart=full", "hill_climb", "nbcoin", "ga", "cuckoo", "ac3_tabu:k=3")
@@ -33,10 +32,21 @@ def wide():
                 for r in range(6):
                     t = float(rng.lognormal(np.log(10 ** (0.5 * li + 0.3 * ci - 2)), 1.0))
                     ok = t < 5.0
-                    rows.append({**dict.fromkeys(SCHEMA.names), "config": c, "solver": c.split(":")[0],
-                                 "puzzle_set": level, "puzzle": f"{level}_{p}", "run": r, "until": "solved,5s",
-                                 "solved": ok, "iterations": int(t * 1000) + 1, "evaluations": int(t * 1e5) + 1,
-                                 "seconds": min(t, 5.0)})
+                    rows.append(
+                        {
+                            **dict.fromkeys(SCHEMA.names),
+                            "config": c,
+                            "solver": c.split(":")[0],
+                            "puzzle_set": level,
+                            "puzzle": f"{level}_{p}",
+                            "run": r,
+                            "until": "solved,5s",
+                            "solved": ok,
+                            "iterations": int(t * 1000) + 1,
+                            "evaluations": int(t * 1e5) + 1,
+                            "seconds": min(t, 5.0),
+                        }
+                    )
     return report.build_report(Results(pa.Table.from_pylist(rows, schema=SCHEMA), {}, None, []))
 
 
@@ -48,7 +58,10 @@ def test_ecdf_figure_draws_the_run_length_steps(fixed):
     ecdfs = report.ecdf(fixed)
     fig = figures.ecdf_figure(ecdfs)
     assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == [
-        "easy, 1-4 runs", "hard, 2-3 runs", "all (pooled), 1-7 runs"]
+        "easy, 1-4 runs",
+        "hard, 2-3 runs",
+        "all (pooled), 1-7 runs",
+    ]
     easy = _panel(fig, "easy")
     lines = {ln.get_label(): ln for ln in easy.lines}
     assert set(lines) == {"A", "B", "C"}
@@ -106,8 +119,9 @@ def test_heatmap_figure_maps_every_configuration_and_puzzle(fixed):
     assert [t.get_text() for t in top.get_xticklabels()] == ["easy", "hard"]  # the puzzle sets above
     by_set = figures.heatmap_figure(report.summarize(fixed)).axes[0]  # columns are sets: no second label row
     assert by_set.get_xlabel() == "puzzle set" and not by_set.child_axes
-    assert np.allclose(np.ma.filled(by_set.images[0].get_array(), np.nan), [[0.75, 0.5], [0.0, 1.0], [1.0, np.nan]],
-                       equal_nan=True)
+    assert np.allclose(
+        np.ma.filled(by_set.images[0].get_array(), np.nan), [[0.75, 0.5], [0.0, 1.0], [1.0, np.nan]], equal_nan=True
+    )
 
 
 @pytest.mark.parametrize("kind", report.FIGURES)
@@ -128,12 +142,16 @@ def test_seven_configurations_and_five_levels_in_every_format(wide, kind, tmp_pa
     assert data[:5] == b"%PDF-" if other.suffix == ".pdf" else b"ac3_tabu:k=3" in data
 
 
-@pytest.mark.parametrize("runs", [
-    [(c, "s", "p", False, 100, 5.0) for c in "ab" for _ in range(3)],  # nothing solved
-    [(c, "s", "p", True, 10, 1.0) for c in "ab" for _ in range(3)],  # every value the same
-    [("a", "s", "p", True, 10, 1.0)],  # one run
-    [("a", "s", "p", True, 0, 0.001), ("a", "s", "p", True, 5000, 0.5)],  # a zero on a wide range: no log axis
-], ids=["none-solved", "all-equal", "one-run", "zero-iterations"])
+@pytest.mark.parametrize(
+    "runs",
+    [
+        [(c, "s", "p", False, 100, 5.0) for c in "ab" for _ in range(3)],  # nothing solved
+        [(c, "s", "p", True, 10, 1.0) for c in "ab" for _ in range(3)],  # every value the same
+        [("a", "s", "p", True, 10, 1.0)],  # one run
+        [("a", "s", "p", True, 0, 0.001), ("a", "s", "p", True, 5000, 0.5)],  # a zero on a wide range: no log axis
+    ],
+    ids=["none-solved", "all-equal", "one-run", "zero-iterations"],
+)
 def test_degenerate_data_draws_without_warnings(runs, tmp_path):
     rep = report.build_report(results_of(runs))
     for kind in report.FIGURES:

@@ -14,7 +14,16 @@ from sudoku_lab import library
 from sudoku_lab.cli import main
 from sudoku_lab.errors import DataFileError
 from sudoku_lab.reproduce import run_all, run_experiment
-from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, Reproduction, register_paper, register_reproduction, resolve_options)
+from sudoku_lab.reproductions import (
+    COMPARISON_HEADER,
+    Option,
+    Paper,
+    Report,
+    Reproduction,
+    register_paper,
+    register_reproduction,
+    resolve_options,
+)
 
 
 @pytest.fixture
@@ -22,8 +31,14 @@ def toy(own_reproductions):
     """A registry of one toy paper with two reproductions (a table, and a figure taking ``out``)."""
     register_paper(Paper("toy", "A. Author, A toy paper, Journal of Tests 1, 2024", "Tables 1 and 2"))
 
-    @register_reproduction("toy-table", paper="toy", title="Toy table: the exact solver", solver="exact",
-                           options={"runs": Option(6, "runs", low=1, high=50)}, quick={"runs": 3})
+    @register_reproduction(
+        "toy-table",
+        paper="toy",
+        title="Toy table: the exact solver",
+        solver="exact",
+        options={"runs": Option(6, "runs", low=1, high=50)},
+        quick={"runs": 3},
+    )
     def toy_table(runner, runs):
         pz = library.puzzle("reseda_fig3_1_easy")
         res = runner.run(runner.repeat("exact", runner.p(), pz, "solved,1000it", runs), "toy")
@@ -35,9 +50,14 @@ def toy(own_reproductions):
         rep.interrupted = runner.interrupted
         return rep
 
-    @register_reproduction("toy-figure", paper="toy", title="Toy figure: solved runs drawn", solver="exact",
-                           options={"runs": Option(4, "runs", low=1, high=50), "out": Option(None, "the toy figure")},
-                           quick={"runs": 2})
+    @register_reproduction(
+        "toy-figure",
+        paper="toy",
+        title="Toy figure: solved runs drawn",
+        solver="exact",
+        options={"runs": Option(4, "runs", low=1, high=50), "out": Option(None, "the toy figure")},
+        quick={"runs": 2},
+    )
     def toy_figure(runner, runs, out):
         from matplotlib.figure import Figure
 
@@ -116,8 +136,11 @@ def test_quick_values_are_declared_options_within_their_ranges():
     with pytest.raises(TypeError, match="quick must be a mapping of str to int, got dict .*; its 'runs' is str '3'"):
         Reproduction("x-1", "x", "t", "exact", lambda runner, runs, out: None, runs, quick={"runs": "3"})
     for bad in ("puzzles", "out"):
-        with pytest.raises(ValueError, match=f"quick value for '{bad}', which is not one of its integer options "
-                                             r"\(runs\)"):
+        with pytest.raises(
+            ValueError,
+            match=f"quick value for '{bad}', which is not one of its integer options "
+            r"\(runs\)",
+        ):
             Reproduction("x-1", "x", "t", "exact", lambda runner, runs, out: None, runs, quick={bad: 3})
     rep = Reproduction("x-1", "x", "t", "exact", lambda runner, runs, out: None, runs, quick={"runs": 3})
     assert resolve_options(rep, {}, quick=True)["runs"] == 3
@@ -149,14 +172,23 @@ def test_reproduce_all_writes_one_report_with_its_figure_and_resumes(toy, runs, 
     text = (out / "report.md").read_text()
     assert text.startswith("# Paper vs ours: every reproduction, quick form\n")
     assert "Command: `sudoku-lab reproduce all --quick --jobs 2" not in text  # the command as given
-    assert re.search(r"\| \[toy-table\]\(#toy-table\) \| Toy table: the exact solver \| runs 3 \(6\) \| 1 \| 1 \| 0 "
-                     r"\| 3 \| \d+ s \|", text)
-    assert re.search(r"\| \[toy-figure\]\(#toy-figure\) \| Toy figure: solved runs drawn \| runs 2 \(4\) \| - \| - "
-                     r"\| - \| 2 \| \d+ s \|", text)
+    assert re.search(
+        r"\| \[toy-table\]\(#toy-table\) \| Toy table: the exact solver \| runs 3 \(6\) \| 1 \| 1 \| 0 "
+        r"\| 3 \| \d+ s \|",
+        text,
+    )
+    assert re.search(
+        r"\| \[toy-figure\]\(#toy-figure\) \| Toy figure: solved runs drawn \| runs 2 \(4\) \| - \| - "
+        r"\| - \| 2 \| \d+ s \|",
+        text,
+    )
     assert "| **all** | 2 of 2 experiments | | **1** | **1** | **0** | 5 |" in text
     assert "- **toy**: A. Author, A toy paper, Journal of Tests 1, 2024. Published numbers: Tables 1 and 2." in text
-    assert "## toy-table" in text and "### Toy Table 1 reproduced" in text and "Alone: `sudoku-lab reproduce " \
-        "toy-table --quick`" in text
+    assert (
+        "## toy-table" in text
+        and "### Toy Table 1 reproduced" in text
+        and "Alone: `sudoku-lab reproduce toy-table --quick`" in text
+    )
     assert "**Paper vs ours: 1 consistent, 1 ours higher.**" in text
     assert "**Paper vs ours: no success count to test (compare the rows).**" in text
     assert "![toy-figure: the toy figure](figures/toy-figure.png)" in text
@@ -189,24 +221,33 @@ def test_reproduce_all_stopped_keeps_what_finished_and_the_same_command_goes_on(
     assert not suite.interrupted and runs[0] == 6 + 4
     assert (out / "full" / "toy-figure" / "runs.jsonl").read_text().count("\n") == 4
     # Another seed is another experiment: refused before anything runs.
-    with pytest.raises(DataFileError, match=r"full/toy-table holds the results of a different experiment "
-                                            r"\(differs in: seed\)"):
+    with pytest.raises(
+        DataFileError,
+        match=r"full/toy-table holds the results of a different experiment "
+        r"\(differs in: seed\)",
+    ):
         run_all(out, mode="full", jobs=1, seed=3)
     assert runs[0] == 10
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["all"], "`reproduce all` needs --quick (every experiment's reduced form: minutes) or --full"),
-    (["all", "--quick", "--runs", "3"], "--runs applies to one experiment (`sudoku-lab reproduce NAME --runs ...`)"),
-    (["all", "--full", "--param", "alpha=0.5"], "--param applies to one experiment"),
-    (["all", "--quick", "--results", "x"], "--results applies to one experiment"),
-    (["all", "--quick", "--jobs", "2", "--scheduler", "local:1"], "--jobs and --scheduler: choose"),
-    (["all", "--quick", "--scheduler", "local:x"], "local:N needs a number of workers"),
-    (["all", "--quick", "--only", "nope"], "argument --only: invalid choice: 'nope'"),
-    (["reseda-table1", "--only", "reseda-table2"], "--only applies to `reproduce all` only"),
-    (["reseda-table1", "--out-dir", "x"], "--out-dir applies to `reproduce all` only"),
-    (["reseda-table1", "--quick", "--full"], "argument --full: not allowed with argument --quick"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["all"], "`reproduce all` needs --quick (every experiment's reduced form: minutes) or --full"),
+        (
+            ["all", "--quick", "--runs", "3"],
+            "--runs applies to one experiment (`sudoku-lab reproduce NAME --runs ...`)",
+        ),
+        (["all", "--full", "--param", "alpha=0.5"], "--param applies to one experiment"),
+        (["all", "--quick", "--results", "x"], "--results applies to one experiment"),
+        (["all", "--quick", "--jobs", "2", "--scheduler", "local:1"], "--jobs and --scheduler: choose"),
+        (["all", "--quick", "--scheduler", "local:x"], "local:N needs a number of workers"),
+        (["all", "--quick", "--only", "nope"], "argument --only: invalid choice: 'nope'"),
+        (["reseda-table1", "--only", "reseda-table2"], "--only applies to `reproduce all` only"),
+        (["reseda-table1", "--out-dir", "x"], "--out-dir applies to `reproduce all` only"),
+        (["reseda-table1", "--quick", "--full"], "argument --full: not allowed with argument --quick"),
+    ],
+)
 def test_mistakes_with_reproduce_all_are_one_line(args, fragment, capsys):
     try:
         status = main(["reproduce", *args])
@@ -244,8 +285,9 @@ def test_one_dask_client_serves_every_task_list_and_gives_the_serial_results(toy
 
     pz = library.puzzle("reseda_fig3_1_easy")
     serial = Runner()
-    expected = [(r.seed, r.solved, r.iterations) for r in serial.run(serial.repeat("exact", {}, pz, "solved,1000it", 3),
-                                                                     "a")]
+    expected = [
+        (r.seed, r.solved, r.iterations) for r in serial.run(serial.repeat("exact", {}, pz, "solved,1000it", 3), "a")
+    ]
     with Workers(scheduler="local:1") as workers:
         runner = Runner(workers=workers)
         first = runner.run(runner.repeat("exact", {}, pz, "solved,1000it", 3), "a")

@@ -59,8 +59,11 @@ def test_shared_code_knows_no_paper():
 
 def test_a_duplicate_name_is_refused_and_the_first_one_kept():
     first = get_reproduction("reseda-table1")
-    with pytest.raises(ValueError, match=r"reproduction named 'reseda-table1' is already registered \(by "
-                                         r"sudoku_lab\.reproductions\.reseda\.table1\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"reproduction named 'reseda-table1' is already registered \(by "
+        r"sudoku_lab\.reproductions\.reseda\.table1\)",
+    ):
         register_reproduction("reseda-table1", paper="reseda", title="again", solver="reseda", run=lambda runner: None)
     with pytest.raises(ValueError, match="paper named 'reseda' is already registered"):
         register_paper(Paper("reseda", "someone else", "somewhere"))
@@ -95,8 +98,9 @@ def test_declarations_are_checked():
         Reproduction("x-1", "x", "t", "reseda", lambda runner: None, {"runs": 3})
     with pytest.raises(TypeError, match="solver must be a non-empty string"):
         Reproduction("x-1", "x", "t", "", lambda runner: None)
-    with pytest.raises(ParameterError, match="unknown reproduction 'reseda-table9'; choose from "
-                       + ", ".join(reproductions())):
+    with pytest.raises(
+        ParameterError, match="unknown reproduction 'reseda-table9'; choose from " + ", ".join(reproductions())
+    ):
         get_reproduction("reseda-table9")
 
 
@@ -153,13 +157,14 @@ def test_no_analysis_module_imports_the_cli():
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 names = [node.module or ""] + [f"{node.module or ''}.{a.name}" for a in node.names]
-                assert not any(n.split(".")[-1] == "cli" or n.endswith(".cli") or n == "sudoku_lab.cli"
-                               for n in names), f"{path} imports the cli"
+                assert not any(
+                    n.split(".")[-1] == "cli" or n.endswith(".cli") or n == "sudoku_lab.cli" for n in names
+                ), f"{path} imports the cli"
             elif isinstance(node, ast.Import):
                 assert not any(a.name == "sudoku_lab.cli" for a in node.names), f"{path} imports the cli"
 
 
-PLUGIN = textwrap.dedent('''
+PLUGIN = textwrap.dedent("""
     from sudoku_lab import library
     from sudoku_lab.experiments import Task
     from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, register_paper,
@@ -178,21 +183,27 @@ PLUGIN = textwrap.dedent('''
         rep = Report("Toy Table 1 reproduced", ["what", "paper", "ours", *COMPARISON_HEADER])
         rep.rows.append(["solved", "9/10", f"{k}/{len(res)}", *rep.rate_cells(9, 10, k, len(res))])
         return rep
-''')
+""")
 
-DUPLICATE = textwrap.dedent('''
+DUPLICATE = textwrap.dedent("""
     from sudoku_lab.reproductions import register_reproduction
 
     @register_reproduction("reseda-table1", paper="reseda", title="a second Table 1", solver="reseda")
     def mine(runner):
         raise AssertionError("never run")
-''')
+""")
 
 
 def _cli(tmp_path, *args):
     env = dict(os.environ, SUDOKU_LAB_PLUGINS="toy_repro,dup_repro", PYTHONPATH=str(tmp_path))
-    return subprocess.run([sys.executable, "-m", "sudoku_lab", "reproduce", *args], capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "sudoku_lab", "reproduce", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
+    )
 
 
 def test_a_reproduction_from_outside_the_package(tmp_path):
@@ -202,8 +213,10 @@ def test_a_reproduction_from_outside_the_package(tmp_path):
     out = _cli(tmp_path, "toy-table1", "--runs", "2", "--quiet", "--markdown", str(md))
     assert out.returncode == 0, out.stderr
     assert "| solved | 9/10 | 2/2 | [55, 100] % | [16, 100] % |" in out.stdout
-    assert "Paper: A. Author, A toy paper, Journal of Tests 1, 2024. Published numbers: Table 1 of the toy paper." \
+    assert (
+        "Paper: A. Author, A toy paper, Journal of Tests 1, 2024. Published numbers: Table 1 of the toy paper."
         in out.stdout
+    )
     assert md.read_text().startswith("Command: `sudoku-lab reproduce toy-table1 --runs 2 --quiet --markdown")
     # The duplicate plugin is refused in one line and skipped; the built-in Table 1 stays.
     refusal = [line for line in out.stderr.splitlines() if "dup_repro" in line]
@@ -218,12 +231,18 @@ def test_a_reproduction_from_outside_the_package(tmp_path):
 
     for args, fragment in [
         (["toy-table1", "--param", "alpha=0.5"], "exact has no parameter 'alpha'"),  # checked against its solver
-        (["toy-table1", "--out", "x.png"], "--out applies to reseda-fig4-2 only (the figure of the grades), "
-                                           "not to toy-table1"),
+        (
+            ["toy-table1", "--out", "x.png"],
+            "--out applies to reseda-fig4-2 only (the figure of the grades), not to toy-table1",
+        ),
         (["toy-table1", "--runs", "6"], "--runs of toy-table1 must be an integer from 1 to 5, got 6"),
         # every experiment taking --puzzles is listed, in the papers' order (other papers' come after RESEDA's)
-        (["reseda-table1", "--puzzles", "3"], "--puzzles applies to " + ", ".join(
-            n for n, r in reproductions().items() if "puzzles" in r.options) + " only, not to reseda-table1"),
+        (
+            ["reseda-table1", "--puzzles", "3"],
+            "--puzzles applies to "
+            + ", ".join(n for n, r in reproductions().items() if "puzzles" in r.options)
+            + " only, not to reseda-table1",
+        ),
     ]:
         bad = _cli(tmp_path, *args)
         assert bad.returncode == 2, (args, bad.stderr)
@@ -238,11 +257,17 @@ def test_the_built_in_reproductions_are_listed_in_the_papers_order_whichever_mod
     pytest."""
     from sudoku_lab.reproductions import PAPER_ORDER
 
-    code = ("import sys, importlib; importlib.import_module(sys.argv[1]); from sudoku_lab.reproductions import "
-            "papers, reproductions; print(list(papers)); print([r.paper for r in reproductions().values()])")
+    code = (
+        "import sys, importlib; importlib.import_module(sys.argv[1]); from sudoku_lab.reproductions import "
+        "papers, reproductions; print(list(papers)); print([r.paper for r in reproductions().values()])"
+    )
     for first in ("sudoku_lab.reproductions.nbcoin", "sudoku_lab.reproductions.soto_cuckoo", "sudoku_lab.cli"):
-        out = subprocess.run([sys.executable, "-c", code.replace("list(papers)", "list(papers())"), first],
-                             capture_output=True, text=True, timeout=300)
+        out = subprocess.run(
+            [sys.executable, "-c", code.replace("list(papers)", "list(papers())"), first],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert out.returncode == 0, out.stderr
         papers_line, order_line = out.stdout.splitlines()
         assert papers_line == repr(list(PAPER_ORDER)), first

@@ -14,19 +14,22 @@ from sudoku_lab.solvers import Status, create
 from sudoku_lab.solvers.reseda import Reseda, admissible_box_permutations, zone_units
 
 
-@pytest.mark.parametrize("params,fragment", [
-    ({"alpha": 1.5}, "alpha must be [0, 1], got 1.5"),
-    ({"alpha": -0.1}, "alpha must be [0, 1], got -0.1"),
-    ({"beta": 0}, "beta must be (0, 1], got 0"),
-    ({"beta": 1.2}, "beta must be (0, 1], got 1.2"),
-    ({"Q": 10, "Q1": 20}, "Q1 must be at most Q"),
-    ({"Q": 0}, "Q must be an integer in [1, 1000000], got 0"),
-    ({"Q": 2.5}, "Q must be an integer"),
-    ({"zones": "diag"}, "zones must be one of diagonal, boxes, all, got 'diag'"),
-    ({"restart": "sometimes"}, "restart must be one of none, full, partial, partial+full"),
-    ({"gamma": 1}, "reseda has no parameter 'gamma'"),
-    ({"precompute": "maybe"}, "precompute must be true or false"),
-])
+@pytest.mark.parametrize(
+    "params,fragment",
+    [
+        ({"alpha": 1.5}, "alpha must be [0, 1], got 1.5"),
+        ({"alpha": -0.1}, "alpha must be [0, 1], got -0.1"),
+        ({"beta": 0}, "beta must be (0, 1], got 0"),
+        ({"beta": 1.2}, "beta must be (0, 1], got 1.2"),
+        ({"Q": 10, "Q1": 20}, "Q1 must be at most Q"),
+        ({"Q": 0}, "Q must be an integer in [1, 1000000], got 0"),
+        ({"Q": 2.5}, "Q must be an integer"),
+        ({"zones": "diag"}, "zones must be one of diagonal, boxes, all, got 'diag'"),
+        ({"restart": "sometimes"}, "restart must be one of none, full, partial, partial+full"),
+        ({"gamma": 1}, "reseda has no parameter 'gamma'"),
+        ({"precompute": "maybe"}, "precompute must be true or false"),
+    ],
+)
 def test_bad_parameters_are_refused_with_a_clear_message(params, fragment):
     with pytest.raises(ParameterError) as info:
         create("reseda", **params)
@@ -110,8 +113,9 @@ def test_zone_sets():
 def _clashes_with_a_given(grid, unit, pz) -> bool:
     """Independent check: a digit of ``unit`` in ``grid`` equals a given peer outside the unit."""
     cells = {int(c) for c in pz.geometry.units[unit]}
-    return any(pz.grid[q] and pz.grid[q] == grid[c] and int(q) not in cells
-               for c in cells for q in pz.geometry.peers[c])
+    return any(
+        pz.grid[q] and pz.grid[q] == grid[c] and int(q) not in cells for c in cells for q in pz.geometry.peers[c]
+    )
 
 
 def _first_run_zones(pz, seed, zone_check):
@@ -245,8 +249,11 @@ def test_live_parameter_changes_are_logged_and_applied():
     s.reset(library.puzzle("ai_escargot"), 0)
     s.step(3)
     events = s.set_params(alpha=0.9, Q=50, Q1=5)
-    assert {(e.name, e.old, e.new, e.iteration) for e in events} == {("alpha", 0.7, 0.9, 3), ("Q", 100, 50, 3),
-                                                                     ("Q1", 10, 5, 3)}
+    assert {(e.name, e.old, e.new, e.iteration) for e in events} == {
+        ("alpha", 0.7, 0.9, 3),
+        ("Q", 100, 50, 3),
+        ("Q1", 10, 5, 3),
+    }
     before = s.evaluations
     s.step(1)
     assert s.evaluations - before == 50

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-import naive
 from sudoku_lab import library
 from sudoku_lab._kernels import reseda as K
 from sudoku_lab.ac3 import initial_domains
 from sudoku_lab.geometry import geometry
 from sudoku_lab.solvers.reseda import _box_tables, _initial_p
+
+import naive
 
 PUZZLES = ["reseda_fig3_1_easy", "reseda_fig4_1_hard", "ai_escargot"]
 
@@ -57,7 +57,7 @@ def test_sample_blocks_matches_naive(name, precompute):
         assert out.tolist() == ref
         assert rng.random() == ref_rng.random()  # both consumed the same number of draws
         # every box is a permutation
-        boxes = np.sort(out[geometry(pz.n).units[2 * pz.N:]], axis=1)
+        boxes = np.sort(out[geometry(pz.n).units[2 * pz.N :]], axis=1)
         assert np.all(boxes == np.arange(1, pz.N + 1))
 
 
@@ -156,11 +156,29 @@ def test_one_step_matches_naive_generation():
     counters = np.zeros(K.N_COUNTERS, np.int64)
     counters[K.C_BEST_COST] = 10**9
     trace = np.zeros((3, K.TRACE_WIDTH))
-    for step in range(3):
-        steps, code = K.run_steps(kp, free, g, bf, bn, ba, geo.units, samples, np.zeros(Q, np.int64),
-                                  np.zeros(Q1, np.int64), np.zeros(pz.C, np.int8), np.zeros(pz.C, np.int8), counters,
-                                  trace, np.array([Q, Q1, K.SAMPLING_BLOCKS, K.SELECT_SORT, 0], np.int64),
-                                  np.array([alpha, 0.99]), np.zeros(pz.N, bool), np.zeros(pz.N, np.int64), rng, 1)
+    for step in range(3):  # noqa: B007 - read after the loop
+        steps, code = K.run_steps(
+            kp,
+            free,
+            g,
+            bf,
+            bn,
+            ba,
+            geo.units,
+            samples,
+            np.zeros(Q, np.int64),
+            np.zeros(Q1, np.int64),
+            np.zeros(pz.C, np.int8),
+            np.zeros(pz.C, np.int8),
+            counters,
+            trace,
+            np.array([Q, Q1, K.SAMPLING_BLOCKS, K.SELECT_SORT, 0], np.int64),
+            np.array([alpha, 0.99]),
+            np.zeros(pz.N, bool),
+            np.zeros(pz.N, np.int64),
+            rng,
+            1,
+        )
         ref_samples = [naive.naive_sample_blocks(ref_p, g.tolist(), pz.n, ref_rng) for _ in range(Q)]
         ref_costs = [naive.naive_missing_cost(s, pz.n) for s in ref_samples]
         assert samples.tolist() == ref_samples

@@ -10,23 +10,58 @@ import pytest
 from sudoku_lab import library
 from sudoku_lab.errors import DataFileError
 from sudoku_lab.experiments import RunResult, Task, run_batch
-from sudoku_lab.results import (COLUMNS, FORMAT, JOURNAL, PROVENANCE, TABLE, ResultStore, fingerprint, grid_text,
-                                load_results, task_row)
+from sudoku_lab.results import (
+    COLUMNS,
+    FORMAT,
+    JOURNAL,
+    PROVENANCE,
+    TABLE,
+    ResultStore,
+    fingerprint,
+    grid_text,
+    load_results,
+    task_row,
+)
 
 SPEC = {"kind": "test", "runs": 3}
 
 
 def _task(i: int, seed: int | None = None, **params) -> Task:
     pz = library.puzzle("reseda_fig3_1_easy")
-    return Task("reseda", {"restart": "none", **params}, pz, i if seed is None else seed, "solved,50it",
-                key=f"t{i}", config="reseda", puzzle_set="easy", run=i)
+    return Task(
+        "reseda",
+        {"restart": "none", **params},
+        pz,
+        i if seed is None else seed,
+        "solved,50it",
+        key=f"t{i}",
+        config="reseda",
+        puzzle_set="easy",
+        run=i,
+    )
 
 
 def _result(task: Task, solved=True, seconds=0.5) -> RunResult:
     grid = np.array(task.puzzle.solution if solved else task.puzzle.grid, dtype=np.int8)
-    return RunResult(task.key, task.solver, task.puzzle.name, task.seed, solved, "solved" if solved else "running",
-                     "solved" if solved else "max_iterations", 7, 700, seconds, 0 if solved else 5,
-                     0 if solved else 3, grid, {"restarts": 2}, restarts=2, host="h", finished=1.7e9)
+    return RunResult(
+        task.key,
+        task.solver,
+        task.puzzle.name,
+        task.seed,
+        solved,
+        "solved" if solved else "running",
+        "solved" if solved else "max_iterations",
+        7,
+        700,
+        seconds,
+        0 if solved else 5,
+        0 if solved else 3,
+        grid,
+        {"restarts": 2},
+        restarts=2,
+        host="h",
+        finished=1.7e9,
+    )
 
 
 def _add(store, i, **kw):

@@ -32,8 +32,10 @@ def _other_account_reason() -> str | None:
         return "needs setpriv (util-linux) to run commands as another account"
     probe = _as_other([sys.executable, "-c", "import sudoku_lab"], {})
     if probe.returncode != 0:
-        return (f"the account {OTHER[0]!r} cannot run this interpreter ({probe.stderr.strip()[-200:]}); make its "
-                "directories traversable (chmod o+x), as .ci/run does")
+        return (
+            f"the account {OTHER[0]!r} cannot run this interpreter ({probe.stderr.strip()[-200:]}); make its "
+            "directories traversable (chmod o+x), as .ci/run does"
+        )
     return None
 
 
@@ -76,8 +78,21 @@ def test_help_version_and_a_run_work_as_another_account(other_account, shared_tm
         assert out.returncode == 0, out.stderr[-2000:]
         assert out.stderr == ""
         assert "Traceback" not in out.stdout
-    out = _as_other([_sudoku_lab(), "solve", "--algo", "reseda", "--until", "3", "--quiet", "--format", "line",
-                     "reseda_fig3_1_easy"], env)
+    out = _as_other(
+        [
+            _sudoku_lab(),
+            "solve",
+            "--algo",
+            "reseda",
+            "--until",
+            "3",
+            "--quiet",
+            "--format",
+            "line",
+            "reseda_fig3_1_easy",
+        ],
+        env,
+    )
     assert out.returncode == 1, out.stderr[-2000:]  # 3 steps do not solve it: exit 1 with the best grid
     [verdict] = _past_compiling(out.stderr)  # the fallback to the temporary directory is silent
     assert verdict.startswith("# reseda_fig3_1_easy: reseda seed 0: not solved (max_iterations)")
@@ -121,8 +136,10 @@ def test_without_any_writable_directory_kernels_compile_uncached_with_one_note()
     assert out.returncode == 1, out.stderr[-2000:]
     note, *rest = out.stderr.splitlines()
     [verdict] = _past_compiling("\n".join(rest))
-    assert note == ("sudoku-lab: note: no writable cache directory (home and temporary directory are read-only), so "
-                    "kernels are compiled at every start; set NUMBA_CACHE_DIR to a writable directory to keep them")
+    assert note == (
+        "sudoku-lab: note: no writable cache directory (home and temporary directory are read-only), so "
+        "kernels are compiled at every start; set NUMBA_CACHE_DIR to a writable directory to keep them"
+    )
     assert verdict.startswith("# reseda_fig3_1_easy: reseda seed 0: not solved")
 
 
@@ -144,8 +161,7 @@ print("compiled or loaded:", compiled)
 
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["solve", "--help"], ["grades", "--help"]])
 def test_help_and_version_neither_compile_nor_load_kernels(args):
-    out = subprocess.run([sys.executable, "-c", NOTHING_COMPILED, *args], capture_output=True, text=True,
-                         timeout=600)
+    out = subprocess.run([sys.executable, "-c", NOTHING_COMPILED, *args], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.splitlines()
     assert lines[-1] == "compiled or loaded: []"
@@ -171,8 +187,21 @@ def test_an_edited_kernel_source_gets_a_new_cache_directory(tmp_path):
 def test_figures_as_another_account_need_no_writable_home(other_account, shared_tmp):
     """matplotlib, too, must not complain about a read-only home (it printed two lines of warnings)."""
     out = shared_tmp / "g.png"
-    res = _as_other([_sudoku_lab(), "grades", "--runs", "2", "--restart", "none", "--quiet", "--out", str(out),
-                     "reseda_fig3_1_easy"], {"TMPDIR": str(shared_tmp)})
+    res = _as_other(
+        [
+            _sudoku_lab(),
+            "grades",
+            "--runs",
+            "2",
+            "--restart",
+            "none",
+            "--quiet",
+            "--out",
+            str(out),
+            "reseda_fig3_1_easy",
+        ],
+        {"TMPDIR": str(shared_tmp)},
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     assert _past_compiling(res.stderr) == []
     assert out.stat().st_size > 1000
@@ -196,8 +225,10 @@ def test_an_output_in_a_read_only_directory_is_refused_before_any_run(other_acco
     closed.mkdir()
     os.chmod(closed, 0o755)  # root's: others may enter but not write
     try:
-        res = _as_other([_sudoku_lab(), "grades", "--runs", "50", "--quiet", "--out", str(closed / "g.pdf"),
-                         "reseda_fig3_1_easy"], {"TMPDIR": str(shared_tmp)})
+        res = _as_other(
+            [_sudoku_lab(), "grades", "--runs", "50", "--quiet", "--out", str(closed / "g.pdf"), "reseda_fig3_1_easy"],
+            {"TMPDIR": str(shared_tmp)},
+        )
         assert res.returncode == 2
         assert res.stderr.strip() == f"sudoku-lab: error: cannot write figure {closed / 'g.pdf'}: permission denied"
         assert list(closed.iterdir()) == []

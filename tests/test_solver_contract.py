@@ -17,7 +17,9 @@ from sudoku_lab.testing import parametrize_with_checks
 
 def test_every_builtin_solver_declares_examples():
     """Built-in solvers name the puzzles and settings that exercise them, in their own module."""
-    missing = [name for name, cls in registry().items() if cls.__module__.startswith("sudoku_lab.") and not cls.examples]
+    missing = [
+        name for name, cls in registry().items() if cls.__module__.startswith("sudoku_lab.") and not cls.examples
+    ]
     assert not missing, f"declare Solver.examples for {missing}"
 
 
@@ -34,12 +36,23 @@ def test_check_layers_reports_wrong_declarations():
     s.reset(library.puzzle("reseda_fig4_1_hard"), seed=7)
     s.step(3)
     snap = s.snapshot()
-    wrong = (Layer("prob", "", "float32", ("C", "N")), Layer("entropy", "", "float64", ("N",)),
-             Layer("kept", "", "int8", ("Q", "C")), Layer("restarts", "", "records", columns=(("nope", "x"),)),
-             Layer("zone", "", "str"), Layer("ghost", "", "int"))
+    wrong = (
+        Layer("prob", "", "float32", ("C", "N")),
+        Layer("entropy", "", "float64", ("N",)),
+        Layer("kept", "", "int8", ("Q", "C")),
+        Layer("restarts", "", "records", columns=(("nope", "x"),)),
+        Layer("zone", "", "str"),
+        Layer("ghost", "", "int"),
+    )
     problems = "\n".join(check_layers(wrong, snap))
-    for text in ("'prob' has dtype float64, declared float32", "'entropy' has shape (81,)",
-                 "'kept' has shape", "'zone' should be a str", "'ghost' is missing", "'rho' is in the snapshot but not"):
+    for text in (
+        "'prob' has dtype float64, declared float32",
+        "'entropy' has shape (81,)",
+        "'kept' has shape",
+        "'zone' should be a str",
+        "'ghost' is missing",
+        "'rho' is in the snapshot but not",
+    ):
         assert text in problems
     s.step(400)  # with beta = 0.3 runs fail fast: records exist, and lack the key
     snap = s.snapshot()

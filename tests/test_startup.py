@@ -63,8 +63,11 @@ def _unused_display() -> int:
     except OSError:
         abstract = ""
     for n in range(150, 400):
-        if (not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists()
-                and f"@/tmp/.X11-unix/X{n}\n" not in abstract):
+        if (
+            not Path(f"/tmp/.X11-unix/X{n}").exists()
+            and not Path(f"/tmp/.X{n}-lock").exists()
+            and f"@/tmp/.X11-unix/X{n}\n" not in abstract
+        ):
             return n
     pytest.skip("no unused X display number between 150 and 400")
 
@@ -77,24 +80,27 @@ def readme_qt_packages(readme: Path) -> list[str]:
     lines = readme.read_text(encoding="utf-8").splitlines()
     for i, line in enumerate(lines):
         if QT_MARKER in line:
-            for follow in lines[i + 1:i + 4]:
+            for follow in lines[i + 1 : i + 4]:
                 if "sudo apt-get install " in follow:
                     return follow.split("sudo apt-get install ", 1)[1].split()
     pytest.fail(f"README.md has no `sudo apt-get install` line after {QT_MARKER}")
 
 
 # ---------------------------------------------------------------- which plugin Qt picks
-@pytest.mark.parametrize("env, expected", [
-    ({"DISPLAY": ":0"}, ["xcb"]),
-    ({}, ["xcb"]),  # Qt's compiled-in default; run_app refuses earlier without any display variable
-    ({"DISPLAY": ":0", "XDG_SESSION_TYPE": "x11"}, ["xcb"]),
-    ({"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0"}, ["wayland", "xcb"]),
-    ({"WAYLAND_DISPLAY": "wayland-0"}, ["wayland", "xcb"]),
-    ({"DISPLAY": ":0", "XDG_SESSION_TYPE": "wayland"}, ["wayland", "xcb"]),
-    ({"DISPLAY": ":0", "QT_QPA_PLATFORM": "offscreen"}, ["offscreen"]),
-    ({"QT_QPA_PLATFORM": "wayland;xcb"}, ["wayland", "xcb"]),
-    ({"QT_QPA_PLATFORM": "vnc:size=800x600"}, ["vnc"]),
-])
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        ({"DISPLAY": ":0"}, ["xcb"]),
+        ({}, ["xcb"]),  # Qt's compiled-in default; run_app refuses earlier without any display variable
+        ({"DISPLAY": ":0", "XDG_SESSION_TYPE": "x11"}, ["xcb"]),
+        ({"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0"}, ["wayland", "xcb"]),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, ["wayland", "xcb"]),
+        ({"DISPLAY": ":0", "XDG_SESSION_TYPE": "wayland"}, ["wayland", "xcb"]),
+        ({"DISPLAY": ":0", "QT_QPA_PLATFORM": "offscreen"}, ["offscreen"]),
+        ({"QT_QPA_PLATFORM": "wayland;xcb"}, ["wayland", "xcb"]),
+        ({"QT_QPA_PLATFORM": "vnc:size=800x600"}, ["vnc"]),
+    ],
+)
 def test_platform_choice_follows_qt6(env, expected):
     assert _platform.qt_platforms(env) == expected
 
@@ -116,8 +122,10 @@ LDD_TWO_FILES = textwrap.dedent("""\
 
 def test_parse_ldd_collects_not_found_sonames_per_file():
     got = _platform.parse_ldd(LDD_TWO_FILES)
-    assert got == {"/x/PySide6/Qt/plugins/platforms/libqxcb.so": ["libxcb-cursor.so.0", "libxkbcommon-x11.so.0"],
-                   "/x/PySide6/QtWidgets.abi3.so": ["libEGL.so.1"]}
+    assert got == {
+        "/x/PySide6/Qt/plugins/platforms/libqxcb.so": ["libxcb-cursor.so.0", "libxkbcommon-x11.so.0"],
+        "/x/PySide6/QtWidgets.abi3.so": ["libEGL.so.1"],
+    }
     one = "\tlinux-vdso.so.1 (0x1)\n\tlibGL.so.1 => not found\n\tlibc.so.6 => /lib/libc.so.6 (0x2)\n"
     assert _platform.parse_ldd(one, ["/x/libqxcb.so"]) == {"/x/libqxcb.so": ["libGL.so.1"]}
     assert _platform.parse_ldd("\tlibc.so.6 => /lib/libc.so.6 (0x2)\n", ["/x/a.so"]) == {}
@@ -125,12 +133,15 @@ def test_parse_ldd_collects_not_found_sonames_per_file():
 
 def test_missing_message_names_sonames_and_debian_packages():
     msg = _platform.missing_message("xcb", ["libxcb-cursor.so.0", "libxkbcommon-x11.so.0"], apt=True)
-    assert msg == ("Qt cannot load its xcb platform plugin: missing libxcb-cursor.so.0, libxkbcommon-x11.so.0; "
-                   "install them with: sudo apt-get install libxcb-cursor0 libxkbcommon-x11-0 "
-                   "(the README lists every library the lab needs)")
+    assert msg == (
+        "Qt cannot load its xcb platform plugin: missing libxcb-cursor.so.0, libxkbcommon-x11.so.0; "
+        "install them with: sudo apt-get install libxcb-cursor0 libxkbcommon-x11-0 "
+        "(the README lists every library the lab needs)"
+    )
     # two sonames of one package name it once
     assert "sudo apt-get install libglib2.0-0 (" in _platform.missing_message(
-        "xcb", ["libglib-2.0.so.0", "libgthread-2.0.so.0"], apt=True)
+        "xcb", ["libglib-2.0.so.0", "libgthread-2.0.so.0"], apt=True
+    )
     # a soname the table does not know is still named, with a way to find its package
     odd = _platform.missing_message("xcb", ["libGL.so.1", "libweird.so.3"], apt=True)
     assert "sudo apt-get install libgl1, plus the packages that provide libweird.so.3 " in odd
@@ -166,15 +177,23 @@ def _real_qt_dir() -> Path:
 def test_preflight_reports_fabricated_missing_xcb_libraries(fake_ldd):
     qt = _real_qt_dir()
     plugin = qt / "plugins" / "platforms" / "libqxcb.so"
-    fake_ldd(f"{plugin}:\n\tlibxcb-cursor.so.0 => not found\n\tlibxcb-icccm.so.4 => not found\n"
-             f"{_platform.qt_libraries(qt)[0]}:\n\tlibxkbcommon-x11.so.0 => not found\n")
+    fake_ldd(
+        f"{plugin}:\n\tlibxcb-cursor.so.0 => not found\n\tlibxcb-icccm.so.4 => not found\n"
+        f"{_platform.qt_libraries(qt)[0]}:\n\tlibxkbcommon-x11.so.0 => not found\n"
+    )
     msg = _platform.preflight({"DISPLAY": ":0"}, apt=True)
-    assert msg == ("Qt cannot load its xcb platform plugin: missing libxcb-cursor.so.0, libxcb-icccm.so.4, "
-                   "libxkbcommon-x11.so.0; install them with: sudo apt-get install libxcb-cursor0 libxcb-icccm4 "
-                   "libxkbcommon-x11-0 (the README lists every library the lab needs)")
+    assert msg == (
+        "Qt cannot load its xcb platform plugin: missing libxcb-cursor.so.0, libxcb-icccm.so.4, "
+        "libxkbcommon-x11.so.0; install them with: sudo apt-get install libxcb-cursor0 libxcb-icccm4 "
+        "libxkbcommon-x11-0 (the README lists every library the lab needs)"
+    )
     # Qt falls back from wayland to xcb; when both fail, the fix to report is the missing libraries
-    assert _platform.preflight({"DISPLAY": ":0", "WAYLAND_DISPLAY": "nowhere-1",
-                                "XDG_RUNTIME_DIR": "/nonexistent"}, apt=True) == msg
+    assert (
+        _platform.preflight(
+            {"DISPLAY": ":0", "WAYLAND_DISPLAY": "nowhere-1", "XDG_RUNTIME_DIR": "/nonexistent"}, apt=True
+        )
+        == msg
+    )
 
 
 def test_preflight_without_ldd_skips_the_library_check(tmp_path, monkeypatch):
@@ -187,17 +206,22 @@ def test_preflight_without_ldd_skips_the_library_check(tmp_path, monkeypatch):
 
 def test_unknown_platform_and_missing_display_are_named():
     msg = _platform.preflight({"QT_QPA_PLATFORM": "nosuchplatform"})
-    assert msg.startswith("Qt has no platform plugin 'nosuchplatform' (QT_QPA_PLATFORM='nosuchplatform'; "
-                          "available: ") and "xcb" in msg and "offscreen" in msg
-    assert _platform.preflight({"QT_QPA_PLATFORM": "xcb"}) == \
-        "no X display to open the lab window on (DISPLAY is not set)"
+    assert (
+        msg.startswith("Qt has no platform plugin 'nosuchplatform' (QT_QPA_PLATFORM='nosuchplatform'; available: ")
+        and "xcb" in msg
+        and "offscreen" in msg
+    )
+    assert (
+        _platform.preflight({"QT_QPA_PLATFORM": "xcb"}) == "no X display to open the lab window on (DISPLAY is not set)"
+    )
 
 
 def test_unreachable_display_is_named_by_the_check():
     n = _unused_display()
     why = _platform.xcb_connect_error(f":{n}")
-    assert why == (f"cannot connect to the X display ':{n}' "
-                   "(DISPLAY is set but no X server answers: a stale `ssh -X` session?)")
+    assert why == (
+        f"cannot connect to the X display ':{n}' (DISPLAY is set but no X server answers: a stale `ssh -X` session?)"
+    )
     assert "not a valid X display name" in _platform.xcb_connect_error("no display here")
 
 
@@ -217,8 +241,10 @@ def test_a_display_that_never_answers_times_out():
             pytest.skip("no free TCP port between 6150 and 6400")
         server.listen(1)
         display = f"127.0.0.1:{port - 6000}"
-        assert _platform.xcb_connect_error(display, timeout=0.5) == \
-            f"the X display '{display}' does not answer (no reply within 0.5 s)"
+        assert (
+            _platform.xcb_connect_error(display, timeout=0.5)
+            == f"the X display '{display}' does not answer (no reply within 0.5 s)"
+        )
     finally:
         server.close()  # the checking thread then sees the connection end and finishes
 
@@ -236,13 +262,16 @@ def test_real_pyside6_misses_no_library():
 
 def test_unreachable_display_exits_2_with_one_line(tmp_path):
     n = _unused_display()
-    proc = subprocess.run([str(_sudoku_lab())], env=_app_env(tmp_path, f":{n}"), capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [str(_sudoku_lab())], env=_app_env(tmp_path, f":{n}"), capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2, f"status {proc.returncode} (-6 or 134 is Qt's abort); stderr:\n{proc.stderr}"
     lines = proc.stderr.splitlines()
-    assert lines == [f"sudoku-lab: error: cannot connect to the X display ':{n}' (DISPLAY is set but no X "
-                     "server answers: a stale `ssh -X` session?); the headless commands work anywhere: see "
-                     "sudoku-lab --help"], proc.stderr
+    assert lines == [
+        f"sudoku-lab: error: cannot connect to the X display ':{n}' (DISPLAY is set but no X "
+        "server answers: a stale `ssh -X` session?); the headless commands work anywhere: see "
+        "sudoku-lab --help"
+    ], proc.stderr
     assert proc.stdout == ""
 
 
@@ -252,8 +281,12 @@ class _Xvfb:
 
     def __init__(self, size: str = "1920x1200x24"):
         read_fd, write_fd = os.pipe()
-        self.proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", size, "-nolisten", "tcp"],
-                                     pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", size, "-nolisten", "tcp"],
+            pass_fds=(write_fd,),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(write_fd)
         number = b""
         deadline = time.monotonic() + 120
@@ -281,8 +314,9 @@ class _Xvfb:
 
 
 def _xdotool(display: str, *args: str, timeout: float = 30) -> str:
-    proc = subprocess.run(["xdotool", *args], env={**os.environ, "DISPLAY": display}, capture_output=True,
-                          text=True, timeout=timeout)
+    proc = subprocess.run(
+        ["xdotool", *args], env={**os.environ, "DISPLAY": display}, capture_output=True, text=True, timeout=timeout
+    )
     assert proc.returncode == 0, f"xdotool {' '.join(args)}: {proc.stderr}"
     return proc.stdout
 
@@ -293,8 +327,16 @@ def _window_colours(display: str, window: int, width: int, height: int, step: in
     x11.XOpenDisplay.restype = ctypes.c_void_p
     x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
     x11.XGetImage.restype = ctypes.c_void_p
-    x11.XGetImage.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_int, ctypes.c_uint,
-                              ctypes.c_uint, ctypes.c_ulong, ctypes.c_int]
+    x11.XGetImage.argtypes = [
+        ctypes.c_void_p,
+        ctypes.c_ulong,
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.c_uint,
+        ctypes.c_uint,
+        ctypes.c_ulong,
+        ctypes.c_int,
+    ]
     x11.XGetPixel.restype = ctypes.c_ulong
     x11.XGetPixel.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
     x11.XDestroyImage.argtypes = [ctypes.c_void_p]
@@ -326,15 +368,21 @@ def test_real_app_opens_and_closes_on_xcb_under_xvfb(tmp_path):
         env = _app_env(tmp_path, xvfb.display)
         app = subprocess.Popen([str(exe)], env=env, stdout=subprocess.DEVNULL, stderr=err)
         # --sync waits until the window is mapped; the first start may compile numba kernels first
-        found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "Sudoku Lab"],
-                               env={**os.environ, "DISPLAY": xvfb.display}, capture_output=True, text=True,
-                               timeout=300)
+        found = subprocess.run(
+            ["xdotool", "search", "--sync", "--onlyvisible", "--name", "Sudoku Lab"],
+            env={**os.environ, "DISPLAY": xvfb.display},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         err.seek(0)
-        assert found.returncode == 0 and found.stdout.split(), \
+        assert found.returncode == 0 and found.stdout.split(), (
             f"no Sudoku Lab window (app status {app.poll()}); its stderr:\n{err.read()}"
+        )
         window = int(found.stdout.split()[0])
-        geometry = dict(line.split("=", 1) for line in
-                        _xdotool(xvfb.display, "getwindowgeometry", "--shell", str(window)).split())
+        geometry = dict(
+            line.split("=", 1) for line in _xdotool(xvfb.display, "getwindowgeometry", "--shell", str(window)).split()
+        )
         width, height = int(geometry["WIDTH"]), int(geometry["HEIGHT"])
         assert width >= 400 and height >= 300, geometry
         colours, deadline = 0, time.monotonic() + 300  # a guard: the loop ends as soon as the window is drawn
@@ -343,8 +391,11 @@ def test_real_app_opens_and_closes_on_xcb_under_xvfb(tmp_path):
             colours = _window_colours(xvfb.display, window, width, height)
         assert colours >= 16, f"the window stays blank ({colours} colours)"
         if shutil.which("import"):  # a screenshot to look at when this fails (ImageMagick, optional)
-            subprocess.run(["import", "-display", xvfb.display, "-window", str(window),
-                            str(tmp_path / "window.png")], capture_output=True, timeout=60)
+            subprocess.run(
+                ["import", "-display", xvfb.display, "-window", str(window), str(tmp_path / "window.png")],
+                capture_output=True,
+                timeout=60,
+            )
         _xdotool(xvfb.display, "windowfocus", "--sync", str(window), "key", "--clearmodifiers", "ctrl+q")
         status = app.wait(300)
         err.seek(0)
@@ -403,11 +454,18 @@ def xvfb_display():
 
 # Qt's own hint names libxcb-cursor0 whatever fails; the line must name the library that fails and its package.
 @pytest.mark.gui  # the installed lab on an X display: a broken load check opens the window
-@pytest.mark.parametrize("soname, how, reason", [
-    ("libxcb-cursor.so.0", "empty", "file too short: an empty or truncated file"),
-    ("libxkbcommon-x11.so.0", "truncated", "the dynamic loader crashes on it with SIGBUS: a truncated or damaged file"),
-    ("libxcb-icccm.so.4", "big-endian", "ELF file data encoding not little-endian: built for another architecture"),
-])
+@pytest.mark.parametrize(
+    "soname, how, reason",
+    [
+        ("libxcb-cursor.so.0", "empty", "file too short: an empty or truncated file"),
+        (
+            "libxkbcommon-x11.so.0",
+            "truncated",
+            "the dynamic loader crashes on it with SIGBUS: a truncated or damaged file",
+        ),
+        ("libxcb-icccm.so.4", "big-endian", "ELF file data encoding not little-endian: built for another architecture"),
+    ],
+)
 def test_an_unloadable_xcb_library_exits_2_with_one_line(tmp_path, xvfb_display, soname, how, reason):
     """The installed command, a real X display, a broken copy of a library first on LD_LIBRARY_PATH.
 
@@ -424,10 +482,12 @@ def test_an_unloadable_xcb_library_exits_2_with_one_line(tmp_path, xvfb_display,
     assert proc.returncode == 2, f"status {proc.returncode} (-6 is Qt's abort, -7 SIGBUS); stderr:\n{proc.stderr}"
     lines = proc.stderr.splitlines()
     package = _platform.SONAME_PACKAGES[soname]
-    assert lines == [f"sudoku-lab: error: Qt cannot load its xcb platform plugin: {folder / soname} cannot be loaded "
-                     f"({reason}); it comes first through LD_LIBRARY_PATH ({folder}): remove it from there, or that "
-                     f"folder from LD_LIBRARY_PATH (the system's own copy is in the package {package}) (the README "
-                     "lists every library the lab needs)"], proc.stderr
+    assert lines == [
+        f"sudoku-lab: error: Qt cannot load its xcb platform plugin: {folder / soname} cannot be loaded "
+        f"({reason}); it comes first through LD_LIBRARY_PATH ({folder}): remove it from there, or that "
+        f"folder from LD_LIBRARY_PATH (the system's own copy is in the package {package}) (the README "
+        "lists every library the lab needs)"
+    ], proc.stderr
     assert proc.stdout == ""
     if Path("/etc/debian_version").exists() and shutil.which("dpkg"):  # the table's package is dpkg's
         owner = _dpkg_owners([str(_system_copy(soname))])[str(_system_copy(soname))]
@@ -450,18 +510,22 @@ def test_unloadable_libraries_of_qt_itself_and_of_the_system(tmp_path, monkeypat
     folder = _broken_copy(tmp_path, "libfontconfig.so.1", "empty")
     monkeypatch.setenv("LD_LIBRARY_PATH", str(folder))
     msg = _platform.preflight({"QT_QPA_PLATFORM": "offscreen"}, apt=True)
-    assert msg == (f"Qt's libraries cannot load: {folder}/libfontconfig.so.1 cannot be loaded (file too short: an "
-                   f"empty or truncated file); it comes first through LD_LIBRARY_PATH ({folder}): remove it from "
-                   "there, or that folder from LD_LIBRARY_PATH (the system's own copy is in the package "
-                   "libfontconfig1) (the README lists every library the lab needs)")
+    assert msg == (
+        f"Qt's libraries cannot load: {folder}/libfontconfig.so.1 cannot be loaded (file too short: an "
+        f"empty or truncated file); it comes first through LD_LIBRARY_PATH ({folder}): remove it from "
+        "there, or that folder from LD_LIBRARY_PATH (the system's own copy is in the package "
+        "libfontconfig1) (the README lists every library the lab needs)"
+    )
     system = _platform.LoadFailure("/x/libqxcb.so", "/usr/lib/x86_64-linux-gnu/libxcb-randr.so.0", "invalid ELF header")
     assert _platform.unloadable_message("xcb", system, apt=True, environ={}) == (
         "Qt cannot load its xcb platform plugin: /usr/lib/x86_64-linux-gnu/libxcb-randr.so.0 cannot be loaded "
         "(invalid ELF header: not a shared library: an empty, truncated or overwritten file); reinstall it with: "
-        "sudo apt-get install --reinstall libxcb-randr0 (the README lists every library the lab needs)")
+        "sudo apt-get install --reinstall libxcb-randr0 (the README lists every library the lab needs)"
+    )
     gone = _platform.LoadFailure("/x/libqxcb.so", "libxcb-cursor.so.0", _platform._NOT_FOUND)
     assert _platform.unloadable_message("xcb", gone, apt=True) == _platform.missing_message(
-        "xcb", ["libxcb-cursor.so.0"], apt=True)
+        "xcb", ["libxcb-cursor.so.0"], apt=True
+    )
 
 
 # ---------------------------------------------------------------- the README's package list (Debian)
@@ -471,7 +535,7 @@ def _elf_needed(path: Path) -> list[str]:
 
     data = path.read_bytes()
     assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1, f"{path} is not a 64-bit LE ELF file"
-    shoff, = struct.unpack_from("<Q", data, 0x28)
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
     sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
     needed = []
@@ -485,14 +549,15 @@ def _elf_needed(path: Path) -> list[str]:
                 break
             if tag == 1:  # DT_NEEDED
                 end = data.index(b"\0", str_off + val)
-                needed.append(data[str_off + val:end].decode())
+                needed.append(data[str_off + val : end].decode())
     return needed
 
 
 def _ldd_paths(path: Path) -> dict[str, str]:
     """soname -> resolved path, as the dynamic loader resolves them for ``path``."""
-    out = subprocess.run(["ldd", str(path)], capture_output=True, text=True, env={**os.environ, "LC_ALL": "C"},
-                         timeout=60).stdout
+    out = subprocess.run(
+        ["ldd", str(path)], capture_output=True, text=True, env={**os.environ, "LC_ALL": "C"}, timeout=60
+    ).stdout
     return {m.group(1): m.group(2) for m in re.finditer(r"^\s*(\S+) => (/\S+)", out, re.M)}
 
 
@@ -541,7 +606,7 @@ def _base_system_packages() -> set[str]:
         for clause in deps[todo.pop()].split(","):
             for alt in clause.split("|"):
                 dep = re.sub(r"\(.*?\)|\[.*?\]|<.*?>", "", alt).strip().split(":")[0]
-                for pkg in ([dep] if dep in deps else provides.get(dep, [])):
+                for pkg in [dep] if dep in deps else provides.get(dep, []):
                     if pkg not in seen:
                         seen.add(pkg)
                         todo.append(pkg)
@@ -551,13 +616,20 @@ def _base_system_packages() -> set[str]:
 def _lab_elf_files(qt: Path) -> list[Path]:
     """PySide6's ELF files the lab loads on xcb (measured from /proc/PID/maps of the running lab)."""
     pyside, shiboken = qt.parent, qt.parent.parent / "shiboken6"
-    files = [p for mod in ("QtCore", "QtGui", "QtWidgets", "QtSvg", "QtOpenGL", "QtOpenGLWidgets", "QtTest")
-             for p in pyside.glob(f"{mod}.*.so")]
+    files = [
+        p
+        for mod in ("QtCore", "QtGui", "QtWidgets", "QtSvg", "QtOpenGL", "QtOpenGLWidgets", "QtTest")
+        for p in pyside.glob(f"{mod}.*.so")
+    ]
     files += list(pyside.glob("libpyside6.*.so*")) + list(shiboken.glob("libshiboken6.*.so*"))
-    files += [qt / "lib" / f"libQt6{m}.so.6" for m in ("Core", "Gui", "Widgets", "Svg", "DBus", "OpenGL",
-                                                        "OpenGLWidgets", "Test", "XcbQpa")]
-    files += [qt / "plugins" / "platforms" / "libqxcb.so",
-              qt / "plugins" / "platforminputcontexts" / "libcomposeplatforminputcontextplugin.so"]
+    files += [
+        qt / "lib" / f"libQt6{m}.so.6"
+        for m in ("Core", "Gui", "Widgets", "Svg", "DBus", "OpenGL", "OpenGLWidgets", "Test", "XcbQpa")
+    ]
+    files += [
+        qt / "plugins" / "platforms" / "libqxcb.so",
+        qt / "plugins" / "platforminputcontexts" / "libcomposeplatforminputcontextplugin.so",
+    ]
     return files
 
 
@@ -599,7 +671,7 @@ def test_readme_lists_exactly_the_packages_pyside6_needs(debian, repo_root):
     for soname, (path, user) in sorted(needs.items()):
         owner = owners[path]
         if owner.endswith("t64") and owner[:-3] in listed:  # Debian 13 / Ubuntu 24.04 time_t renames: apt
-            owner = owner[:-3]                              # installs libglib2.0-0t64 for libglib2.0-0
+            owner = owner[:-3]  # installs libglib2.0-0t64 for libglib2.0-0
         by_package.setdefault(owner, []).append(f"{soname} ({user})")
     not_listed = {p: s for p, s in by_package.items() if p not in listed and p not in base}
     assert not not_listed, f"add to the README's apt-get line: {not_listed}"
@@ -620,8 +692,11 @@ def test_soname_table_agrees_with_dpkg(debian):
     table = _platform.SONAME_PACKAGES
     unknown = sorted(s for s in system if s not in table)
     assert not unknown, f"add these to sudoku_lab_ui._platform.SONAME_PACKAGES: {unknown}"
-    wrong = {s: (table[s], owners[p]) for s, p in system.items() if owners[p] and table[s] != owners[p]
-             and not owners[p].startswith(table[s] + "t64")}  # Ubuntu 24.04's time_t renames, apt maps them
+    wrong = {
+        s: (table[s], owners[p])
+        for s, p in system.items()
+        if owners[p] and table[s] != owners[p] and not owners[p].startswith(table[s] + "t64")
+    }  # Ubuntu 24.04's time_t renames, apt maps them
     assert not wrong, f"soname: (table, dpkg) {wrong}"
 
 
@@ -633,7 +708,12 @@ def test_ci_installs_exactly_the_readme_list(repo_root, tmp_path):
     tools.mkdir()
     for tool in ("awk", "dirname"):
         (tools / tool).symlink_to(shutil.which(tool))
-    proc = subprocess.run([shutil.which("bash"), str(repo_root / ".ci" / "run"), "--print-qt-packages"],
-                          capture_output=True, text=True, timeout=60, env={"PATH": str(tools), "HOME": str(tmp_path)})
+    proc = subprocess.run(
+        [shutil.which("bash"), str(repo_root / ".ci" / "run"), "--print-qt-packages"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": str(tools), "HOME": str(tmp_path)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == readme_qt_packages(repo_root / "README.md")

@@ -125,8 +125,14 @@ def test_compare_rates_verdicts():
 
 
 def test_verdict_follows_fishers_p_and_the_sign():
-    for kp, np_, k, n in ((89, 1000, 111, 300), (474, 1000, 64, 300), (563, 1000, 37, 50), (221, 1000, 10, 50),
-                          (0, 1000, 0, 100), (580, 1000, 64, 100)):
+    for kp, np_, k, n in (
+        (89, 1000, 111, 300),
+        (474, 1000, 64, 300),
+        (563, 1000, 37, 50),
+        (221, 1000, 10, 50),
+        (0, 1000, 0, 100),
+        (580, 1000, 64, 100),
+    ):
         c = compare_rates(Rate(kp, np_), Rate(k, n))
         expected = "consistent" if c.p >= 0.05 else ("ours higher" if k / n > kp / np_ else "ours lower")
         assert c.verdict == expected and c.verdict in VERDICTS

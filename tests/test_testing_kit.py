@@ -19,8 +19,14 @@ import pytest
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.scoring import missing_symbols
 from sudoku_lab.solvers import Param, Solver, Status, create, registry
-from sudoku_lab.testing import (SolverCheck, SolverCheckError, check_solver, invalid_values, isolated_registry,
-                                solver_checks)
+from sudoku_lab.testing import (
+    SolverCheck,
+    SolverCheckError,
+    check_solver,
+    invalid_values,
+    isolated_registry,
+    solver_checks,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN_SRC = ROOT / "examples" / "plugin"
@@ -31,10 +37,12 @@ class Swaps(Solver):
 
     name = "kit-swaps"
     title = "kit test solver"
-    params = (Param("temperature", "float", 0.5, "Metropolis temperature.", low=0.0, high=5.0),
-              Param("tries", "int", 1, "Swaps proposed per iteration.", low=1, high=4),
-              Param("ties", "choice", "accept", "Keep a swap of equal cost.", choices=("accept", "reject")),
-              Param("greedy", "bool", False, "Ignore the temperature.", live=False))
+    params = (
+        Param("temperature", "float", 0.5, "Metropolis temperature.", low=0.0, high=5.0),
+        Param("tries", "int", 1, "Swaps proposed per iteration.", low=1, high=4),
+        Param("ties", "choice", "accept", "Keep a swap of equal cost.", choices=("accept", "reject")),
+        Param("greedy", "bool", False, "Ignore the temperature.", live=False),
+    )
     examples = (({}, "unique_4x4_a"), ({"tries": 2}, "reseda_fig3_1_easy"))
     example_budget = 3000
 
@@ -81,9 +89,15 @@ class Swaps(Solver):
                 self.grid[ca], self.grid[cb] = self.grid[cb], self.grid[ca]
                 after = int(missing_symbols(self.grid, self.puzzle.n))
                 delta = after - self.cost
-                keep = delta < 0 or (delta == 0 and self._params["ties"] == "accept") or (
-                    not self._params["greedy"] and self._params["temperature"] > 0
-                    and u[i, 4 * t + 3] < np.exp(-delta / self._params["temperature"]))
+                keep = (
+                    delta < 0
+                    or (delta == 0 and self._params["ties"] == "accept")
+                    or (
+                        not self._params["greedy"]
+                        and self._params["temperature"] > 0
+                        and u[i, 4 * t + 3] < np.exp(-delta / self._params["temperature"])
+                    )
+                )
                 if keep and self._accept(after):
                     self.cost = after
                 else:
@@ -106,8 +120,12 @@ class Swaps(Solver):
     _ARRAYS = ("grid", "best_grid", "fixed")
 
     def _state(self):
-        return {**{k: getattr(self, k).copy() for k in self._ARRAYS}, "boxes": [b.copy() for b in self.boxes],
-                "cost": self.cost, "best_cost": self.best_cost}
+        return {
+            **{k: getattr(self, k).copy() for k in self._ARRAYS},
+            "boxes": [b.copy() for b in self.boxes],
+            "cost": self.cost,
+            "best_cost": self.best_cost,
+        }
 
     def _load(self, st):
         for k in self._ARRAYS:
@@ -158,19 +176,36 @@ def test_a_correct_solver_passes_every_check():
     assert len(solver_checks(Swaps)) == 4 + 7 * len(Swaps.examples)
 
 
-@pytest.mark.parametrize("cls,check,words", [
-    (NeverSolves, "solves_its_examples",
-     "kit-never-solves: solves_its_examples: solved none of its 2 declared examples within 3000 iterations (seed 3)"),
-    (ChunkDependent, "chunking_does_not_change_the_run",
-     "kit-chunky: chunking_does_not_change_the_run, example 0 ({} on unique_4x4_a): chunking changes the run: "
-     "20 x step(1) differs from step(20) (state.rng.state.state: "),
-    (WriteableSnapshots, "snapshots_are_read_only_and_frozen",
-     "kit-writeable: snapshots_are_read_only_and_frozen, example 0 ({} on unique_4x4_a): snapshot grid is "
-     "writeable: snapshots hold read-only copies (frozen_copy)"),
-    (MovesAGiven, "givens_never_move",
-     "kit-moves-a-given: givens_never_move, example 0 ({} on unique_4x4_a): a given moved in the grid by "
-     "iteration 15 (cell "),
-], ids=["never-solves", "chunking", "writeable-snapshots", "moves-a-given"])
+@pytest.mark.parametrize(
+    "cls,check,words",
+    [
+        (
+            NeverSolves,
+            "solves_its_examples",
+            "kit-never-solves: solves_its_examples: solved none of its 2 declared examples within 3000 iterations "
+            "(seed 3)",
+        ),
+        (
+            ChunkDependent,
+            "chunking_does_not_change_the_run",
+            "kit-chunky: chunking_does_not_change_the_run, example 0 ({} on unique_4x4_a): chunking changes the run: "
+            "20 x step(1) differs from step(20) (state.rng.state.state: ",
+        ),
+        (
+            WriteableSnapshots,
+            "snapshots_are_read_only_and_frozen",
+            "kit-writeable: snapshots_are_read_only_and_frozen, example 0 ({} on unique_4x4_a): snapshot grid is "
+            "writeable: snapshots hold read-only copies (frozen_copy)",
+        ),
+        (
+            MovesAGiven,
+            "givens_never_move",
+            "kit-moves-a-given: givens_never_move, example 0 ({} on unique_4x4_a): a given moved in the grid by "
+            "iteration 15 (cell ",
+        ),
+    ],
+    ids=["never-solves", "chunking", "writeable-snapshots", "moves-a-given"],
+)
 def test_each_broken_solver_is_caught_saying_what_broke(cls, check, words):
     with pytest.raises(SolverCheckError) as info:
         check_solver(cls)
@@ -191,14 +226,19 @@ def test_each_broken_solver_is_caught_saying_what_broke(cls, check, words):
 
 def test_invalid_values_are_generated_from_each_declaration():
     temperature, tries, ties, greedy = Swaps.params
-    assert invalid_values(temperature) == [("below the low end", -1.0), ("above the high end", 6.0),
-                                           ("of the wrong type", "abc")]
+    assert invalid_values(temperature) == [
+        ("below the low end", -1.0),
+        ("above the high end", 6.0),
+        ("of the wrong type", "abc"),
+    ]
     assert invalid_values(tries)[:2] == [("below the low end", 0), ("above the high end", 5)]
     assert invalid_values(Param("p", "float", 0.5, "h", low=0.0, high=1.0, low_open=True))[0] == (
-        "below the low end", 0.0)
+        "below the low end",
+        0.0,
+    )
     assert invalid_values(ties)[0] == ("a choice not offered", "no-such-ties")
     for p in Swaps.params:
-        for what, value in invalid_values(p):
+        for _what, value in invalid_values(p):
             with pytest.raises(ParameterError, match=rf"^{p.name} must be [^\n]*$"):
                 p.validate(value)
 
@@ -211,8 +251,11 @@ def test_a_parameter_accepted_out_of_range_is_caught():
         def validate_params(cls, values):
             return {k: v for k, v in values.items()}  # no checks at all
 
-    with pytest.raises(SolverCheckError, match=r"^kit-lax: invalid_parameters: the constructor accepted "
-                                               r"temperature=-1.0 \(below the low end\)$"):
+    with pytest.raises(
+        SolverCheckError,
+        match=r"^kit-lax: invalid_parameters: the constructor accepted "
+        r"temperature=-1.0 \(below the low end\)$",
+    ):
         SolverCheck("invalid_parameters")(Lax)
 
 
@@ -223,8 +266,11 @@ def test_a_crash_is_reported_in_one_line_with_the_solver_and_example():
         def _layers(self):
             raise KeyError("heat")
 
-    with pytest.raises(SolverCheckError, match=r"^kit-crashes: snapshots_are_read_only_and_frozen, example 1 "
-                                               r"\(\{'tries': 2\} on reseda_fig3_1_easy\): raised KeyError: 'heat'$"):
+    with pytest.raises(
+        SolverCheckError,
+        match=r"^kit-crashes: snapshots_are_read_only_and_frozen, example 1 "
+        r"\(\{'tries': 2\} on reseda_fig3_1_easy\): raised KeyError: 'heat'$",
+    ):
         SolverCheck("snapshots_are_read_only_and_frozen", 1)(Crashes)
     with pytest.raises(ParameterError, match="unknown check 'nope'"):
         SolverCheck("nope")
@@ -244,7 +290,8 @@ def test_the_registry_fixture_restores_the_registry(solver_registry):
 
 def test_a_test_of_its_own_registry_leaves_nothing_behind(pytester):
     """Through the pytest11 entry point: a plain test file gets the fixture, and the next test sees nothing."""
-    pytester.makepyfile(test_inner="""
+    pytester.makepyfile(
+        test_inner="""
         from sudoku_lab.solvers import registry
         from test_kit_solvers import Swaps
 
@@ -254,10 +301,12 @@ def test_a_test_of_its_own_registry_leaves_nothing_behind(pytester):
 
         def test_after():
             assert "kit-swaps" not in registry()
-    """)
+    """
+    )
     pytester.syspathinsert(Path(__file__).parent)
     (pytester.path / "test_kit_solvers.py").write_text(
-        "from test_testing_kit import Swaps  # noqa: F401\n", encoding="utf-8")
+        "from test_testing_kit import Swaps  # noqa: F401\n", encoding="utf-8"
+    )
     result = pytester.runpytest("-p", "no:cacheprovider", "test_inner.py")
     result.assert_outcomes(passed=2)
 
@@ -273,8 +322,14 @@ def test_the_plugin_example_runs_the_kit_with_its_own_test_file(tmp_path):
     info.joinpath("entry_points.txt").write_text("[sudoku_lab.plugins]\ntoy_descent = toy_descent\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SUDOKU_LAB_PLUGINS")}
     env["PYTHONPATH"] = os.pathsep.join([str(site), str(PLUGIN_SRC)])
-    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA"], cwd=PLUGIN_SRC,
-                         capture_output=True, text=True, env=env, timeout=1200)
+    res = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA"],
+        cwd=PLUGIN_SRC,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1200,
+    )
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
     passed = {line.split("[", 1)[1].rsplit("]", 1)[0] for line in res.stdout.splitlines() if line.startswith("PASSED")}
     from sudoku_lab.testing import CHECKS

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -274,8 +273,9 @@ def test_solve_compiles_before_the_run_and_says_so_once(lazy_solver, capsys):
     assert len(notice) == 2 and err[:2] == notice  # said first, before any progress
     # the toy's kernel is njit(cache=False), as a plugin's may be: said as compiled at every start, not once
     assert notice[0] == "compiling kernels (1 of 1): tmp-lazy: test_warmup._lazy_solver.<locals>.bump (not cached)"
-    assert re.fullmatch(r"compiled 1 kernel in [\d.]+ s: their solver keeps no cache, so every start compiles them",
-                        notice[1]), notice[1]
+    assert re.fullmatch(
+        r"compiled 1 kernel in [\d.]+ s: their solver keeps no cache, so every start compiles them", notice[1]
+    ), notice[1]
     assert err[-1].startswith("# reseda_fig3_1_easy: tmp-lazy seed 0: not solved (max_iterations)")
     assert main(["solve", "--algo", "tmp-lazy", "--until", "3", "reseda_fig3_1_easy"]) == 1
     assert not [line for line in capsys.readouterr().err.splitlines() if "compil" in line]  # nothing to compile
@@ -307,8 +307,11 @@ def test_a_kernel_without_a_cache_is_not_said_to_compile_once():
     notice.close()
     first, last = out.getvalue().splitlines()
     assert first == "compiling kernels (1 of 1): toy: toy.step (not cached)"
-    assert re.fullmatch(r"compiled 1 kernel in [\d.]+ s: their solver keeps no cache, so every start compiles "
-                        r"them", last), last
+    assert re.fullmatch(
+        r"compiled 1 kernel in [\d.]+ s: their solver keeps no cache, so every start compiles "
+        r"them",
+        last,
+    ), last
 
 
 def test_the_compile_listener_marks_a_kernel_numba_does_not_cache():
@@ -324,8 +327,9 @@ def test_the_compile_listener_marks_a_kernel_numba_does_not_cache():
     listener = _CompileListener(seen.append)
     with listener.installed():
         plain(1)
-    assert seen == [f"{__name__}.test_the_compile_listener_marks_a_kernel_numba_does_not_cache.<locals>.plain"
-                    f"{UNCACHED}"]
+    assert seen == [
+        f"{__name__}.test_the_compile_listener_marks_a_kernel_numba_does_not_cache.<locals>.plain{UNCACHED}"
+    ]
 
 
 def test_a_run_task_result_never_includes_compiling(lazy_solver):
@@ -358,7 +362,7 @@ def test_a_compile_is_said_with_its_item_and_count_and_a_warm_cache_says_nothing
     warm_up(["reseda", "tmp-lazy"])  # everything in memory: the default notice says nothing
     assert capsys.readouterr().err == ""
     notice = CompileNotice()  # what worker processes send, from two workers at once: one line per item
-    for worker in range(2):
+    for _worker in range(2):
         notice("ga.step", 2, 3, "ga")
     notice("ga.other", 2, 3, "ga")
     notice.close()
@@ -387,8 +391,9 @@ def test_check_and_generate_warm_the_shared_kernels_first(monkeypatch, capsys):
 
 def _cold_cli(cache, *args):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
-    res = subprocess.run([sys.executable, "-m", "sudoku_lab", *map(str, args)], capture_output=True, text=True,
-                         env=env, timeout=1800)
+    res = subprocess.run(
+        [sys.executable, "-m", "sudoku_lab", *map(str, args)], capture_output=True, text=True, env=env, timeout=1800
+    )
     assert res.returncode == 0, res.stderr
     return res
 
@@ -417,21 +422,38 @@ def test_a_cold_cache_is_said_and_never_counted_in_a_run(tmp_path):
     assert res.stdout.startswith("reseda_fig4_1_hard: 9x9, 31 givens, unique solution")
     lines = res.stderr.splitlines()
     assert [line.split(": ")[0] + ": " + line.split(": ")[1] for line in lines[:2]] == [
-        f"compiling kernels, once (1 of 2): {SHARED[0]}", f"compiling kernels, once (2 of 2): {SHARED[1]}"]
+        f"compiling kernels, once (1 of 2): {SHARED[0]}",
+        f"compiling kernels, once (2 of 2): {SHARED[1]}",
+    ]
     assert len(lines) == 3
     _compiled_seconds(res.stderr)
     shutil.copytree(one, two)  # the shared kernels only
 
     res = _cold_cli(one, "solve", "--algo", "hill_climb", "reseda_fig4_1_hard")
-    assert re.match(r"compiling kernels, once \(3 of 3\): hill_climb: hill_climb\.\w+\ncompiled \d+ kernels in "
-                    r"[\d.]+ s, once: later runs load them from the cache\n", res.stderr), res.stderr
+    assert re.match(
+        r"compiling kernels, once \(3 of 3\): hill_climb: hill_climb\.\w+\ncompiled \d+ kernels in "
+        r"[\d.]+ s, once: later runs load them from the cache\n",
+        res.stderr,
+    ), res.stderr
     verdict = res.stderr.splitlines()[-1]
     assert verdict.startswith("# reseda_fig4_1_hard: hill_climb seed 0: solved after"), res.stderr
     run = float(re.search(r"evaluations, ([\d.]+) s$", verdict).group(1))
     assert run < _compiled_seconds(res.stderr)  # the same process: the run's time is not the compile time
 
-    res = _cold_cli(two, "batch", "--algo", "hill_climb", "--puzzles", "reseda_fig4_1_hard", "--runs", "4", "--jobs",
-                    "2", "--out", tmp_path / "r")
+    res = _cold_cli(
+        two,
+        "batch",
+        "--algo",
+        "hill_climb",
+        "--puzzles",
+        "reseda_fig4_1_hard",
+        "--runs",
+        "4",
+        "--jobs",
+        "2",
+        "--out",
+        tmp_path / "r",
+    )
     said = [line for line in res.stderr.splitlines() if line.startswith("compiling")]
     assert len(said) == 1 and said[0].startswith("compiling kernels, once (3 of 3): hill_climb: ")  # both workers
     seconds = [r["seconds"] for r in load_results(tmp_path / "r").rows()]

@@ -239,7 +239,7 @@ def plugin_file(qt_dir: Path, name: str, environ=None) -> Path | None:
 def _available_plugins(qt_dir: Path) -> list[str]:
     names = set()
     for f in (qt_dir / "plugins" / "platforms").glob("libq*.so"):
-        names.add(f.name[len("libq"):-len(".so")])
+        names.add(f.name[len("libq") : -len(".so")])
     if "wayland" in names:
         names.update(k for k, v in _PLUGIN_FILES.items() if v == "libqwayland.so")
     return sorted(names)
@@ -308,8 +308,9 @@ def missing_libraries(files: list[Path]) -> dict[str, list[str]] | None:
     # This process's environment (LD_LIBRARY_PATH included) is the one Qt's dlopen will see.
     env = {**os.environ, "LC_ALL": "C"}  # "not found" is translated in some locales
     try:
-        proc = subprocess.run([ldd, *map(str, files)], capture_output=True, text=True, env=env,
-                              timeout=30, errors="replace")
+        proc = subprocess.run(
+            [ldd, *map(str, files)], capture_output=True, text=True, env=env, timeout=30, errors="replace"
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return parse_ldd(proc.stdout, files)
@@ -334,8 +335,11 @@ def install_hint(sonames: list[str], apt: bool | None = None) -> str:
         parts.append(f"install {them} with: sudo apt-get install " + " ".join(packages))
     if unknown:
         search = ", ".join(f"apt-file search {s}" for s in unknown)
-        parts.append(("plus the packages that provide " if packages else "install the packages that provide ")
-                     + ", ".join(unknown) + f" ({search})")
+        parts.append(
+            ("plus the packages that provide " if packages else "install the packages that provide ")
+            + ", ".join(unknown)
+            + f" ({search})"
+        )
     return ", ".join(parts)
 
 
@@ -346,8 +350,7 @@ def missing_message(platform: str, sonames: list[str], in_plugin: bool = True, a
     (otherwise only the Qt libraries the lab imports do).
     """
     what = f"Qt cannot load its {platform} platform plugin" if in_plugin else "Qt's libraries cannot load"
-    return (f"{what}: missing {', '.join(sonames)}; {install_hint(sonames, apt)} "
-            f"({_README_HINT})")
+    return f"{what}: missing {', '.join(sonames)}; {install_hint(sonames, apt)} ({_README_HINT})"
 
 
 # Run in a child process: load each file in turn as Qt will (ctypes' dlopen resolves every symbol at
@@ -441,8 +444,9 @@ def load_failure(files: list[Path], timeout: float = 30.0) -> LoadFailure | None
         sig = f"signal {-proc.returncode}"
     library = file
     try:
-        debug = subprocess.run(cmd, capture_output=True, text=True, env={**env, "LD_DEBUG": "libs"},
-                               timeout=timeout, errors="replace")
+        debug = subprocess.run(
+            cmd, capture_output=True, text=True, env={**env, "LD_DEBUG": "libs"}, timeout=timeout, errors="replace"
+        )
         named = [m.group(1) for m in map(_LD_DEBUG_FILE.search, debug.stderr.splitlines()) if m]
         if debug.returncode < 0 and named:
             library = named[-1]
@@ -460,8 +464,9 @@ def _in_ld_library_path(path: str, environ) -> str | None:
     return None
 
 
-def unloadable_message(platform: str, failure: LoadFailure, in_plugin: bool = True, apt: bool | None = None,
-                       environ=None) -> str:
+def unloadable_message(
+    platform: str, failure: LoadFailure, in_plugin: bool = True, apt: bool | None = None, environ=None
+) -> str:
     """The one line for a library that is found but cannot be loaded (without the ``sudoku-lab: error:`` prefix).
 
     Names the file, the loader's reason in words, and the fix: the Debian
@@ -482,8 +487,10 @@ def unloadable_message(platform: str, failure: LoadFailure, in_plugin: bool = Tr
     package = SONAME_PACKAGES.get(name)
     entry = _in_ld_library_path(failure.library, env) if "/" in failure.library else None
     if entry is not None:
-        fix = (f"it comes first through LD_LIBRARY_PATH ({entry}): remove it from there, or that folder from "
-               "LD_LIBRARY_PATH" + (f" (the system's own copy is in the package {package})" if package else ""))
+        fix = (
+            f"it comes first through LD_LIBRARY_PATH ({entry}): remove it from there, or that folder from "
+            "LD_LIBRARY_PATH" + (f" (the system's own copy is in the package {package})" if package else "")
+        )
     elif package and apt:
         fix = f"reinstall it with: sudo apt-get install --reinstall {package}"
     elif package:
@@ -523,8 +530,9 @@ def xcb_connect_error(display: str, timeout: float = _CONNECT_TIMEOUT) -> str | 
     sees as a client that came and went.
     """
     result: list[int | None] = []
-    worker = threading.Thread(target=lambda: result.append(_xcb_connect(display)), daemon=True,
-                              name="sudoku-lab display check")
+    worker = threading.Thread(
+        target=lambda: result.append(_xcb_connect(display)), daemon=True, name="sudoku-lab display check"
+    )
     worker.start()
     worker.join(timeout)
     if worker.is_alive():
@@ -536,8 +544,10 @@ def xcb_connect_error(display: str, timeout: float = _CONNECT_TIMEOUT) -> str | 
     if code == 1:
         sock = _local_x_socket(display)
         if sock is not None and sock.exists():
-            why = ("the X server there refused the connection (no permission: check XAUTHORITY, "
-                   "or run `xhost +si:localuser:$USER` on that display)")
+            why = (
+                "the X server there refused the connection (no permission: check XAUTHORITY, "
+                "or run `xhost +si:localuser:$USER` on that display)"
+            )
         else:
             why = "DISPLAY is set but no X server answers: a stale `ssh -X` session?"
     return f"cannot connect to the X display {display!r} ({why})"
@@ -567,8 +577,9 @@ def _wayland_socket_problem(environ) -> str | None:
     return f"no Wayland compositor at {str(path)!r} (WAYLAND_DISPLAY={name!r})"
 
 
-def check_platform(name: str, qt_dir: Path, environ=None, apt: bool | None = None,
-                   connect_timeout: float = _CONNECT_TIMEOUT) -> Problem | None:
+def check_platform(
+    name: str, qt_dir: Path, environ=None, apt: bool | None = None, connect_timeout: float = _CONNECT_TIMEOUT
+) -> Problem | None:
     """Whether Qt can start on platform plugin ``name``; a :class:`Problem` if it cannot.
 
     Checks, in Qt's own order: the plugin exists, the shared libraries of the
@@ -579,8 +590,12 @@ def check_platform(name: str, qt_dir: Path, environ=None, apt: bool | None = Non
     env = os.environ if environ is None else environ
     plugin = plugin_file(qt_dir, name, env)
     if plugin is None:
-        return Problem(name, "plugin", f"Qt has no platform plugin {name!r} (QT_QPA_PLATFORM="
-                       f"{env.get('QT_QPA_PLATFORM', '')!r}; available: {', '.join(_available_plugins(qt_dir))})")
+        return Problem(
+            name,
+            "plugin",
+            f"Qt has no platform plugin {name!r} (QT_QPA_PLATFORM="
+            f"{env.get('QT_QPA_PLATFORM', '')!r}; available: {', '.join(_available_plugins(qt_dir))})",
+        )
     base = name.split("-", 1)[0]
     if base == "wayland":
         why = _wayland_socket_problem(env)
@@ -593,14 +608,16 @@ def check_platform(name: str, qt_dir: Path, environ=None, apt: bool | None = Non
     if missing:
         sonames = list(dict.fromkeys(s for f in files for s in missing.get(str(f), [])))
         sonames += [s for lst in missing.values() for s in lst if s not in sonames]
-        return Problem(name, "missing", missing_message(name, sonames, str(plugin) in missing, apt),
-                       tuple(sonames))
+        return Problem(name, "missing", missing_message(name, sonames, str(plugin) in missing, apt), tuple(sonames))
     # The Qt libraries first: a library both need is then reported as the Qt libraries' problem.
     failure = load_failure([*files[1:], plugin])
     if failure is not None:
-        return Problem(name, "missing" if failure.not_found else "unloadable",
-                       unloadable_message(name, failure, failure.file == str(plugin), apt),
-                       (os.path.basename(failure.library),))
+        return Problem(
+            name,
+            "missing" if failure.not_found else "unloadable",
+            unloadable_message(name, failure, failure.file == str(plugin), apt),
+            (os.path.basename(failure.library),),
+        )
     if base == "xcb":
         why = xcb_connect_error(env["DISPLAY"], connect_timeout)
         if why:

@@ -101,8 +101,7 @@ def install_exception_hook(window):
         if exc.__traceback__ is None and tb is not None:
             exc = exc.with_traceback(tb)
         if getattr(busy, "active", False):  # showing the message raised: stderr only, no loop
-            print(f"sudoku-lab: error: {internal_error_message(exc, 'while reporting an error')}",
-                  file=sys.stderr)
+            print(f"sudoku-lab: error: {internal_error_message(exc, 'while reporting an error')}", file=sys.stderr)
             return ""
         busy.active = True
         try:
@@ -152,10 +151,14 @@ def run_app(options=None) -> int:
     except SudokuLabError as e:
         print(f"sudoku-lab: error: {e}", file=sys.stderr)
         return 2
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-                                                 or os.environ.get("QT_QPA_PLATFORM")):
-        print("sudoku-lab: error: no display to open the lab window on (DISPLAY is not set); the headless "
-              "commands work anywhere: see sudoku-lab --help", file=sys.stderr)
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or os.environ.get("QT_QPA_PLATFORM")
+    ):
+        print(
+            "sudoku-lab: error: no display to open the lab window on (DISPLAY is not set); the headless "
+            "commands work anywhere: see sudoku-lab --help",
+            file=sys.stderr,
+        )
         return 2
     from ._platform import preflight
 

@@ -39,8 +39,13 @@ class Jobs(QObject):
         self._callbacks: dict[tuple[str, int], tuple[Callable, Callable | None]] = {}
         self._finished.connect(self._deliver)
 
-    def submit(self, key: str, fn: Callable[[], Any], on_result: Callable[[Any], None],
-               on_error: Callable[[BaseException], None] | None = None) -> int:
+    def submit(
+        self,
+        key: str,
+        fn: Callable[[], Any],
+        on_result: Callable[[Any], None],
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> int:
         """Run ``fn()`` on a new daemon thread; ``on_result(value)`` in the GUI thread when it ends.
 
         Parameters

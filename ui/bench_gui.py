@@ -106,8 +106,10 @@ class _Window:
                 raise ValueError(err)
         if self.c.puzzle is not puzzle:
             self.c.load_puzzle(puzzle)
-        self.wait(lambda: self.c.state == "idle" and self.c.latest is not None
-                  and self.c.latest.snapshot.solver == name, self.timeout)
+        self.wait(
+            lambda: self.c.state == "idle" and self.c.latest is not None and self.c.latest.snapshot.solver == name,
+            self.timeout,
+        )
         self.win.view_host.raise_solver_views()  # the solver's own views in front, drawing
         self.wait(lambda: True, 1)
 
@@ -120,8 +122,9 @@ class _Window:
         self._timer.start()
         for seed in seeds:
             self.win.seed_box.setValue(seed)  # resets with this seed
-            self.wait(lambda: c.state == "idle" and c.latest is not None and c.latest.snapshot.iteration == 0,
-                      self.timeout)
+            self.wait(
+                lambda: c.state == "idle" and c.latest is not None and c.latest.snapshot.iteration == 0, self.timeout
+            )
             self.ends.clear()
             c.run(_termination(iterations))
             self.wait(lambda: bool(self.ends) and c.latest is not None and c.latest.done, self.timeout)
@@ -136,21 +139,25 @@ class _Window:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="sudoku-lab bench gui", description=__doc__)
-    ap.add_argument("--algo", action="append", default=[],
-                    help="solver to measure (repeatable; 'all': every registered metaheuristic; default reseda)")
+    ap.add_argument(
+        "--algo",
+        action="append",
+        default=[],
+        help="solver to measure (repeatable; 'all': every registered metaheuristic; default reseda)",
+    )
     ap.add_argument("--runs", type=int, default=150, help="seeded runs in each setting (default 150)")
     ap.add_argument("--rounds", type=int, default=5, help="alternating headless/window blocks (default 5)")
-    ap.add_argument("--iterations", type=int, default=20_000,
-                    help="most iterations of one run (0: until solved; default 20000)")
+    ap.add_argument(
+        "--iterations", type=int, default=20_000, help="most iterations of one run (0: until solved; default 20000)"
+    )
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one solve in the window")
     args = ap.parse_args(argv)
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from sudoku_lab import library
-    from sudoku_lab.solvers import get_solver_class
-
     from sudoku_lab.benchmarks.gui import gui_solvers
     from sudoku_lab.errors import ParameterError
+    from sudoku_lab.solvers import get_solver_class
 
     try:
         names = gui_solvers(args.algo)
@@ -159,8 +166,10 @@ def main(argv=None) -> int:
     seeds = list(range(args.runs))
     window = None
     platform = os.environ.get("QT_QPA_PLATFORM") or "xcb"
-    print(f"Throughput with the lab window drawing / headless, seeds 0..{args.runs - 1}, runs until solved or "
-          f"{args.iterations} iterations, one process, Qt platform {platform}; target >= 0.80 for each solver")
+    print(
+        f"Throughput with the lab window drawing / headless, seeds 0..{args.runs - 1}, runs until solved or "
+        f"{args.iterations} iterations, one process, Qt platform {platform}; target >= 0.80 for each solver"
+    )
     for name in names:
         cls = get_solver_class(name)
         params, pname = cls.examples[0] if cls.examples else ({}, "reseda_fig4_1_hard")
@@ -188,16 +197,19 @@ def main(argv=None) -> int:
         p99 = float(np.percentile(late, 99)) if late.size else float("nan")
         unit = cls.iteration_name + "s"
         shown = ", ".join(f"{k}={v}" for k, v in params.items()) or "default parameters"
-        print(f"{cls.title} [{name}] on {pname} ({shown}), views: "
-              + ", ".join(window.win.view_host.visible_titles()))
+        print(f"{cls.title} [{name}] on {pname} ({shown}), views: " + ", ".join(window.win.view_host.visible_titles()))
         print(f"  headless (loop.run)           {h_steps:8d} {unit} in {h_sec:7.3f} s = {h_rate:11,.0f} /s")
         print(f"  window drawing (worker+GUI)   {g_steps:8d} {unit} in {g_sec:7.3f} s = {g_rate:11,.0f} /s")
-        print(f"  throughput with the window / headless: {g_rate / h_rate:.2f} (target >= 0.80); per round: "
-              + ", ".join(f"{r:.2f}" for r in ratios))
-        print(f"  GUI event loop while runs draw: 10 ms timer, {late.size} ticks, lateness median "
-              f"{np.median(late) if late.size else float('nan'):.1f} ms, 99th percentile {p99:.1f} ms "
-              f"(target < 50 ms); with the resets: 99th percentile "
-              f"{np.percentile(late_all, 99) if late_all.size else float('nan'):.1f} ms")
+        print(
+            f"  throughput with the window / headless: {g_rate / h_rate:.2f} (target >= 0.80); per round: "
+            + ", ".join(f"{r:.2f}" for r in ratios)
+        )
+        print(
+            f"  GUI event loop while runs draw: 10 ms timer, {late.size} ticks, lateness median "
+            f"{np.median(late) if late.size else float('nan'):.1f} ms, 99th percentile {p99:.1f} ms "
+            f"(target < 50 ms); with the resets: 99th percentile "
+            f"{np.percentile(late_all, 99) if late_all.size else float('nan'):.1f} ms"
+        )
         if g_steps != h_steps:
             print(f"  note: iteration counts differ ({g_steps} vs {h_steps}): the runs were not identical")
     if window is not None:

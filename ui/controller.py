@@ -30,8 +30,16 @@ from .worker import SolverWorker, WorkerState
 __all__ = ["Controller", "SPEEDS", "check_puzzle"]
 
 #: Speed choices (label, iterations per second; None = as fast as possible).
-SPEEDS = (("1 step/s", 1.0), ("2 steps/s", 2.0), ("5 steps/s", 5.0), ("10 steps/s", 10.0),
-          ("30 steps/s", 30.0), ("100 steps/s", 100.0), ("1000 steps/s", 1000.0), ("as fast as possible", None))
+SPEEDS = (
+    ("1 step/s", 1.0),
+    ("2 steps/s", 2.0),
+    ("5 steps/s", 5.0),
+    ("10 steps/s", 10.0),
+    ("30 steps/s", 30.0),
+    ("100 steps/s", 100.0),
+    ("1000 steps/s", 1000.0),
+    ("as fast as possible", None),
+)
 
 
 def check_puzzle(puzzle: Puzzle) -> tuple[np.ndarray | None, bool]:
@@ -171,8 +179,12 @@ class Controller(QObject):
             return False
         self._set_checking(puzzle)
         self.message.emit(f"Checking {puzzle.name or 'the puzzle'}...")
-        self._jobs.submit("check", lambda: check_puzzle(puzzle), lambda result: self._checked(puzzle, *result),
-                          lambda exc: self._check_failed(puzzle, exc))
+        self._jobs.submit(
+            "check",
+            lambda: check_puzzle(puzzle),
+            lambda result: self._checked(puzzle, *result),
+            lambda exc: self._check_failed(puzzle, exc),
+        )
         return True
 
     def cancel_check(self) -> None:
@@ -194,8 +206,7 @@ class Controller(QObject):
         self.puzzle = puzzle
         self.puzzleChanged.emit(puzzle)
         what = "several solutions" if several else "a unique solution"
-        self.message.emit(f"Loaded {puzzle.name or 'puzzle'}: {puzzle.N}x{puzzle.N}, {puzzle.n_givens} givens, "
-                          f"{what}")
+        self.message.emit(f"Loaded {puzzle.name or 'puzzle'}: {puzzle.N}x{puzzle.N}, {puzzle.n_givens} givens, {what}")
         self.reset()
 
     def _check_failed(self, puzzle: Puzzle, exc: BaseException) -> None:
@@ -307,5 +318,3 @@ class Controller(QObject):
         elif was == WorkerState.COMPILING:
             self.message.emit("Ready: press Run (Space) or Step (Right)")
         self.stateChanged.emit(state)
-
-

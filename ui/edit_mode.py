@@ -35,8 +35,15 @@ class EditMode(QObject):
         Called after leaving: the window shows the loaded puzzle and its run again.
     """
 
-    def __init__(self, controller: Controller, board: BoardView, panel: PuzzlePanel, show_message, after_leave,
-                 parent: QObject | None = None):
+    def __init__(
+        self,
+        controller: Controller,
+        board: BoardView,
+        panel: PuzzlePanel,
+        show_message,
+        after_leave,
+        parent: QObject | None = None,
+    ):
         super().__init__(parent)
         self.controller = controller
         self.board = board

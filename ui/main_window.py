@@ -96,10 +96,19 @@ class MainWindow(QMainWindow):
         self.speed_box, self.seed_box, self.random_seed = tb.speed_box, tb.seed_box, tb.random_seed
         bp = self.board_panel
         self.show_best, self.show_pencil, self.show_diff = bp.show_best, bp.show_pencil, bp.show_diff
-        self.show_conflicts, self.show_shading, self.overlay_toggles = bp.show_conflicts, bp.show_shading, \
-            bp.overlay_toggles
-        self.edit_mode = EditMode(self.controller, self.board, self.puzzle_panel,
-                                  lambda text: self.statusBar().showMessage(text, 10000), self._restore_board, self)
+        self.show_conflicts, self.show_shading, self.overlay_toggles = (
+            bp.show_conflicts,
+            bp.show_shading,
+            bp.overlay_toggles,
+        )
+        self.edit_mode = EditMode(
+            self.controller,
+            self.board,
+            self.puzzle_panel,
+            lambda text: self.statusBar().showMessage(text, 10000),
+            self._restore_board,
+            self,
+        )
         self._build_menus()
         self._build_status_bar()
         self._connect()
@@ -150,8 +159,9 @@ class MainWindow(QMainWindow):
         side = [self.puzzle_dock, self.algo_dock]
         self.resizeDocks(side, [min(330, max(250, w // 4))] * 2, Qt.Horizontal)
         self.resizeDocks(side, [380, 560], Qt.Vertical)
-        right = [d for d in self.view_docks.values()
-                 if self.dockWidgetArea(d) == Qt.RightDockWidgetArea and not d.isHidden()]
+        right = [
+            d for d in self.view_docks.values() if self.dockWidgetArea(d) == Qt.RightDockWidgetArea and not d.isHidden()
+        ]
         if right:
             self.resizeDocks(right[:1], [min(470, max(300, w // 3))], Qt.Horizontal)
         bottom = self.view_host.bottom_docks()
@@ -164,8 +174,13 @@ class MainWindow(QMainWindow):
         self.act_open = make_action(self, "Open puzzle...", "Ctrl+O", lambda: self.puzzle_panel.open_file())
         self.act_paste = make_action(self, "Paste puzzle", "Ctrl+Shift+V", lambda: self.puzzle_panel.paste())
         self.act_edit = make_action(self, "Edit givens", "Ctrl+E", self.puzzle_panel.edit_button.toggle)
-        self.act_export = make_action(self, "Export figures...", "Ctrl+Shift+S", self.export_figures,
-                                      "Probability model and convergence as PDF/SVG/PNG (matplotlib)")
+        self.act_export = make_action(
+            self,
+            "Export figures...",
+            "Ctrl+Shift+S",
+            self.export_figures,
+            "Probability model and convergence as PDF/SVG/PNG (matplotlib)",
+        )
         self.act_quit = make_action(self, "Quit", "Ctrl+Q", self.close)
         for a in (self.act_open, self.act_paste, self.act_edit, self.act_export):
             f.addAction(a)
@@ -185,9 +200,15 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         sb = self.statusBar()
         self.status_labels = {}
-        for key, tip in (("puzzle", "puzzle check"), ("state", "solver state"), ("iteration", "iterations"),
-                         ("evaluations", "evaluations"), ("cost", "best cost"), ("rate", "iterations per second"),
-                         ("elapsed", "elapsed")):
+        for key, tip in (
+            ("puzzle", "puzzle check"),
+            ("state", "solver state"),
+            ("iteration", "iterations"),
+            ("evaluations", "evaluations"),
+            ("cost", "best cost"),
+            ("rate", "iterations per second"),
+            ("elapsed", "elapsed"),
+        ):
             lab = QLabel()
             lab.setToolTip(tip)
             lab.setMinimumWidth(90)
@@ -234,9 +255,13 @@ class MainWindow(QMainWindow):
 
     def _on_run_ended(self, reason: str) -> None:
         if reason in ("solved", "failed", "max_iterations", "max_seconds", "stopped"):
-            text = {"solved": "Solved!", "failed": "The solver gave up (its own stopping rule).",
-                    "max_iterations": "Iteration budget reached.", "max_seconds": "Time budget reached.",
-                    "stopped": "Stopped. Reset to start again."}[reason]
+            text = {
+                "solved": "Solved!",
+                "failed": "The solver gave up (its own stopping rule).",
+                "max_iterations": "Iteration budget reached.",
+                "max_seconds": "Time budget reached.",
+                "stopped": "Stopped. Reset to start again.",
+            }[reason]
             self.statusBar().showMessage(text, 10000)
 
     def _on_error(self, text: str) -> None:
@@ -330,8 +355,13 @@ class MainWindow(QMainWindow):
         its views one per event-loop turn, so "idle" alone does not mean the window shows the end.
         """
         c = self.controller
-        return (c.state == WorkerState.IDLE and c.latest is not None and not c.worker.has_new_frame()
-                and self._last_progress is c.latest and not self.view_host.pending())
+        return (
+            c.state == WorkerState.IDLE
+            and c.latest is not None
+            and not c.worker.has_new_frame()
+            and self._last_progress is c.latest
+            and not self.view_host.pending()
+        )
 
     def _set_status_fields(self, prog) -> None:
         L = self.status_labels
@@ -350,8 +380,15 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------- dialogs
     def shortcut_rows(self) -> list[tuple[str, str]]:
-        acts = [*self.run_toolbar.actions_in_order(), self.act_open, self.act_paste, self.act_edit, self.act_export,
-                self.act_help, self.act_quit]
+        acts = [
+            *self.run_toolbar.actions_in_order(),
+            self.act_open,
+            self.act_paste,
+            self.act_edit,
+            self.act_export,
+            self.act_help,
+            self.act_quit,
+        ]
         return [(a.shortcut().toString(QKeySequence.NativeText), a.toolTip().split(" (")[0]) for a in acts]
 
     def show_shortcuts(self) -> QDialog:
@@ -378,9 +415,12 @@ class MainWindow(QMainWindow):
         return dlg
 
     def show_about(self) -> None:
-        QMessageBox.about(self, "About Sudoku Lab",
-                          f"Sudoku Lab {__version__}<br>How stochastic search solves Sudoku: RESEDA and friends, "
-                          "live. The algorithms and their papers are described in docs/algorithms.md.")
+        QMessageBox.about(
+            self,
+            "About Sudoku Lab",
+            f"Sudoku Lab {__version__}<br>How stochastic search solves Sudoku: RESEDA and friends, "
+            "live. The algorithms and their papers are described in docs/algorithms.md.",
+        )
 
     def export_figures(self, directory: str | None = None) -> list[Path]:
         """Render every probability layer and the convergence curves with matplotlib (PDF/SVG/PNG)."""
@@ -390,8 +430,12 @@ class MainWindow(QMainWindow):
         if prog is None:
             return []
         if directory is None:
-            path, _ = QFileDialog.getSaveFileName(self, "Export figures (a suffix per figure is added)",
-                                                  "sudoku-lab.pdf", "PDF (*.pdf);;SVG (*.svg);;PNG (*.png)")
+            path, _ = QFileDialog.getSaveFileName(
+                self,
+                "Export figures (a suffix per figure is added)",
+                "sudoku-lab.pdf",
+                "PDF (*.pdf);;SVG (*.svg);;PNG (*.png)",
+            )
             if not path:
                 return []
             base = Path(path)
@@ -428,8 +472,10 @@ class MainWindow(QMainWindow):
         size = PREFERRED_SIZE.boundedTo(area.size() - extra)
         self.resize(size)
         size = self.size()  # no smaller than the window's minimum size
-        self.move(area.x() + max(0, (area.width() - size.width() - extra.width()) // 2),
-                  area.y() + max(0, (area.height() - size.height() - extra.height()) // 2))
+        self.move(
+            area.x() + max(0, (area.width() - size.width() - extra.width()) // 2),
+            area.y() + max(0, (area.height() - size.height() - extra.height()) // 2),
+        )
 
     def keep_on_screen(self, available: QRect | None = None) -> None:
         """Shrink and move the window back inside ``available`` (default: its screen's) where it sticks out.

@@ -37,9 +37,17 @@ import numpy as np
 
 from sudoku_lab._registry import UI_PLUGIN_GROUP, Registry
 
-
-__all__ = ["OverlaySpec", "OverlayCanvas", "register_overlay", "unregister_overlay", "overlays", "overlay_for",
-           "domain_masks", "MARGIN_SIDES", "count_colour"]
+__all__ = [
+    "OverlaySpec",
+    "OverlayCanvas",
+    "register_overlay",
+    "unregister_overlay",
+    "overlays",
+    "overlay_for",
+    "domain_masks",
+    "MARGIN_SIDES",
+    "count_colour",
+]
 
 
 @dataclass(frozen=True)
@@ -190,7 +198,6 @@ class OverlayCanvas:
         p = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         self.links[name] = (p[((p >= 0) & (p < self.C)).all(axis=1)], color)
 
-
     def margin(self, side: str, index: int, text: str, color=None) -> None:
         """Write a short ``text`` in the board's margin beside row (left, right) or column (top, bottom) ``index``.
 
@@ -241,19 +248,34 @@ def _draw_unit_counts(canvas: OverlayCanvas, name, value, snapshot) -> None:
             canvas.margin(side, i, str(int(v)), count_colour(v))
 
 
-register_overlay(OverlaySpec("probability", _draw_probability, "Shading",
-                             "Shade each cell by max_k p[cell, k] (solvers with a probability model)", False))
-register_overlay(OverlaySpec("cells", _draw_cells, "Cells",
-                             "Outline the cells a solver marks (a restart zone, tabu cells...)"))
-register_overlay(OverlaySpec("cell_pairs", _draw_pairs, "Pairs",
-                             "Link the two cells of each pair a solver marks (a swap)"))
-register_overlay(OverlaySpec("struck", _draw_struck, "Struck out",
-                             "Candidates the solver struck out, crossed in the pencil marks"))
-register_overlay(OverlaySpec("domains", _draw_domains, "Domains",
-                             "The solver's own candidates as pencil marks"))
-register_overlay(OverlaySpec("unit_counts", _draw_unit_counts, "Unit counts",
-                             "A count per row (right margin) and per column (bottom margin), e.g. clashes; "
-                             "0 in grey, larger counts in stronger colours"))
+register_overlay(
+    OverlaySpec(
+        "probability",
+        _draw_probability,
+        "Shading",
+        "Shade each cell by max_k p[cell, k] (solvers with a probability model)",
+        False,
+    )
+)
+register_overlay(
+    OverlaySpec("cells", _draw_cells, "Cells", "Outline the cells a solver marks (a restart zone, tabu cells...)")
+)
+register_overlay(
+    OverlaySpec("cell_pairs", _draw_pairs, "Pairs", "Link the two cells of each pair a solver marks (a swap)")
+)
+register_overlay(
+    OverlaySpec("struck", _draw_struck, "Struck out", "Candidates the solver struck out, crossed in the pencil marks")
+)
+register_overlay(OverlaySpec("domains", _draw_domains, "Domains", "The solver's own candidates as pencil marks"))
+register_overlay(
+    OverlaySpec(
+        "unit_counts",
+        _draw_unit_counts,
+        "Unit counts",
+        "A count per row (right margin) and per column (bottom margin), e.g. clashes; "
+        "0 in grey, larger counts in stronger colours",
+    )
+)
 
 
 _OWN_REGISTERED = True

@@ -34,8 +34,7 @@ _SLIDER_STEPS = 1000
 def _tooltip(p: Param) -> str:
     live = f"Applies: {p.when}." if p.live else "Needs a reset to apply."
     paper = f" ({p.paper})" if p.paper else ""
-    return (f"<b>{p.name}</b>{paper}<br>{p.help}<br><br>Default: {p.default}. Allowed: {p.range_text()}. "
-            f"{live}")
+    return f"<b>{p.name}</b>{paper}<br>{p.help}<br><br>Default: {p.default}. Allowed: {p.range_text()}. {live}"
 
 
 class ParamsPanel(QWidget):
@@ -98,8 +97,10 @@ class ParamsPanel(QWidget):
             w.currentTextChanged.connect(lambda v, name=p.name: self._emit(name, v))
         elif p.kind == "int":
             w = QSpinBox()
-            w.setRange(int(p.low if p.low is not None else -(2**31)) + (1 if p.low_open else 0),
-                       int(min(p.high if p.high is not None else 2**31 - 1, 2**31 - 1)) - (1 if p.high_open else 0))
+            w.setRange(
+                int(p.low if p.low is not None else -(2**31)) + (1 if p.low_open else 0),
+                int(min(p.high if p.high is not None else 2**31 - 1, 2**31 - 1)) - (1 if p.high_open else 0),
+            )
             w.setKeyboardTracking(False)  # typing "150" must not apply 1 and 15 first
             w.valueChanged.connect(lambda v, name=p.name: self._emit(name, int(v)))
         else:

@@ -38,7 +38,7 @@ _HEADERS = {"difficulty": "qqwing"}  # short: the names need the width
 _HEADER_TIPS = {
     "level": "The level the puzzle's source gives it (a paper, a collection)",
     "difficulty": "Debian qqwing's rating (simple, easy, intermediate, expert), from the techniques its solver "
-                  "needs; not the source's own level, which can differ",
+    "needs; not the source's own level, which can differ",
 }
 
 
@@ -100,8 +100,9 @@ class PuzzlePanel(QWidget):
         self.paste_button = QPushButton("Paste")
         self.edit_button = QPushButton("Edit givens")
         self.edit_button.setCheckable(True)
-        self.edit_button.setToolTip("Type digits into the board (0, . or Delete clears); leave edit mode to use "
-                                    "the puzzle")
+        self.edit_button.setToolTip(
+            "Type digits into the board (0, . or Delete clears); leave edit mode to use the puzzle"
+        )
         for b in (self.open_button, self.paste_button, self.edit_button):
             buttons.addWidget(b)
         lay.addLayout(buttons)
@@ -143,8 +144,7 @@ class PuzzlePanel(QWidget):
             if level and "givens_percent" in meta and not meta.get("level"):
                 level = f"{level} % givens"
             rating = meta.get("qqwing_difficulty", "")
-            items = [QStandardItem(p.name or f"#{i + 1}"), QStandardItem(), QStandardItem(level),
-                     QStandardItem(rating)]
+            items = [QStandardItem(p.name or f"#{i + 1}"), QStandardItem(), QStandardItem(level), QStandardItem(rating)]
             if rating:
                 items[3].setToolTip(f"qqwing rates it {rating}")
             items[0].setToolTip(f"{p.name}\n{meta.get('source', '')}".strip())
@@ -175,8 +175,9 @@ class PuzzlePanel(QWidget):
     # --------------------------------------------------------- other inputs
     def open_file(self, path: str | None = None) -> None:
         if not path:
-            path, _ = QFileDialog.getOpenFileName(self, "Open puzzle", "", "Puzzles (*.txt *.sdk *.ss *.csv *.sdm);;"
-                                                  "All files (*)")
+            path, _ = QFileDialog.getOpenFileName(
+                self, "Open puzzle", "", "Puzzles (*.txt *.sdk *.ss *.csv *.sdm);;All files (*)"
+            )
             if not path:
                 return
         try:

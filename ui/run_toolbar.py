@@ -43,8 +43,9 @@ class RunToolbar(QToolBar):
         self.setToolButtonStyle(Qt.ToolButtonTextOnly)
         self.act_run = make_action(window, "Run", "Space", self._toggle_run, "Run or pause")
         self.act_step = make_action(window, "Step 1", "Right", lambda: c.step(1), "One iteration")
-        self.act_step_n = make_action(window, "Step N", "Shift+Right", lambda: c.step(self.step_n.value()),
-                                      "N iterations (N in the box)")
+        self.act_step_n = make_action(
+            window, "Step N", "Shift+Right", lambda: c.step(self.step_n.value()), "N iterations (N in the box)"
+        )
         self.act_stop = make_action(window, "Stop", "Esc", c.stop, "End this run (Reset to start again)")
         self.act_reset = make_action(window, "Reset", "Ctrl+R", c.reset, "Start again from the puzzle with the seed")
         self.addAction(self.act_run)

@@ -131,8 +131,16 @@ def take(app, out: Path, shot: Shot, timeout: float = 3600) -> Path:
         _set_param(win, name, value)
     win.seed_box.setValue(shot.seed)
     want = {**win.controller.current_params(), **shot.params}
-    _pump(app, lambda: _ready(win) and win.controller.latest.snapshot.params == want
-          and win.controller.latest.snapshot.iteration == 0, 60, "reset")
+    _pump(
+        app,
+        lambda: (
+            _ready(win)
+            and win.controller.latest.snapshot.params == want
+            and win.controller.latest.snapshot.iteration == 0
+        ),
+        60,
+        "reset",
+    )
     for role in shot.toggles:
         win.overlay_toggles[role].setChecked(True)
     win.until_box.setCurrentIndex(1)  # for N iterations
@@ -144,8 +152,11 @@ def take(app, out: Path, shot: Shot, timeout: float = 3600) -> Path:
 
             def finished(at=at) -> bool:  # a short run may end before a "running" state is ever seen
                 latest = win.controller.latest
-                return (win.controller.state != "running" and latest is not None
-                        and (latest.snapshot.iteration >= at or latest.snapshot.done))
+                return (
+                    win.controller.state != "running"
+                    and latest is not None
+                    and (latest.snapshot.iteration >= at or latest.snapshot.done)
+                )
 
             _pump(app, finished, timeout, f"{at} iterations")
             done = at
@@ -178,8 +189,12 @@ def short_run(app, out: Path) -> Path:
     _pump(app, lambda: _ready(win) and win.controller.latest.snapshot.params["beta"] == 0.6, 60, "reset")
     win.step_n.setValue(180)
     win.act_step_n.trigger()
-    _pump(app, lambda: win.controller.latest.snapshot.iteration >= 180 or win.controller.latest.snapshot.done,
-          300, "180 steps")
+    _pump(
+        app,
+        lambda: win.controller.latest.snapshot.iteration >= 180 or win.controller.latest.snapshot.done,
+        300,
+        "180 steps",
+    )
     _pump(app, lambda: win.controller.state != "running", 60, "the end of the steps")
     _settle(app)
     path = out / "screenshot-reseda.png"
@@ -198,8 +213,7 @@ def long_run(app, out: Path, steps: int) -> Path:
     _pump(app, lambda: _ready(win), 300, "ready")
     win.params_panel.spin_box("restart").setCurrentText("partial+full")
     win.seed_box.setValue(7)
-    _pump(app, lambda: _ready(win) and win.controller.latest.snapshot.params["restart"] == "partial+full", 60,
-          "reset")
+    _pump(app, lambda: _ready(win) and win.controller.latest.snapshot.params["restart"] == "partial+full", 60, "reset")
     win.until_box.setCurrentIndex(1)  # for N iterations
     win.until_value.setValue(steps)
     win.act_run.trigger()
@@ -214,12 +228,20 @@ def long_run(app, out: Path, steps: int) -> Path:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sudoku_lab_ui.screenshots", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python -m sudoku_lab_ui.screenshots",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     ap.add_argument("out", help="folder for the PNG files (docs/ for the README's)")
     ap.add_argument("--long-steps", type=int, default=32_000, help="EDA steps of the long run (default 32000)")
-    ap.add_argument("--only", action="append", default=[], metavar="NAME",
-                    help="remake only this screenshot (repeatable): reseda, long-run or a solver shot's stem")
+    ap.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="remake only this screenshot (repeatable): reseda, long-run or a solver shot's stem",
+    )
     args = ap.parse_args(argv)
     out = Path(args.out)
     if not out.is_dir():
@@ -232,8 +254,11 @@ def main(argv=None) -> int:
     jobs += [(Path(s.file).stem.removeprefix("screenshot-"), lambda s=s: take(app, out, s)) for s in shots()]
     unknown = set(args.only) - {name for name, _ in jobs}
     if unknown:
-        print(f"sudoku-lab: error: no screenshot named {', '.join(sorted(unknown))}; choose from "
-              f"{', '.join(name for name, _ in jobs)}", file=sys.stderr)
+        print(
+            f"sudoku-lab: error: no screenshot named {', '.join(sorted(unknown))}; choose from "
+            f"{', '.join(name for name, _ in jobs)}",
+            file=sys.stderr,
+        )
         return 2
     for name, job in jobs:
         if not args.only or name in args.only:

@@ -296,8 +296,11 @@ class ViewHost(QObject):
 
     def _stale_shown(self) -> list[str]:
         """Views on screen (they apply and are visible) that have not drawn the latest frame."""
-        return [key for key, stale in self._stale.items()
-                if stale and self._applies.get(key, True) and self.views[key].isVisible()]
+        return [
+            key
+            for key, stale in self._stale.items()
+            if stale and self._applies.get(key, True) and self.views[key].isVisible()
+        ]
 
     def raise_solver_views(self) -> None:
         """Bring the views chosen by the solver's declarations (a required role or an own ``applies``) to the
@@ -312,5 +315,8 @@ class ViewHost(QObject):
 
     def bottom_docks(self) -> list[QDockWidget]:
         """Visible docks of the bottom area (the window gives them a modest height)."""
-        return [d for k, d in self.docks.items()
-                if self.window.dockWidgetArea(d) == Qt.BottomDockWidgetArea and not d.isHidden()]
+        return [
+            d
+            for k, d in self.docks.items()
+            if self.window.dockWidgetArea(d) == Qt.BottomDockWidgetArea and not d.isHidden()
+        ]

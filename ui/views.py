@@ -78,8 +78,9 @@ class ViewSpec:
         object.__setattr__(self, "_every", self.applies is None)
         if self.applies is None:
             role = self.requires_role
-            object.__setattr__(self, "applies",
-                               (lambda cls: bool(cls.layers_with_role(role))) if role else (lambda cls: True))
+            object.__setattr__(
+                self, "applies", (lambda cls: bool(cls.layers_with_role(role))) if role else (lambda cls: True)
+            )
 
 
 #: False until this module's own built-ins are registered (at its end); then ui/solver_views may load.
@@ -218,8 +219,10 @@ class AC3View(_RoleView, AC3Player):
         self.source = QComboBox()
         self.source.setObjectName("ac3_source")
         self.source.addItems(["the puzzle's AC3", "the solver's latest iteration"])
-        self.source.setToolTip("Replay AC3 on the puzzle's givens, or the propagation the solver ran in its "
-                               "latest iteration (solvers that run AC3 themselves)")
+        self.source.setToolTip(
+            "Replay AC3 on the puzzle's givens, or the propagation the solver ran in its "
+            "latest iteration (solvers that run AC3 themselves)"
+        )
         self.source.setEnabled(False)
         self.source.currentIndexChanged.connect(self._source_changed)
         self.side_layout.insertWidget(0, self.source)
@@ -255,8 +258,9 @@ class AC3View(_RoleView, AC3Player):
             return
         hidden = self.hidden_singles.isChecked()
         self.counters.setText("running AC3...")
-        self._jobs.submit("ac3", lambda: ac3(puzzle, hidden_singles=hidden),
-                          lambda result: self.set_puzzle(puzzle, result))
+        self._jobs.submit(
+            "ac3", lambda: ac3(puzzle, hidden_singles=hidden), lambda result: self.set_puzzle(puzzle, result)
+        )
 
     def on_progress(self, prog) -> None:
         s = prog.snapshot
@@ -269,8 +273,11 @@ class AC3View(_RoleView, AC3Player):
         if result is None or result is self.result:
             return
         it = s.layers.get(f"{self._layer}_iteration")
-        where = "prefilter (before the first iteration)" if it == 0 else (
-            f"{cls.iteration_name} {it}" if it is not None else f"the latest {cls.iteration_name}")
+        where = (
+            "prefilter (before the first iteration)"
+            if it == 0
+            else (f"{cls.iteration_name} {it}" if it is not None else f"the latest {cls.iteration_name}")
+        )
         self.set_puzzle(s.puzzle, result, caption=f"{cls.title}: AC3 {'of ' * (it != 0)}{where}")
         self.show_end()
 
@@ -333,7 +340,7 @@ class RunsView(_RoleView, QWidget):
         green = QBrush(QColor(Qt.darkGreen))
         fit = self._shown < self.FIT_ROWS
         self.table.setUpdatesEnabled(False)
-        for rec in rows[self._shown:]:
+        for rec in rows[self._shown :]:
             r = self.table.rowCount()
             self.table.insertRow(r)
             solved = rec.get("outcome") == "solved"
@@ -352,10 +359,25 @@ class RunsView(_RoleView, QWidget):
 
 
 register_view(ViewSpec("convergence", "Convergence", ConvergenceView, area=Qt.BottomDockWidgetArea))
-register_view(ViewSpec("probability", "Probability model", ProbabilityModelView, area=Qt.RightDockWidgetArea,
-                       requires_role="probability"))
-register_view(ViewSpec("runs", "Runs and restarts", RunsView, area=Qt.BottomDockWidgetArea,
-                       requires_role="runs", tab_with="convergence"))
+register_view(
+    ViewSpec(
+        "probability",
+        "Probability model",
+        ProbabilityModelView,
+        area=Qt.RightDockWidgetArea,
+        requires_role="probability",
+    )
+)
+register_view(
+    ViewSpec(
+        "runs",
+        "Runs and restarts",
+        RunsView,
+        area=Qt.BottomDockWidgetArea,
+        requires_role="runs",
+        tab_with="convergence",
+    )
+)
 register_view(ViewSpec("ac3", "AC3 propagation", AC3View, area=Qt.RightDockWidgetArea, tab_with="probability"))
 
 

@@ -38,8 +38,7 @@ def warm_up(names, progress=None) -> None:
         ``progress(text)``: before each item, which it loads (or compiles), and each time a kernel starts
         compiling (a cold cache), which one.
     """
-    from sudoku_lab.warmup import UNCACHED
-    from sudoku_lab.warmup import warm_up as warm
+    from sudoku_lab.warmup import UNCACHED, warm_up as warm
 
     def report(done, total, name):
         if progress is not None and name is not None:
@@ -177,8 +176,9 @@ class SolverWorker(QObject):
                 self.error.emit(str(e))
                 self._set_state(WorkerState.IDLE if self.solver is not None else WorkerState.STOPPED)
             except Exception as e:  # a bug must become a message box, never a frozen window
-                line = internal_error_message(e, f"solver thread, {cmd.kind} command, solver "
-                                              f"{getattr(self.solver, 'name', None)!r}")
+                line = internal_error_message(
+                    e, f"solver thread, {cmd.kind} command, solver {getattr(self.solver, 'name', None)!r}"
+                )
                 self.error.emit(f"The solver thread stopped: {line}")
                 self._set_state(WorkerState.STOPPED)
 
@@ -253,9 +253,16 @@ class SolverWorker(QObject):
         """Step under ``term`` (Run, or Step N unthrottled), publishing progress until it ends or is interrupted."""
         self._set_state(WorkerState.RUNNING)
         last = None
-        for last in loop.iterate(self.solver, term, min_interval=1 / 30, should_stop=self._should_stop,
-                                 before_chunk=self._apply_params, max_rate=self._rate if throttle else None,
-                                 wait=self._interrupt.wait, chunk=self._chunk.get(self.solver.name, 1)):
+        for last in loop.iterate(
+            self.solver,
+            term,
+            min_interval=1 / 30,
+            should_stop=self._should_stop,
+            before_chunk=self._apply_params,
+            max_rate=self._rate if throttle else None,
+            wait=self._interrupt.wait,
+            chunk=self._chunk.get(self.solver.name, 1),
+        ):
             if last.done or last.snapshot.iteration != self._published_iteration:
                 # A run's first progress repeats the frame on screen (the reset or the pause): the GUI
                 # would redraw a plot for nothing at the start of every run, which costs short runs.

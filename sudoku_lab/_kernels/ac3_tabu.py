@@ -174,8 +174,27 @@ def reset_open(dom, peers, full, single):
 
 
 @jit
-def make_candidate(S, cand, pre, prefilled, tabu_mask, peers, units, hidden, p_drop, drop, dead, restart, drops,
-                   cum, single, log, pops, acnt, rng):
+def make_candidate(
+    S,
+    cand,
+    pre,
+    prefilled,
+    tabu_mask,
+    peers,
+    units,
+    hidden,
+    p_drop,
+    drop,
+    dead,
+    restart,
+    drops,
+    cum,
+    single,
+    log,
+    pops,
+    acnt,
+    rng,
+):
     """Build one candidate from the state ``S`` into ``cand``.
 
     Parameters
@@ -331,9 +350,34 @@ def make_candidate(S, cand, pre, prefilled, tabu_mask, peers, units, hidden, p_d
 
 
 @jit
-def run_iterations(S, pre, prefilled, best_grid, tabu, tabu_mask, cands, cand_drops, counters, trace, events,
-                   iparams, fparams, peers, units, cand, cand_pre, best, best_pre, cum, single, log, pops, acnt,
-                   rng, n_iterations):
+def run_iterations(
+    S,
+    pre,
+    prefilled,
+    best_grid,
+    tabu,
+    tabu_mask,
+    cands,
+    cand_drops,
+    counters,
+    trace,
+    events,
+    iparams,
+    fparams,
+    peers,
+    units,
+    cand,
+    cand_pre,
+    best,
+    best_pre,
+    cum,
+    single,
+    log,
+    pops,
+    acnt,
+    rng,
+    n_iterations,
+):
     """Advance the search by up to ``n_iterations`` iterations.
 
     Parameters
@@ -423,8 +467,26 @@ def run_iterations(S, pre, prefilled, best_grid, tabu, tabu_mask, cands, cand_dr
         wiped = 0
         for i in range(L):
             cell, digit, n_drop, ok, tabu_choice = make_candidate(
-                S, cand, cand_pre, prefilled, tabu_mask, peers, units, hidden, p_drop, drop, dead, restart,
-                cand_drops[i], cum, single, log, pops, acnt, rng)
+                S,
+                cand,
+                cand_pre,
+                prefilled,
+                tabu_mask,
+                peers,
+                units,
+                hidden,
+                p_drop,
+                drop,
+                dead,
+                restart,
+                cand_drops[i],
+                cum,
+                single,
+                log,
+                pops,
+                acnt,
+                rng,
+            )
             cands[i, K_CELL] = cell
             cands[i, K_DIGIT] = digit
             cands[i, K_NDROP] = n_drop

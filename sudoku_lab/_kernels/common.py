@@ -59,10 +59,11 @@ def cache_key(folder: Path = _HERE) -> str:
 def _prune(root: Path, keep: Path) -> None:
     """Delete cache directories of old source versions under ``root`` (best effort)."""
     try:
-        others = sorted((d for d in root.iterdir() if d.is_dir() and d != keep), key=lambda d: d.stat().st_mtime,
-                        reverse=True)
+        others = sorted(
+            (d for d in root.iterdir() if d.is_dir() and d != keep), key=lambda d: d.stat().st_mtime, reverse=True
+        )
         day_ago = time.time() - 86400
-        for d in others[_KEEP_VERSIONS - 1:]:
+        for d in others[_KEEP_VERSIONS - 1 :]:
             if d.stat().st_mtime < day_ago:
                 shutil.rmtree(d, ignore_errors=True)
     except OSError:
@@ -72,8 +73,9 @@ def _prune(root: Path, keep: Path) -> None:
 def _choose_cache_dir() -> Path | None:
     key = cache_key()
     roots = []
-    if numba.config.CACHE_DIR:  # the user's NUMBA_CACHE_DIR
-        roots.append(Path(numba.config.CACHE_DIR))
+    # numba.config sets its settings as module attributes at run time: mypy cannot see CACHE_DIR.
+    if numba.config.CACHE_DIR:  # type: ignore[attr-defined]  # the user's NUMBA_CACHE_DIR
+        roots.append(Path(numba.config.CACHE_DIR))  # type: ignore[attr-defined]
     mine = user_dir("cache", "numba")
     if mine is not None:
         roots.append(mine)
@@ -92,11 +94,13 @@ def _choose_cache_dir() -> Path | None:
 #: Where compiled kernels are cached (None: no writable directory, no cache).
 CACHE_DIR = _choose_cache_dir()
 if CACHE_DIR is not None:
-    numba.config.CACHE_DIR = str(CACHE_DIR)
+    numba.config.CACHE_DIR = str(CACHE_DIR)  # type: ignore[attr-defined]  # set at run time, as above
 else:
-    sys.stderr.write("sudoku-lab: note: no writable cache directory (home and temporary directory are "
-                     "read-only), so kernels are compiled at every start; set NUMBA_CACHE_DIR to a writable "
-                     "directory to keep them\n")
+    sys.stderr.write(
+        "sudoku-lab: note: no writable cache directory (home and temporary directory are "
+        "read-only), so kernels are compiled at every start; set NUMBA_CACHE_DIR to a writable "
+        "directory to keep them\n"
+    )
 
 #: The one decorator for kernels: ``@jit`` on a plain function.
 jit = njit(cache=CACHE_DIR is not None, nogil=True)

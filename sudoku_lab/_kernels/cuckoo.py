@@ -72,7 +72,6 @@ LEVY_BETA = 1.5
 TRACE_WIDTH = 8
 
 
-
 @jit
 def take_child_row(child, r, N, dom, infeasible, new, best_grid, counters):
     """Put a crossover's child row ``r`` into ``new``, or apply the ``infeasible`` rule when it leaves the domains.
@@ -231,8 +230,9 @@ def build_nests(eggs, costs, start, stop, pre, units, row_free, row_nfree, row_a
     chosen = np.empty(N, dtype=np.int64)
     fallbacks = 0
     for k in range(start, stop):
-        fallbacks += build_egg(eggs[k], pre, N, row_free, row_nfree, row_avail, dom, node_limit, cand, ncand, idx,
-                               chosen, rng)
+        fallbacks += build_egg(
+            eggs[k], pre, N, row_free, row_nfree, row_avail, dom, node_limit, cand, ncand, idx, chosen, rng
+        )
         costs[k] = egg_cost(eggs[k], units, N)
     return fallbacks
 
@@ -395,8 +395,27 @@ def levy_swaps(sigma, cap, rng):
 
 
 @jit
-def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free, row_nfree, row_avail, mut_rows,
-                   n_mut, hist, counters, trace, iparams, fparams, rng, n_it):
+def run_iterations(
+    eggs,
+    costs,
+    best_grid,
+    abandoned,
+    pre,
+    dom,
+    units,
+    row_free,
+    row_nfree,
+    row_avail,
+    mut_rows,
+    n_mut,
+    hist,
+    counters,
+    trace,
+    iparams,
+    fparams,
+    rng,
+    n_it,
+):
     """Advance the cuckoo search by up to ``n_it`` iterations.
 
     Parameters
@@ -508,9 +527,13 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
                     if hi < lo:
                         lo, hi = hi, lo
                     if segment == SEG_BEST:
-                        pmx_row(best_grid[r * N:(r + 1) * N], eggs[i, r * N:(r + 1) * N], lo, hi, child, pos2, placed)
+                        pmx_row(
+                            best_grid[r * N : (r + 1) * N], eggs[i, r * N : (r + 1) * N], lo, hi, child, pos2, placed
+                        )
                     else:
-                        pmx_row(eggs[i, r * N:(r + 1) * N], best_grid[r * N:(r + 1) * N], lo, hi, child, pos2, placed)
+                        pmx_row(
+                            eggs[i, r * N : (r + 1) * N], best_grid[r * N : (r + 1) * N], lo, hi, child, pos2, placed
+                        )
                     take_child_row(child, r, N, dom, infeasible, new, best_grid, counters)
             else:
                 op = OP_SORTING
@@ -519,8 +542,15 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
                     for t in range(N):
                         u = rng.random()
                         mask[t] = 0 if u < cum1 else (1 if u < cum2 else 2)
-                    sorting_row(best_grid[r * N:(r + 1) * N], eggs[b, r * N:(r + 1) * N], eggs[i, r * N:(r + 1) * N],
-                                mask, child, x, pos)
+                    sorting_row(
+                        best_grid[r * N : (r + 1) * N],
+                        eggs[b, r * N : (r + 1) * N],
+                        eggs[i, r * N : (r + 1) * N],
+                        mask,
+                        child,
+                        x,
+                        pos,
+                    )
                     take_child_row(child, r, N, dom, infeasible, new, best_grid, counters)
             if rng.random() < p_mut:
                 mutated = 1
@@ -545,7 +575,7 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
                 b = j
         if abandon == ABANDON_WORST:  # mark the worst first: highest cost, then lowest index
             n_worst = min(int(pa * nests), nests - 1)
-            for t in range(n_worst):
+            for _t in range(n_worst):
                 w = -1
                 for k in range(nests):
                     if k != b and not abandoned[k] and (w < 0 or costs[k] > costs[w]):
@@ -554,9 +584,10 @@ def run_iterations(eggs, costs, best_grid, abandoned, pre, dom, units, row_free,
         for k in range(nests):
             if k == b:
                 continue
-            if (abandoned[k] if abandon == ABANDON_WORST else rng.random() < pa):
-                counters[C_FALLBACKS] += build_egg(eggs[k], pre, N, row_free, row_nfree, row_avail, dom, node_limit,
-                                                   cand, ncand, idx, chosen, rng)
+            if abandoned[k] if abandon == ABANDON_WORST else rng.random() < pa:
+                counters[C_FALLBACKS] += build_egg(
+                    eggs[k], pre, N, row_free, row_nfree, row_avail, dom, node_limit, cand, ncand, idx, chosen, rng
+                )
                 costs[k] = egg_cost(eggs[k], units, N)
                 abandoned[k] = True
                 counters[C_ABANDONED] += 1

@@ -198,8 +198,9 @@ def _locked_candidates(masks, weights, queue, n_queued, seg):
                         if np.int64(masks[cell]) & bits:
                             changed = 1
                             box = band + k if t == 0 else k * n + line // n
-                            n_queued = _strike_locked(masks, cell, bits, queue, n_queued, weights, t * N + line,
-                                                      2 * N + box)
+                            n_queued = _strike_locked(
+                                masks, cell, bits, queue, n_queued, weights, t * N + line, 2 * N + box
+                            )
                             if n_queued < 0:
                                 return -1, n_queued
         for band in range(0, N, n):
@@ -223,8 +224,9 @@ def _locked_candidates(masks, weights, queue, n_queued, seg):
                         if np.int64(masks[cell]) & bits:
                             changed = 1
                             box = band + k if t == 0 else k * n + band // n
-                            n_queued = _strike_locked(masks, cell, bits, queue, n_queued, weights, t * N + line,
-                                                      2 * N + box)
+                            n_queued = _strike_locked(
+                                masks, cell, bits, queue, n_queued, weights, t * N + line, 2 * N + box
+                            )
                             if n_queued < 0:
                                 return -1, n_queued
     return changed, n_queued

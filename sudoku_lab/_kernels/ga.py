@@ -125,7 +125,7 @@ def tournament(fit, size, rng):
     """
     P = fit.shape[0]
     w = int(rng.random() * P)
-    for t in range(1, size):
+    for _t in range(1, size):
         j = int(rng.random() * P)
         if fit[j] > fit[w]:
             w = j
@@ -296,8 +296,26 @@ def elites_of(fit, E, out):
 
 
 @jit
-def generation(pop, fit, rsc, csc, out, ofit, orsc, ocsc, n, box_free, box_nfree, mut_boxes, n_mut, units,
-               iparams, fparams, counters, rng):
+def generation(
+    pop,
+    fit,
+    rsc,
+    csc,
+    out,
+    ofit,
+    orsc,
+    ocsc,
+    n,
+    box_free,
+    box_nfree,
+    mut_boxes,
+    n_mut,
+    units,
+    iparams,
+    fparams,
+    counters,
+    rng,
+):
     """One generation: elites, then children by tournament, band crossover and mutation, all evaluated.
 
     Parameters
@@ -394,8 +412,30 @@ def population_stats(fit):
 
 
 @jit
-def run_generations(pop, fit, rsc, csc, out, ofit, orsc, ocsc, n, box_free, box_nfree, mut_boxes, n_mut, units,
-                    grid, best_grid, counters, trace, iparams, fparams, rng, n_gens):
+def run_generations(
+    pop,
+    fit,
+    rsc,
+    csc,
+    out,
+    ofit,
+    orsc,
+    ocsc,
+    n,
+    box_free,
+    box_nfree,
+    mut_boxes,
+    n_mut,
+    units,
+    grid,
+    best_grid,
+    counters,
+    trace,
+    iparams,
+    fparams,
+    rng,
+    n_gens,
+):
     """Advance the GA by up to ``n_gens`` generations.
 
     Parameters
@@ -430,8 +470,26 @@ def run_generations(pop, fit, rsc, csc, out, ofit, orsc, ocsc, n, box_free, box_
     for g in range(n_gens):
         if counters[C_ITERATION] >= budget:
             return g, BUDGET
-        generation(pop, fit, rsc, csc, out, ofit, orsc, ocsc, n, box_free, box_nfree, mut_boxes, n_mut, units,
-                   iparams, fparams, counters, rng)
+        generation(
+            pop,
+            fit,
+            rsc,
+            csc,
+            out,
+            ofit,
+            orsc,
+            ocsc,
+            n,
+            box_free,
+            box_nfree,
+            mut_boxes,
+            n_mut,
+            units,
+            iparams,
+            fparams,
+            counters,
+            rng,
+        )
         if same:
             pop[:] = out
             fit[:] = ofit

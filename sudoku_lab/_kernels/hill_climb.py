@@ -18,8 +18,6 @@ order documented on each function, so that the pure-Python twins in
 
 from __future__ import annotations
 
-import numpy as np
-
 from .common import jit, shuffle
 from .status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED  # noqa: F401
 
@@ -64,7 +62,6 @@ P_W1, P_W2 = 0, 1
 TRACE_WIDTH = 7
 
 
-
 @jit
 def given_clash(GR, GC, N, cell, d):
     """Givens holding digit ``d`` in ``cell``'s row plus those in its column (0, 1 or 2)."""
@@ -72,8 +69,9 @@ def given_clash(GR, GC, N, cell, d):
 
 
 @jit
-def initial_state(grid, base, box_free, box_nfree, box_missing, GR, GC, greedy, post_swap, random_order,
-                  digits, order, rng):
+def initial_state(
+    grid, base, box_free, box_nfree, box_missing, GR, GC, greedy, post_swap, random_order, digits, order, rng
+):
     """Fill the free cells so that every box is a permutation (paper 4.4, Figure 3).
 
     Parameters
@@ -197,8 +195,7 @@ def swap_delta(grid, a, b, row_cnt, col_cnt, GR, GC):
         df1 += (row_cnt[ra, db] == 0) - (row_cnt[ra, da] == 1) + (row_cnt[rb, da] == 0) - (row_cnt[rb, db] == 1)
     if ca != cb:
         df1 += (col_cnt[ca, db] == 0) - (col_cnt[ca, da] == 1) + (col_cnt[cb, da] == 0) - (col_cnt[cb, db] == 1)
-    df2 = (GR[ra, db] + GC[ca, db] - GR[ra, da] - GC[ca, da]
-           + GR[rb, da] + GC[cb, da] - GR[rb, db] - GC[cb, db])
+    df2 = GR[ra, db] + GC[ca, db] - GR[ra, da] - GC[ca, da] + GR[rb, da] + GC[cb, da] - GR[rb, db] - GC[cb, db]
     return df1, df2
 
 
@@ -324,8 +321,9 @@ def queue_pop(q_grid, q_f1, q_f2, q_seq, counters, grid, w1, w2):
 
 
 @jit
-def push_sideways(grid, box_free, box_nfree, row_cnt, col_cnt, GR, GC, w1, w2, f1, f2,
-                  q_grid, q_f1, q_f2, q_seq, counters):
+def push_sideways(
+    grid, box_free, box_nfree, row_cnt, col_cnt, GR, GC, w1, w2, f1, f2, q_grid, q_f1, q_f2, q_seq, counters
+):
     """Queue every successor of a stuck state whose score equals its own (the plateau around it).
 
     Visited in :func:`best_swap`'s order; each is queued with :func:`queue_push`.
@@ -363,11 +361,39 @@ def _set_state(grid, base, row_cnt, col_cnt, GR, GC, best_grid, counters):
 
 
 @jit
-def start_run(grid, base, box_free, box_nfree, box_missing, GR, GC, row_cnt, col_cnt, best_grid, counters,
-              iparams, digits, order, rng):
+def start_run(
+    grid,
+    base,
+    box_free,
+    box_nfree,
+    box_missing,
+    GR,
+    GC,
+    row_cnt,
+    col_cnt,
+    best_grid,
+    counters,
+    iparams,
+    digits,
+    order,
+    rng,
+):
     """A new initial state (:func:`initial_state`), its scores, and the run counters reset."""
-    initial_state(grid, base, box_free, box_nfree, box_missing, GR, GC, iparams[P_GREEDY] != 0,
-                  iparams[P_POST_SWAP] != 0, iparams[P_RANDOM_ORDER] != 0, digits, order, rng)
+    initial_state(
+        grid,
+        base,
+        box_free,
+        box_nfree,
+        box_missing,
+        GR,
+        GC,
+        iparams[P_GREEDY] != 0,
+        iparams[P_POST_SWAP] != 0,
+        iparams[P_RANDOM_ORDER] != 0,
+        digits,
+        order,
+        rng,
+    )
     counters[C_RUN_START] = counters[C_ITERATION]
     counters[C_RUN_JUMPS] = 0
     counters[C_RUN_BEST] = 1 << 40
@@ -383,8 +409,31 @@ def start_run(grid, base, box_free, box_nfree, box_missing, GR, GC, row_cnt, col
 
 
 @jit
-def run_moves(grid, base, box_free, box_nfree, box_missing, GR, GC, row_cnt, col_cnt, best_grid,
-              q_grid, q_f1, q_f2, q_seq, counters, trace, events, iparams, fparams, digits, order, rng, n_moves):
+def run_moves(
+    grid,
+    base,
+    box_free,
+    box_nfree,
+    box_missing,
+    GR,
+    GC,
+    row_cnt,
+    col_cnt,
+    best_grid,
+    q_grid,
+    q_f1,
+    q_f2,
+    q_seq,
+    counters,
+    trace,
+    events,
+    iparams,
+    fparams,
+    digits,
+    order,
+    rng,
+    n_moves,
+):
     """Advance the search by up to ``n_moves`` moves.
 
     Parameters
@@ -440,8 +489,9 @@ def run_moves(grid, base, box_free, box_nfree, box_missing, GR, GC, row_cnt, col
     random_ties = iparams[P_RANDOM_TIES] != 0
     n_ev = 0
     for s in range(n_moves):
-        a, b, delta, df1, df2, evaluated = best_swap(grid, box_free, box_nfree, row_cnt, col_cnt, GR, GC, w1, w2,
-                                                     random_ties, rng)
+        a, b, delta, df1, df2, evaluated = best_swap(
+            grid, box_free, box_nfree, row_cnt, col_cnt, GR, GC, w1, w2, random_ties, rng
+        )
         counters[C_ITERATION] += 1
         counters[C_EVALUATIONS] += evaluated
         if a >= 0 and delta > 0.0:
@@ -469,8 +519,24 @@ def run_moves(grid, base, box_free, box_nfree, box_missing, GR, GC, row_cnt, col
             reason = WHY_PLATEAU
             if counters[C_STUCK_COUNT] < plateau:
                 if a >= 0:
-                    push_sideways(grid, box_free, box_nfree, row_cnt, col_cnt, GR, GC, w1, w2, f1, f2,
-                                  q_grid, q_f1, q_f2, q_seq, counters)
+                    push_sideways(
+                        grid,
+                        box_free,
+                        box_nfree,
+                        row_cnt,
+                        col_cnt,
+                        GR,
+                        GC,
+                        w1,
+                        w2,
+                        f1,
+                        f2,
+                        q_grid,
+                        q_f1,
+                        q_f2,
+                        q_seq,
+                        counters,
+                    )
                 jumped = queue_pop(q_grid, q_f1, q_f2, q_seq, counters, grid, w1, w2)
                 reason = WHY_EMPTY
             row = events[n_ev]
@@ -488,8 +554,23 @@ def run_moves(grid, base, box_free, box_nfree, box_missing, GR, GC, row_cnt, col
                 row[E_REASON] = 0
             else:
                 counters[C_RUN] += 1
-                start_run(grid, base, box_free, box_nfree, box_missing, GR, GC, row_cnt, col_cnt, best_grid,
-                          counters, iparams, digits, order, rng)
+                start_run(
+                    grid,
+                    base,
+                    box_free,
+                    box_nfree,
+                    box_missing,
+                    GR,
+                    GC,
+                    row_cnt,
+                    col_cnt,
+                    best_grid,
+                    counters,
+                    iparams,
+                    digits,
+                    order,
+                    rng,
+                )
                 row[E_KIND] = EV_RESTART
                 row[E_REASON] = reason
             row[E_QUEUE] = counters[C_QLEN]

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import jit
-from .common import popcount
+from .common import jit, popcount
 from .status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED  # noqa: F401
 
 # Update modes (the Python class maps names to these).
@@ -45,8 +44,24 @@ TRACE_WIDTH = 6
 
 
 @jit
-def sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_col, row0, col0, out, order,
-                  digits, rows, cols, cum, rng):
+def sample_scored(
+    M,
+    box_cells,
+    box_free,
+    box_nfree,
+    box_digits,
+    cell_row,
+    cell_col,
+    row0,
+    col0,
+    out,
+    order,
+    digits,
+    rows,
+    cols,
+    cum,
+    rng,
+):
     """One individual, a permutation per box drawn from that box's model, and its fitness.
 
     Parameters
@@ -251,8 +266,9 @@ def select(fitness, P, G, good, bad):
 
 
 @jit
-def update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, k, upper, mode, delta,
-                 bound=BOUND_RENORMALISE):
+def update_model(
+    M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, k, upper, mode, delta, bound=BOUND_RENORMALISE
+):
     """NB-COIN's reward (eq. 4) and punishment (eq. 5) of every free position, then clip and renormalise.
 
     Parameters
@@ -379,8 +395,29 @@ def cap_row(row, ok, upper):
 
 
 @jit
-def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base, units, pop, fitness,
-                    good, bad, best_grid, delta, counters, trace, iparams, fparams, order, rng, n_gen):
+def run_generations(
+    M,
+    allowed,
+    box_cells,
+    box_free,
+    box_nfree,
+    box_avail,
+    base,
+    units,
+    pop,
+    fitness,
+    good,
+    bad,
+    best_grid,
+    delta,
+    counters,
+    trace,
+    iparams,
+    fparams,
+    order,
+    rng,
+    n_gen,
+):
     """Advance NB-COIN by up to ``n_gen`` generations.
 
     Parameters
@@ -467,8 +504,24 @@ def run_generations(M, allowed, box_cells, box_free, box_nfree, box_avail, base,
         worst = optimum
         total = 0
         for q in range(P):
-            fq = sample_scored(M, box_cells, box_free, box_nfree, box_digits, cell_row, cell_col, row0, col0, pop[q],
-                               uorder, digits, rows, cols, cum, rng)
+            fq = sample_scored(
+                M,
+                box_cells,
+                box_free,
+                box_nfree,
+                box_digits,
+                cell_row,
+                cell_col,
+                row0,
+                col0,
+                pop[q],
+                uorder,
+                digits,
+                rows,
+                cols,
+                cum,
+                rng,
+            )
             fitness[q] = fq
             total += fq
             if fq > fitness[best]:

@@ -395,9 +395,28 @@ def mean_entropy(p, free_cells):
 
 
 @jit
-def run_steps(p, free_cells, base, box_free, box_nfree, box_avail, units,
-              samples, costs, kept, grid, best_grid, counters, trace,
-              iparams, fparams, used, counts, rng, n_steps):
+def run_steps(
+    p,
+    free_cells,
+    base,
+    box_free,
+    box_nfree,
+    box_avail,
+    units,
+    samples,
+    costs,
+    kept,
+    grid,
+    best_grid,
+    counters,
+    trace,
+    iparams,
+    fparams,
+    used,
+    counts,
+    rng,
+    n_steps,
+):
     """Advance one RESEDA run by up to ``n_steps`` EDA steps.
 
     Parameters

@@ -30,8 +30,8 @@ import argparse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .._registry import Registry
 from .._checks import checked
+from .._registry import Registry
 
 __all__ = ["Benchmark", "register_benchmark", "benchmarks", "get_benchmark"]
 
@@ -70,8 +70,9 @@ class Benchmark:
         if not callable(self.run):
             raise TypeError(f"benchmark {self.name!r}: run must be callable, got {self.run!r}")
         if self.add_arguments is not None and not callable(self.add_arguments):
-            raise TypeError(f"benchmark {self.name!r}: add_arguments must be callable or None, "
-                            f"got {self.add_arguments!r}")
+            raise TypeError(
+                f"benchmark {self.name!r}: add_arguments must be callable or None, got {self.add_arguments!r}"
+            )
 
 
 def _origin(bench: Benchmark) -> str:
@@ -79,11 +80,18 @@ def _origin(bench: Benchmark) -> str:
 
 
 _REGISTRY: Registry[Benchmark] = Registry("benchmark", package=__name__, order=lambda b: b.name, origin=_origin)
+
+
 @checked
-def register_benchmark(name: str | Benchmark, help: str = "", *,
-                       add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
-                       run: Callable[[argparse.Namespace, Callable[[str], object]], int] | None = None,
-                       solver: str | None = None, description: str = "") -> Benchmark:
+def register_benchmark(
+    name: str | Benchmark,
+    help: str = "",
+    *,
+    add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+    run: Callable[[argparse.Namespace, Callable[[str], object]], int] | None = None,
+    solver: str | None = None,
+    description: str = "",
+) -> Benchmark:
     """Add a benchmark to ``sudoku-lab bench``.
 
     Parameters
@@ -109,8 +117,9 @@ def register_benchmark(name: str | Benchmark, help: str = "", *,
     else:
         if run is None:
             raise TypeError(f"benchmark {name!r} needs run=callable(args, out) -> int")
-        bench = Benchmark(name=name, help=help, add_arguments=add_arguments, run=run, solver=solver,
-                          description=description)
+        bench = Benchmark(
+            name=name, help=help, add_arguments=add_arguments, run=run, solver=solver, description=description
+        )
     return _REGISTRY.register(bench)
 
 

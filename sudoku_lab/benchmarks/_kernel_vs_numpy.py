@@ -28,13 +28,20 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from . import register_benchmark
-from ._timing import ratio, ratio_text
 from .._checks import checked
 from ..puzzle import Puzzle
+from . import register_benchmark
+from ._timing import ratio, ratio_text
 
-__all__ = ["Done", "KernelVsNumpy", "Flag", "kernel_vs_numpy", "reference_way", "register_kernel_benchmark",
-           "solver_way"]
+__all__ = [
+    "Done",
+    "KernelVsNumpy",
+    "Flag",
+    "kernel_vs_numpy",
+    "reference_way",
+    "register_kernel_benchmark",
+    "solver_way",
+]
 
 
 @checked
@@ -82,8 +89,12 @@ class KernelVsNumpy(NamedTuple):
 
     def as_dict(self, unit: str) -> dict:
         """``kernel_<unit>_per_second``, ``numpy_<unit>_per_second``, ``kernel_over_numpy`` and ``same_work``."""
-        return {f"kernel_{unit}_per_second": self.kernel_rate, f"numpy_{unit}_per_second": self.numpy_rate,
-                "kernel_over_numpy": self.ratio, "same_work": self.same_work}
+        return {
+            f"kernel_{unit}_per_second": self.kernel_rate,
+            f"numpy_{unit}_per_second": self.numpy_rate,
+            "kernel_over_numpy": self.ratio,
+            "same_work": self.same_work,
+        }
 
 
 def _seeds_text(seeds: Sequence[int]) -> str:
@@ -102,8 +113,9 @@ def _split(done: int | Done) -> tuple[int, Any]:
 
 
 @checked
-def solver_way(solver: str, puzzle: Puzzle, steps: int, params: Mapping[str, Any] | None = None,
-               setup_timed: bool = True) -> Callable[[int], Callable[[], Done]]:
+def solver_way(
+    solver: str, puzzle: Puzzle, steps: int, params: Mapping[str, Any] | None = None, setup_timed: bool = True
+) -> Callable[[int], Callable[[], Done]]:
     """The kernel's way for :func:`kernel_vs_numpy`: a registered solver stepped ``steps`` times from a seed.
 
     Parameters
@@ -132,6 +144,7 @@ def solver_way(solver: str, puzzle: Puzzle, steps: int, params: Mapping[str, Any
             return s
 
         if setup_timed:
+
             def run() -> Done:
                 s = start()
                 return Done(s.step(steps), s)
@@ -140,13 +153,21 @@ def solver_way(solver: str, puzzle: Puzzle, steps: int, params: Mapping[str, Any
 
             def run() -> Done:
                 return Done(ready.step(steps), ready)
+
         return run
+
     return prepare
 
 
 @checked
-def reference_way(reference: Callable[..., Any], puzzle: Puzzle, steps: int, advance: Callable[[Any], object],
-                  counter: str, setup_timed: bool = True) -> Callable[[int], Callable[[], Done]]:
+def reference_way(
+    reference: Callable[..., Any],
+    puzzle: Puzzle,
+    steps: int,
+    advance: Callable[[Any], object],
+    counter: str,
+    setup_timed: bool = True,
+) -> Callable[[int], Callable[[], Done]]:
     """The numpy reference's way for :func:`kernel_vs_numpy`: ``reference(puzzle, seed=seed)`` advanced to ``steps``.
 
     Parameters
@@ -168,6 +189,7 @@ def reference_way(reference: Callable[..., Any], puzzle: Puzzle, steps: int, adv
     callable
         ``prepare(seed) -> run``; ``run()`` returns ``Done(units done, the reference)``.
     """
+
     def prepare(seed: int) -> Callable[[], Done]:
         ready = None if setup_timed else reference(puzzle, seed=seed)
 
@@ -176,17 +198,31 @@ def reference_way(reference: Callable[..., Any], puzzle: Puzzle, steps: int, adv
             while getattr(ref, counter) < steps and not advance(ref):
                 pass
             return Done(getattr(ref, counter), ref)
+
         return run
+
     return prepare
 
 
 @checked
-def kernel_vs_numpy(*, solver: str, title: str, puzzle: str, unit: str, seeds: Sequence[int], passes: int,
-                    kernel: Callable[[int], Callable[[], int | Done]], numpy: Callable[[int], Callable[[], int | Done]],
-                    kernel_label: str, numpy_label: str, setup: str = "set-up not timed",
-                    compare: Callable[[Any, Any], str | None] | None = None,
-                    out: Callable[[str], object] = print, clock: Callable[[], float] = time.perf_counter,
-                    warm: bool = True) -> KernelVsNumpy:
+def kernel_vs_numpy(
+    *,
+    solver: str,
+    title: str,
+    puzzle: str,
+    unit: str,
+    seeds: Sequence[int],
+    passes: int,
+    kernel: Callable[[int], Callable[[], int | Done]],
+    numpy: Callable[[int], Callable[[], int | Done]],
+    kernel_label: str,
+    numpy_label: str,
+    setup: str = "set-up not timed",
+    compare: Callable[[Any, Any], str | None] | None = None,
+    out: Callable[[str], object] = print,
+    clock: Callable[[], float] = time.perf_counter,
+    warm: bool = True,
+) -> KernelVsNumpy:
     """Time a solver's kernel against its numpy reference and print the report in the shared format.
 
     Parameters
@@ -262,16 +298,26 @@ def kernel_vs_numpy(*, solver: str, title: str, puzzle: str, unit: str, seeds: S
     rates = {key: work[key] / best[key] if best[key] > 0 else 0.0 for key in ways}
     differences = list(dict.fromkeys(differences))  # each difference once, however many passes found it
     r = None if differences else ratio(rates["kernel"] or None, rates["numpy"] or None)
-    out(f"{title} on {puzzle}, {_seeds_text(seeds)}, best of {passes} interleaved passes, {setup}, one process, "
-        "kernels compiled before timing")
+    out(
+        f"{title} on {puzzle}, {_seeds_text(seeds)}, best of {passes} interleaved passes, {setup}, one process, "
+        "kernels compiled before timing"
+    )
     out(f"  numba kernel ({kernel_label}): {rates['kernel']:,.0f} {unit}/s over {work['kernel']} {unit}")
     out(f"  straightforward numpy ({numpy_label}): {rates['numpy']:,.0f} {unit}/s over {work['numpy']} {unit}")
     for diff in differences:
         out(f"  WORK DIFFERS: {diff}")
     tail = " (not given: the two ways did not do the same work)" if differences else ""
     out(f"    kernel / numpy, {unit} per second (above 1: the kernel is faster): {ratio_text(r, 0)}{tail}")
-    return KernelVsNumpy(rates["kernel"], rates["numpy"], r, work["kernel"], work["numpy"], best["kernel"],
-                         best["numpy"], tuple(differences))
+    return KernelVsNumpy(
+        rates["kernel"],
+        rates["numpy"],
+        r,
+        work["kernel"],
+        work["numpy"],
+        best["kernel"],
+        best["numpy"],
+        tuple(differences),
+    )
 
 
 @checked
@@ -291,8 +337,9 @@ class Flag(NamedTuple):
 
 
 @checked
-def register_kernel_benchmark(name: str, bench: Callable[..., dict], *, solver: str, help: str, description: str,
-                              flags: Sequence[Flag]) -> None:
+def register_kernel_benchmark(
+    name: str, bench: Callable[..., dict], *, solver: str, help: str, description: str, flags: Sequence[Flag]
+) -> None:
     """Register ``sudoku-lab bench NAME`` for a kernel-vs-numpy benchmark function.
 
     Parameters
@@ -318,8 +365,9 @@ def register_kernel_benchmark(name: str, bench: Callable[..., dict], *, solver: 
         for f in flags:
             default = defaults[f.param]
             kind = int_option(f.low, f.high) if isinstance(default, int) else str
-            parser.add_argument(f.flag, *f.aliases, dest=f.param, type=kind, default=default,
-                                help=f"{f.help} (default {default})")
+            parser.add_argument(
+                f.flag, *f.aliases, dest=f.param, type=kind, default=default, help=f"{f.help} (default {default})"
+            )
 
     def run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
         result = bench(**{f.param: getattr(args, f.param) for f in flags}, out=out)

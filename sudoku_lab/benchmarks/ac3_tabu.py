@@ -18,9 +18,9 @@ from functools import partial
 
 import numpy as np
 
-from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyTabu", "numpy_propagate", "bench_ac3_tabu"]
 
@@ -76,8 +76,16 @@ class NumpyTabu:
         The state's cost after each iteration.
     """
 
-    def __init__(self, puzzle: Puzzle, candidates: int = 10, tenure: int = 10, p_drop: float = 0.1, drop: int = 1,
-                 seed: int = 0, dead_end: str = "restart"):
+    def __init__(
+        self,
+        puzzle: Puzzle,
+        candidates: int = 10,
+        tenure: int = 10,
+        p_drop: float = 0.1,
+        drop: int = 1,
+        seed: int = 0,
+        dead_end: str = "restart",
+    ):
         geo = puzzle.geometry
         self.N, self.C = geo.N, geo.C
         self.peers = geo.peers.astype(np.int64)
@@ -198,8 +206,14 @@ class NumpyTabu:
 
 
 @checked
-def bench_ac3_tabu(iterations: int = 2000, numpy_iterations: int = 100, repeat: int = 3, puzzle: str = "mk_hard_c",
-                   seed: int = 0, out: Callable[[str], object] = print) -> dict:
+def bench_ac3_tabu(
+    iterations: int = 2000,
+    numpy_iterations: int = 100,
+    repeat: int = 3,
+    puzzle: str = "mk_hard_c",
+    seed: int = 0,
+    out: Callable[[str], object] = print,
+) -> dict:
     """Iterations per second of the kernel and of :class:`NumpyTabu`, side by side.
 
     Parameters
@@ -234,23 +248,39 @@ def bench_ac3_tabu(iterations: int = 2000, numpy_iterations: int = 100, repeat: 
         return None if costs == t.costs else f"the kernel's first costs {costs[:8]} are not numpy's {t.costs[:8]}"
 
     m = kernel_vs_numpy(
-        solver="ac3_tabu", title="AC3-tabu search, default parameters (10 candidates, AC3 after each) but dead_end=drop (the "
+        solver="ac3_tabu",
+        title="AC3-tabu search, default parameters (10 candidates, AC3 after each) but dead_end=drop (the "
         "default restart solves it in tens of iterations; this run does not end)",
-        puzzle=puzzle, unit="iterations", seeds=(seed,), passes=repeat,
+        puzzle=puzzle,
+        unit="iterations",
+        seeds=(seed,),
+        passes=repeat,
         kernel=solver_way("ac3_tabu", pz, iterations, {"iterations": 0, "dead_end": "drop"}),
-        numpy=reference_way(partial(NumpyTabu, dead_end="drop"), pz, numpy_iterations, lambda t: not t.iterate(), "iteration"),
-        kernel_label="solver.step, queue-based AC3", compare=compare, setup="set-up included", out=out,
-        numpy_label="boolean domain table, AC3 by whole-table rounds, same draws")
+        numpy=reference_way(
+            partial(NumpyTabu, dead_end="drop"), pz, numpy_iterations, lambda t: not t.iterate(), "iteration"
+        ),
+        kernel_label="solver.step, queue-based AC3",
+        compare=compare,
+        setup="set-up included",
+        out=out,
+        numpy_label="boolean domain table, AC3 by whole-table rounds, same draws",
+    )
     return m.as_dict("iterations")
 
 
 register_kernel_benchmark(
-    "ac3_tabu", bench_ac3_tabu, solver="ac3_tabu",
+    "ac3_tabu",
+    bench_ac3_tabu,
+    solver="ac3_tabu",
     help="AC3-tabu search: kernel / numpy in iterations/s (side by side, same puzzle and draws)",
-    flags=(Flag("--iterations", "iterations", "kernel iterations per pass", 10, 10_000_000),
-           Flag("--numpy-iterations", "numpy_iterations", "numpy iterations per pass", 1, 100_000),
-           Flag("--passes", "repeat", "interleaved passes, the best counts", 1, 100, aliases=("--repeat",))),
-    description="Time AC3-tabu search with its default parameters but dead_end=drop on mk_hard_c. Measured side by side in "
+    flags=(
+        Flag("--iterations", "iterations", "kernel iterations per pass", 10, 10_000_000),
+        Flag("--numpy-iterations", "numpy_iterations", "numpy iterations per pass", 1, 100_000),
+        Flag("--passes", "repeat", "interleaved passes, the best counts", 1, 100, aliases=("--repeat",)),
+    ),
+    description="Time AC3-tabu search with its default parameters but dead_end=drop on mk_hard_c. "
+    "Measured side by side in "
     "interleaved passes: iterations per second of the numba kernel and of a straightforward numpy iteration "
     "(boolean domain table, vectorised roulette wheels, AC3 as whole-table rounds) making the same random draws, "
-    "checked against the kernel's costs; printed as the ratio kernel / numpy.")
+    "checked against the kernel's costs; printed as the ratio kernel / numpy.",
+)

@@ -28,13 +28,22 @@ TARGETS = {"pool": 1.8, "dask": 1.6}
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     from .._console import int_option
 
-    parser.add_argument("--runs", type=int_option(2, 100_000), default=200,
-                        help="runs in the batch: one per puzzle of --set, cycling if it has fewer (default 200)")
+    parser.add_argument(
+        "--runs",
+        type=int_option(2, 100_000),
+        default=200,
+        help="runs in the batch: one per puzzle of --set, cycling if it has fewer (default 200)",
+    )
     parser.add_argument("--set", default="kennett/easy", help="puzzle collection (default kennett/easy)")
-    parser.add_argument("--jobs", type=int_option(2), default=None,
-                        help="worker processes of the pool and the Dask cluster (default: every CPU)")
-    parser.add_argument("--repeat", type=int_option(1, 100), default=5,
-                        help="passes; the best of each way counts (default 5)")
+    parser.add_argument(
+        "--jobs",
+        type=int_option(2),
+        default=None,
+        help="worker processes of the pool and the Dask cluster (default: every CPU)",
+    )
+    parser.add_argument(
+        "--repeat", type=int_option(1, 100), default=5, help="passes; the best of each way counts (default 5)"
+    )
     parser.add_argument("--no-dask", action="store_true", help="leave the Dask cluster out")
 
 
@@ -50,18 +59,21 @@ def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
         raise ParameterError("bench batch needs at least 2 CPUs to compare workers with one process", name="jobs")
     if note:
         out(f"note: {note}")
-    tasks = [Task("reseda", {}, puzzles[i % len(puzzles)], i, "solved,1000000it", key=str(i))
-             for i in range(args.runs)]
+    tasks = [Task("reseda", {}, puzzles[i % len(puzzles)], i, "solved,1000000it", key=str(i)) for i in range(args.runs)]
     warm_up(("reseda",))
-    out(f"batch: {args.runs} RESEDA runs (default parameters: partial+full restarts, until solved) on {args.set}, "
+    out(
+        f"batch: {args.runs} RESEDA runs (default parameters: partial+full restarts, until solved) on {args.set}, "
         f"{jobs} worker processes on {default_jobs()} CPUs; best of {args.repeat} passes, measured side by side in "
-        "this run")
+        "this run"
+    )
 
     def collect(results) -> dict:
         return {i: (r.solved, r.iterations) for i, r in results}
 
     got: dict[str, dict] = {}
-    ways = {"pool": Workers(jobs)} if args.no_dask else {"pool": Workers(jobs), "dask": Workers(scheduler=f"local:{jobs}")}
+    ways = (
+        {"pool": Workers(jobs)} if args.no_dask else {"pool": Workers(jobs), "dask": Workers(scheduler=f"local:{jobs}")}
+    )
     start = {}
     try:
         for key, workers in ways.items():
@@ -70,7 +82,9 @@ def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
             start[key] = time.perf_counter() - t0
         cases = {"one process": lambda: got.__setitem__("one process", collect(run_tasks(tasks, jobs=1, warm=False)))}
         for key, workers in ways.items():
-            cases[key] = lambda key=key, workers=workers: got.__setitem__(key, collect(workers(tasks, None, ("reseda",))))
+            cases[key] = lambda key=key, workers=workers: got.__setitem__(
+                key, collect(workers(tasks, None, ("reseda",)))
+            )
         best = side_by_side(cases, args.repeat)
     finally:
         for workers in ways.values():
@@ -85,16 +99,27 @@ def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
             line += f"  {ratio_text(ratios[key])} one process"
         out(line)
     with_start = "; ".join(f"{names[k]} {ratio_text(ratio(serial, best[k] + start[k]), 0)}" for k in start)
-    out("  start-up, once per batch: " + ", ".join(f"{names[k]} {v:.1f} s" for k, v in start.items())
-        + f"; one batch of {args.runs} runs with its start-up: {with_start} one process")
+    out(
+        "  start-up, once per batch: "
+        + ", ".join(f"{names[k]} {v:.1f} s" for k, v in start.items())
+        + f"; one batch of {args.runs} runs with its start-up: {with_start} one process"
+    )
     same = all(got[k] == got["one process"] for k in got)
     out(f"  the same runs every way (solved, iterations of each of the {args.runs}): {'yes' if same else 'NO'}")
-    verdicts = [f"{names[k]} {ratio_text(ratios[k], 0)} (target {TARGETS[k]}x): "
-                f"{'met' if ratios[k] >= TARGETS[k] else 'NOT met'}" for k in ratios]
+    verdicts = [
+        f"{names[k]} {ratio_text(ratios[k], 0)} (target {TARGETS[k]}x): "
+        f"{'met' if ratios[k] >= TARGETS[k] else 'NOT met'}"
+        for k in ratios
+    ]
     out("  targets on 2 cores: " + "; ".join(verdicts))
     return 0 if same else 1
 
 
-register_benchmark("batch", help="one batch of RESEDA runs in one process, the process pool and a local Dask "
-                   "cluster: throughput ratios", add_arguments=_add_arguments, run=_run, solver="reseda",
-                   description=__doc__.split("\n\n", 1)[0].replace("``", "'"))
+register_benchmark(
+    "batch",
+    help="one batch of RESEDA runs in one process, the process pool and a local Dask cluster: throughput ratios",
+    add_arguments=_add_arguments,
+    run=_run,
+    solver="reseda",
+    description=__doc__.split("\n\n", 1)[0].replace("``", "'"),
+)

@@ -16,9 +16,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyCuckoo", "bench_cuckoo"]
 
@@ -39,8 +39,17 @@ class NumpyCuckoo:
     seed : int
     """
 
-    def __init__(self, puzzle: Puzzle, nests: int = 22, pa: float = 0.3, p_pmx: float = 0.65, p_mut: float = 0.9,
-                 weights: tuple[float, float, float] = (5.0, 3.0, 1.0), fill_nodes: int = 10_000, seed: int = 0):
+    def __init__(
+        self,
+        puzzle: Puzzle,
+        nests: int = 22,
+        pa: float = 0.3,
+        p_pmx: float = 0.65,
+        p_mut: float = 0.9,
+        weights: tuple[float, float, float] = (5.0, 3.0, 1.0),
+        fill_nodes: int = 10_000,
+        seed: int = 0,
+    ):
         from ..solvers.cuckoo import prefilter
 
         self.n, self.N, self.C = puzzle.n, puzzle.N, puzzle.C
@@ -74,7 +83,7 @@ class NumpyCuckoo:
         if m == 0:
             return True
         used = np.zeros(N + 1, dtype=bool)
-        used[self.pre[r * N:(r + 1) * N]] = True
+        used[self.pre[r * N : (r + 1) * N]] = True
         chosen = np.zeros(m, dtype=np.int64)
         stack = [self.rng.permutation(np.flatnonzero(self.ok[cells[0]] & ~used[1:]) + 1)]
         pos = [0]
@@ -121,11 +130,11 @@ class NumpyCuckoo:
     def pmx_row(p1: np.ndarray, p2: np.ndarray, lo: int, hi: int) -> np.ndarray:
         N = len(p1)
         child = np.zeros(N, dtype=p1.dtype)
-        child[lo:hi + 1] = p1[lo:hi + 1]
+        child[lo : hi + 1] = p1[lo : hi + 1]
         where2 = np.empty(N + 1, dtype=np.int64)
         where2[p2] = np.arange(N)
-        seg = p2[lo:hi + 1]
-        for v, i in zip(seg[~np.isin(seg, child[lo:hi + 1])], np.flatnonzero(~np.isin(seg, child[lo:hi + 1])) + lo):
+        seg = p2[lo : hi + 1]
+        for v, i in zip(seg[~np.isin(seg, child[lo : hi + 1])], np.flatnonzero(~np.isin(seg, child[lo : hi + 1])) + lo):
             t = i
             while lo <= t <= hi:
                 t = where2[p1[t]]
@@ -176,15 +185,18 @@ class NumpyCuckoo:
             if rng.random() < self.p_pmx:
                 cuts = np.sort(rng.integers(0, N, size=(N, 2)), axis=1)
                 for r in range(N):
-                    child = self.pmx_row(self.best_grid[r * N:(r + 1) * N], self.eggs[i, r * N:(r + 1) * N], *cuts[r])
+                    child = self.pmx_row(
+                        self.best_grid[r * N : (r + 1) * N], self.eggs[i, r * N : (r + 1) * N], *cuts[r]
+                    )
                     if self.feasible_rows(child, r):
-                        new[r * N:(r + 1) * N] = child
+                        new[r * N : (r + 1) * N] = child
             else:
                 masks = rng.choice(3, size=(N, N), p=self.w)
                 for r in range(N):
                     sl = slice(r * N, (r + 1) * N)
-                    child = self.sorting_row(np.stack([self.best_grid[sl], self.eggs[b, sl], self.eggs[i, sl]]),
-                                             masks[r])
+                    child = self.sorting_row(
+                        np.stack([self.best_grid[sl], self.eggs[b, sl], self.eggs[i, sl]]), masks[r]
+                    )
                     if self.feasible_rows(child, r):
                         new[sl] = child
             if rng.random() < self.p_mut:
@@ -216,8 +228,9 @@ class NumpyCuckoo:
 
 
 @checked
-def bench_cuckoo(iterations: int = 2000, repeat: int = 3,
-                 puzzle: str = "mk_hard_a", out: Callable[[str], object] = print) -> dict:
+def bench_cuckoo(
+    iterations: int = 2000, repeat: int = 3, puzzle: str = "mk_hard_a", out: Callable[[str], object] = print
+) -> dict:
     """Cuckoo search: iterations per second of its kernel over those of :class:`NumpyCuckoo`.
 
     Parameters
@@ -243,21 +256,39 @@ def bench_cuckoo(iterations: int = 2000, repeat: int = 3,
     pz = library.puzzle(puzzle)
 
     m = kernel_vs_numpy(
-        solver="cuckoo", title="Cuckoo search, default parameters (22 nests, pa 0.3, p_pmx 0.65, p_mut 0.9, weights "
-        "5:3:1)", puzzle=puzzle, unit="iterations", seeds=(0,), passes=repeat,
+        solver="cuckoo",
+        title="Cuckoo search, default parameters (22 nests, pa 0.3, p_pmx 0.65, p_mut 0.9, weights 5:3:1)",
+        puzzle=puzzle,
+        unit="iterations",
+        seeds=(0,),
+        passes=repeat,
         kernel=solver_way("cuckoo", pz, iterations, {"iterations": 0}),
         numpy=reference_way(NumpyCuckoo, pz, np_iterations, NumpyCuckoo.iteration, "iterations"),
-        kernel_label="solver.step", numpy_label="whole-population costs, vectorised crossovers, numpy backtracking",
-        setup="set-up included", out=out)
+        kernel_label="solver.step",
+        numpy_label="whole-population costs, vectorised crossovers, numpy backtracking",
+        setup="set-up included",
+        out=out,
+    )
     return m.as_dict("iterations")
 
 
 register_kernel_benchmark(
-    "cuckoo", bench_cuckoo, solver="cuckoo", help="cuckoo search: kernel / numpy in iterations/s (side by side)",
-    flags=(Flag("--iterations", "iterations", "kernel iterations per pass; the numpy version does a twentieth",
-                20, 10_000_000),
-           Flag("--passes", "repeat", "interleaved passes, the best counts", 1, 100, aliases=("--repeat",))),
+    "cuckoo",
+    bench_cuckoo,
+    solver="cuckoo",
+    help="cuckoo search: kernel / numpy in iterations/s (side by side)",
+    flags=(
+        Flag(
+            "--iterations",
+            "iterations",
+            "kernel iterations per pass; the numpy version does a twentieth",
+            20,
+            10_000_000,
+        ),
+        Flag("--passes", "repeat", "interleaved passes, the best counts", 1, 100, aliases=("--repeat",)),
+    ),
     description="Time the cuckoo search with its default parameters on mk_hard_a. Measured side by side in "
     "interleaved passes: iterations per second of the numba kernel and of a straightforward numpy implementation "
     "of the same iteration (crossovers, feasible mutation, replacement, abandoned nests rebuilt by randomised "
-    "backtracking, whole-population costs), same seed; printed as the ratio kernel / numpy.")
+    "backtracking, whole-population costs), same seed; printed as the ratio kernel / numpy.",
+)

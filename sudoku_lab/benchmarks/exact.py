@@ -42,10 +42,10 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from .._checks import checked
+from ..errors import ParameterError
 from . import register_benchmark
 from ._timing import ratio, ratio_text, side_by_side
-from ..errors import ParameterError
-from .._checks import checked
 
 __all__ = ["bench_exact", "MEASURES"]
 
@@ -105,15 +105,20 @@ def _check_only(only) -> tuple[str, ...]:
     chosen = tuple(MEASURES if only is None else only)
     bad = [m for m in chosen if m not in MEASURES]
     if bad or not chosen:
-        raise ParameterError(f"only must name some of {', '.join(MEASURES)}, got {', '.join(map(str, bad)) or 'none'}",
-                             name="only")
+        raise ParameterError(
+            f"only must name some of {', '.join(MEASURES)}, got {', '.join(map(str, bad)) or 'none'}", name="only"
+        )
     return tuple(m for m in MEASURES if m in chosen)
 
 
 @checked
-def bench_exact(puzzles: Sequence[tuple[str, npt.ArrayLike]] | str | os.PathLike[str],
-                out: Callable[[str], object] = print, repeat: int = 3, only: Sequence[str] | None = None,
-                label: str | None = None) -> dict:
+def bench_exact(
+    puzzles: Sequence[tuple[str, npt.ArrayLike]] | str | os.PathLike[str],
+    out: Callable[[str], object] = print,
+    repeat: int = 3,
+    only: Sequence[str] | None = None,
+    label: str | None = None,
+) -> dict:
     """Time the exact solver on a set of puzzles, side by side, next to qqwing when it is installed.
 
     See the module's docstring for what each measurement is. Every solution
@@ -217,15 +222,21 @@ def bench_exact(puzzles: Sequence[tuple[str, npt.ArrayLike]] | str | os.PathLike
     if qqwing and seconds["qqwing"] - startup >= _MIN_SOLVING_SHARE * seconds["qqwing"]:
         seconds["qqwing_solving"] = seconds["qqwing"] - startup
     elif qqwing:
-        notes.append(f"qqwing's solving time is within the noise of its start-up on {P} puzzles: no start-up-"
-                     "subtracted ratio (use a larger set)")
+        notes.append(
+            f"qqwing's solving time is within the noise of its start-up on {P} puzzles: no start-up-"
+            "subtracted ratio (use a larger set)"
+        )
     per_second = {k: P / v for k, v in seconds.items()}
     ours = [k for k in ("solve", "batch", "count2", "text") if k in seconds]
-    ratio_to_solve = {k: ratio(per_second[k], per_second.get("solve")) for k in ours + ["qqwing"]
-                      if k in per_second and "solve" in per_second}
+    ratio_to_solve = {
+        k: ratio(per_second[k], per_second.get("solve"))
+        for k in ours + ["qqwing"]
+        if k in per_second and "solve" in per_second
+    }
     ratio_to_qqwing = {k: ratio(per_second[k], per_second["qqwing"]) for k in ours} if qqwing else {}
-    ratio_to_qqwing_solving = ({k: ratio(per_second[k], per_second["qqwing_solving"]) for k in ours}
-                               if "qqwing_solving" in per_second else {})
+    ratio_to_qqwing_solving = (
+        {k: ratio(per_second[k], per_second["qqwing_solving"]) for k in ours} if "qqwing_solving" in per_second else {}
+    )
 
     # Correctness: our solutions (from whichever path ran) are valid; equal to qqwing's where unique.
     if "solve" in results:
@@ -237,8 +248,13 @@ def bench_exact(puzzles: Sequence[tuple[str, npt.ArrayLike]] | str | os.PathLike
     else:
         sols = None
     unsolvable = None if sols is None else [name for name, s in zip(names, sols) if s is None]
-    valid = None if sols is None else all(
-        s is None or (is_valid_solution(s, n) and np.array_equal(s[g > 0], g[g > 0])) for s, g in zip(sols, grids))
+    valid = (
+        None
+        if sols is None
+        else all(
+            s is None or (is_valid_solution(s, n) and np.array_equal(s[g > 0], g[g > 0])) for s, g in zip(sols, grids)
+        )
+    )
     counts = results.get("count2")
     if counts is None and qqwing:
         counts = exact.solve_many(grids, n, limit=2)[1].tolist()  # not timed: only to know where to compare
@@ -249,12 +265,15 @@ def bench_exact(puzzles: Sequence[tuple[str, npt.ArrayLike]] | str | os.PathLike
         if "text" in results:
             ours_lines.append(results["text"].splitlines())
         matches = len(theirs) == P and all(
-            c != 1 or mine[i] == q for mine in ours_lines for i, (q, c) in enumerate(zip(theirs, counts)))
+            c != 1 or mine[i] == q for mine in ours_lines for i, (q, c) in enumerate(zip(theirs, counts))
+        )
     best_ms = np.min(solve_ms, axis=0) if solve_ms else np.zeros(0)
     per_puzzle = dict(zip(names, best_ms.tolist()))
 
-    header = (f"exact solver on {P} {n * n}x{n * n} puzzles{f' ({label})' if label else ''}: best of {repeat} "
-              f"passes, measured side by side in one process, one core, kernels compiled before timing")
+    header = (
+        f"exact solver on {P} {n * n}x{n * n} puzzles{f' ({label})' if label else ''}: best of {repeat} "
+        f"passes, measured side by side in one process, one core, kernels compiled before timing"
+    )
     out(header)
     with_solve = "solve" in per_second
     out(f"  {'':<50} {'puzzles/s':>10} {'time':>10}" + (f" {'/ exact.solve':>14}" if with_solve else ""))
@@ -267,12 +286,16 @@ def bench_exact(puzzles: Sequence[tuple[str, npt.ArrayLike]] | str | os.PathLike
         slow = names[int(np.argmax(best_ms))]
         out(f"  exact.solve per puzzle: median {np.median(best_ms):.2f} ms, max {best_ms.max():.2f} ms ({slow})")
     if ratio_to_qqwing:
-        out(f"  {'ours / qqwing, puzzles per second (above 1: ours is faster)':<64} {'whole process':>13} "
-            f"{'start-up subtracted':>21}")
+        out(
+            f"  {'ours / qqwing, puzzles per second (above 1: ours is faster)':<64} {'whole process':>13} "
+            f"{'start-up subtracted':>21}"
+        )
         for key in ours:
             like = " (like with like)" if key == "text" else ""
-            out(f"    {_LABELS[key] + like:<62} {ratio_text(ratio_to_qqwing[key], 13)} "
-                f"{ratio_text(ratio_to_qqwing_solving.get(key), 21)}")
+            out(
+                f"    {_LABELS[key] + like:<62} {ratio_text(ratio_to_qqwing[key], 13)} "
+                f"{ratio_text(ratio_to_qqwing_solving.get(key), 21)}"
+            )
     for note in notes:
         out(f"  {note}")
     if counts is not None:
@@ -312,14 +335,25 @@ def _only_option(text: str) -> tuple[str, ...]:
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     from .._console import int_option
 
-    parser.add_argument("--set", action="append", default=None, metavar="SET",
-                        help="bundled collection, file, or puzzle; repeat for several sets, each measured on its "
-                             "own (default kennett/fiendish)")
-    parser.add_argument("--repeat", type=int_option(1, 1000), default=3,
-                        help="passes per measurement, the best counts (default 3)")
-    parser.add_argument("--only", type=_only_option, default=None, metavar="LIST",
-                        help=f"measure only these, comma-separated: {', '.join(MEASURES)} (default all; "
-                             "'--only solve' for hard 25x25 sets)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=None,
+        metavar="SET",
+        help="bundled collection, file, or puzzle; repeat for several sets, each measured on its "
+        "own (default kennett/fiendish)",
+    )
+    parser.add_argument(
+        "--repeat", type=int_option(1, 1000), default=3, help="passes per measurement, the best counts (default 3)"
+    )
+    parser.add_argument(
+        "--only",
+        type=_only_option,
+        default=None,
+        metavar="LIST",
+        help=f"measure only these, comma-separated: {', '.join(MEASURES)} (default all; "
+        "'--only solve' for hard 25x25 sets)",
+    )
 
 
 def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
@@ -336,11 +370,15 @@ def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
 
 
 register_benchmark(
-    "exact", help="exact solver: solve, batch, uniqueness and text-to-text in puzzles/s, as ratios to "
-    "exact.solve and to qqwing", add_arguments=_add_arguments, run=_run, solver="exact",
+    "exact",
+    help="exact solver: solve, batch, uniqueness and text-to-text in puzzles/s, as ratios to exact.solve and to qqwing",
+    add_arguments=_add_arguments,
+    run=_run,
+    solver="exact",
     description="Time the exact solver on a puzzle set, side by side in one process: exact.solve per puzzle "
     "(with the median and slowest puzzle), exact.solve_many in one call, count_solutions(limit=2) per puzzle, "
     "and the text-in/text-out path (parse lines, solve, write lines); for 9x9 sets, qqwing --solve as a whole "
     "process and with its start-up (empty input) subtracted. Prints puzzles/s, each row's ratio to "
     "exact.solve, and ours / qqwing both ways (above 1: ours is faster); text-to-text against qqwing without "
-    "start-up compares like with like.")
+    "start-up compares like with like.",
+)

@@ -17,9 +17,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyGA", "bench_ga", "numpy_fitness"]
 
@@ -53,13 +53,28 @@ class NumpyGA:
     seed : int
     """
 
-    def __init__(self, puzzle: Puzzle, population: int = 150, tournament: int = 3, crossover_rate: float = 0.3,
-                 mutation_rate: float = 0.3, elites: int = 1, ties: str = "coin", seed: int = 0):
+    def __init__(
+        self,
+        puzzle: Puzzle,
+        population: int = 150,
+        tournament: int = 3,
+        crossover_rate: float = 0.3,
+        mutation_rate: float = 0.3,
+        elites: int = 1,
+        ties: str = "coin",
+        seed: int = 0,
+    ):
         from ..solvers.ga import box_tables
 
         self.n, self.N, self.C = puzzle.n, puzzle.N, puzzle.C
-        self.P, self.T, self.pc, self.pm, self.E, self.ties = (population, tournament, crossover_rate, mutation_rate,
-                                                               elites, ties)
+        self.P, self.T, self.pc, self.pm, self.E, self.ties = (
+            population,
+            tournament,
+            crossover_rate,
+            mutation_rate,
+            elites,
+            ties,
+        )
         self.givens = puzzle.grid.astype(np.int8)
         self.box_free, self.box_nfree, self.box_missing, self.mut_boxes, self.n_mut = box_tables(puzzle.grid, puzzle.n)
         self.rng = np.random.default_rng(seed)
@@ -136,8 +151,13 @@ class NumpyGA:
 
 
 @checked
-def bench_ga(generations: int = 300, seeds: int = 1, passes: int = 5, puzzle: str = "nbcoin_106_difficult",
-             out: Callable[[str], object] = print) -> dict:
+def bench_ga(
+    generations: int = 300,
+    seeds: int = 1,
+    passes: int = 5,
+    puzzle: str = "nbcoin_106_difficult",
+    out: Callable[[str], object] = print,
+) -> dict:
     """The GA kernel's generations per second over :class:`NumpyGA`'s (see :func:`._kernel_vs_numpy.kernel_vs_numpy`).
 
     Parameters
@@ -165,21 +185,36 @@ def bench_ga(generations: int = 300, seeds: int = 1, passes: int = 5, puzzle: st
     pz = library.puzzle(puzzle)
 
     m = kernel_vs_numpy(
-        solver="ga", title="GA (Sato & Inoue), paper parameters (population 150, tournament 3, crossover 0.3, "
-        f"mutation 0.3, 1 elite, no local search), at most {generations} generations a run", puzzle=puzzle,
-        unit="generations", seeds=range(seeds), passes=passes, kernel=solver_way("ga", pz, generations),
-        numpy=reference_way(NumpyGA, pz, generations, NumpyGA.generation, "generations"), kernel_label="solver.step",
-        numpy_label="the whole population at once", setup="set-up included", out=out)
+        solver="ga",
+        title="GA (Sato & Inoue), paper parameters (population 150, tournament 3, crossover 0.3, "
+        f"mutation 0.3, 1 elite, no local search), at most {generations} generations a run",
+        puzzle=puzzle,
+        unit="generations",
+        seeds=range(seeds),
+        passes=passes,
+        kernel=solver_way("ga", pz, generations),
+        numpy=reference_way(NumpyGA, pz, generations, NumpyGA.generation, "generations"),
+        kernel_label="solver.step",
+        numpy_label="the whole population at once",
+        setup="set-up included",
+        out=out,
+    )
     return m.as_dict("generations")
 
 
 register_kernel_benchmark(
-    "ga", bench_ga, solver="ga", help="GA: kernel / numpy in generations/s (side by side)",
-    flags=(Flag("--generations", "generations", "most generations per run of each implementation", 1, 1_000_000),
-           Flag("--passes", "passes", "interleaved passes, the best counts", 1, 1000),
-           Flag("--seeds", "seeds", "seeds 0..SEEDS-1 in every pass", 1, 1000),
-           Flag("--puzzle", "puzzle", "bundled puzzle")),
+    "ga",
+    bench_ga,
+    solver="ga",
+    help="GA: kernel / numpy in generations/s (side by side)",
+    flags=(
+        Flag("--generations", "generations", "most generations per run of each implementation", 1, 1_000_000),
+        Flag("--passes", "passes", "interleaved passes, the best counts", 1, 1000),
+        Flag("--seeds", "seeds", "seeds 0..SEEDS-1 in every pass", 1, 1000),
+        Flag("--puzzle", "puzzle", "bundled puzzle"),
+    ),
     description="Time the GA of Sato and Inoue with the paper's parameters. Measured side by side: "
     "generations per second of the numba kernel and of a straightforward numpy generation (the whole population "
     "at once), on nbcoin_106_difficult from the same seeds, interleaved pass by pass; printed as the ratio "
-    "kernel / numpy.")
+    "kernel / numpy.",
+)

@@ -19,12 +19,22 @@ from . import register_benchmark
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     from .._console import int_option
 
-    parser.add_argument("--algo", action="append", default=[], metavar="NAME",
-                        help="solver to measure (repeatable; 'all': every registered metaheuristic; default reseda)")
-    parser.add_argument("--runs", type=int_option(1, 100_000), default=150,
-                        help="seeded runs per setting and solver (default 150)")
-    parser.add_argument("--iterations", type=int_option(0, 10**9), default=20_000,
-                        help="most iterations of one run (0: until solved; default 20000)")
+    parser.add_argument(
+        "--algo",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="solver to measure (repeatable; 'all': every registered metaheuristic; default reseda)",
+    )
+    parser.add_argument(
+        "--runs", type=int_option(1, 100_000), default=150, help="seeded runs per setting and solver (default 150)"
+    )
+    parser.add_argument(
+        "--iterations",
+        type=int_option(0, 10**9),
+        default=20_000,
+        help="most iterations of one run (0: until solved; default 20000)",
+    )
     parser.add_argument("--rounds", type=int_option(1, 1000), default=5, help="alternating blocks (default 5)")
 
 
@@ -52,8 +62,17 @@ def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
 
     names = gui_solvers(args.algo)
     warm_up(tuple(names))  # the subprocess then loads the kernels from numba's cache instead of compiling them
-    cmd = [sys.executable, "-m", "sudoku_lab_ui.bench_gui", "--runs", str(args.runs), "--rounds", str(args.rounds),
-           "--iterations", str(args.iterations)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sudoku_lab_ui.bench_gui",
+        "--runs",
+        str(args.runs),
+        "--rounds",
+        str(args.rounds),
+        "--iterations",
+        str(args.iterations),
+    ]
     for name in names:
         cmd += ["--algo", name]
     done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
@@ -63,11 +82,15 @@ def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
 
 
 register_benchmark(
-    "gui", help="each solver's throughput with the window and its views drawing / headless (side by side); "
+    "gui",
+    help="each solver's throughput with the window and its views drawing / headless (side by side); "
     "GUI event-loop latency",
-    add_arguments=_add_arguments, run=_run, solver=None,
+    add_arguments=_add_arguments,
+    run=_run,
+    solver=None,
     description="Open the lab window (offscreen without a display) and measure each solver's throughput while the "
     "window and the solver's own views draw against headless throughput, on the puzzle and parameters of the "
     "solver's first declared example (RESEDA: reseda_fig4_1_hard), in alternating blocks of the same seeds; "
     "printed as the ratio window / headless. Also the GUI event loop's latency (absolute) with a 10 ms timer. "
-    "Runs in a subprocess: the core never imports Qt.")
+    "Runs in a subprocess: the core never imports Qt.",
+)

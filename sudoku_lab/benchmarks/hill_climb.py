@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._kernel_vs_numpy import Flag, kernel_vs_numpy, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyMove", "numpy_move", "bench_hill_climb"]
 
@@ -39,8 +39,12 @@ class NumpyMove:
         self.N, self.C = puzzle.N, puzzle.C
         self.base = puzzle.grid.astype(np.int64)
         box_free, box_nfree, _, GR, GC = hill_tables(puzzle.grid, puzzle.n)
-        pairs = [(box_free[b, i], box_free[b, j]) for b in range(self.N) for i in range(box_nfree[b] - 1)
-                 for j in range(i + 1, box_nfree[b])]
+        pairs = [
+            (box_free[b, i], box_free[b, j])
+            for b in range(self.N)
+            for i in range(box_nfree[b] - 1)
+            for j in range(i + 1, box_nfree[b])
+        ]
         self.pairs = np.array(pairs, dtype=np.int64).reshape(-1, 2)
         self.free = np.flatnonzero(self.base == 0)
         self.GR, self.GC = GR.astype(np.int64), GC.astype(np.int64)
@@ -86,8 +90,9 @@ def numpy_move(mv: NumpyMove, grid: np.ndarray) -> tuple[int, int, float, np.nda
 
 
 @checked
-def bench_hill_climb(moves: int = 3000, repeat: int = 3, puzzle: str = "kennett_hard_007",
-                     out: Callable[[str], object] = print) -> dict:
+def bench_hill_climb(
+    moves: int = 3000, repeat: int = 3, puzzle: str = "kennett_hard_007", out: Callable[[str], object] = print
+) -> dict:
     """Moves per second of the kernel and of :func:`numpy_move`, side by side on the same states.
 
     Parameters
@@ -126,24 +131,37 @@ def bench_hill_climb(moves: int = 3000, repeat: int = 3, puzzle: str = "kennett_
             for g in states:
                 numpy_move(mv, g)
             return len(states)
+
         return run
 
     m = kernel_vs_numpy(
-        solver="hill_climb", title=f"Hill climbing, default parameters ({len(mv.pairs)} in-box swaps scored per move)",
-        puzzle=puzzle, unit="moves", seeds=(0,), passes=repeat, numpy=numpy_version,
+        solver="hill_climb",
+        title=f"Hill climbing, default parameters ({len(mv.pairs)} in-box swaps scored per move)",
+        puzzle=puzzle,
+        unit="moves",
+        seeds=(0,),
+        passes=repeat,
+        numpy=numpy_version,
         kernel=solver_way("hill_climb", pz, moves, {"budget": 0}),
         kernel_label="solver.step: delta evaluation, plateau queue and restarts",
         numpy_label="steepest-ascent move scoring every swapped grid at once, on the states of the same run",
-        setup="set-up included (the states the numpy move scores collected before)", out=out)
+        setup="set-up included (the states the numpy move scores collected before)",
+        out=out,
+    )
     return m.as_dict("moves")
 
 
 register_kernel_benchmark(
-    "hill_climb", bench_hill_climb, solver="hill_climb",
+    "hill_climb",
+    bench_hill_climb,
+    solver="hill_climb",
     help="hill climbing: kernel / numpy in moves/s (side by side, same puzzle and states)",
-    flags=(Flag("--moves", "moves", "kernel moves per pass", 10, 10_000_000),
-           Flag("--passes", "repeat", "interleaved passes, the best counts", 1, 100, aliases=("--repeat",))),
+    flags=(
+        Flag("--moves", "moves", "kernel moves per pass", 10, 10_000_000),
+        Flag("--passes", "repeat", "interleaved passes, the best counts", 1, 100, aliases=("--repeat",)),
+    ),
     description="Time hill climbing with its default parameters on kennett_hard_007. Measured side by side in "
     "interleaved passes: moves per second of the numba kernel (steepest ascent with delta evaluation, plateau "
     "escapes and restarts) and of a straightforward numpy steepest-ascent move that scores every swapped grid "
-    "from scratch, on the states of the same run; printed as the ratio kernel / numpy.")
+    "from scratch, on the states of the same run; printed as the ratio kernel / numpy.",
+)

@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyNBCoin", "bench_nbcoin"]
 
@@ -36,8 +36,16 @@ class NumpyNBCoin:
     seed : int
     """
 
-    def __init__(self, puzzle: Puzzle, population: int = 150, C: float = 25.0, k: float = 0.4, upper: float = 0.99,
-                 counts: bool = True, seed: int = 0):
+    def __init__(
+        self,
+        puzzle: Puzzle,
+        population: int = 150,
+        C: float = 25.0,
+        k: float = 0.4,
+        upper: float = 0.99,
+        counts: bool = True,
+        seed: int = 0,
+    ):
         from ..solvers.nbcoin import box_tables, initial_model, selected_count
 
         self.n, self.N, self.C = puzzle.n, puzzle.N, puzzle.C
@@ -123,8 +131,13 @@ class NumpyNBCoin:
 
 
 @checked
-def bench_nbcoin(runs: int = 6, generations: int = 300, puzzle: str = "nbcoin_106_difficult",
-                 out: Callable[[str], object] = print, passes: int = 3) -> dict:
+def bench_nbcoin(
+    runs: int = 6,
+    generations: int = 300,
+    puzzle: str = "nbcoin_106_difficult",
+    out: Callable[[str], object] = print,
+    passes: int = 3,
+) -> dict:
     """Time NB-COIN's kernel against :class:`NumpyNBCoin` in generations per second, on the same seeds.
 
     Parameters
@@ -151,22 +164,35 @@ def bench_nbcoin(runs: int = 6, generations: int = 300, puzzle: str = "nbcoin_10
     pz = library.puzzle(puzzle)
 
     m = kernel_vs_numpy(
-        solver="nbcoin", title="NB-COIN, default parameters (population 150, C 25, k 0.4, upper 0.99, update counts), "
-        f"at most {generations} generations a run", puzzle=puzzle, unit="generations", seeds=range(runs),
-        passes=passes, kernel=solver_way("nbcoin", pz, generations, {"generations": generations}, setup_timed=False),
+        solver="nbcoin",
+        title="NB-COIN, default parameters (population 150, C 25, k 0.4, upper 0.99, update counts), "
+        f"at most {generations} generations a run",
+        puzzle=puzzle,
+        unit="generations",
+        seeds=range(runs),
+        passes=passes,
+        kernel=solver_way("nbcoin", pz, generations, {"generations": generations}, setup_timed=False),
         numpy=reference_way(NumpyNBCoin, pz, generations, NumpyNBCoin.generation, "generations", setup_timed=False),
         kernel_label="solver.step",
         numpy_label="sampling vectorised over the population, fitness and update on whole arrays",
-        setup="set-up excluded on both sides", out=out)
+        setup="set-up excluded on both sides",
+        out=out,
+    )
     return m.as_dict("generations")
 
 
 register_kernel_benchmark(
-    "nbcoin", bench_nbcoin, solver="nbcoin", help="NB-COIN: kernel / numpy in generations/s (side by side)",
-    flags=(Flag("--runs", "runs", "runs of each implementation per pass", 1, 10_000),
-           Flag("--generations", "generations", "most generations per run", 1, 1_000_000),
-           Flag("--passes", "passes", "interleaved passes, the best counts", 1, 1000)),
+    "nbcoin",
+    bench_nbcoin,
+    solver="nbcoin",
+    help="NB-COIN: kernel / numpy in generations/s (side by side)",
+    flags=(
+        Flag("--runs", "runs", "runs of each implementation per pass", 1, 10_000),
+        Flag("--generations", "generations", "most generations per run", 1, 1_000_000),
+        Flag("--passes", "passes", "interleaved passes, the best counts", 1, 1000),
+    ),
     description="Time NB-COIN with its default parameters. Measured side by side: generations per second of the "
     "numba kernel and of a straightforward numpy implementation of the same generation (sampling, fitness, "
     "selection, update), on nbcoin_106_difficult with the same seeds, in interleaved passes of which the best "
-    "counts; printed as the ratio kernel / numpy.")
+    "counts; printed as the ratio kernel / numpy.",
+)

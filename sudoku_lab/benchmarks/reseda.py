@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 from .._checks import checked
 from ..puzzle import Puzzle
+from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 
 __all__ = ["bench_reseda", "NumpyReseda"]
 
@@ -37,8 +37,9 @@ class NumpyReseda:
     draw-for-draw identical to the kernel).
     """
 
-    def __init__(self, puzzle: Puzzle, alpha: float = 0.7, beta: float = 0.6, Q: int = 100, Q1: int = 10,
-                 seed: int = 0):
+    def __init__(
+        self, puzzle: Puzzle, alpha: float = 0.7, beta: float = 0.6, Q: int = 100, Q1: int = 10, seed: int = 0
+    ):
         from ..ac3 import initial_domains
         from ..solvers.reseda import _initial_p
 
@@ -112,8 +113,14 @@ class NumpyReseda:
 
 
 @checked
-def bench_reseda(attempts: int = 200, puzzles: int = 50, numpy_runs: int = 20,
-                 out: Callable[[str], object] = print, fiendish: Sequence | None = None, passes: int = 3) -> dict:
+def bench_reseda(
+    attempts: int = 200,
+    puzzles: int = 50,
+    numpy_runs: int = 20,
+    out: Callable[[str], object] = print,
+    fiendish: Sequence | None = None,
+    passes: int = 3,
+) -> dict:
     """Time RESEDA: kernel against numpy in steps/s, attempts on the easy puzzle, fiendish time to solve.
 
     Parameters
@@ -147,14 +154,20 @@ def bench_reseda(attempts: int = 200, puzzles: int = 50, numpy_runs: int = 20,
 
     # 1. the same step in numpy and in the kernel, on the same puzzle and configuration (restart none)
     m = kernel_vs_numpy(
-        solver="reseda", title="RESEDA, default parameters (alpha 0.7, Q 100, Q1 10, blocks + pre-computation, "
-        "sort), restart none, each run to its end", puzzle="reseda_fig3_1_easy", unit="steps",
-        seeds=range(numpy_runs), passes=passes,
+        solver="reseda",
+        title="RESEDA, default parameters (alpha 0.7, Q 100, Q1 10, blocks + pre-computation, "
+        "sort), restart none, each run to its end",
+        puzzle="reseda_fig3_1_easy",
+        unit="steps",
+        seeds=range(numpy_runs),
+        passes=passes,
         kernel=solver_way("reseda", easy, 10_000, {"restart": "none"}, setup_timed=False),
-        numpy=reference_way(NumpyReseda, easy, 10_000, lambda ref: ref.step() != "running", "steps",
-                            setup_timed=False), kernel_label="solver.step",
+        numpy=reference_way(NumpyReseda, easy, 10_000, lambda ref: ref.step() != "running", "steps", setup_timed=False),
+        kernel_label="solver.step",
         numpy_label="samples vectorised over Q, box permutations drawn position by position",
-        setup="set-up excluded on both sides", out=out)
+        setup="set-up excluded on both sides",
+        out=out,
+    )
     # 2. attempts on the easy puzzle
     times, steps, solved = [], 0, 0
     for seed in range(attempts):
@@ -179,29 +192,45 @@ def bench_reseda(attempts: int = 200, puzzles: int = 50, numpy_runs: int = 20,
         if not last.snapshot.solved:
             out(f"  warning: {pz.name} not solved within 120 s")
     t_fiendish = float(np.mean(solve_times))
-    out(f"  reseda_fig3_1_easy, {attempts} attempts (restart=partial): {solved}/{attempts} solved, "
+    out(
+        f"  reseda_fig3_1_easy, {attempts} attempts (restart=partial): {solved}/{attempts} solved, "
         f"mean {t_attempt * 1e3:.2f} ms per attempt, {kernel_rate:,.0f} steps/s "
-        f"(absolute, this machine; the paper's C++: {PAPER_ATTEMPT_S * 1e3:.0f} ms on its hardware)")
-    out(f"  kennett/fiendish, {len(pzs)} puzzles, recommended strategy (partial restarts over the diagonal boxes, "
+        f"(absolute, this machine; the paper's C++: {PAPER_ATTEMPT_S * 1e3:.0f} ms on its hardware)"
+    )
+    out(
+        f"  kennett/fiendish, {len(pzs)} puzzles, recommended strategy (partial restarts over the diagonal boxes, "
         f"then full restarts): mean time to solve {t_fiendish:.3f} s, median {np.median(solve_times):.3f} s, "
-        f"max {np.max(solve_times):.3f} s (absolute, this machine; the paper: {PAPER_FIENDISH_S} s on its hardware)")
-    return {"time_per_attempt": t_attempt, "steps_per_second": kernel_rate, "numpy_steps_per_second": m.numpy_rate,
-            "kernel_same_step_per_second": m.kernel_rate, "kernel_over_numpy": m.ratio,
-            "fiendish_mean_time_to_solve": t_fiendish, "fiendish_times": solve_times, "easy_solved": solved,
-            "same_work": m.same_work}
+        f"max {np.max(solve_times):.3f} s (absolute, this machine; the paper: {PAPER_FIENDISH_S} s on its hardware)"
+    )
+    return {
+        "time_per_attempt": t_attempt,
+        "steps_per_second": kernel_rate,
+        "numpy_steps_per_second": m.numpy_rate,
+        "kernel_same_step_per_second": m.kernel_rate,
+        "kernel_over_numpy": m.ratio,
+        "fiendish_mean_time_to_solve": t_fiendish,
+        "fiendish_times": solve_times,
+        "easy_solved": solved,
+        "same_work": m.same_work,
+    }
 
 
 register_kernel_benchmark(
-    "reseda", bench_reseda, solver="reseda",
+    "reseda",
+    bench_reseda,
+    solver="reseda",
     help="RESEDA: kernel / numpy in steps/s (side by side); time per attempt and fiendish time to solve (absolute, "
     "next to the paper's)",
-    flags=(Flag("--attempts", "attempts", "attempts on the easy puzzle", 1, 100_000),
-           Flag("--numpy-runs", "numpy_runs", "runs of each implementation per pass", 1, 10_000),
-           Flag("--passes", "passes", "interleaved passes of the kernel / numpy comparison, the best counts", 1, 100),
-           Flag("--puzzles", "puzzles", "fiendish puzzles to solve", 1, 200)),
+    flags=(
+        Flag("--attempts", "attempts", "attempts on the easy puzzle", 1, 100_000),
+        Flag("--numpy-runs", "numpy_runs", "runs of each implementation per pass", 1, 10_000),
+        Flag("--passes", "passes", "interleaved passes of the kernel / numpy comparison, the best counts", 1, 100),
+        Flag("--puzzles", "puzzles", "fiendish puzzles to solve", 1, 200),
+    ),
     description="Time RESEDA with its default parameters. Measured side by side: steps per second of the numba "
     "kernel and of a straightforward numpy implementation of the same step, on reseda_fig3_1_easy with the same "
     "seeds, in interleaved passes of which the best counts; printed as the ratio kernel / numpy. Absolute, for "
     "this machine: the mean time per attempt on reseda_fig3_1_easy and the mean time to solve Kennett fiendish "
     "puzzles with the paper's recommended strategy, each next to the paper's figure (other hardware, not a "
-    "ratio).")
+    "ratio).",
+)

@@ -50,14 +50,31 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
+from .._checks import checked
 from .._registry import Registry
 from ..errors import ParameterError
 from ._core import COMPARISON_HEADER, COMPARISON_NOTE, Report, Runner, comparison_cells
-from .._checks import checked
 
-__all__ = ["Paper", "Reproduction", "Option", "OPTION_NAMES", "COMMAND_FLAGS", "option_names", "register_paper", "register_reproduction", "papers",
-           "get_paper", "reproductions", "get_reproduction", "resolve_options", "Report", "Runner",
-           "COMPARISON_HEADER", "COMPARISON_NOTE", "comparison_cells"]
+__all__ = [
+    "Paper",
+    "Reproduction",
+    "Option",
+    "OPTION_NAMES",
+    "COMMAND_FLAGS",
+    "option_names",
+    "register_paper",
+    "register_reproduction",
+    "papers",
+    "get_paper",
+    "reproductions",
+    "get_reproduction",
+    "resolve_options",
+    "Report",
+    "Runner",
+    "COMPARISON_HEADER",
+    "COMPARISON_NOTE",
+    "comparison_cells",
+]
 
 #: The common options (``sudoku-lab reproduce`` flags ``--runs``, ``--puzzles``, ``--solve-runs``, ``--out``).
 #: ``out`` is a figure path; every other option is an integer. A reproduction may declare its own integer
@@ -66,8 +83,20 @@ __all__ = ["Paper", "Reproduction", "Option", "OPTION_NAMES", "COMMAND_FLAGS", "
 OPTION_NAMES = ("runs", "puzzles", "solve_runs", "out")
 
 #: The ``reproduce`` command's own flags, which no reproduction may declare as an option.
-COMMAND_FLAGS = ("seed", "jobs", "param", "markdown", "quiet", "experiment", "results", "scheduler", "quick",
-                 "full", "only", "out_dir")
+COMMAND_FLAGS = (
+    "seed",
+    "jobs",
+    "param",
+    "markdown",
+    "quiet",
+    "experiment",
+    "results",
+    "scheduler",
+    "quick",
+    "full",
+    "only",
+    "out_dir",
+)
 
 
 @checked
@@ -167,11 +196,16 @@ class Reproduction:
             raise TypeError(f"reproduction {self.name!r}: run must be callable")
         if self.name == "all":
             raise ValueError("a reproduction may not be named 'all' (`sudoku-lab reproduce all` runs every one)")
-        bad = [k for k in self.options if not (isinstance(k, str) and k.isidentifier() and k == k.lower())
-                                                  or k in COMMAND_FLAGS]
+        bad = [
+            k
+            for k in self.options
+            if not (isinstance(k, str) and k.isidentifier() and k == k.lower()) or k in COMMAND_FLAGS
+        ]
         if bad:
-            raise ValueError(f"reproduction {self.name!r}: option {bad[0]!r} must be a lower-case identifier that "
-                             f"is not one of the command's own flags ({', '.join(COMMAND_FLAGS)})")
+            raise ValueError(
+                f"reproduction {self.name!r}: option {bad[0]!r} must be a lower-case identifier that "
+                f"is not one of the command's own flags ({', '.join(COMMAND_FLAGS)})"
+            )
         for k, opt in self.options.items():
             if not isinstance(opt, Option):
                 raise TypeError(f"reproduction {self.name!r}: option {k!r} must be an Option, got {opt!r}")
@@ -180,8 +214,10 @@ class Reproduction:
         for k, value in dict(self.quick).items():
             opt = self.options.get(k)
             if opt is None or k == "out":
-                raise ValueError(f"reproduction {self.name!r}: quick value for {k!r}, which is not one of its "
-                                 f"integer options ({', '.join(o for o in self.options if o != 'out') or 'none'})")
+                raise ValueError(
+                    f"reproduction {self.name!r}: quick value for {k!r}, which is not one of its "
+                    f"integer options ({', '.join(o for o in self.options if o != 'out') or 'none'})"
+                )
             problem = _out_of_range(opt, value)
             if problem:
                 raise ValueError(f"reproduction {self.name!r}: quick value of {k!r} must be {problem}")
@@ -200,10 +236,10 @@ def _paper_rank(key: str) -> int:
     return PAPER_ORDER.index(key) if key in PAPER_ORDER else len(PAPER_ORDER)
 
 
-_papers: Registry[Paper] = Registry("paper", package=__name__, key=lambda p: p.key,
-                                    order=lambda p: _paper_rank(p.key))
-_reproductions: Registry[Reproduction] = Registry("reproduction", package=__name__,
-                                                  order=lambda r: _paper_rank(r.paper))
+_papers: Registry[Paper] = Registry("paper", package=__name__, key=lambda p: p.key, order=lambda p: _paper_rank(p.key))
+_reproductions: Registry[Reproduction] = Registry(
+    "reproduction", package=__name__, order=lambda r: _paper_rank(r.paper)
+)
 #: Where each name was registered from ("module.function"), for the message refusing a duplicate.
 _origins: dict[tuple[str, str], str] = {}
 
@@ -212,9 +248,11 @@ def _register(registry: Registry, obj, name: str, origin: str):
     try:
         registry.register(obj)
     except ValueError:
-        raise ValueError(f"a {registry.kind} named {name!r} is already registered (by "
-                         f"{_origins.get((registry.kind, name), 'another module')}); choose another name for "
-                         f"{origin}") from None
+        raise ValueError(
+            f"a {registry.kind} named {name!r} is already registered (by "
+            f"{_origins.get((registry.kind, name), 'another module')}); choose another name for "
+            f"{origin}"
+        ) from None
     _origins.setdefault((registry.kind, name), origin)
     return obj
 
@@ -240,10 +278,16 @@ def get_paper(key: str) -> Paper:
 
 
 @checked
-def register_reproduction(name: str | Reproduction | None = None, *, paper: str | None = None,
-                          title: str | None = None, solver: str | None = None,
-                          options: Mapping[str, Option] | None = None, run: Callable[..., Report] | None = None,
-                          quick: Mapping[str, int] | None = None):
+def register_reproduction(
+    name: str | Reproduction | None = None,
+    *,
+    paper: str | None = None,
+    title: str | None = None,
+    solver: str | None = None,
+    options: Mapping[str, Option] | None = None,
+    run: Callable[..., Report] | None = None,
+    quick: Mapping[str, int] | None = None,
+):
     """Register a reproduction; a second one with the same name is refused (ValueError).
 
     Three forms::
@@ -292,11 +336,22 @@ def _flag(option: str) -> str:
 
 def _out_of_range(opt: Option, value) -> str:
     """What an integer option's value must be ("an integer from 1 to 200"), or "" if ``value`` is one."""
-    if isinstance(value, int) and not isinstance(value, bool) and (opt.low is None or value >= opt.low) and (
-            opt.high is None or value <= opt.high):
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and (opt.low is None or value >= opt.low)
+        and (opt.high is None or value <= opt.high)
+    ):
         return ""
-    bounds = (f"from {opt.low} to {opt.high:,}" if opt.low is not None and opt.high is not None
-              else f">= {opt.low}" if opt.low is not None else f"<= {opt.high:,}" if opt.high is not None else "")
+    bounds = (
+        f"from {opt.low} to {opt.high:,}"
+        if opt.low is not None and opt.high is not None
+        else f">= {opt.low}"
+        if opt.low is not None
+        else f"<= {opt.high:,}"
+        if opt.high is not None
+        else ""
+    )
     return f"an integer{' ' + bounds if bounds else ''}, got {value!r}"
 
 
@@ -314,14 +369,16 @@ def resolve_options(rep: Reproduction, given: Mapping[str, Any], quick: bool = F
     """
     for key, value in given.items():
         if key not in option_names():
-            raise ParameterError(f"unknown reproduction option {key!r}; options are {', '.join(option_names())}",
-                                 name=key)
+            raise ParameterError(
+                f"unknown reproduction option {key!r}; options are {', '.join(option_names())}", name=key
+            )
         if value is not None and key not in rep.options:
             takers = [r.name for r in reproductions().values() if key in r.options]
             what = f"{', '.join(takers)} only" if takers else "no registered experiment"
             hint = reproductions()[takers[0]].options[key].help if len(takers) == 1 else ""
-            raise ParameterError(f"{_flag(key)} applies to {what}{f' ({hint})' if hint else ''}, not to {rep.name}",
-                                 name=key)
+            raise ParameterError(
+                f"{_flag(key)} applies to {what}{f' ({hint})' if hint else ''}, not to {rep.name}", name=key
+            )
     out = {}
     for key, opt in rep.options.items():
         value = given.get(key)

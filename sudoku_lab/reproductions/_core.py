@@ -10,25 +10,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from ..experiments import BatchProgress, Task, Workers
 from .._checks import checked
+from ..experiments import BatchProgress, Task, Workers
 
 if TYPE_CHECKING:
     from ..puzzle import Puzzle
     from ..results import ResultStore
 
-__all__ = ["Report", "Runner", "COMPARISON_HEADER", "COMPARISON_NOTE", "comparison_cells", "percent_interval",
-           "difference_text", "p_text"]
+__all__ = [
+    "Report",
+    "Runner",
+    "COMPARISON_HEADER",
+    "COMPARISON_NOTE",
+    "comparison_cells",
+    "percent_interval",
+    "difference_text",
+    "p_text",
+]
 
 #: Column headers of the cells :meth:`Report.rate_cells` returns, in order.
 COMPARISON_HEADER = ("paper 95 % CI", "our 95 % CI", "difference (ours - paper) 95 % CI", "Fisher p", "verdict")
 
 #: How the comparison cells are computed (added to every report that has them).
-COMPARISON_NOTE = ("Success counts: exact (Clopper-Pearson) 95 % interval of each; difference of the rates (ours - "
-                   "paper) in percentage points (pp) with Newcombe's hybrid score 95 % interval; Fisher's exact "
-                   "test, two-sided. Verdict: \"consistent\" when p >= 0.05 (no significant difference), "
-                   "\"ours higher\" / \"ours lower\" when p < 0.05. The verdict follows the test: near p = 0.05 the "
-                   "interval of the difference can just exclude 0 while p >= 0.05, or the reverse.")
+COMPARISON_NOTE = (
+    "Success counts: exact (Clopper-Pearson) 95 % interval of each; difference of the rates (ours - "
+    "paper) in percentage points (pp) with Newcombe's hybrid score 95 % interval; Fisher's exact "
+    'test, two-sided. Verdict: "consistent" when p >= 0.05 (no significant difference), '
+    '"ours higher" / "ours lower" when p < 0.05. The verdict follows the test: near p = 0.05 the '
+    "interval of the difference can just exclude 0 while p >= 0.05, or the reverse."
+)
 
 
 def percent_interval(lo: float, hi: float) -> str:
@@ -70,8 +80,13 @@ def comparison_cells(k_paper: int, n_paper: int, k: int, n: int) -> list[str]:
         return [percent_interval(*clopper_pearson(k_paper, n_paper)), "n/a", "n/a", "n/a", "n/a"]
     c = compare_rates(Rate(k_paper, n_paper), Rate(k, n))
     verdict = f"**{c.verdict}**" if c.significant else c.verdict
-    return [percent_interval(*c.paper_interval), percent_interval(*c.our_interval),
-            difference_text(c.difference, *c.difference_interval), p_text(c.p), verdict]
+    return [
+        percent_interval(*c.paper_interval),
+        percent_interval(*c.our_interval),
+        difference_text(c.difference, *c.difference_interval),
+        p_text(c.p),
+        verdict,
+    ]
 
 
 @checked
@@ -104,11 +119,18 @@ class Report:
         return cells
 
     def markdown(self) -> str:
-        lines = [f"### {self.title}", "", "| " + " | ".join(self.header) + " |",
-                 "|" + "|".join("---" for _ in self.header) + "|"]
+        lines = [
+            f"### {self.title}",
+            "",
+            "| " + " | ".join(self.header) + " |",
+            "|" + "|".join("---" for _ in self.header) + "|",
+        ]
         lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in self.rows]
-        notes = list(self.notes) + ([COMPARISON_NOTE] if self.compares_rates else []) + (
-            [self.citation] if self.citation else [])
+        notes = (
+            list(self.notes)
+            + ([COMPARISON_NOTE] if self.compares_rates else [])
+            + ([self.citation] if self.citation else [])
+        )
         if notes:
             lines += [""] + [f"- {n}" for n in notes]
         if self.interrupted:
@@ -140,10 +162,18 @@ class Runner:
         True once a task list stopped before its end (Ctrl-C).
     """
 
-    def __init__(self, jobs: int = 1, should_stop: Callable[[], bool] | None = None,
-                 progress: Callable[[str, BatchProgress], None] | None = None, params: dict | None = None,
-                 seed: int = 0, *, store: ResultStore | None = None, scheduler: str | None = None,
-                 workers: Workers | None = None):
+    def __init__(
+        self,
+        jobs: int = 1,
+        should_stop: Callable[[], bool] | None = None,
+        progress: Callable[[str, BatchProgress], None] | None = None,
+        params: dict | None = None,
+        seed: int = 0,
+        *,
+        store: ResultStore | None = None,
+        scheduler: str | None = None,
+        workers: Workers | None = None,
+    ):
         """
         Parameters
         ----------
@@ -180,31 +210,48 @@ class Runner:
             key = f"{label}/{t.key or i}"
             what = (t.solver, repr(sorted(t.params.items())), t.puzzle.to_line(), t.seed, t.until)
             if self._tasks.setdefault(key, what) != what:
-                raise ValueError(f"task {key!r} was given for two different runs: give the tasks of a list distinct "
-                                 "keys, and lists of different runs distinct labels")
+                raise ValueError(
+                    f"task {key!r} was given for two different runs: give the tasks of a list distinct "
+                    "keys, and lists of different runs distinct labels"
+                )
             keyed.append(replace(t, key=key, puzzle_set=t.puzzle_set or label))
         progress = None
         if self.progress:
+
             def progress(p):
                 self.progress(label, p)
-        out = run_batch(keyed, self.store, jobs=self.jobs, scheduler=self.scheduler, workers=self.workers,
-                        should_stop=self.should_stop, progress=progress)
+
+        out = run_batch(
+            keyed,
+            self.store,
+            jobs=self.jobs,
+            scheduler=self.scheduler,
+            workers=self.workers,
+            should_stop=self.should_stop,
+            progress=progress,
+        )
         if any(r is None for r in out):
             self.interrupted = True
         return [r for r in out if r is not None]
 
-    def repeat(self, solver: str, params: dict, puzzle: Puzzle, until: str, runs: int, start: int = 0,
-               puzzle_set: str = "") -> list[Task]:
+    def repeat(
+        self, solver: str, params: dict, puzzle: Puzzle, until: str, runs: int, start: int = 0, puzzle_set: str = ""
+    ) -> list[Task]:
         """Tasks ``start .. start + runs - 1`` of one configuration on one puzzle: seeds counted from
         :attr:`seed`, keys and run indices the run's number."""
-        return [Task(solver, params, puzzle, self.seed + i, until, key=str(i), puzzle_set=puzzle_set, run=i)
-                for i in range(start, start + runs)]
+        return [
+            Task(solver, params, puzzle, self.seed + i, until, key=str(i), puzzle_set=puzzle_set, run=i)
+            for i in range(start, start + runs)
+        ]
 
-    def each(self, solver: str, params: dict, puzzles: Iterable[Puzzle], until: str,
-             puzzle_set: str = "") -> list[Task]:
+    def each(
+        self, solver: str, params: dict, puzzles: Iterable[Puzzle], until: str, puzzle_set: str = ""
+    ) -> list[Task]:
         """One task per puzzle of ``puzzles``: seeds counted from :attr:`seed`, keys the puzzle's index."""
-        return [Task(solver, params, p, self.seed + i, until, key=str(i), puzzle_set=puzzle_set)
-                for i, p in enumerate(puzzles)]
+        return [
+            Task(solver, params, p, self.seed + i, until, key=str(i), puzzle_set=puzzle_set)
+            for i, p in enumerate(puzzles)
+        ]
 
     def p(self, **setting: Any) -> dict:
         """The user's --param values, with the experiment's own settings (what the table varies) on top."""

@@ -20,19 +20,32 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
+from .._checks import checked
 from ..errors import ParameterError
+from ..experiments import BatchProgress
+from ..solvers.base import DEFAULT_SEED
 from . import Reproduction, get_paper, get_reproduction, papers, reproductions, resolve_options
 from ._core import Report, Runner
-from .._checks import checked
-from ..solvers.base import DEFAULT_SEED
-from ..experiments import BatchProgress
 
-__all__ = ["MODES", "Outcome", "SuiteOutcome", "store_spec", "store_growth", "run_reproduction", "run_all", "suite_markdown",
-           "summary_markdown", "options_text", "verdict_text", "REPORT", "FIGURES"]
+__all__ = [
+    "MODES",
+    "Outcome",
+    "SuiteOutcome",
+    "store_spec",
+    "store_growth",
+    "run_reproduction",
+    "run_all",
+    "suite_markdown",
+    "summary_markdown",
+    "options_text",
+    "verdict_text",
+    "REPORT",
+    "FIGURES",
+]
 
 #: ``reproduce all`` modes: the reduced form each reproduction declares, or the papers' sizes (the defaults).
 MODES = ("quick", "full")
@@ -96,10 +109,21 @@ class Outcome:
     total_seconds: float = 0.0
 
 
-def run_reproduction(name: str, options: Mapping | None = None, *, quick: bool = False, seed: int = DEFAULT_SEED,
-                     params: Mapping | None = None, jobs: int = 1, scheduler: str | None = None, workers=None,
-                     results=None, should_stop: Callable[[], bool] | None = None, progress=None,
-                     note: Callable[[str], None] | None = None) -> Outcome:
+def run_reproduction(
+    name: str,
+    options: Mapping | None = None,
+    *,
+    quick: bool = False,
+    seed: int = DEFAULT_SEED,
+    params: Mapping | None = None,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    workers=None,
+    results=None,
+    should_stop: Callable[[], bool] | None = None,
+    progress=None,
+    note: Callable[[str], None] | None = None,
+) -> Outcome:
     """Run the registered reproduction ``name`` (into the results directory ``results``, resuming it).
 
     Parameters
@@ -131,7 +155,8 @@ def run_reproduction(name: str, options: Mapping | None = None, *, quick: bool =
     params = dict(params or {})
     opts = resolve_options(rep, dict(options or {}), quick=quick)
     spec = store_spec(rep, opts, params, seed)  # checks the parameters too
-    store = before = None
+    store = None
+    before = 0  # the runs the store held before this call (read only when there is a store)
     t0 = time.perf_counter()
     if results is not None:
         from ..experiments import where_text
@@ -163,8 +188,10 @@ def _earlier_sessions_seconds(directory: Path) -> float:
     total = 0.0
     for s in (load_results(directory).provenance.get("sessions") or [])[:-1]:
         try:
-            total += (datetime.fromisoformat(s["ended"].replace("Z", "+00:00"))
-                      - datetime.fromisoformat(s["started"].replace("Z", "+00:00"))).total_seconds()
+            total += (
+                datetime.fromisoformat(s["ended"].replace("Z", "+00:00"))
+                - datetime.fromisoformat(s["started"].replace("Z", "+00:00"))
+            ).total_seconds()
         except (KeyError, TypeError, AttributeError, ValueError):  # a session killed before it ended
             pass
     return total
@@ -203,12 +230,20 @@ class SuiteOutcome:
 
 
 @checked
-def run_all(out_dir: str | os.PathLike[str], *, mode: str = "quick", only: Iterable[str] | None = None, seed: int = DEFAULT_SEED,
-            jobs: int | None = None,
-            scheduler: str | None = None, should_stop: Callable[[], bool] | None = None,
-            announce: Callable[[int, int, Reproduction, dict], None] | None = None,
-            progress: Callable[[str, BatchProgress], None] | None = None,
-            note: Callable[[str], None] | None = None, command: str | None = None) -> SuiteOutcome:
+def run_all(
+    out_dir: str | os.PathLike[str],
+    *,
+    mode: str = "quick",
+    only: Iterable[str] | None = None,
+    seed: int = DEFAULT_SEED,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    announce: Callable[[int, int, Reproduction, dict], None] | None = None,
+    progress: Callable[[str, BatchProgress], None] | None = None,
+    note: Callable[[str], None] | None = None,
+    command: str | None = None,
+) -> SuiteOutcome:
     """Run every registered reproduction (built-ins, then plugins) and write one report, paper vs ours.
 
     Everything is checked before the first run: the experiments named, every
@@ -252,13 +287,14 @@ def run_all(out_dir: str | os.PathLike[str], *, mode: str = "quick", only: Itera
         opts = resolve_options(rep, {}, quick=mode == "quick")
         if "out" in rep.options:
             opts["out"] = check_figure_path(out_dir / FIGURES / f"{rep.name}.png")
-        check_results_dir(out_dir / mode / rep.name, store_spec(rep, opts, {}, seed), kind=KIND,
-                          growth=store_growth(rep))
+        check_results_dir(
+            out_dir / mode / rep.name, store_spec(rep, opts, {}, seed), kind=KIND, growth=store_growth(rep)
+        )
         plans.append((rep, opts))
     report_path = check_writable(out_dir / REPORT, "report")
     workers = Workers(default_jobs() if jobs is None else jobs, scheduler, solvers=[rep.solver for rep, _ in plans])
     stop = should_stop or (lambda: False)
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     load = [_load()]
     t0 = time.perf_counter()
     suite = SuiteOutcome(mode, report_path, plans)
@@ -269,16 +305,27 @@ def run_all(out_dir: str | os.PathLike[str], *, mode: str = "quick", only: Itera
                 continue
             if announce:
                 announce(k, len(plans), rep, opts)
-            suite.outcomes.append(run_reproduction(rep.name, opts, seed=seed, workers=workers,
-                                                   results=out_dir / mode / rep.name, should_stop=stop,
-                                                   progress=progress, note=note))
+            suite.outcomes.append(
+                run_reproduction(
+                    rep.name,
+                    opts,
+                    seed=seed,
+                    workers=workers,
+                    results=out_dir / mode / rep.name,
+                    should_stop=stop,
+                    progress=progress,
+                    note=note,
+                )
+            )
     suite.seconds = time.perf_counter() - t0
     load.append(_load())
     if command is None:
-        command = (f"sudoku-lab reproduce all --{mode} --out-dir {out_dir}" + (f" --seed {seed}" if seed else "")
-                   + (f" --only {' '.join(p[0].name for p in plans)}" if only else ""))
-    text = suite_markdown(suite, command=command, started=started, seed=seed, where=workers.describe(),
-                          load=load)
+        command = (
+            f"sudoku-lab reproduce all --{mode} --out-dir {out_dir}"
+            + (f" --seed {seed}" if seed else "")
+            + (f" --only {' '.join(p[0].name for p in plans)}" if only else "")
+        )
+    text = suite_markdown(suite, command=command, started=started, seed=seed, where=workers.describe(), load=load)
     write_text(report_path, text, "report")
     return suite
 
@@ -332,18 +379,22 @@ def _facts() -> tuple[str, str]:
 
 
 def summary_markdown(suite: SuiteOutcome) -> str:
-    """The summary table of ``reproduce all`` (an experiment per row: verdict counts, runs, wall time) and its legend."""
+    """The summary table of ``reproduce all`` (an experiment per row: verdict counts, runs, wall time) and its
+    legend."""
     plans = suite.plans
     done = {o.name: o for o in suite.outcomes}
-    lines = ["| experiment | what it reproduces | options | consistent | ours higher | ours lower | runs | wall time |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| experiment | what it reproduces | options | consistent | ours higher | ours lower | runs | wall time |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     totals = dict.fromkeys(_COUNTED, 0)
     runs = 0
     for rep, opts in plans:
         o = done.get(rep.name)
         if o is None:
-            lines.append(f"| {rep.name} | {rep.title} | {options_text(rep, opts, suite.mode)} | | | | | "
-                         "not run (stopped) |")
+            lines.append(
+                f"| {rep.name} | {rep.title} | {options_text(rep, opts, suite.mode)} | | | | | not run (stopped) |"
+            )
             continue
         counts = {v: o.report.verdicts.count(v) for v in _COUNTED}
         for v in _COUNTED:
@@ -351,22 +402,31 @@ def summary_markdown(suite: SuiteOutcome) -> str:
         runs += o.runs
         cells = [str(counts[v]) for v in _COUNTED] if o.report.verdicts else ["-", "-", "-"]
         time_cell = _duration(o.total_seconds) + (" (stopped: partial)" if o.report.interrupted else "")
-        lines.append(f"| [{rep.name}](#{rep.name}) | {rep.title} | {options_text(rep, opts, suite.mode)} | "
-                     + " | ".join(cells) + f" | {o.runs:,} | {time_cell} |")
-    lines.append(f"| **all** | {len(done)} of {len(plans)} experiments | | **{totals['consistent']}** | "
-                 f"**{totals['ours higher']}** | **{totals['ours lower']}** | {runs:,} | "
-                 f"{_duration(suite.seconds)} |")
-    lines += ["", "Verdict counts: one per success count compared with the paper's (Fisher's exact test, two-sided; "
-              "\"ours higher\" / \"ours lower\" when p < 0.05, \"consistent\" otherwise). \"-\": the experiment "
-              "compares no success counts (its rows set our numbers beside the paper's; read them in its "
-              "section). Options: ours, then the full form's value in parentheses where it differs. Runs: in "
-              "the experiment's results directory. Wall time: summed over the sessions that ran the experiment; "
-              "the last row's is this command's."]
+        lines.append(
+            f"| [{rep.name}](#{rep.name}) | {rep.title} | {options_text(rep, opts, suite.mode)} | "
+            + " | ".join(cells)
+            + f" | {o.runs:,} | {time_cell} |"
+        )
+    lines.append(
+        f"| **all** | {len(done)} of {len(plans)} experiments | | **{totals['consistent']}** | "
+        f"**{totals['ours higher']}** | **{totals['ours lower']}** | {runs:,} | "
+        f"{_duration(suite.seconds)} |"
+    )
+    lines += [
+        "",
+        "Verdict counts: one per success count compared with the paper's (Fisher's exact test, two-sided; "
+        '"ours higher" / "ours lower" when p < 0.05, "consistent" otherwise). "-": the experiment '
+        "compares no success counts (its rows set our numbers beside the paper's; read them in its "
+        "section). Options: ours, then the full form's value in parentheses where it differs. Runs: in "
+        "the experiment's results directory. Wall time: summed over the sessions that ran the experiment; "
+        "the last row's is this command's.",
+    ]
     return "\n".join(lines) + "\n"
 
 
-def suite_markdown(suite: SuiteOutcome, *, command: str, started: datetime, seed: int = 0, where: str = "",
-                   load=()) -> str:
+def suite_markdown(
+    suite: SuiteOutcome, *, command: str, started: datetime, seed: int = 0, where: str = "", load=()
+) -> str:
     """The report of ``reproduce all``: how it ran, a summary table paper vs ours, then every experiment's report."""
     mode = suite.mode
     plans = suite.plans
@@ -374,24 +434,39 @@ def suite_markdown(suite: SuiteOutcome, *, command: str, started: datetime, seed
     done = {o.name: o for o in suite.outcomes}
     cpu, versions = _facts()
     loads = [f"{x:.1f}" for x in load if x is not None]
-    lines = [f"# Paper vs ours: every reproduction, {mode} form", "",
-             f"Command: `{command}`  ",
-             f"Date: {started.strftime('%Y-%m-%d %H:%M')} UTC; wall time {_duration(suite.seconds)}"
-             + (f" (stopped early: {len(suite.outcomes)} of {len(plans)} experiments ran, the last may be partial)"
-                if suite.interrupted else "") + ".  ",
-             f"Machine: {cpu}" + (f"; load average {' at the start, '.join(loads)} at the end" if len(loads) == 2
-                                  else "") + ".  ",
-             f"Versions: {versions}.  ",
-             f"Runs: {where or 'serial'}, seeds counted from {seed}.", ""]
+    lines = [
+        f"# Paper vs ours: every reproduction, {mode} form",
+        "",
+        f"Command: `{command}`  ",
+        f"Date: {started.strftime('%Y-%m-%d %H:%M')} UTC; wall time {_duration(suite.seconds)}"
+        + (
+            f" (stopped early: {len(suite.outcomes)} of {len(plans)} experiments ran, the last may be partial)"
+            if suite.interrupted
+            else ""
+        )
+        + ".  ",
+        f"Machine: {cpu}"
+        + (f"; load average {' at the start, '.join(loads)} at the end" if len(loads) == 2 else "")
+        + ".  ",
+        f"Versions: {versions}.  ",
+        f"Runs: {where or 'serial'}, seeds counted from {seed}.",
+        "",
+    ]
     if mode == "quick":
-        lines += ["**Quick form.** Every table of every paper, with fewer runs than the paper: each experiment's "
-                  "sizes are in the summary, the papers' (the full form's) in parentheses. With fewer runs the "
-                  "intervals are wider, so \"consistent\" says less than at full size, while a large difference "
-                  "from the paper still shows. `sudoku-lab reproduce all --full` runs the papers' sizes (hours; "
-                  "resumable; `--scheduler` runs it on a Dask cluster).", ""]
+        lines += [
+            "**Quick form.** Every table of every paper, with fewer runs than the paper: each experiment's "
+            "sizes are in the summary, the papers' (the full form's) in parentheses. With fewer runs the "
+            'intervals are wider, so "consistent" says less than at full size, while a large difference '
+            "from the paper still shows. `sudoku-lab reproduce all --full` runs the papers' sizes (hours; "
+            "resumable; `--scheduler` runs it on a Dask cluster).",
+            "",
+        ]
     else:
-        lines += ["**Full form.** Every table of every paper at the paper's sizes (or the closest the bundled "
-                  "data allows: see each experiment's options).", ""]
+        lines += [
+            "**Full form.** Every table of every paper at the paper's sizes (or the closest the bundled "
+            "data allows: see each experiment's options).",
+            "",
+        ]
     lines += ["## Summary", "", summary_markdown(suite), "## Papers", ""]
     keys = dict.fromkeys(rep.paper for rep, _ in plans)
     lines += [f"- **{k}**: {papers()[k].citation}. Published numbers: {papers()[k].source}." for k in keys]
@@ -401,14 +476,21 @@ def suite_markdown(suite: SuiteOutcome, *, command: str, started: datetime, seed
         if o is None:
             lines.append(f"{rep.title}. Not run: the command was stopped before it; run it again to go on.")
             continue
-        alone = f"sudoku-lab reproduce {rep.name}" + (" --quick" if mode == "quick" else "") + (
-            f" --seed {seed}" if seed else "")
+        alone = (
+            f"sudoku-lab reproduce {rep.name}"
+            + (" --quick" if mode == "quick" else "")
+            + (f" --seed {seed}" if seed else "")
+        )
         where_runs = f" in `{_rel(o.results, base)}`" if o.results is not None else ""
-        lines += [f"**{rep.title}** (paper: {rep.paper}). **Paper vs ours: {verdict_text(o.report)}.** "
-                  f"Options: {options_text(rep, opts, mode)}. {o.runs:,} runs ({o.new:,} run by this command)"
-                  f"{where_runs}; wall time {_duration(o.total_seconds)}"
-                  + (", stopped before its end" if o.report.interrupted else "") + f". Alone: `{alone}`.", "",
-                  o.report.markdown().rstrip("\n")]
+        lines += [
+            f"**{rep.title}** (paper: {rep.paper}). **Paper vs ours: {verdict_text(o.report)}.** "
+            f"Options: {options_text(rep, opts, mode)}. {o.runs:,} runs ({o.new:,} run by this command)"
+            f"{where_runs}; wall time {_duration(o.total_seconds)}"
+            + (", stopped before its end" if o.report.interrupted else "")
+            + f". Alone: `{alone}`.",
+            "",
+            o.report.markdown().rstrip("\n"),
+        ]
         fig = opts.get("out")
         if fig is not None and Path(fig).exists():
             lines += ["", f"![{rep.name}: {rep.options['out'].help or 'figure'}]({_rel(fig, base)})"]

@@ -16,9 +16,9 @@ import math
 
 import numpy as np
 
+from .._checks import checked
 from ..citations import cite
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
-from .._checks import checked
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2", "GA_TABLE2", "table1", "table2"]
 
@@ -57,8 +57,11 @@ def _others(params: dict) -> str:
     """`` (others at their defaults: ...)`` for the solver parameters ``params`` leaves out."""
     from ..solvers import get_solver_class
 
-    rest = [f"{p.name} {str(p.default).lower() if p.kind == 'bool' else p.default}"
-            for p in get_solver_class("ac3_tabu").params if p.name not in params]
+    rest = [
+        f"{p.name} {str(p.default).lower() if p.kind == 'bool' else p.default}"
+        for p in get_solver_class("ac3_tabu").params
+        if p.name not in params
+    ]
     return f" (others at their defaults: {', '.join(rest)})" if rest else ""
 
 
@@ -68,7 +71,7 @@ def _tries_until(runner: Runner, pz, params: dict, budget: int, wanted: int, cap
     Returns the results in seed order up to the ``wanted``-th solved one (all of them if never reached),
     or None when interrupted.
     """
-    results = []
+    results: list = []
     solved = 0
     while solved < wanted and len(results) < cap:
         rate = (solved + 1) / (len(results) + 1)
@@ -86,27 +89,43 @@ def _tries_until(runner: Runner, pz, params: dict, budget: int, wanted: int, cap
 
 
 @checked
-@register_reproduction("tabu-table1", paper="soto2013", solver="ac3_tabu",
-                       title="Table 1: tries of 1000 iterations needed for 30 solved runs, mk_easy_a .. mk_hard_b",
-                       options={"runs": Option(30, "solved tries wanted per puzzle (paper: 30)", low=1, high=10_000,
-                                               grows=True),
-                                "puzzles": Option(8, "how many of the eight puzzles, in the table's order", low=1,
-                                                  high=8, grows=True),
-                                "max_tries": Option(3000, "most tries per puzzle before reporting 'not reached'",
-                                                    low=1, high=1_000_000, grows=True)},
-                       quick={"runs": 10, "max_tries": 500})
+@register_reproduction(
+    "tabu-table1",
+    paper="soto2013",
+    solver="ac3_tabu",
+    title="Table 1: tries of 1000 iterations needed for 30 solved runs, mk_easy_a .. mk_hard_b",
+    options={
+        "runs": Option(30, "solved tries wanted per puzzle (paper: 30)", low=1, high=10_000, grows=True),
+        "puzzles": Option(8, "how many of the eight puzzles, in the table's order", low=1, high=8, grows=True),
+        "max_tries": Option(
+            3000, "most tries per puzzle before reporting 'not reached'", low=1, high=1_000_000, grows=True
+        ),
+    },
+    quick={"runs": 10, "max_tries": 500},
+)
 def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 3000) -> Report:
     """Tries needed, success rates, iterations and relative times against the paper's Table 1."""
     from .. import library
 
     params = {"iterations": TABLE1_BUDGET, **runner.params}
     budget = int(params["iterations"])
-    header = ["puzzle", "paper tries", "our tries", "paper solved/tries", "our solved/tries", *COMPARISON_HEADER,
-              "our mean iterations (solved)", "our median iterations (solved)", "our max iterations (solved)",
-              "paper mean time / easy a",
-              "our mean time / easy a", "our mean time (ms)"]
-    rep = Report(f"AC3-tabu Table 1: tries of {budget} iterations until {runs} are solved (at most {max_tries})",
-                 header)
+    header = [
+        "puzzle",
+        "paper tries",
+        "our tries",
+        "paper solved/tries",
+        "our solved/tries",
+        *COMPARISON_HEADER,
+        "our mean iterations (solved)",
+        "our median iterations (solved)",
+        "our max iterations (solved)",
+        "paper mean time / easy a",
+        "our mean time / easy a",
+        "our mean time (ms)",
+    ]
+    rep = Report(
+        f"AC3-tabu Table 1: tries of {budget} iterations until {runs} are solved (at most {max_tries})", header
+    )
     base_paper = PAPER_TABLE1["mk_easy_a"][3]
     base_ours = None
     for name in list(PAPER_TABLE1)[:puzzles]:
@@ -124,39 +143,66 @@ def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 3000) -> Re
         if base_ours is None and name == "mk_easy_a":
             base_ours = t
         ratio = f"{t / base_ours:.1f}" if base_ours and not math.isnan(t) else "n/a"
-        rep.rows.append([_label(name), paper_tries, tries, f"30/{paper_tries}", f"{k}/{n}",
-                         *rep.rate_cells(30, paper_tries, k, n),
-                         f"{np.mean(its):.1f}" if its else "n/a", f"{np.median(its):.0f}" if its else "n/a",
-                         f"{max(its)}" if its else "n/a", f"{PAPER_TABLE1[name][3] / base_paper:.1f}", ratio,
-                         "n/a" if math.isnan(t) else f"{t:.2f}"])
+        rep.rows.append(
+            [
+                _label(name),
+                paper_tries,
+                tries,
+                f"30/{paper_tries}",
+                f"{k}/{n}",
+                *rep.rate_cells(30, paper_tries, k, n),
+                f"{np.mean(its):.1f}" if its else "n/a",
+                f"{np.median(its):.0f}" if its else "n/a",
+                f"{max(its)}" if its else "n/a",
+                f"{PAPER_TABLE1[name][3] / base_paper:.1f}",
+                ratio,
+                "n/a" if math.isnan(t) else f"{t:.2f}",
+            ]
+        )
     rep.notes.append(f"Settings: {_settings(params)}{_others(params)}.")
-    rep.notes.append("Tries use seeds --seed, --seed + 1, ... in order; \"our tries\" is the try that brought the "
-                     f"{runs}th success (the paper: tries until 30 were solved). The success-rate comparison "
-                     "treats the paper's 30/tries and ours as binomial counts.")
-    rep.notes.append("Iterations and times are over the solved tries; a try's time includes the AC3 prefilter at "
-                     "reset. Times are compared only as ratios to easy a (the paper: Octave on a 2.0 GHz Core 2 "
-                     "Duo). Our easy puzzles are solved by the AC3 prefilter alone (0 iterations), so the ratios "
-                     "measure the search against the cost of a reset.")
+    rep.notes.append(
+        'Tries use seeds --seed, --seed + 1, ... in order; "our tries" is the try that brought the '
+        f"{runs}th success (the paper: tries until 30 were solved). The success-rate comparison "
+        "treats the paper's 30/tries and ours as binomial counts."
+    )
+    rep.notes.append(
+        "Iterations and times are over the solved tries; a try's time includes the AC3 prefilter at "
+        "reset. Times are compared only as ratios to easy a (the paper: Octave on a 2.0 GHz Core 2 "
+        "Duo). Our easy puzzles are solved by the AC3 prefilter alone (0 iterations), so the ratios "
+        "measure the search against the cost of a reset."
+    )
     rep.interrupted = runner.interrupted
     return rep
 
 
 @checked
-@register_reproduction("tabu-table2", paper="soto2013", solver="ac3_tabu",
-                       title="Table 2: solved out of 30 tries of 100000 iterations on easy a-c, medium a, hard a",
-                       options={"runs": Option(TABLE2_RUNS, "tries per puzzle (paper: 30)", low=1, high=100_000,
-                                               grows=True),
-                                "puzzles": Option(5, "how many of the five puzzles, in the table's order", low=1,
-                                                  high=5, grows=True)},
-                       quick={"runs": 10})
+@register_reproduction(
+    "tabu-table2",
+    paper="soto2013",
+    solver="ac3_tabu",
+    title="Table 2: solved out of 30 tries of 100000 iterations on easy a-c, medium a, hard a",
+    options={
+        "runs": Option(TABLE2_RUNS, "tries per puzzle (paper: 30)", low=1, high=100_000, grows=True),
+        "puzzles": Option(5, "how many of the five puzzles, in the table's order", low=1, high=5, grows=True),
+    },
+    quick={"runs": 10},
+)
 def table2(runner: Runner, runs: int, puzzles: int) -> Report:
     """Solved tries out of ``runs`` against the paper's Table 2 (hybrid TS column; the GA's for reference)."""
     from .. import library
 
     params = {"iterations": TABLE2_BUDGET, **runner.params}
     budget = int(params["iterations"])
-    header = ["puzzle", "paper (hybrid TS)", "ours", *COMPARISON_HEADER, "our mean iterations (solved)",
-              "our median iterations (solved)", "our max iterations (solved)", "paper GA (reference)"]
+    header = [
+        "puzzle",
+        "paper (hybrid TS)",
+        "ours",
+        *COMPARISON_HEADER,
+        "our mean iterations (solved)",
+        "our median iterations (solved)",
+        "our max iterations (solved)",
+        "paper GA (reference)",
+    ]
     rep = Report(f"AC3-tabu Table 2: solved out of {runs} tries of {budget} iterations", header)
     for name in list(PAPER_TABLE2)[:puzzles]:
         pz = library.puzzle(name)
@@ -166,12 +212,22 @@ def table2(runner: Runner, runs: int, puzzles: int) -> Report:
             return rep
         its = [r.iterations for r in res if r.solved]
         k = len(its)
-        rep.rows.append([_label(name), f"{PAPER_TABLE2[name]}/{TABLE2_RUNS}", f"{k}/{len(res)}",
-                         *rep.rate_cells(PAPER_TABLE2[name], TABLE2_RUNS, k, len(res)),
-                         f"{np.mean(its):.1f}" if its else "n/a", f"{np.median(its):.0f}" if its else "n/a",
-                         f"{max(its)}" if its else "n/a", f"{GA_TABLE2[name]}/{TABLE2_RUNS}"])
+        rep.rows.append(
+            [
+                _label(name),
+                f"{PAPER_TABLE2[name]}/{TABLE2_RUNS}",
+                f"{k}/{len(res)}",
+                *rep.rate_cells(PAPER_TABLE2[name], TABLE2_RUNS, k, len(res)),
+                f"{np.mean(its):.1f}" if its else "n/a",
+                f"{np.median(its):.0f}" if its else "n/a",
+                f"{max(its)}" if its else "n/a",
+                f"{GA_TABLE2[name]}/{TABLE2_RUNS}",
+            ]
+        )
     rep.notes.append(f"Settings: {_settings(params)}{_others(params)}. Seeds --seed .. --seed + runs - 1.")
-    rep.notes.append("The paper reports 30/30 for the hybrid TS with unlimited iterations too; the GA column is "
-                     "Mantere and Koljonen's GA as the paper quotes it, not a run of ours.")
+    rep.notes.append(
+        "The paper reports 30/30 for the hybrid TS with unlimited iterations too; the GA column is "
+        "Mantere and Koljonen's GA as the paper quotes it, not a run of ours."
+    )
     rep.interrupted = runner.interrupted
     return rep

@@ -18,9 +18,9 @@ from .base import (  # noqa: F401
     Event,
     KernelSolver,
     Param,
+    Slot,
     Snapshot,
     Solver,
-    Slot,
     Status,
     create,
     frozen_copy,
@@ -31,6 +31,25 @@ from .base import (  # noqa: F401
 )
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold  # noqa: F401
 
-__all__ = ["COST_AXIS", "DEFAULT_SEED", "Axis", "Column", "Event", "KernelSolver", "Layer", "Objective", "Param",
-           "Slot", "Snapshot", "Solver", "Status", "Threshold", "create", "frozen_copy", "get_solver_class",
-           "register", "registry", "unregister"]
+__all__ = [
+    "COST_AXIS",
+    "DEFAULT_SEED",
+    "Axis",
+    "Column",
+    "Event",
+    "KernelSolver",
+    "Layer",
+    "Objective",
+    "Param",
+    "Slot",
+    "Snapshot",
+    "Solver",
+    "Status",
+    "Threshold",
+    "create",
+    "frozen_copy",
+    "get_solver_class",
+    "register",
+    "registry",
+    "unregister",
+]

@@ -42,13 +42,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._kernels import ac3 as KA
-from .._kernels import ac3_tabu as K
+from .._checks import checked
+from .._kernels import ac3 as KA, ac3_tabu as K
 from ..ac3 import initial_domains, result_from_kernel
 from ..geometry import MASK_DTYPE, cell_name, symbol
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
-from .._checks import checked
 
 __all__ = ["AC3Tabu", "RETIRED_PARAMS", "STATUS_NAMES", "domains_as_bool", "singleton_grid"]
 
@@ -56,15 +55,23 @@ DEAD_ENDS = ("restart", "drop")
 
 #: Parameters that were removed, with the one line that says why and what to use instead.
 RETIRED_PARAMS = {
-    "accept": ("ac3_tabu's parameter 'accept' was removed: the acceptance is always the paper's cost(candidate) "
-               "<= cost(S), with dead_end=restart (the default) taking a dead end's restart whatever its cost; "
-               "accept=always with dead_end=restart and drop=1 gave the same runs as the default, so drop the "
-               "'accept' setting"),
+    "accept": (
+        "ac3_tabu's parameter 'accept' was removed: the acceptance is always the paper's cost(candidate) "
+        "<= cost(S), with dead_end=restart (the default) taking a dead end's restart whatever its cost; "
+        "accept=always with dead_end=restart and drop=1 gave the same runs as the default, so drop the "
+        "'accept' setting"
+    ),
 }
 
 #: Candidate status words by kernel code (``ST_*`` in :mod:`sudoku_lab._kernels.ac3_tabu`).
-STATUS_NAMES = {K.ST_TAKEN: "taken", K.ST_ASPIRATION: "aspiration", K.ST_TABU: "tabu", K.ST_WIPED: "wiped out",
-                K.ST_NOT_BEST: "not best", K.ST_WORSE: "worse"}
+STATUS_NAMES = {
+    K.ST_TAKEN: "taken",
+    K.ST_ASPIRATION: "aspiration",
+    K.ST_TABU: "tabu",
+    K.ST_WIPED: "wiped out",
+    K.ST_NOT_BEST: "not best",
+    K.ST_WORSE: "worse",
+}
 
 
 @checked
@@ -106,10 +113,12 @@ class AC3Tabu(KernelSolver):
     title = "AC3-tabu search"
     cites = "soto2013"
     order = 50
-    description = ("Tabu search over consistent partial assignments: each iteration builds a list of candidates "
-                   "(an open cell by roulette wheel on 1/|D|, a non-tabu digit, sometimes a drop of assigned "
-                   "cells), runs AC3 on each, and moves to the best admissible one when it leaves no more open "
-                   "cells; unassigned and wiped-out assignments become tabu for a FIFO tenure.")
+    description = (
+        "Tabu search over consistent partial assignments: each iteration builds a list of candidates "
+        "(an open cell by roulette wheel on 1/|D|, a non-tabu digit, sometimes a drop of assigned "
+        "cells), runs AC3 on each, and moves to the best admissible one when it leaves no more open "
+        "cells; unassigned and wiped-out assignments become tabu for a FIFO tenure."
+    )
     iteration_name = "iteration"
     examples = (
         ({}, "mk_hard_a"),
@@ -126,56 +135,143 @@ class AC3Tabu(KernelSolver):
         Column("cost", "cost (open cells of the state)", color="#0072B2"),
         Column("best_cost", "best cost since reset", color="#E69F00", style="steps"),
         Column("wiped", "candidates wiped out by AC3", axis="count", color="#D55E00", style="dotted", shown=False),
-        Column("tabu_length", "features in the tabu list", axis="count", color="#CC79A7", style="steps",
-               shown=False),
-        Column("dropped", "cells unassigned by the accepted move", axis="count", color="#009E73", style="dotted",
-               shown=False),
+        Column("tabu_length", "features in the tabu list", axis="count", color="#CC79A7", style="steps", shown=False),
+        Column(
+            "dropped",
+            "cells unassigned by the accepted move",
+            axis="count",
+            color="#009E73",
+            style="dotted",
+            shown=False,
+        ),
     )
     layers = (
-        Layer("domains", "the state's candidates (pencil marks), [cell, digit - 1]", "bool", ("C", "N"),
-              role="domains"),
-        Layer("struck", "candidates AC3 removed in the latest iteration's accepted move (none without a move)",
-              "bool", ("C", "N"), role="struck"),
-        Layer("ac3", "AC3Result of the propagation of the latest accepted candidate (from its domains after the "
-              "drop and the assignment), or of the prefilter before any move", "object", role="ac3",
-              optional=True),
+        Layer(
+            "domains", "the state's candidates (pencil marks), [cell, digit - 1]", "bool", ("C", "N"), role="domains"
+        ),
+        Layer(
+            "struck",
+            "candidates AC3 removed in the latest iteration's accepted move (none without a move)",
+            "bool",
+            ("C", "N"),
+            role="struck",
+        ),
+        Layer(
+            "ac3",
+            "AC3Result of the propagation of the latest accepted candidate (from its domains after the "
+            "drop and the assignment), or of the prefilter before any move",
+            "object",
+            role="ac3",
+            optional=True,
+        ),
         Layer("ac3_iteration", "the iteration whose propagation 'ac3' shows (0 = the prefilter)", "int"),
-        Layer("tabu", "the tabu list, oldest first: (cell, digit, age in iterations, reason 0 = unassigned by a "
-              "move, 1 = wipe-out)", "int64", ("*", 4), role="tabu"),
+        Layer(
+            "tabu",
+            "the tabu list, oldest first: (cell, digit, age in iterations, reason 0 = unassigned by a "
+            "move, 1 = wipe-out)",
+            "int64",
+            ("*", 4),
+            role="tabu",
+        ),
         # No board role: the "tabu" role's overlay marks these cells already, fading with age.
         Layer("tabu_cells", "cells with a tabu feature", "bool", ("C",)),
         Layer("prefilled", "givens and the cells the AC3 prefilter fixed (never dropped)", "bool", ("C",)),
-        Layer("candidates", "the latest iteration's candidates in generation order", "records",
-              columns=(("k", "#"), ("cell", "cell"), ("digit", "digit"), ("dropped", "dropped"), ("cost", "cost"),
-                       ("status", "status"))),
+        Layer(
+            "candidates",
+            "the latest iteration's candidates in generation order",
+            "records",
+            columns=(
+                ("k", "#"),
+                ("cell", "cell"),
+                ("digit", "digit"),
+                ("dropped", "dropped"),
+                ("cost", "cost"),
+                ("status", "status"),
+            ),
+        ),
         Layer("aspirations", "moves taken by aspiration so far", "int"),
         Layer("best_cost", "lowest cost of a state since reset", "int"),
-        Layer("dead_end", "the latest iteration had no candidate left after AC3 (the next one restarts from the "
-              "prefilter, or drops with dead_end=drop)", "bool"),
+        Layer(
+            "dead_end",
+            "the latest iteration had no candidate left after AC3 (the next one restarts from the "
+            "prefilter, or drops with dead_end=drop)",
+            "bool",
+        ),
         Layer("moves", "accepted moves since reset", "int"),
         Layer("wipeouts", "candidates wiped out since reset", "int"),
     )
     params = (
-        Param("candidates", "int", 10, "Candidates built per iteration (the candidate list size L).", low=1,
-              high=10_000, label="candidates (L)", paper="Soto 2013 Algorithm 4, lines 5-7"),
-        Param("tenure", "int", 10, "Length of the FIFO tabu list: the oldest features expire when it is longer "
-              "(0 = nothing is tabu).", low=0, high=100_000, paper="Soto 2013 Algorithm 4, lines 13-15"),
-        Param("p_drop", "float", 0.1, "Probability that a candidate first unassigns search-assigned cells "
-              "(always when the state is a dead end). Ours.", low=0.0, high=1.0, step=0.05, label="p drop"),
-        Param("drop", "int", 1, "Search-assigned cells a dropping candidate unassigns, one at a time by roulette "
-              "wheel on their open peers (k). Ours.", low=1, high=1000, label="drop (k)"),
-        Param("iterations", "int", 100_000, "Iteration budget: the search fails after this many (0 = no limit).",
-              low=0, high=10**10, paper="Soto 2013 Tables 1 (1000) and 2 (100000)"),
-        Param("hidden_singles", "bool", False, "Also apply hidden singles in every propagation: STRONGER than "
-              "the paper's AC3 (off = plain AC3, as the paper)."),
-        Param("dead_end", "choice", "restart", "What happens at a dead end (every candidate of the latest "
-              "iteration wiped out); the paper is silent. 'restart' (ours, the default: the reading that "
-              "reproduces Tables 1 and 2): every candidate unassigns every search-assigned cell, restarting "
-              "from the prefilter, and the best admissible one is taken whatever its cost; every other move "
-              "needs cost <= cost(S), the paper's acceptance. 'drop': a dead end's candidates drop 'drop (k)' "
-              "cells and still need cost <= cost(S) (the paper's rules with nothing added; a dead end is "
-              "practically never left).", choices=DEAD_ENDS, label="dead end",
-              paper="Soto 2013 Algorithm 4, line 10 (acceptance); silent on dead ends"),
+        Param(
+            "candidates",
+            "int",
+            10,
+            "Candidates built per iteration (the candidate list size L).",
+            low=1,
+            high=10_000,
+            label="candidates (L)",
+            paper="Soto 2013 Algorithm 4, lines 5-7",
+        ),
+        Param(
+            "tenure",
+            "int",
+            10,
+            "Length of the FIFO tabu list: the oldest features expire when it is longer (0 = nothing is tabu).",
+            low=0,
+            high=100_000,
+            paper="Soto 2013 Algorithm 4, lines 13-15",
+        ),
+        Param(
+            "p_drop",
+            "float",
+            0.1,
+            "Probability that a candidate first unassigns search-assigned cells "
+            "(always when the state is a dead end). Ours.",
+            low=0.0,
+            high=1.0,
+            step=0.05,
+            label="p drop",
+        ),
+        Param(
+            "drop",
+            "int",
+            1,
+            "Search-assigned cells a dropping candidate unassigns, one at a time by roulette "
+            "wheel on their open peers (k). Ours.",
+            low=1,
+            high=1000,
+            label="drop (k)",
+        ),
+        Param(
+            "iterations",
+            "int",
+            100_000,
+            "Iteration budget: the search fails after this many (0 = no limit).",
+            low=0,
+            high=10**10,
+            paper="Soto 2013 Tables 1 (1000) and 2 (100000)",
+        ),
+        Param(
+            "hidden_singles",
+            "bool",
+            False,
+            "Also apply hidden singles in every propagation: STRONGER than "
+            "the paper's AC3 (off = plain AC3, as the paper).",
+        ),
+        Param(
+            "dead_end",
+            "choice",
+            "restart",
+            "What happens at a dead end (every candidate of the latest "
+            "iteration wiped out); the paper is silent. 'restart' (ours, the default: the reading that "
+            "reproduces Tables 1 and 2): every candidate unassigns every search-assigned cell, restarting "
+            "from the prefilter, and the best admissible one is taken whatever its cost; every other move "
+            "needs cost <= cost(S), the paper's acceptance. 'drop': a dead end's candidates drop 'drop (k)' "
+            "cells and still need cost <= cost(S) (the paper's rules with nothing added; a dead end is "
+            "practically never left).",
+            choices=DEAD_ENDS,
+            label="dead end",
+            paper="Soto 2013 Algorithm 4, line 10 (acceptance); silent on dead ends",
+        ),
     )
 
     retired_params = RETIRED_PARAMS
@@ -198,8 +294,14 @@ class AC3Tabu(KernelSolver):
 
     kernel = K
     State = AC3TabuState
-    int_slots = ("candidates", "tenure", "drop", "iterations", "hidden_singles",
-                 Slot("dead_end", {"restart": K.DEAD_END_RESTART, "drop": K.DEAD_END_DROP}))
+    int_slots = (
+        "candidates",
+        "tenure",
+        "drop",
+        "iterations",
+        "hidden_singles",
+        Slot("dead_end", {"restart": K.DEAD_END_RESTART, "drop": K.DEAD_END_DROP}),
+    )
     float_slots = ("p_drop",)
     budget_param = "iterations"
 
@@ -230,10 +332,17 @@ class AC3Tabu(KernelSolver):
 
     def _scratch(self):
         C = self.puzzle.C
-        return (np.zeros(C, dtype=MASK_DTYPE), np.zeros(C, dtype=MASK_DTYPE), np.zeros(C, dtype=MASK_DTYPE),
-                np.zeros(C, dtype=MASK_DTYPE), np.zeros(C), np.zeros(C, dtype=bool),
-                np.zeros((0, KA.LOG_WIDTH), dtype=np.int32), np.zeros(C, dtype=np.int32),
-                np.zeros(KA.N_COUNTERS, dtype=np.int64))
+        return (
+            np.zeros(C, dtype=MASK_DTYPE),
+            np.zeros(C, dtype=MASK_DTYPE),
+            np.zeros(C, dtype=MASK_DTYPE),
+            np.zeros(C, dtype=MASK_DTYPE),
+            np.zeros(C),
+            np.zeros(C, dtype=bool),
+            np.zeros((0, KA.LOG_WIDTH), dtype=np.int32),
+            np.zeros(C, dtype=np.int32),
+            np.zeros(KA.N_COUNTERS, dtype=np.int64),
+        )
 
     def _alloc_candidates(self):
         """Candidate tables for the parameters in force (the latest iteration's rows are kept)."""
@@ -267,15 +376,32 @@ class AC3Tabu(KernelSolver):
 
     def _run(self, k, trace, events, ip, fp):
         return K.run_iterations(
-            self.S, self.pre, self.prefilled, self.best_grid, self.tabu, self.tabu_mask, self.cands,
-            self.cand_drops, self.counters, trace, events, ip, fp, self.geo.peers, self.geo.units,
-            *self._step_scratch, self.rng, k)
+            self.S,
+            self.pre,
+            self.prefilled,
+            self.best_grid,
+            self.tabu,
+            self.tabu_mask,
+            self.cands,
+            self.cand_drops,
+            self.counters,
+            trace,
+            events,
+            ip,
+            fp,
+            self.geo.peers,
+            self.geo.units,
+            *self._step_scratch,
+            self.rng,
+            k,
+        )
 
     def _on_events(self, rows):
         N = self.puzzle.N
         for it, cell, digit in rows:
-            self.events.append(Event(int(it), "aspiration", "aspiration", None,
-                                     f"{cell_name(int(cell), N)}={symbol(int(digit))}"))
+            self.events.append(
+                Event(int(it), "aspiration", "aspiration", None, f"{cell_name(int(cell), N)}={symbol(int(digit))}")
+            )
 
     # ------------------------------------------------------------ snapshot
     def _ac3_result(self):
@@ -299,16 +425,20 @@ class AC3Tabu(KernelSolver):
         for i in range(int(self.counters[K.C_N_CAND])):
             row = self.cands[i]
             nd = int(row[K.K_NDROP])
-            recs.append(MappingProxyType({
-                "k": i + 1,
-                "cell": int(row[K.K_CELL]),
-                "digit": int(row[K.K_DIGIT]),
-                "dropped": tuple((int(c), int(d)) for c, d in self.cand_drops[i, :nd]),
-                "cost": None if row[K.K_COST] < 0 else int(row[K.K_COST]),
-                "status": STATUS_NAMES[int(row[K.K_STATUS])],
-                "tabu": bool(row[K.K_TABU]),
-                "cell_name": cell_name(int(row[K.K_CELL]), N),
-            }))
+            recs.append(
+                MappingProxyType(
+                    {
+                        "k": i + 1,
+                        "cell": int(row[K.K_CELL]),
+                        "digit": int(row[K.K_DIGIT]),
+                        "dropped": tuple((int(c), int(d)) for c, d in self.cand_drops[i, :nd]),
+                        "cost": None if row[K.K_COST] < 0 else int(row[K.K_COST]),
+                        "status": STATUS_NAMES[int(row[K.K_STATUS])],
+                        "tabu": bool(row[K.K_TABU]),
+                        "cell_name": cell_name(int(row[K.K_CELL]), N),
+                    }
+                )
+            )
         return tuple(recs)
 
     def _layers(self):
@@ -344,8 +474,11 @@ class AC3Tabu(KernelSolver):
     def summarize(cls, snapshot: Snapshot) -> dict[str, Any]:
         """Moves, aspirations and wiped-out candidates of the run."""
         layers = snapshot.layers
-        return {"moves": int(layers["moves"]), "aspirations": int(layers["aspirations"]),
-                "wipeouts": int(layers["wipeouts"])}
+        return {
+            "moves": int(layers["moves"]),
+            "aspirations": int(layers["aspirations"]),
+            "wipeouts": int(layers["wipeouts"]),
+        }
 
     # --------------------------------------------------------------- state
     def _loaded(self, st):

@@ -33,13 +33,13 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 import numpy.typing as npt
 
+from .._checks import checked
+from .._kernels.status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED
 from .._registry import Registry
 from ..errors import ParameterError
-from ..puzzle import Puzzle
-from .._kernels.status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED
 from ..geometry import geometry
+from ..puzzle import Puzzle
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, check_declarations
-from .._checks import checked
 
 __all__ = [
     "DEFAULT_SEED",
@@ -183,7 +183,8 @@ class Param:
             raise ParameterError(f"{self.name} must be {self.range_text()}, got {value!r}", name=self.name) from None
         if self.kind in ("int", "float"):
             bad = (self.low is not None and (v < self.low or (self.low_open and v == self.low))) or (
-                self.high is not None and (v > self.high or (self.high_open and v == self.high)))
+                self.high is not None and (v > self.high or (self.high_open and v == self.high))
+            )
             if bad:
                 raise ParameterError(f"{self.name} must be {self.range_text()}, got {_num(v)}", name=self.name)
         return v
@@ -274,10 +275,10 @@ class Trace:
             new = np.empty((max(need, 2 * self._buf.shape[0]), len(self.columns)))
             new[: self._len] = self._buf[: self._len]
             self._buf = new
-        self._buf[self._len: need] = keep
+        self._buf[self._len : need] = keep
         self._len = need
         while self._len > self.max_rows:  # rows 0, 2, 4... are the appended rows 0, 2 stride, 4 stride...
-            kept = self._buf[0: self._len: 2].copy()
+            kept = self._buf[0 : self._len : 2].copy()
             self._buf = np.empty((max(2 * kept.shape[0], 1024), len(self.columns)))
             self._buf[: kept.shape[0]] = kept
             self._len = kept.shape[0]
@@ -297,11 +298,17 @@ class Trace:
         return MappingProxyType(out)
 
     def state(self) -> dict:
-        return {"columns": self.columns, "max_rows": self.max_rows, "rows": self._buf[: self._len].copy(),
-                "stride": self.stride, "seen": self._seen, "tail": None if self._tail is None else self._tail.copy()}
+        return {
+            "columns": self.columns,
+            "max_rows": self.max_rows,
+            "rows": self._buf[: self._len].copy(),
+            "stride": self.stride,
+            "seen": self._seen,
+            "tail": None if self._tail is None else self._tail.copy(),
+        }
 
     @classmethod
-    def from_state(cls, st: dict) -> "Trace":
+    def from_state(cls, st: dict) -> Trace:
         t = cls(tuple(st["columns"]), st["max_rows"])
         rows = np.asarray(st["rows"], dtype=float)
         t._buf = np.empty((max(1024, 2 * rows.shape[0]), len(t.columns)))
@@ -483,7 +490,7 @@ class Solver:
         return next(a for a in cls.axes if a.key == key)
 
     @classmethod
-    def summarize(cls, snapshot: "Snapshot") -> dict[str, Any]:
+    def summarize(cls, snapshot: Snapshot) -> dict[str, Any]:
         """Solver-specific numbers of a finished run for results files (RESEDA: attempts, runs, restarts).
 
         Values must be JSON-serialisable. The default records nothing.
@@ -579,8 +586,9 @@ class Solver:
             If ``seed`` is negative.
         """
         if seed is not None and seed < 0:
-            raise ParameterError(f"seed must be a non-negative integer (or None for a fresh one), got {seed!r}",
-                                 name="seed")
+            raise ParameterError(
+                f"seed must be a non-negative integer (or None for a fresh one), got {seed!r}", name="seed"
+            )
         puzzle.check_clashes()
         self.check_puzzle(puzzle)
         self.puzzle = puzzle
@@ -648,19 +656,21 @@ class Solver:
         """A deep, picklable copy of everything :meth:`step` depends on (a keyframe)."""
         if self.puzzle is None:
             raise RuntimeError("call reset(puzzle, seed) before state_dict()")
-        return copy.deepcopy({
-            "solver": self.name,
-            "puzzle": self.puzzle,
-            "seed": self.seed,
-            "params": dict(self._params),
-            "rng": self.rng.bit_generator.state,
-            "iteration": self.iteration,
-            "evaluations": self.evaluations,
-            "status": self.status,
-            "events": list(self.events),
-            "trace": self.trace.state(),
-            "algorithm": self._state(),
-        })
+        return copy.deepcopy(
+            {
+                "solver": self.name,
+                "puzzle": self.puzzle,
+                "seed": self.seed,
+                "params": dict(self._params),
+                "rng": self.rng.bit_generator.state,
+                "iteration": self.iteration,
+                "evaluations": self.evaluations,
+                "status": self.status,
+                "events": list(self.events),
+                "trace": self.trace.state(),
+                "algorithm": self._state(),
+            }
+        )
 
     def load_state(self, state: Mapping) -> None:
         """Restore a :meth:`state_dict` keyframe; the next steps replay exactly."""
@@ -728,6 +738,7 @@ def _filler(slots: tuple):
 
     def fill(params: Mapping[str, Any]) -> list:
         return [v(params) if v is not None else (c[params[p]] if c is not None else params[p]) for p, c, v in parts]
+
     return fill
 
 
@@ -811,8 +822,10 @@ class KernelSolver(Solver):
 
     def _kernel_params(self) -> tuple[np.ndarray, np.ndarray]:
         """The kernel's int64 and float64 parameter arrays, filled from the declared slots."""
-        return (np.array(self._fill_int(self._params), dtype=np.int64),
-                np.array(self._fill_float(self._params), dtype=np.float64))
+        return (
+            np.array(self._fill_int(self._params), dtype=np.int64),
+            np.array(self._fill_float(self._params), dtype=np.float64),
+        )
 
     # ---------------------------------------------------------------- step
     def _step(self, n: int) -> int:

@@ -32,6 +32,7 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
+from .._checks import checked
 from .._kernels import cuckoo as K
 from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError, PuzzleError
@@ -39,10 +40,18 @@ from ..geometry import cell_name, geometry
 from ..puzzle import Puzzle
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
-from .._checks import checked
 
-__all__ = ["Cuckoo", "pmx", "sorting_crossover", "feasible_pairs", "missing_cost", "levy_sigma", "row_tables",
-           "prefilter", "HISTORY_ROWS"]
+__all__ = [
+    "Cuckoo",
+    "pmx",
+    "sorting_crossover",
+    "feasible_pairs",
+    "missing_cost",
+    "levy_sigma",
+    "row_tables",
+    "prefilter",
+    "HISTORY_ROWS",
+]
 
 #: Rows of the nest history before it keeps every second row and doubles its stride.
 HISTORY_ROWS = 4096
@@ -77,7 +86,7 @@ def pmx(p1: Sequence[int], p2: Sequence[int], lo: int, hi: int) -> list[int]:
     if not 0 <= lo <= hi < n:
         raise ValueError(f"pmx needs 0 <= lo <= hi < {n}, got lo={lo}, hi={hi}")
     child: list[int | None] = [None] * n
-    child[lo:hi + 1] = p1[lo:hi + 1]
+    child[lo : hi + 1] = p1[lo : hi + 1]
     where2 = {v: i for i, v in enumerate(p2)}
     for i in range(lo, hi + 1):
         v = p2[i]
@@ -147,8 +156,7 @@ def feasible_pairs(row: Sequence[int], free: Sequence[int], domains: Sequence[se
         Pairs ``(a, b)`` of free positions, ``a`` before ``b``, in that order, whose swap puts each
         digit inside the other cell's domain.
     """
-    return [(a, b) for i, a in enumerate(free) for b in free[i + 1:]
-            if row[b] in domains[a] and row[a] in domains[b]]
+    return [(a, b) for i, a in enumerate(free) for b in free[i + 1 :] if row[b] in domains[a] and row[a] in domains[b]]
 
 
 @checked
@@ -199,8 +207,11 @@ def prefilter(puzzle: Puzzle, mode: str = "ac3"):
     res = ac3(puzzle)
     if not res.consistent:
         where = "" if res.wipeout_cell is None else f": {cell_name(res.wipeout_cell, puzzle.N)} has no candidate left"
-        raise PuzzleError(f"the AC3 prefilter wipes out a domain{where}, so the puzzle has no solution",
-                          kind="no_solution", cells=() if res.wipeout_cell is None else (res.wipeout_cell,))
+        raise PuzzleError(
+            f"the AC3 prefilter wipes out a domain{where}, so the puzzle has no solution",
+            kind="no_solution",
+            cells=() if res.wipeout_cell is None else (res.wipeout_cell,),
+        )
     if mode == "ac3":
         return np.array(res.domains, dtype=np.uint32), np.array(res.grid, dtype=np.int8), res
     dom = initial_domains(puzzle.grid, puzzle.n, one_pass=True).astype(np.uint32)
@@ -268,16 +279,29 @@ class Cuckoo(KernelSolver):
     title = "Cuckoo search (prefiltered, geometric operators)"
     cites = "soto2014"
     order = 60
-    description = ("Discrete cuckoo search on AC3-prefiltered domains: each nest holds a grid whose rows are "
-                   "permutations inside the domains; a random nest's egg is crossed with the best (row-wise PMX "
-                   "or the multiparental sorting crossover), mutated by a feasible swap and replaces another "
-                   "random nest if better; a fraction pa of the other nests is abandoned and rebuilt each "
-                   "iteration. Cost: missing symbols over columns and boxes.")
+    description = (
+        "Discrete cuckoo search on AC3-prefiltered domains: each nest holds a grid whose rows are "
+        "permutations inside the domains; a random nest's egg is crossed with the best (row-wise PMX "
+        "or the multiparental sorting crossover), mutated by a feasible swap and replaces another "
+        "random nest if better; a fraction pa of the other nests is abandoned and rebuilt each "
+        "iteration. Cost: missing symbols over columns and boxes."
+    )
     iteration_name = "iteration"
     examples = (
         ({}, "mk_hard_a"),
-        ({"nests": 8, "pa": 0.5, "p_pmx": 0.2, "pmx_segment": "current", "ties": "replace", "w1": 1.0, "w2": 1.0,
-          "w3": 1.0}, "mk_medium_b"),
+        (
+            {
+                "nests": 8,
+                "pa": 0.5,
+                "p_pmx": 0.2,
+                "pmx_segment": "current",
+                "ties": "replace",
+                "w1": 1.0,
+                "w2": 1.0,
+                "w3": 1.0,
+            },
+            "mk_medium_b",
+        ),
         ({"levy": True, "infeasible": "accept", "fill_nodes": 3}, "ai_escargot"),
         ({"prefilter": "none", "nests": 3, "fill_nodes": 1, "p_mut": 0.0}, "unique_4x4_a"),
         ({"prefilter": "none", "nests": 10, "iterations": 3000}, "unique_16x16_a"),
@@ -300,13 +324,20 @@ class Cuckoo(KernelSolver):
         Layer("replaced", "nest that received the new egg in the latest iteration, or -1", "int"),
         Layer("abandoned", "nests rebuilt from the domains in the latest iteration", "bool", ("*",)),
         Layer("eggs", "each nest's egg, one grid per row", "int8", ("*", "C")),
-        Layer("nest_history", "each nest's cost (columns, in nest order) every history_stride iterations "
-              "(rows); restarts when the number of nests changes", "int16", ("*", "*")),
+        Layer(
+            "nest_history",
+            "each nest's cost (columns, in nest order) every history_stride iterations "
+            "(rows); restarts when the number of nests changes",
+            "int16",
+            ("*", "*"),
+        ),
         Layer("history_stride", "iterations between two rows of nest_history", "int"),
-        Layer("history_start", "iteration the nest history starts after (row k is iteration "
-              "history_start + (k + 1) * history_stride)", "int"),
-        Layer("operator", "operator of the latest iteration: pmx, sorting or none (the best nest was picked)",
-              "str"),
+        Layer(
+            "history_start",
+            "iteration the nest history starts after (row k is iteration history_start + (k + 1) * history_stride)",
+            "int",
+        ),
+        Layer("operator", "operator of the latest iteration: pmx, sorting or none (the best nest was picked)", "str"),
         Layer("mutated", "the latest iteration mutated its new egg", "bool"),
         Layer("domains", "candidate domains after prefiltering", "bool", ("C", "N"), role="domains"),
         Layer("ac3", "the AC3 prefilter's run (None with prefilter = none)", "object", role="ac3", optional=True),
@@ -319,61 +350,183 @@ class Cuckoo(KernelSolver):
     )
 
     params = (
-        Param("nests", "int", 22, "Number of nests, one egg each (a change resizes the population at the next "
-              "iteration: the best nests are kept, new ones built from the domains; the nest history restarts).",
-              low=2, high=100_000, paper="Soto et al. 2014 sec. 7 (its value is lost; 22 is a public implementation's)"),
-        Param("pa", "float", 0.3, "Probability that each nest but the best is abandoned and rebuilt from the "
-              "domains at each iteration (0.3: a public implementation's value; the paper's is lost).", low=0.0,
-              high=1.0, step=0.05, paper="Soto et al. 2014 Alg. 8 (lost from our copy)"),
-        Param("abandon", "choice", "each", "Which nests are abandoned at each iteration: 'each' (every nest but "
-              "the best with probability pa: docs/algorithms.md) or 'worst' (the floor(pa * nests) worst nests, "
-              "never the best: Yang and Deb's 'fraction pa of worse nests'; ours).", choices=("each", "worst"),
-              paper="Soto et al. 2014 Alg. 8 line 11"),
-        Param("p_pmx", "float", 0.65, "Probability of row-wise PMX with the best egg; otherwise the "
-              "multiparental sorting crossover (0.65: a public implementation's value; the paper's is lost).", low=0.0,
-              high=1.0, step=0.05, label="p PMX", paper="Soto et al. 2014 Alg. 9 (lost from our copy)"),
-        Param("p_mut", "float", 0.9, "Probability of the feasible geometric mutation after the crossover (0.9: a "
-              "public implementation's value; the paper's is lost).",
-              low=0.0, high=1.0, step=0.05, label="p mutation", paper="Soto et al. 2014 Alg. 5, 9"),
-        Param("w1", "float", 5.0, "Relative weight of the best egg so far in the sorting crossover's mask "
-              "(the weights are divided by w1 + w2 + w3: 5, 3, 1 give 5/9, 3/9, 1/9, a public implementation's "
-              "values; the paper's Example 2 uses 0.55, 0.33, 0.12).", low=0.0, high=1000.0,
-              step=0.5, label="w1 (best)", paper="Soto et al. 2014 eq. 8, Example 2"),
-        Param("w2", "float", 3.0, "Relative weight of the best nest of the last iteration in the mask.", low=0.0,
-              high=1000.0, step=0.5, label="w2 (best nest)", paper="Soto et al. 2014 eq. 8"),
-        Param("w3", "float", 1.0, "Relative weight of the current egg in the mask.", low=0.0, high=1000.0,
-              step=0.5, label="w3 (current)", paper="Soto et al. 2014 eq. 8"),
-        Param("pmx_segment", "choice", "best", "Which parent gives PMX's segment: 'best' (the best egg; the "
-              "current egg gives the rest) or 'current'. Ours: the paper does not say.",
-              choices=("best", "current"), label="PMX segment from"),
-        Param("levy", "bool", False, "Ours: the number of mutation swaps is 1 + floor of a Levy-flight step "
-              "(Mantegna's algorithm, beta 1.5), at most N; off: one swap.", label="Levy swaps"),
-        Param("ties", "choice", "keep", "The new egg replaces the other random nest when strictly better "
-              "('keep': a tie keeps the nest) or also when as good ('replace'). Ours.", choices=("keep", "replace")),
-        Param("infeasible", "choice", "discard", "A crossover child row with a digit outside its cell's "
-              "prefiltered domain: 'discard' (keep the current egg's row; ours, after the paper's 'the cuckoo "
-              "procedure is responsible for detecting and discarding' unfeasible solutions), 'best' (take the best "
-              "egg's row instead; ours) or 'accept'.", choices=("discard", "best", "accept"), label="infeasible rows"),
-        Param("prefilter", "choice", "ac3", "Domains the eggs stay in: 'ac3' (AC3's fixed point, its singletons "
-              "prefilled: the paper) or 'none' (digits no given peer holds; ours, for comparison). A change "
-              "applies to the eggs built, crossed and mutated from the next iteration; older eggs stay until "
-              "abandoned.", choices=("ac3", "none")),
-        Param("fill_nodes", "int", 10_000, "Search nodes the randomised backtracking filling a row may visit "
-              "before the row takes a random permutation of its missing digits (ours).", low=1, high=10**9,
-              label="fill node limit"),
-        Param("iterations", "int", 100_000, "Iteration budget: the run fails after this many (0 = no limit).",
-              low=0, high=10**9, paper="Soto et al. 2014 Tables 1 (10000) and 2 (100000)"),
+        Param(
+            "nests",
+            "int",
+            22,
+            "Number of nests, one egg each (a change resizes the population at the next "
+            "iteration: the best nests are kept, new ones built from the domains; the nest history restarts).",
+            low=2,
+            high=100_000,
+            paper="Soto et al. 2014 sec. 7 (its value is lost; 22 is a public implementation's)",
+        ),
+        Param(
+            "pa",
+            "float",
+            0.3,
+            "Probability that each nest but the best is abandoned and rebuilt from the "
+            "domains at each iteration (0.3: a public implementation's value; the paper's is lost).",
+            low=0.0,
+            high=1.0,
+            step=0.05,
+            paper="Soto et al. 2014 Alg. 8 (lost from our copy)",
+        ),
+        Param(
+            "abandon",
+            "choice",
+            "each",
+            "Which nests are abandoned at each iteration: 'each' (every nest but "
+            "the best with probability pa: docs/algorithms.md) or 'worst' (the floor(pa * nests) worst nests, "
+            "never the best: Yang and Deb's 'fraction pa of worse nests'; ours).",
+            choices=("each", "worst"),
+            paper="Soto et al. 2014 Alg. 8 line 11",
+        ),
+        Param(
+            "p_pmx",
+            "float",
+            0.65,
+            "Probability of row-wise PMX with the best egg; otherwise the "
+            "multiparental sorting crossover (0.65: a public implementation's value; the paper's is lost).",
+            low=0.0,
+            high=1.0,
+            step=0.05,
+            label="p PMX",
+            paper="Soto et al. 2014 Alg. 9 (lost from our copy)",
+        ),
+        Param(
+            "p_mut",
+            "float",
+            0.9,
+            "Probability of the feasible geometric mutation after the crossover (0.9: a "
+            "public implementation's value; the paper's is lost).",
+            low=0.0,
+            high=1.0,
+            step=0.05,
+            label="p mutation",
+            paper="Soto et al. 2014 Alg. 5, 9",
+        ),
+        Param(
+            "w1",
+            "float",
+            5.0,
+            "Relative weight of the best egg so far in the sorting crossover's mask "
+            "(the weights are divided by w1 + w2 + w3: 5, 3, 1 give 5/9, 3/9, 1/9, a public implementation's "
+            "values; the paper's Example 2 uses 0.55, 0.33, 0.12).",
+            low=0.0,
+            high=1000.0,
+            step=0.5,
+            label="w1 (best)",
+            paper="Soto et al. 2014 eq. 8, Example 2",
+        ),
+        Param(
+            "w2",
+            "float",
+            3.0,
+            "Relative weight of the best nest of the last iteration in the mask.",
+            low=0.0,
+            high=1000.0,
+            step=0.5,
+            label="w2 (best nest)",
+            paper="Soto et al. 2014 eq. 8",
+        ),
+        Param(
+            "w3",
+            "float",
+            1.0,
+            "Relative weight of the current egg in the mask.",
+            low=0.0,
+            high=1000.0,
+            step=0.5,
+            label="w3 (current)",
+            paper="Soto et al. 2014 eq. 8",
+        ),
+        Param(
+            "pmx_segment",
+            "choice",
+            "best",
+            "Which parent gives PMX's segment: 'best' (the best egg; the "
+            "current egg gives the rest) or 'current'. Ours: the paper does not say.",
+            choices=("best", "current"),
+            label="PMX segment from",
+        ),
+        Param(
+            "levy",
+            "bool",
+            False,
+            "Ours: the number of mutation swaps is 1 + floor of a Levy-flight step "
+            "(Mantegna's algorithm, beta 1.5), at most N; off: one swap.",
+            label="Levy swaps",
+        ),
+        Param(
+            "ties",
+            "choice",
+            "keep",
+            "The new egg replaces the other random nest when strictly better "
+            "('keep': a tie keeps the nest) or also when as good ('replace'). Ours.",
+            choices=("keep", "replace"),
+        ),
+        Param(
+            "infeasible",
+            "choice",
+            "discard",
+            "A crossover child row with a digit outside its cell's "
+            "prefiltered domain: 'discard' (keep the current egg's row; ours, after the paper's 'the cuckoo "
+            "procedure is responsible for detecting and discarding' unfeasible solutions), 'best' (take the best "
+            "egg's row instead; ours) or 'accept'.",
+            choices=("discard", "best", "accept"),
+            label="infeasible rows",
+        ),
+        Param(
+            "prefilter",
+            "choice",
+            "ac3",
+            "Domains the eggs stay in: 'ac3' (AC3's fixed point, its singletons "
+            "prefilled: the paper) or 'none' (digits no given peer holds; ours, for comparison). A change "
+            "applies to the eggs built, crossed and mutated from the next iteration; older eggs stay until "
+            "abandoned.",
+            choices=("ac3", "none"),
+        ),
+        Param(
+            "fill_nodes",
+            "int",
+            10_000,
+            "Search nodes the randomised backtracking filling a row may visit "
+            "before the row takes a random permutation of its missing digits (ours).",
+            low=1,
+            high=10**9,
+            label="fill node limit",
+        ),
+        Param(
+            "iterations",
+            "int",
+            100_000,
+            "Iteration budget: the run fails after this many (0 = no limit).",
+            low=0,
+            high=10**9,
+            paper="Soto et al. 2014 Tables 1 (10000) and 2 (100000)",
+        ),
     )
 
     kernel = K
     State = CuckooState
-    int_slots = ("nests", "iterations", Slot("pmx_segment", {"best": K.SEG_BEST, "current": K.SEG_CURRENT}), "levy",
-                 Slot("ties", {"keep": K.TIES_KEEP, "replace": K.TIES_REPLACE}),
-                 Slot("infeasible", {"discard": K.INFEASIBLE_DISCARD, "accept": K.INFEASIBLE_ACCEPT,
-                                     "best": K.INFEASIBLE_BEST}),
-                 "fill_nodes", Slot("abandon", {"each": K.ABANDON_EACH, "worst": K.ABANDON_WORST}))
-    float_slots = ("pa", "p_pmx", "p_mut", Slot("w1", value=_weight(1)), Slot("w1 + w2", value=_weight(2)),
-                   Slot("levy sigma", value=lambda p: levy_sigma()))
+    int_slots = (
+        "nests",
+        "iterations",
+        Slot("pmx_segment", {"best": K.SEG_BEST, "current": K.SEG_CURRENT}),
+        "levy",
+        Slot("ties", {"keep": K.TIES_KEEP, "replace": K.TIES_REPLACE}),
+        Slot("infeasible", {"discard": K.INFEASIBLE_DISCARD, "accept": K.INFEASIBLE_ACCEPT, "best": K.INFEASIBLE_BEST}),
+        "fill_nodes",
+        Slot("abandon", {"each": K.ABANDON_EACH, "worst": K.ABANDON_WORST}),
+    )
+    float_slots = (
+        "pa",
+        "p_pmx",
+        "p_mut",
+        Slot("w1", value=_weight(1)),
+        Slot("w1 + w2", value=_weight(2)),
+        Slot("levy sigma", value=lambda p: levy_sigma()),
+    )
     budget_param = "iterations"
     cost_counter = "C_BEST_COST"
     fixed_grid = "pre"
@@ -382,8 +535,9 @@ class Cuckoo(KernelSolver):
     def check_params(cls, params: Mapping[str, Any]) -> None:
         ws = [params.get(k) for k in ("w1", "w2", "w3")]
         if all(w is not None for w in ws) and sum(ws) <= 0:
-            raise ParameterError("w1 + w2 + w3 must be positive (the mask weights are divided by their sum), "
-                                 "got 0", name="w1")
+            raise ParameterError(
+                "w1 + w2 + w3 must be positive (the mask weights are divided by their sum), got 0", name="w1"
+            )
 
     @classmethod
     def warm_up(cls) -> None:
@@ -411,7 +565,6 @@ class Cuckoo(KernelSolver):
         self.row_free, self.row_nfree, self.row_avail, self.mut_rows, self.n_mut = row_tables(self.pre, pz.N)
 
     def _reset(self):
-        pz = self.puzzle
         self._apply_prefilter(self._params["prefilter"])
         self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
         self.counters[K.C_PICKED] = self.counters[K.C_REPLACED] = -1
@@ -428,8 +581,19 @@ class Cuckoo(KernelSolver):
         self.costs = np.zeros(nests, dtype=np.int64)
         self.abandoned = np.zeros(nests, dtype=bool)
         self.counters[K.C_FALLBACKS] += K.build_nests(
-            self.eggs, self.costs, 0, nests, self.pre, self.geo.units, self.row_free, self.row_nfree, self.row_avail,
-            self.dom, self._params["fill_nodes"], self.rng)
+            self.eggs,
+            self.costs,
+            0,
+            nests,
+            self.pre,
+            self.geo.units,
+            self.row_free,
+            self.row_nfree,
+            self.row_avail,
+            self.dom,
+            self._params["fill_nodes"],
+            self.rng,
+        )
         self.counters[K.C_EVALUATIONS] += nests
         self.evaluations = int(self.counters[K.C_EVALUATIONS])
         b = int(np.argmin(self.costs))
@@ -457,8 +621,19 @@ class Cuckoo(KernelSolver):
             costs = np.zeros(nests, dtype=np.int64)
             eggs[:old], costs[:old] = self.eggs, self.costs
             self.counters[K.C_FALLBACKS] += K.build_nests(
-                eggs, costs, old, nests, self.pre, self.geo.units, self.row_free, self.row_nfree, self.row_avail,
-                self.dom, self._params["fill_nodes"], self.rng)
+                eggs,
+                costs,
+                old,
+                nests,
+                self.pre,
+                self.geo.units,
+                self.row_free,
+                self.row_nfree,
+                self.row_avail,
+                self.dom,
+                self._params["fill_nodes"],
+                self.rng,
+            )
             self.counters[K.C_EVALUATIONS] += nests - old
             self.evaluations = int(self.counters[K.C_EVALUATIONS])
             self.eggs, self.costs = eggs, costs
@@ -486,9 +661,26 @@ class Cuckoo(KernelSolver):
 
     def _run(self, k, trace, events, ip, fp):
         return K.run_iterations(
-            self.eggs, self.costs, self.best_grid, self.abandoned, self.pre, self.dom, self.geo.units,
-            self.row_free, self.row_nfree, self.row_avail, self.mut_rows, self.n_mut, self.hist, self.counters,
-            trace, ip, fp, self.rng, k)
+            self.eggs,
+            self.costs,
+            self.best_grid,
+            self.abandoned,
+            self.pre,
+            self.dom,
+            self.geo.units,
+            self.row_free,
+            self.row_nfree,
+            self.row_avail,
+            self.mut_rows,
+            self.n_mut,
+            self.hist,
+            self.counters,
+            trace,
+            ip,
+            fp,
+            self.rng,
+            k,
+        )
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):
@@ -523,8 +715,11 @@ class Cuckoo(KernelSolver):
         """Best cost, operator counts and the prefilter's fixed cells."""
         tr = snapshot.trace
         last = {k: int(tr[k][-1]) if len(tr[k]) else 0 for k in ("pmx", "sorting", "mutations", "abandoned")}
-        return {"best_cost": int(snapshot.best_cost), **last,
-                "prefilled": int(np.count_nonzero(snapshot.layers["prefilled"]))}
+        return {
+            "best_cost": int(snapshot.best_cost),
+            **last,
+            "prefilled": int(np.count_nonzero(snapshot.layers["prefilled"])),
+        }
 
     # --------------------------------------------------------------- state
     def _extra_state(self):

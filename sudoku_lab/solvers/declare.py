@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence, TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
@@ -77,12 +77,36 @@ from .._checks import checked
 if TYPE_CHECKING:  # names of annotations only: these modules import this one
     from .base import Snapshot
 
-__all__ = ["Objective", "Axis", "Column", "Threshold", "Layer", "KNOWN_ROLES", "check_layers",
-           "check_declarations", "COST_AXIS", "FRACTION_AXIS", "PALETTE", "column_colours"]
+__all__ = [
+    "Objective",
+    "Axis",
+    "Column",
+    "Threshold",
+    "Layer",
+    "KNOWN_ROLES",
+    "check_layers",
+    "check_declarations",
+    "COST_AXIS",
+    "FRACTION_AXIS",
+    "PALETTE",
+    "column_colours",
+]
 
 SCALAR_KINDS = ("int", "float", "str", "bool", "records", "object")
-KNOWN_ROLES = ("probability", "entropy", "runs", "cells", "cell_pairs", "struck", "domains", "population",
-               "unit_counts", "ac3", "tabu", "nests")
+KNOWN_ROLES = (
+    "probability",
+    "entropy",
+    "runs",
+    "cells",
+    "cell_pairs",
+    "struck",
+    "domains",
+    "population",
+    "unit_counts",
+    "ac3",
+    "tabu",
+    "nests",
+)
 
 
 @checked
@@ -236,8 +260,10 @@ class Layer:
     def __post_init__(self):
         if self.shape is None:
             if self.dtype not in SCALAR_KINDS:
-                raise ValueError(f"layer {self.name!r}: without a shape, dtype must be one of "
-                                 f"{', '.join(SCALAR_KINDS)}, got {self.dtype!r}")
+                raise ValueError(
+                    f"layer {self.name!r}: without a shape, dtype must be one of "
+                    f"{', '.join(SCALAR_KINDS)}, got {self.dtype!r}"
+                )
         else:
             np.dtype(self.dtype)  # raises TypeError on a bad name
         if self.dtype == "records" and not self.columns:
@@ -313,8 +339,10 @@ def check_layers(declared: tuple[Layer, ...], snapshot: Snapshot) -> list[str]:
                 problems.append(f"layer {d.name!r} has dtype {v.dtype}, declared {d.dtype}")
             dims = _dims(d.shape, snapshot, d.name)
             if v.ndim != len(dims) or any(w is not None and w != s for w, s in zip(dims, v.shape)):
-                problems.append(f"layer {d.name!r} has shape {v.shape}, declared {d.shape} = "
-                                f"{tuple('*' if w is None else w for w in dims)}")
+                problems.append(
+                    f"layer {d.name!r} has shape {v.shape}, declared {d.shape} = "
+                    f"{tuple('*' if w is None else w for w in dims)}"
+                )
             if v.flags.writeable:
                 problems.append(f"layer {d.name!r} is writeable (snapshots must hold read-only arrays)")
         elif d.dtype == "int":

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import exact
-from ..scoring import missing_symbols
+from .._checks import checked
 from ..citations import SECTIONS
+from ..scoring import missing_symbols
 from .base import Solver, Status, register
 from .declare import Layer, Objective
-from .._checks import checked
 
 __all__ = ["ExactSolver"]
 
@@ -28,9 +28,11 @@ class ExactSolver(Solver):
     paper = "ours: DPLL-style search with constraint propagation"
     reference = SECTIONS["exact"]
     order = 1000
-    description = ("Bitmask depth-first search: branch on the cell with the fewest candidates for its "
-                   "record of dead ends (dom/wdeg), with naked and hidden singles and, from 16x16 up, locked "
-                   "candidates. One iteration solves the puzzle completely.")
+    description = (
+        "Bitmask depth-first search: branch on the cell with the fewest candidates for its "
+        "record of dead ends (dom/wdeg), with naked and hidden singles and, from 16x16 up, locked "
+        "candidates. One iteration solves the puzzle completely."
+    )
     iteration_name = "search"
     stochastic = False
     examples = (({}, "reseda_fig4_1_hard"),)
@@ -62,8 +64,13 @@ class ExactSolver(Solver):
         return {"solutions_found": int(self.status == Status.SOLVED)}
 
     def _state(self):
-        return {"grid": self.grid.copy(), "best_grid": self.best_grid.copy(), "cost": self.cost,
-                "best_cost": self.best_cost, "fixed": self.fixed.copy()}
+        return {
+            "grid": self.grid.copy(),
+            "best_grid": self.best_grid.copy(),
+            "cost": self.cost,
+            "best_cost": self.best_cost,
+            "fixed": self.fixed.copy(),
+        }
 
     def _load(self, st):
         self.grid = st["grid"].copy()

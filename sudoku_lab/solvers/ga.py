@@ -24,13 +24,13 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
+from .._checks import checked
 from .._kernels import ga as K
 from ..errors import ParameterError
 from ..geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
-from .._checks import checked
 
 __all__ = ["GA", "box_tables"]
 
@@ -86,21 +86,29 @@ class GA(KernelSolver):
     title = "GA (Sato & Inoue)"
     cites = "sato2010"
     order = 40
-    description = ("Genetic algorithm on grids whose boxes are permutations: tournament selection, "
-                   "crossover exchanging whole bands of boxes by their row or column scores, "
-                   "mutation swapping two free cells of a box, elitism; fitness = distinct digits "
-                   "over rows and columns (the baseline of NB-COIN's Table II).")
+    description = (
+        "Genetic algorithm on grids whose boxes are permutations: tournament selection, "
+        "crossover exchanging whole bands of boxes by their row or column scores, "
+        "mutation swapping two free cells of a box, elitism; fitness = distinct digits "
+        "over rows and columns (the baseline of NB-COIN's Table II)."
+    )
     iteration_name = "generation"
     examples = (
         ({}, "nbcoin_01_easy"),
         ({"population": 30, "elites": 2, "tournament": 2, "ties": "first"}, "nbcoin_106_difficult"),
-        ({"population": 12, "crossover_rate": 0.9, "mutation_rate": 0.9, "elites": 0, "generations": 150},
-         "reseda_fig4_1_hard"),
+        (
+            {"population": 12, "crossover_rate": 0.9, "mutation_rate": 0.9, "elites": 0, "generations": 150},
+            "reseda_fig4_1_hard",
+        ),
         ({"population": 20, "local_search": True}, "nbcoin_77_difficult"),
         ({"population": 16}, "benchmarks/lewis_16x16_50:1"),
     )
-    objective = Objective(cost="missing symbols = 2*N*N - best fitness", native="best_fitness",
-                          native_label="fitness: distinct digits over rows and columns", native_sense="max")
+    objective = Objective(
+        cost="missing symbols = 2*N*N - best fitness",
+        native="best_fitness",
+        native_label="fitness: distinct digits over rows and columns",
+        native_sense="max",
+    )
     axes = (COST_AXIS, Axis("fitness", "fitness (distinct digits)", "right"))
     columns = (
         Column("cost", "cost (2N² - best fitness)", color="#0072B2"),
@@ -110,8 +118,13 @@ class GA(KernelSolver):
         Column("worst_fitness", "worst fitness", axis="fitness", color="#D55E00", style="dotted"),
     )
     layers = (
-        Layer("fitness", "fitness of each individual (distinct digits in rows and columns)", "float64", ("*",),
-              role="population"),
+        Layer(
+            "fitness",
+            "fitness of each individual (distinct digits in rows and columns)",
+            "float64",
+            ("*",),
+            role="population",
+        ),
         Layer("individuals", "the population, one grid per row", "int8", ("*", "C")),
         Layer("elite", "index of the best individual (the board's grid)", "int"),
         Layer("best_fitness", "its fitness", "int"),
@@ -121,39 +134,102 @@ class GA(KernelSolver):
     )
 
     params = (
-        Param("population", "int", 150, "Individuals per generation (a change applies at the next generation, "
-              "bred from the current one).", low=2, high=100_000, paper="Sato & Inoue; NB-COIN Table II"),
-        Param("tournament", "int", 3, "Tournament size: contestants drawn with replacement, the fittest "
-              "becomes a parent.", low=1, high=1000, paper="Sato & Inoue"),
-        Param("crossover_rate", "float", 0.3, "Probability that a pair of parents is crossed (band crossover); "
-              "else the children copy them.", low=0.0, high=1.0, step=0.05, paper="Sato & Inoue"),
-        Param("mutation_rate", "float", 0.3, "Probability that a child swaps two free cells of a random box "
-              "(boxes with fewer than two free cells are never chosen).", low=0.0, high=1.0, step=0.05,
-              paper="Sato & Inoue"),
-        Param("elites", "int", 1, "Fittest individuals copied unchanged into the next generation (less than "
-              "the population).", low=0, high=1000, paper="Sato & Inoue (elitism)"),
-        Param("ties", "choice", "coin", "Band crossover when both parents' bands score the same: 'coin' "
-              "(a fair coin, one draw) or 'first' (the first parent). Ours: the paper does not say.",
-              choices=TIES),
-        Param("local_search", "bool", False, "After mutation, one pass of swaps inside each box between two "
-              "free cells whose digits both repeat in their row or column, each kept if the fitness rises "
-              "(ours: the paper's 'GA (mut+cross+LS)' local search is not described in our copy).",
-              paper="NB-COIN Table II (LS)"),
-        Param("generations", "int", 100_000, "Generation budget: the search fails after this many.",
-              low=1, high=10**9, paper="NB-COIN Table II (100000)", when="next step"),
+        Param(
+            "population",
+            "int",
+            150,
+            "Individuals per generation (a change applies at the next generation, bred from the current one).",
+            low=2,
+            high=100_000,
+            paper="Sato & Inoue; NB-COIN Table II",
+        ),
+        Param(
+            "tournament",
+            "int",
+            3,
+            "Tournament size: contestants drawn with replacement, the fittest becomes a parent.",
+            low=1,
+            high=1000,
+            paper="Sato & Inoue",
+        ),
+        Param(
+            "crossover_rate",
+            "float",
+            0.3,
+            "Probability that a pair of parents is crossed (band crossover); else the children copy them.",
+            low=0.0,
+            high=1.0,
+            step=0.05,
+            paper="Sato & Inoue",
+        ),
+        Param(
+            "mutation_rate",
+            "float",
+            0.3,
+            "Probability that a child swaps two free cells of a random box "
+            "(boxes with fewer than two free cells are never chosen).",
+            low=0.0,
+            high=1.0,
+            step=0.05,
+            paper="Sato & Inoue",
+        ),
+        Param(
+            "elites",
+            "int",
+            1,
+            "Fittest individuals copied unchanged into the next generation (less than the population).",
+            low=0,
+            high=1000,
+            paper="Sato & Inoue (elitism)",
+        ),
+        Param(
+            "ties",
+            "choice",
+            "coin",
+            "Band crossover when both parents' bands score the same: 'coin' "
+            "(a fair coin, one draw) or 'first' (the first parent). Ours: the paper does not say.",
+            choices=TIES,
+        ),
+        Param(
+            "local_search",
+            "bool",
+            False,
+            "After mutation, one pass of swaps inside each box between two "
+            "free cells whose digits both repeat in their row or column, each kept if the fitness rises "
+            "(ours: the paper's 'GA (mut+cross+LS)' local search is not described in our copy).",
+            paper="NB-COIN Table II (LS)",
+        ),
+        Param(
+            "generations",
+            "int",
+            100_000,
+            "Generation budget: the search fails after this many.",
+            low=1,
+            high=10**9,
+            paper="NB-COIN Table II (100000)",
+            when="next step",
+        ),
     )
 
     @classmethod
     def check_params(cls, params: Mapping[str, Any]) -> None:
         if "elites" in params and "population" in params and params["elites"] >= params["population"]:
-            raise ParameterError(f"elites must be less than the population (at least one child per "
-                                 f"generation), got elites = {params['elites']} >= population = "
-                                 f"{params['population']}", name="elites")
+            raise ParameterError(
+                f"elites must be less than the population (at least one child per "
+                f"generation), got elites = {params['elites']} >= population = "
+                f"{params['population']}",
+                name="elites",
+            )
 
     kernel = K
     State = GAState
-    int_slots = ("tournament", "elites", Slot("ties", {"coin": K.TIES_COIN, "first": K.TIES_FIRST}), "generations",
-                 "local_search")
+    int_slots = (
+        "tournament",
+        "elites",
+        Slot("ties", {"coin": K.TIES_COIN, "first": K.TIES_FIRST}),
+        "generations",
+        "local_search",
+    )
     float_slots = ("crossover_rate", "mutation_rate")
     budget_param = "generations"
 
@@ -163,15 +239,24 @@ class GA(KernelSolver):
         N, C = pz.N, pz.C
         self.full = 2 * N * N
         self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
-        (self.box_free, self.box_nfree, self.box_missing, self.mut_boxes,
-         self.n_mut) = box_tables(pz.grid, pz.n)
+        (self.box_free, self.box_nfree, self.box_missing, self.mut_boxes, self.n_mut) = box_tables(pz.grid, pz.n)
         P = self._params["population"]
         self.pop = np.zeros((P, C), dtype=np.int8)
         self.fit = np.zeros(P, dtype=np.int64)
         self.rsc = np.zeros((P, N), dtype=np.int64)
         self.csc = np.zeros((P, N), dtype=np.int64)
-        K.init_population(self.pop, self.fit, self.rsc, self.csc, pz.grid, self.box_free, self.box_nfree,
-                          self.box_missing, self.geo.units, self.rng)
+        K.init_population(
+            self.pop,
+            self.fit,
+            self.rsc,
+            self.csc,
+            pz.grid,
+            self.box_free,
+            self.box_nfree,
+            self.box_missing,
+            self.geo.units,
+            self.rng,
+        )
         self.counters[K.C_EVALUATIONS] = P
         self.evaluations = P
         best = int(np.argmax(self.fit))
@@ -198,9 +283,29 @@ class GA(KernelSolver):
             self._alloc_scratch(self._params["population"])
             k = 1
         gens, code = K.run_generations(
-            self.pop, self.fit, self.rsc, self.csc, self.out, self.ofit, self.orsc, self.ocsc, self.puzzle.n,
-            self.box_free, self.box_nfree, self.mut_boxes, self.n_mut, self.geo.units, self.grid,
-            self.best_grid, self.counters, trace, ip, fp, self.rng, k)
+            self.pop,
+            self.fit,
+            self.rsc,
+            self.csc,
+            self.out,
+            self.ofit,
+            self.orsc,
+            self.ocsc,
+            self.puzzle.n,
+            self.box_free,
+            self.box_nfree,
+            self.mut_boxes,
+            self.n_mut,
+            self.geo.units,
+            self.grid,
+            self.best_grid,
+            self.counters,
+            trace,
+            ip,
+            fp,
+            self.rng,
+            k,
+        )
         if resize and gens:
             self.pop, self.fit, self.rsc, self.csc = self.out, self.ofit, self.orsc, self.ocsc
             self._alloc_scratch()
@@ -222,8 +327,11 @@ class GA(KernelSolver):
     @classmethod
     def summarize(cls, snapshot: Snapshot) -> dict[str, Any]:
         """Generations, individuals evaluated and the final best fitness."""
-        return {"generations": int(snapshot.iteration), "evaluations": int(snapshot.evaluations),
-                "best_fitness": int(snapshot.layers["best_fitness"])}
+        return {
+            "generations": int(snapshot.iteration),
+            "evaluations": int(snapshot.evaluations),
+            "best_fitness": int(snapshot.layers["best_fitness"]),
+        }
 
     # --------------------------------------------------------------- state
     def _extra_state(self):

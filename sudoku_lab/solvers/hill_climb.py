@@ -22,15 +22,16 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
+from .._checks import checked
 from .._kernels import hill_climb as K
 from ..errors import ParameterError
 from ..geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
-from .._checks import checked
 
 __all__ = ["HillClimb", "hill_tables", "unit_clashes"]
+
 
 @checked
 def hill_tables(base: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -105,9 +106,11 @@ class HillClimb(KernelSolver):
     title = "Hill climbing (steepest ascent)"
     cites = "jones2008"
     order = 20
-    description = ("Steepest-ascent hill climbing over in-box swaps from a greedy initial state with "
-                   "post-swapping; f = w1*f1 + w2*f2 (distinct digits per row and column, clashes with "
-                   "givens); a priority queue detects plateaus, which end in random restarts.")
+    description = (
+        "Steepest-ascent hill climbing over in-box swaps from a greedy initial state with "
+        "post-swapping; f = w1*f1 + w2*f2 (distinct digits per row and column, clashes with "
+        "givens); a priority queue detects plateaus, which end in random restarts."
+    )
     iteration_name = "move"
     examples = (
         ({}, "kennett_hard_007"),
@@ -127,10 +130,20 @@ class HillClimb(KernelSolver):
         Column("queue", "states in the plateau queue", color="#CC79A7", style="steps", shown=False),
     )
     layers = (
-        Layer("clashes", "clashes per row (0) and column (1): N minus its distinct digits", "int64", (2, "N"),
-              role="unit_counts"),
-        Layer("swap", "the last move's swap (no row after a plateau escape or a restart)", "int64", ("*", 2),
-              role="cell_pairs"),
+        Layer(
+            "clashes",
+            "clashes per row (0) and column (1): N minus its distinct digits",
+            "int64",
+            (2, "N"),
+            role="unit_counts",
+        ),
+        Layer(
+            "swap",
+            "the last move's swap (no row after a plateau escape or a restart)",
+            "int64",
+            ("*", 2),
+            role="cell_pairs",
+        ),
         Layer("f", "f = w1*f1 + w2*f2 of the current state", "float"),
         Layer("f1", "distinct digits summed over rows and columns", "int"),
         Layer("f2", "clashes between a free cell and a given", "int"),
@@ -138,33 +151,107 @@ class HillClimb(KernelSolver):
         Layer("stuck", "stuck states in a row at one score (a restart at plateau)", "int"),
         Layer("run", "runs since reset (0-based): restarts so far", "int"),
         Layer("plateau_jumps", "plateau escapes since reset", "int"),
-        Layer("runs", "one record per run (run_no from 1)", "records", role="runs",
-              columns=(("run_no", "Run"), ("start", "From it"), ("moves", "Moves"), ("jumps", "Plateau escapes"),
-                       ("init_f1", "Initial f1"), ("init_f2", "Initial clashes"), ("best_cost", "Best cost"),
-                       ("outcome", "Outcome"))),
+        Layer(
+            "runs",
+            "one record per run (run_no from 1)",
+            "records",
+            role="runs",
+            columns=(
+                ("run_no", "Run"),
+                ("start", "From it"),
+                ("moves", "Moves"),
+                ("jumps", "Plateau escapes"),
+                ("init_f1", "Initial f1"),
+                ("init_f2", "Initial clashes"),
+                ("best_cost", "Best cost"),
+                ("outcome", "Outcome"),
+            ),
+        ),
     )
     params = (
-        Param("w1", "float", 1.0, "Weight of f1 (distinct digits per row and column) in f = w1*f1 + w2*f2.",
-              low=-100.0, high=100.0, paper="Jones 4.3", step=0.5),
-        Param("w2", "float", -1.0, "Weight of f2 (clashes between a free cell and a given) in f.",
-              low=-100.0, high=100.0, paper="Jones 4.3", step=0.5),
-        Param("greedy", "bool", True, "Greedy initial placement: each free cell takes the next missing digit of "
-              "its box that clashes with no given (else random placement).", paper="Jones 4.4, Figure 3",
-              when="next restart"),
-        Param("post_swap", "bool", True, "Post-swapping: each free digit clashing with a given is swapped with "
-              "another free cell of its box (random order) when that creates no new clash.", paper="Jones 4.4",
-              when="next restart"),
-        Param("initial_order", "choice", "random", "Order of each box's missing digits for the initial state: "
-              "'random' (a shuffle for every initial state) or 'sorted' (increasing for the first one; restarts "
-              "always shuffle).", choices=("random", "sorted"), live=False),
-        Param("plateau", "int", 10, "Stuck states in a row sharing one score (none with a better successor) "
-              "that end a run in a random restart.", low=1, high=1_000_000, paper="Jones 4.5"),
-        Param("queue_capacity", "int", 100, "Most states the plateau queue holds (the best scores, newest first "
-              "among equals); 0 disables plateau escapes.", low=0, high=100_000, live=False),
-        Param("random_ties", "bool", False, "Break ties between equally good swaps uniformly at random (else "
-              "the first in box and reading order)."),
-        Param("budget", "int", 5_000_000, "Most moves before the search gives up (0 = no limit).", low=0,
-              high=10**10, when="next move"),
+        Param(
+            "w1",
+            "float",
+            1.0,
+            "Weight of f1 (distinct digits per row and column) in f = w1*f1 + w2*f2.",
+            low=-100.0,
+            high=100.0,
+            paper="Jones 4.3",
+            step=0.5,
+        ),
+        Param(
+            "w2",
+            "float",
+            -1.0,
+            "Weight of f2 (clashes between a free cell and a given) in f.",
+            low=-100.0,
+            high=100.0,
+            paper="Jones 4.3",
+            step=0.5,
+        ),
+        Param(
+            "greedy",
+            "bool",
+            True,
+            "Greedy initial placement: each free cell takes the next missing digit of "
+            "its box that clashes with no given (else random placement).",
+            paper="Jones 4.4, Figure 3",
+            when="next restart",
+        ),
+        Param(
+            "post_swap",
+            "bool",
+            True,
+            "Post-swapping: each free digit clashing with a given is swapped with "
+            "another free cell of its box (random order) when that creates no new clash.",
+            paper="Jones 4.4",
+            when="next restart",
+        ),
+        Param(
+            "initial_order",
+            "choice",
+            "random",
+            "Order of each box's missing digits for the initial state: "
+            "'random' (a shuffle for every initial state) or 'sorted' (increasing for the first one; restarts "
+            "always shuffle).",
+            choices=("random", "sorted"),
+            live=False,
+        ),
+        Param(
+            "plateau",
+            "int",
+            10,
+            "Stuck states in a row sharing one score (none with a better successor) "
+            "that end a run in a random restart.",
+            low=1,
+            high=1_000_000,
+            paper="Jones 4.5",
+        ),
+        Param(
+            "queue_capacity",
+            "int",
+            100,
+            "Most states the plateau queue holds (the best scores, newest first "
+            "among equals); 0 disables plateau escapes.",
+            low=0,
+            high=100_000,
+            live=False,
+        ),
+        Param(
+            "random_ties",
+            "bool",
+            False,
+            "Break ties between equally good swaps uniformly at random (else the first in box and reading order).",
+        ),
+        Param(
+            "budget",
+            "int",
+            5_000_000,
+            "Most moves before the search gives up (0 = no limit).",
+            low=0,
+            high=10**10,
+            when="next move",
+        ),
     )
 
     kernel = K
@@ -175,8 +262,11 @@ class HillClimb(KernelSolver):
     @classmethod
     def check_params(cls, params: Mapping[str, Any]) -> None:
         if params.get("w1", 1.0) <= 0:
-            raise ParameterError(f"w1 must be positive (f must grow with distinct digits, or no state is "
-                                 f"better than a solved one), got {params['w1']:g}", name="w1")
+            raise ParameterError(
+                f"w1 must be positive (f must grow with distinct digits, or no state is "
+                f"better than a solved one), got {params['w1']:g}",
+                name="w1",
+            )
 
     # ---------------------------------------------------------------- reset
     def _reset(self):
@@ -198,8 +288,22 @@ class HillClimb(KernelSolver):
         self.history: list[dict] = []
         ip, _ = self._kernel_params()
         ip[K.P_RANDOM_ORDER] = int(self._params["initial_order"] == "random")
-        K.start_run(self.grid, self.base, self.box_free, self.box_nfree, self.box_missing, self.GR, self.GC,
-                    self.row_cnt, self.col_cnt, self.best_grid, self.counters, ip, *self._scratch(), self.rng)
+        K.start_run(
+            self.grid,
+            self.base,
+            self.box_free,
+            self.box_nfree,
+            self.box_missing,
+            self.GR,
+            self.GC,
+            self.row_cnt,
+            self.col_cnt,
+            self.best_grid,
+            self.counters,
+            ip,
+            *self._scratch(),
+            self.rng,
+        )
         if self.cost == 0:
             self._end_run("solved")
             self.status = Status.SOLVED
@@ -217,22 +321,60 @@ class HillClimb(KernelSolver):
     def _run_record(self, end: int, outcome: str, jumps: int, best: int, init_f1: int, init_f2: int) -> dict:
         c = self.counters
         start = int(self.history[-1]["end"]) if self.history else 0
-        return {"run": len(self.history), "run_no": len(self.history) + 1, "start": start, "end": end,
-                "moves": end - start, "jumps": jumps, "init_f1": init_f1, "init_f2": init_f2,
-                "best_cost": best, "outcome": outcome, "cost": int(c[K.C_COST])}
+        return {
+            "run": len(self.history),
+            "run_no": len(self.history) + 1,
+            "start": start,
+            "end": end,
+            "moves": end - start,
+            "jumps": jumps,
+            "init_f1": init_f1,
+            "init_f2": init_f2,
+            "best_cost": best,
+            "outcome": outcome,
+            "cost": int(c[K.C_COST]),
+        }
 
     def _end_run(self, outcome: str) -> None:
         c = self.counters
-        self.history.append(self._run_record(int(c[K.C_ITERATION]), outcome, int(c[K.C_RUN_JUMPS]),
-                                             int(c[K.C_RUN_BEST]), int(c[K.C_INIT_F1]), int(c[K.C_INIT_F2])))
+        self.history.append(
+            self._run_record(
+                int(c[K.C_ITERATION]),
+                outcome,
+                int(c[K.C_RUN_JUMPS]),
+                int(c[K.C_RUN_BEST]),
+                int(c[K.C_INIT_F1]),
+                int(c[K.C_INIT_F2]),
+            )
+        )
 
     # ---------------------------------------------------------------- step
     def _run(self, k, trace, events, ip, fp):
         self._init = (int(self.counters[K.C_INIT_F1]), int(self.counters[K.C_INIT_F2]))  # the run's, before the chunk
         return K.run_moves(
-            self.grid, self.base, self.box_free, self.box_nfree, self.box_missing, self.GR, self.GC,
-            self.row_cnt, self.col_cnt, self.best_grid, self.q_grid, self.q_f1, self.q_f2, self.q_seq,
-            self.counters, trace, events, ip, fp, *self._scratch(), self.rng, k)
+            self.grid,
+            self.base,
+            self.box_free,
+            self.box_nfree,
+            self.box_missing,
+            self.GR,
+            self.GC,
+            self.row_cnt,
+            self.col_cnt,
+            self.best_grid,
+            self.q_grid,
+            self.q_f1,
+            self.q_f2,
+            self.q_seq,
+            self.counters,
+            trace,
+            events,
+            ip,
+            fp,
+            *self._scratch(),
+            self.rng,
+            k,
+        )
 
     def _on_events(self, rows):
         for row in rows:
@@ -241,8 +383,9 @@ class HillClimb(KernelSolver):
                 self.events.append(Event(it, "restart", "plateau", None, f"queue {int(row[K.E_QUEUE])}"))
                 continue
             why = "plateau" if row[K.E_REASON] == K.WHY_PLATEAU else "queue empty"
-            self.history.append(self._run_record(it, f"restart ({why})", int(row[K.E_RUN_JUMPS]),
-                                                 int(row[K.E_RUN_BEST]), *self._init))
+            self.history.append(
+                self._run_record(it, f"restart ({why})", int(row[K.E_RUN_JUMPS]), int(row[K.E_RUN_BEST]), *self._init)
+            )
             self.history[-1]["cost"] = int(row[K.E_RUN_BEST])  # the state before the restart is gone
             self._init = (int(row[K.E_INIT_F1]), int(row[K.E_INIT_F2]))
             self.events.append(Event(it, "restart", "random", None, f"run {len(self.history) + 1}, {why}"))
@@ -281,9 +424,12 @@ class HillClimb(KernelSolver):
         layers = snapshot.layers
         runs = layers["runs"]
         first = runs[0] if runs else None
-        return {"restarts": int(layers["run"]), "plateau_jumps": int(layers["plateau_jumps"]),
-                "init_f1": None if first is None else int(first["init_f1"]),
-                "init_f2": None if first is None else int(first["init_f2"])}
+        return {
+            "restarts": int(layers["run"]),
+            "plateau_jumps": int(layers["plateau_jumps"]),
+            "init_f1": None if first is None else int(first["init_f1"]),
+            "init_f2": None if first is None else int(first["init_f2"]),
+        }
 
     # --------------------------------------------------------------- state
     def _extra_state(self):

@@ -26,13 +26,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._checks import checked
 from .._kernels import nbcoin as K
 from ..geometry import geometry
 from ..scoring import distinct_count
 from ._boxes import box_free_cells, box_missing_masks
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
-from .._checks import checked
 
 __all__ = ["NBCoin", "initial_model", "selected_count", "box_tables", "model_as_cells"]
 
@@ -63,7 +63,7 @@ def box_tables(grid: np.ndarray, n: int):
     """
     geo = geometry(n)
     N = geo.N
-    box_cells = np.ascontiguousarray(geo.units[2 * N:], dtype=np.int32)
+    box_cells = np.ascontiguousarray(geo.units[2 * N :], dtype=np.int32)
     box_free, box_nfree = box_free_cells(grid, geo, positions=True)
     return box_cells, box_free, box_nfree, box_missing_masks(grid, geo, np.int64)
 
@@ -89,7 +89,7 @@ def initial_model(grid: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     N = geo.N
     g = np.asarray(grid).reshape(N, N)
     allowed = np.zeros((N, N, N), dtype=bool)
-    box_cells = geo.units[2 * N:]
+    box_cells = geo.units[2 * N :]
     for b in range(N):
         cells = box_cells[b]
         in_box = {int(grid[c]) for c in cells if grid[c] > 0}
@@ -116,7 +116,7 @@ def model_as_cells(M: np.ndarray, n: int) -> np.ndarray:
     geo = geometry(n)
     N = geo.N
     p = np.empty((N * N, N))
-    p[geo.units[2 * N:].reshape(-1)] = M.reshape(N * N, N)
+    p[geo.units[2 * N :].reshape(-1)] = M.reshape(N * N, N)
     return p
 
 
@@ -146,42 +146,57 @@ class NBCoin(KernelSolver):
     title = "NB-COIN (node based coincidence)"
     cites = "waiyapara"
     order = 30
-    description = ("Coincidence algorithm with one position x digit probability model per box: each generation "
-                   "samples a population of grids (a permutation per box), rewards the best C % and punishes the "
-                   "worst C % of them with step size k.")
+    description = (
+        "Coincidence algorithm with one position x digit probability model per box: each generation "
+        "samples a population of grids (a permutation per box), rewards the best C % and punishes the "
+        "worst C % of them with step size k."
+    )
     iteration_name = "generation"
     examples = (
         ({}, "nbcoin_11_easy"),
-        ({"population": 40, "C": 30.0, "k": 0.6, "update": "frequencies", "generations": 2000},
-         "nbcoin_106_difficult"),
+        ({"population": 40, "C": 30.0, "k": 0.6, "update": "frequencies", "generations": 2000}, "nbcoin_106_difficult"),
         ({"population": 30, "bound": "cap", "upper": 0.9, "generations": 2000}, "nbcoin_27_medium"),
         ({"population": 4, "C": 25.0, "generations": 300}, "unique_4x4_a"),  # runs 9 generations at seed 7
         ({"population": 12, "generations": 2000}, "unique_16x16_a"),
     )
-    objective = Objective(cost="missing symbols over rows and columns (2*N*N - best fitness)",
-                          native="best_fitness", native_label="distinct-count fitness (2*N*N = solved)",
-                          native_sense="max")
+    objective = Objective(
+        cost="missing symbols over rows and columns (2*N*N - best fitness)",
+        native="best_fitness",
+        native_label="distinct-count fitness (2*N*N = solved)",
+        native_sense="max",
+    )
     axes = (Axis("cost", "cost (2N\u00b2 - fitness)", "left"), Axis("fitness", "fitness (distinct count)", "right"))
     columns = (
         Column("cost", "cost of the generation's best", color="#0072B2"),
         Column("best_cost", "best cost since reset", color="#E69F00", style="steps"),
         Column("best_fitness", "best fitness of the generation", axis="fitness", color="#009E73"),
         Column("mean_fitness", "mean fitness of the generation", axis="fitness", color="#56B4E9", style="dotted"),
-        Column("worst_fitness", "worst fitness of the generation", axis="fitness", color="#CC79A7",
-               style="dashed", shown=False),
+        Column(
+            "worst_fitness",
+            "worst fitness of the generation",
+            axis="fitness",
+            color="#CC79A7",
+            style="dashed",
+            shown=False,
+        ),
     )
     layers = (
-        Layer("models", "the box models M[box, position, digit] (digit 1 in column 0)", "float64", ("N", "N", "N"),
-              role="box_models"),
+        Layer(
+            "models",
+            "the box models M[box, position, digit] (digit 1 in column 0)",
+            "float64",
+            ("N", "N", "N"),
+            role="box_models",
+        ),
         Layer("prob", "the same model as p[cell, digit]", "float64", ("C", "N"), role="probability"),
         Layer("entropy", "normalised entropy of p per cell", "float64", ("C",), role="entropy"),
-        Layer("fitness", "fitness of each individual of the latest generation", "float64", ("*",),
-              role="population"),
+        Layer("fitness", "fitness of each individual of the latest generation", "float64", ("*",), role="population"),
         Layer("population", "the latest generation's individuals", "int8", ("*", "C")),
         Layer("good", "indices of the rewarded individuals of the latest update, best first", "int64", ("*",)),
         Layer("bad", "indices of the punished individuals of the latest update, worst first", "int64", ("*",)),
-        Layer("delta", "change of the model by the latest update, per (box, position, digit)", "float64",
-              ("N", "N", "N")),
+        Layer(
+            "delta", "change of the model by the latest update, per (box, position, digit)", "float64", ("N", "N", "N")
+        ),
         Layer("moved", "largest absolute change per (box, position) in the latest update", "float64", ("N", "N")),
         Layer("best_fitness", "fitness of the best individual since reset", "int"),
         Layer("generation_best", "best fitness of the latest generation", "int"),
@@ -189,35 +204,97 @@ class NBCoin(KernelSolver):
     )
 
     params = (
-        Param("population", "int", 150, "Individuals sampled per generation.", low=2, high=100_000,
-              paper="NB-COIN Table I", when="next generation"),
-        Param("C", "float", 25.0, "Selection pressure: the best C % are rewarded and the worst C % punished "
-              "(each set floor(C % of the population), at least 1).", low=0.0, high=50.0, low_open=True,
-              label="C (%)", paper="NB-COIN III, Table I", step=5.0),
-        Param("k", "float", 0.4, "Step size (learning rate) of the reward and punishment, L = N.", low=0.0,
-              high=1.0, low_open=True, label="k (step size)", paper="NB-COIN eq. 4-5, Table I", step=0.05),
-        Param("upper", "float", 0.99, "Upper bound of a model entry before each position is renormalised.",
-              low=0.0, high=1.0, low_open=True, label="upper bound", paper="NB-COIN Table I", step=0.01),
-        Param("generations", "int", 100_000, "Generation budget: the run fails after this many (0 = no limit).",
-              low=0, high=10**9, paper="NB-COIN Table I", when="next generation"),
-        Param("update", "choice", "counts", "What the update sums: 'counts' (the default: the paper's "
-              "equations 4-5 as written, raw counts over the selected individuals, so one generation can move "
-              "an entry by up to k/L times their number; gives the paper's 2-4 generations on its easy puzzles) "
-              "or 'frequencies' (ours: counts divided by the size of the set, a step stays within k/L; about "
-              "ten times more generations on the easy puzzles, fewer failures).",
-              choices=UPDATES, paper="NB-COIN eq. 4-5"),
-        Param("bound", "choice", "renormalise", "How the upper bound holds: 'renormalise' (clip to [0, upper], "
-              "then divide by the sum, as docs/algorithms.md fixes it: a row whose other digits reached 0 "
-              "returns to 1) or 'cap' (ours: then cap every entry at upper, spreading the excess evenly over "
-              "the other allowed digits, so a position never becomes certain).", choices=BOUNDS,
-              paper="NB-COIN Table I (upper bound)"),
+        Param(
+            "population",
+            "int",
+            150,
+            "Individuals sampled per generation.",
+            low=2,
+            high=100_000,
+            paper="NB-COIN Table I",
+            when="next generation",
+        ),
+        Param(
+            "C",
+            "float",
+            25.0,
+            "Selection pressure: the best C % are rewarded and the worst C % punished "
+            "(each set floor(C % of the population), at least 1).",
+            low=0.0,
+            high=50.0,
+            low_open=True,
+            label="C (%)",
+            paper="NB-COIN III, Table I",
+            step=5.0,
+        ),
+        Param(
+            "k",
+            "float",
+            0.4,
+            "Step size (learning rate) of the reward and punishment, L = N.",
+            low=0.0,
+            high=1.0,
+            low_open=True,
+            label="k (step size)",
+            paper="NB-COIN eq. 4-5, Table I",
+            step=0.05,
+        ),
+        Param(
+            "upper",
+            "float",
+            0.99,
+            "Upper bound of a model entry before each position is renormalised.",
+            low=0.0,
+            high=1.0,
+            low_open=True,
+            label="upper bound",
+            paper="NB-COIN Table I",
+            step=0.01,
+        ),
+        Param(
+            "generations",
+            "int",
+            100_000,
+            "Generation budget: the run fails after this many (0 = no limit).",
+            low=0,
+            high=10**9,
+            paper="NB-COIN Table I",
+            when="next generation",
+        ),
+        Param(
+            "update",
+            "choice",
+            "counts",
+            "What the update sums: 'counts' (the default: the paper's "
+            "equations 4-5 as written, raw counts over the selected individuals, so one generation can move "
+            "an entry by up to k/L times their number; gives the paper's 2-4 generations on its easy puzzles) "
+            "or 'frequencies' (ours: counts divided by the size of the set, a step stays within k/L; about "
+            "ten times more generations on the easy puzzles, fewer failures).",
+            choices=UPDATES,
+            paper="NB-COIN eq. 4-5",
+        ),
+        Param(
+            "bound",
+            "choice",
+            "renormalise",
+            "How the upper bound holds: 'renormalise' (clip to [0, upper], "
+            "then divide by the sum, as docs/algorithms.md fixes it: a row whose other digits reached 0 "
+            "returns to 1) or 'cap' (ours: then cap every entry at upper, spreading the excess evenly over "
+            "the other allowed digits, so a position never becomes certain).",
+            choices=BOUNDS,
+            paper="NB-COIN Table I (upper bound)",
+        ),
     )
 
     kernel = K
     State = NBCoinState
-    int_slots = ("population", Slot("selected", value=lambda p: selected_count(p["population"], p["C"])),
-                 "generations", Slot("update", {"counts": K.UPDATE_COUNTS, "frequencies": K.UPDATE_FREQUENCIES}),
-                 Slot("bound", {"cap": K.BOUND_CAP, "renormalise": K.BOUND_RENORMALISE}))
+    int_slots = (
+        "population",
+        Slot("selected", value=lambda p: selected_count(p["population"], p["C"])),
+        "generations",
+        Slot("update", {"counts": K.UPDATE_COUNTS, "frequencies": K.UPDATE_FREQUENCIES}),
+        Slot("bound", {"cap": K.BOUND_CAP, "renormalise": K.BOUND_RENORMALISE}),
+    )
     float_slots = ("k", "upper")
     budget_param = "generations"
     best_cost_counter = None
@@ -279,9 +356,28 @@ class NBCoin(KernelSolver):
     # ---------------------------------------------------------------- step
     def _run(self, k, trace, events, ip, fp):
         return K.run_generations(
-            self.M, self.allowed, self.box_cells, self.box_free, self.box_nfree, self.box_avail, self.base,
-            self.geo.units, self.pop, self.fitness, self.good, self.bad, self.best_grid, self.delta,
-            self.counters, trace, ip, fp, self.order, self.rng, k)
+            self.M,
+            self.allowed,
+            self.box_cells,
+            self.box_free,
+            self.box_nfree,
+            self.box_avail,
+            self.base,
+            self.geo.units,
+            self.pop,
+            self.fitness,
+            self.good,
+            self.bad,
+            self.best_grid,
+            self.delta,
+            self.counters,
+            trace,
+            ip,
+            fp,
+            self.order,
+            self.rng,
+            k,
+        )
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):

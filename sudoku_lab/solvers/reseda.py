@@ -31,6 +31,7 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
+from .._checks import checked
 from .._kernels import reseda as K
 from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError
@@ -39,7 +40,6 @@ from ..puzzle import Puzzle
 from ._boxes import box_free_cells, box_missing_masks
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold
-from .._checks import checked
 
 __all__ = ["Reseda", "ZONE_SETS", "zone_units", "admissible_box_permutations"]
 
@@ -119,8 +119,10 @@ def admissible_box_permutations(grid: np.ndarray, n: int, box: int, limit: int =
 
     extend(0)
     if len(out) > limit:
-        raise ParameterError(f"box {box + 1} has more than {limit} admissible permutations; "
-                             "couple on a box with more givens", name="coupling_box")
+        raise ParameterError(
+            f"box {box + 1} has more than {limit} admissible permutations; couple on a box with more givens",
+            name="coupling_box",
+        )
     return np.array(out, dtype=np.int8).reshape(len(out), len(free))
 
 
@@ -148,9 +150,11 @@ class Reseda(KernelSolver):
     title = "RESEDA (restarted EDA)"
     cites = "maire2012"
     order = 10
-    description = ("Estimation of distribution algorithm with per-cell probabilities p[cell, digit], "
-                   "updated from the best of Q sampled grids, and partial restarts that fix a zone of a "
-                   "failed run's final grid.")
+    description = (
+        "Estimation of distribution algorithm with per-cell probabilities p[cell, digit], "
+        "updated from the best of Q sampled grids, and partial restarts that fix a zone of a "
+        "failed run's final grid."
+    )
     iteration_name = "EDA step"
     examples = (
         ({}, "reseda_fig4_1_hard"),
@@ -163,8 +167,13 @@ class Reseda(KernelSolver):
     columns = (
         Column("cost", "cost of the step's best sample", color="#0072B2"),
         Column("mean_cost", "mean cost of the kept samples", color="#56B4E9", style="dotted"),
-        Column("rho", "rho = min over cells of max_k p", axis="fraction", color="#009E73",
-               thresholds=(Threshold("beta", "beta", "a run fails when rho exceeds beta"),)),
+        Column(
+            "rho",
+            "rho = min over cells of max_k p",
+            axis="fraction",
+            color="#009E73",
+            thresholds=(Threshold("beta", "beta", "a run fails when rho exceeds beta"),),
+        ),
         Column("entropy", "mean normalised entropy of p", axis="fraction", color="#CC79A7"),
         Column("best_cost", "best cost since reset", color="#E69F00", style="steps"),
     )
@@ -180,70 +189,186 @@ class Reseda(KernelSolver):
         Layer("attempt", "attempt number (0-based): first run plus its partial restarts", "int"),
         Layer("run", "run number since reset (0-based)", "int"),
         Layer("run_step", "steps of the current run", "int"),
-        Layer("restarts", "one record per finished run (attempt and run 0-based; attempt_no and run_no from 1)",
-              "records", role="runs",
-              columns=(("attempt_no", "Attempt"), ("run_no", "Run"), ("kind", "Kind"), ("zone_name", "Zone"),
-                       ("outcome", "Outcome"), ("steps", "Steps"), ("cost", "Cost"), ("end", "At iteration"))),
+        Layer(
+            "restarts",
+            "one record per finished run (attempt and run 0-based; attempt_no and run_no from 1)",
+            "records",
+            role="runs",
+            columns=(
+                ("attempt_no", "Attempt"),
+                ("run_no", "Run"),
+                ("kind", "Kind"),
+                ("zone_name", "Zone"),
+                ("outcome", "Outcome"),
+                ("steps", "Steps"),
+                ("cost", "Cost"),
+                ("end", "At iteration"),
+            ),
+        ),
         Layer("coupling", "index of the fixed box permutation and how many there are", "object", optional=True),
     )
 
     params = (
-        Param("alpha", "float", 0.7, "Smoothing: fraction of p kept from one step to the next "
-              "(p <- alpha*p + (1-alpha)*r). Larger is slower but more robust.", low=0.0, high=1.0,
-              paper="RESEDA 2.2", step=0.05),
-        Param("beta", "float", 0.6, "A run fails when rho(n) = min over cells of max_k p exceeds beta.",
-              low=0.0, high=1.0, low_open=True, paper="RESEDA 2.3", step=0.05),
-        Param("Q", "int", 100, "Samples drawn per step.", low=1, high=1_000_000, label="Q (samples)",
-              paper="RESEDA 2.2"),
-        Param("Q1", "int", 10, "Best samples kept per step to estimate r (at most Q).", low=1, high=1_000_000,
-              label="Q1 (kept)", paper="RESEDA 2.2"),
-        Param("sampling", "choice", "blocks", "'blocks': a permutation per box, cells with the most "
-              "confident probabilities first (the paper's 'permutations'); 'independent': each cell from "
-              "its own p.", choices=("blocks", "independent"), paper="RESEDA 3.1"),
-        Param("precompute", "bool", True, "Pre-computation: p = 0 for digits a given peer uses, uniform "
-              "on the others (else 1/N everywhere).", paper="RESEDA 2.1", when="next run"),
-        Param("selection", "choice", "sort", "'sort': exactly the Q1 best (random tie-break); 'groups': "
-              "the best of each of Q1 groups of Q/Q1 samples (cheaper, may miss good samples).",
-              choices=("sort", "groups"), paper="RESEDA 2.2"),
-        Param("restart", "choice", "partial+full", "After a failed run: 'none' stops; 'full' restarts "
-              "from the puzzle; 'partial' reruns with each qualifying zone of the final grid fixed (one "
-              "attempt); 'partial+full' repeats attempts until success (the paper's recommendation with "
-              "zones=diagonal).", choices=RESTARTS, paper="RESEDA 4.2, 5.1", when="next failure"),
-        Param("zones", "choice", "diagonal", "Zones a partial restart may fix: 'diagonal' (the n diagonal "
-              "boxes), 'boxes' (all N), 'all' (rows, columns and boxes, 3N).", choices=ZONE_SETS,
-              paper="RESEDA 4.2", when="next failure"),
-        Param("zone_check", "choice", "permutation", "Which zones qualify: 'permutation' (the paper: the "
-              "zone holds every digit and is not all givens) or 'consistent' (also no clash with a given; "
-              "ours, saves hopeless reruns).", choices=("permutation", "consistent"), when="next failure"),
-        Param("run_budget", "int", 10_000, "Most steps of one run before it counts as failed (0 = no "
-              "limit).", low=0, high=10**9, when="next step"),
-        Param("prefilter", "choice", "none", "Before each run: 'ac3' fixes the cells AC3 decides and "
-              "starts p from the AC3 domains; 'ac3+hidden' adds hidden singles (stronger than AC3). The "
-              "paper's suggested future work.", choices=("none", "ac3", "ac3+hidden"), when="next run"),
-        Param("coupling", "bool", False, "Brute-force coupling: each attempt fixes one admissible "
-              "permutation of coupling_box (in a seeded random order) and attempts cycle through them.",
-              paper="RESEDA 5.2", live=False),
-        Param("coupling_box", "int", 1, "Box whose permutations coupling enumerates (1 = top-left, "
-              "reading order).", low=1, high=25, live=False),
+        Param(
+            "alpha",
+            "float",
+            0.7,
+            "Smoothing: fraction of p kept from one step to the next "
+            "(p <- alpha*p + (1-alpha)*r). Larger is slower but more robust.",
+            low=0.0,
+            high=1.0,
+            paper="RESEDA 2.2",
+            step=0.05,
+        ),
+        Param(
+            "beta",
+            "float",
+            0.6,
+            "A run fails when rho(n) = min over cells of max_k p exceeds beta.",
+            low=0.0,
+            high=1.0,
+            low_open=True,
+            paper="RESEDA 2.3",
+            step=0.05,
+        ),
+        Param(
+            "Q", "int", 100, "Samples drawn per step.", low=1, high=1_000_000, label="Q (samples)", paper="RESEDA 2.2"
+        ),
+        Param(
+            "Q1",
+            "int",
+            10,
+            "Best samples kept per step to estimate r (at most Q).",
+            low=1,
+            high=1_000_000,
+            label="Q1 (kept)",
+            paper="RESEDA 2.2",
+        ),
+        Param(
+            "sampling",
+            "choice",
+            "blocks",
+            "'blocks': a permutation per box, cells with the most "
+            "confident probabilities first (the paper's 'permutations'); 'independent': each cell from "
+            "its own p.",
+            choices=("blocks", "independent"),
+            paper="RESEDA 3.1",
+        ),
+        Param(
+            "precompute",
+            "bool",
+            True,
+            "Pre-computation: p = 0 for digits a given peer uses, uniform on the others (else 1/N everywhere).",
+            paper="RESEDA 2.1",
+            when="next run",
+        ),
+        Param(
+            "selection",
+            "choice",
+            "sort",
+            "'sort': exactly the Q1 best (random tie-break); 'groups': "
+            "the best of each of Q1 groups of Q/Q1 samples (cheaper, may miss good samples).",
+            choices=("sort", "groups"),
+            paper="RESEDA 2.2",
+        ),
+        Param(
+            "restart",
+            "choice",
+            "partial+full",
+            "After a failed run: 'none' stops; 'full' restarts "
+            "from the puzzle; 'partial' reruns with each qualifying zone of the final grid fixed (one "
+            "attempt); 'partial+full' repeats attempts until success (the paper's recommendation with "
+            "zones=diagonal).",
+            choices=RESTARTS,
+            paper="RESEDA 4.2, 5.1",
+            when="next failure",
+        ),
+        Param(
+            "zones",
+            "choice",
+            "diagonal",
+            "Zones a partial restart may fix: 'diagonal' (the n diagonal "
+            "boxes), 'boxes' (all N), 'all' (rows, columns and boxes, 3N).",
+            choices=ZONE_SETS,
+            paper="RESEDA 4.2",
+            when="next failure",
+        ),
+        Param(
+            "zone_check",
+            "choice",
+            "permutation",
+            "Which zones qualify: 'permutation' (the paper: the "
+            "zone holds every digit and is not all givens) or 'consistent' (also no clash with a given; "
+            "ours, saves hopeless reruns).",
+            choices=("permutation", "consistent"),
+            when="next failure",
+        ),
+        Param(
+            "run_budget",
+            "int",
+            10_000,
+            "Most steps of one run before it counts as failed (0 = no limit).",
+            low=0,
+            high=10**9,
+            when="next step",
+        ),
+        Param(
+            "prefilter",
+            "choice",
+            "none",
+            "Before each run: 'ac3' fixes the cells AC3 decides and "
+            "starts p from the AC3 domains; 'ac3+hidden' adds hidden singles (stronger than AC3). The "
+            "paper's suggested future work.",
+            choices=("none", "ac3", "ac3+hidden"),
+            when="next run",
+        ),
+        Param(
+            "coupling",
+            "bool",
+            False,
+            "Brute-force coupling: each attempt fixes one admissible "
+            "permutation of coupling_box (in a seeded random order) and attempts cycle through them.",
+            paper="RESEDA 5.2",
+            live=False,
+        ),
+        Param(
+            "coupling_box",
+            "int",
+            1,
+            "Box whose permutations coupling enumerates (1 = top-left, reading order).",
+            low=1,
+            high=25,
+            live=False,
+        ),
     )
 
     kernel = K
     State = ResedaState
-    int_slots = ("Q", "Q1", Slot("sampling", {"blocks": K.SAMPLING_BLOCKS, "independent": K.SAMPLING_INDEPENDENT}),
-                 Slot("selection", {"groups": K.SELECT_GROUPS, "sort": K.SELECT_SORT}), "run_budget")
+    int_slots = (
+        "Q",
+        "Q1",
+        Slot("sampling", {"blocks": K.SAMPLING_BLOCKS, "independent": K.SAMPLING_INDEPENDENT}),
+        Slot("selection", {"groups": K.SELECT_GROUPS, "sort": K.SELECT_SORT}),
+        "run_budget",
+    )
     float_slots = ("alpha", "beta")
     fixed_grid = "base"
 
     @classmethod
     def check_params(cls, params: Mapping[str, Any]) -> None:
         if "Q" in params and "Q1" in params and params["Q1"] > params["Q"]:
-            raise ParameterError(f"Q1 must be at most Q (keep at most the samples drawn), got Q1 = "
-                                 f"{params['Q1']} > Q = {params['Q']}", name="Q1")
+            raise ParameterError(
+                f"Q1 must be at most Q (keep at most the samples drawn), got Q1 = {params['Q1']} > Q = {params['Q']}",
+                name="Q1",
+            )
 
     def check_puzzle(self, puzzle: Puzzle) -> None:
         if self._params["coupling"] and self._params["coupling_box"] > puzzle.N:
-            raise ParameterError(f"coupling_box must be between 1 and {puzzle.N} for a {puzzle.N}x{puzzle.N} "
-                                 f"puzzle, got {self._params['coupling_box']}", name="coupling_box")
+            raise ParameterError(
+                f"coupling_box must be between 1 and {puzzle.N} for a {puzzle.N}x{puzzle.N} "
+                f"puzzle, got {self._params['coupling_box']}",
+                name="coupling_box",
+            )
 
     # ---------------------------------------------------------------- reset
     def _reset(self):
@@ -270,8 +395,9 @@ class Reseda(KernelSolver):
             box = self._params["coupling_box"] - 1
             self.permutations = admissible_box_permutations(pz.grid, pz.n, box)
             self.perm_order = self.rng.permutation(len(self.permutations))
-            self.events.append(Event(0, "info", "coupling", None,
-                                     f"{len(self.permutations)} admissible permutations of box {box + 1}"))
+            self.events.append(
+                Event(0, "info", "coupling", None, f"{len(self.permutations)} admissible permutations of box {box + 1}")
+            )
         # Start the first run now (no random draws), so the initial model can be shown before step 1.
         self._next_attempt_or_finish(first=True)
         self._begin_pending_run()
@@ -345,17 +471,31 @@ class Reseda(KernelSolver):
 
     def _end_run(self, outcome: str, steps: int, detail: str = ""):
         rec = {
-            "start": self.run_start, "end": self.iteration, "attempt": self.attempt, "run": self.run_index,
-            "kind": self.run_kind, "zone": self.zone,
+            "start": self.run_start,
+            "end": self.iteration,
+            "attempt": self.attempt,
+            "run": self.run_index,
+            "kind": self.run_kind,
+            "zone": self.zone,
             "zone_name": self.geo.unit_name(self.zone) if self.zone >= 0 else "",
-            "outcome": outcome, "steps": steps, "cost": self.cost, "detail": detail,
+            "outcome": outcome,
+            "steps": steps,
+            "cost": self.cost,
+            "detail": detail,
         }
         if self.permutations is not None:
             rec["permutation"] = self.perm_index
         self.history.append(rec)
         label = rec["zone_name"] or self.run_kind
-        self.events.append(Event(self.iteration, "run_end", outcome, None,
-                                 f"{label}, {steps} steps, cost {self.cost}" + (f" ({detail})" if detail else "")))
+        self.events.append(
+            Event(
+                self.iteration,
+                "run_end",
+                outcome,
+                None,
+                f"{label}, {steps} steps, cost {self.cost}" + (f" ({detail})" if detail else ""),
+            )
+        )
 
     def _next_attempt_or_finish(self, first: bool = False):
         """Decide what follows a failed run (no random draws); set status FAILED if nothing does.
@@ -426,9 +566,27 @@ class Reseda(KernelSolver):
 
     def _run(self, k, trace, events, ip, fp):
         return K.run_steps(
-            self.p, self.free_cells, self.base, self.box_free, self.box_nfree, self.box_avail,
-            self.geo.units, self.samples, self.costs, self.kept, self.grid, self.best_grid,
-            self.counters, trace, ip, fp, self.used, self.counts, self.rng, k)
+            self.p,
+            self.free_cells,
+            self.base,
+            self.box_free,
+            self.box_nfree,
+            self.box_avail,
+            self.geo.units,
+            self.samples,
+            self.costs,
+            self.kept,
+            self.grid,
+            self.best_grid,
+            self.counters,
+            trace,
+            ip,
+            fp,
+            self.used,
+            self.counts,
+            self.rng,
+            k,
+        )
 
     def _end(self, code):
         steps = int(self.counters[K.C_RUN_STEP])
@@ -463,8 +621,9 @@ class Reseda(KernelSolver):
             "attempt": int(max(self.attempt, 0)),
             "run": int(max(self.run_index, 0)),
             "run_step": int(self.counters[K.C_RUN_STEP]),
-            "restarts": tuple(MappingProxyType({**r, "attempt_no": r["attempt"] + 1, "run_no": r["run"] + 1})
-                              for r in self.history),
+            "restarts": tuple(
+                MappingProxyType({**r, "attempt_no": r["attempt"] + 1, "run_no": r["run"] + 1}) for r in self.history
+            ),
             "coupling": None if self.permutations is None else (int(self.perm_index), len(self.permutations)),
         }
 
@@ -479,24 +638,46 @@ class Reseda(KernelSolver):
         """Attempts, runs, restarts (runs after the first), and each run's steps, outcome and zone."""
         layers = snapshot.layers
         runs = layers["restarts"]
-        return {"attempts": int(layers["attempt"]) + 1, "runs": int(layers["run"]) + 1,
-                "restarts": int(layers["run"]),
-                "run_steps": [int(r["steps"]) for r in runs], "run_outcomes": [r["outcome"] for r in runs],
-                "run_zones": [r["zone_name"] or r["kind"] for r in runs]}
+        return {
+            "attempts": int(layers["attempt"]) + 1,
+            "runs": int(layers["run"]) + 1,
+            "restarts": int(layers["run"]),
+            "run_steps": [int(r["steps"]) for r in runs],
+            "run_outcomes": [r["outcome"] for r in runs],
+            "run_zones": [r["zone_name"] or r["kind"] for r in runs],
+        }
 
     # --------------------------------------------------------------- state
     def _extra_state(self):
-        return dict(attempt=self.attempt, run_index=self.run_index, zone=self.zone, zone_queue=list(self.zone_queue),
-                    history=[dict(h) for h in self.history], run_start=self.run_start, run_kind=self.run_kind,
-                    pending=self.pending, perm_index=self.perm_index,
-                    final_grid=getattr(self, "final_grid", None),
-                    permutations=self.permutations, perm_order=self.perm_order)
+        return dict(
+            attempt=self.attempt,
+            run_index=self.run_index,
+            zone=self.zone,
+            zone_queue=list(self.zone_queue),
+            history=[dict(h) for h in self.history],
+            run_start=self.run_start,
+            run_kind=self.run_kind,
+            pending=self.pending,
+            perm_index=self.perm_index,
+            final_grid=getattr(self, "final_grid", None),
+            permutations=self.permutations,
+            perm_order=self.perm_order,
+        )
 
     def _loaded(self, st):
         self.used = np.zeros(self.puzzle.N, dtype=np.bool_)
         self.counts = np.zeros(self.puzzle.N, dtype=np.int64)
-        for key in ("attempt", "run_index", "zone", "run_start", "run_kind", "pending", "perm_index",
-                    "permutations", "perm_order"):
+        for key in (
+            "attempt",
+            "run_index",
+            "zone",
+            "run_start",
+            "run_kind",
+            "pending",
+            "perm_index",
+            "permutations",
+            "perm_order",
+        ):
             setattr(self, key, st[key])
         self.zone_queue = list(st["zone_queue"])
         self.history = [dict(h) for h in st["history"]]
@@ -537,4 +718,3 @@ def _clashes_with_givens(g, cells, givens, geo) -> bool:
             if givens[q] and g[q] == g[c] and q not in cells:
                 return True
     return False
-

@@ -51,8 +51,9 @@ def no_thread_leaks(qapp):
     from sudoku_lab_ui import gui_gc
 
     # Every window closed: automatic garbage collection is back (it is off while a window is open).
-    assert not gui_gc.active() and gc.isenabled(), "a lab window was left open (garbage collection still handed " \
-        "to the GUI thread)"
+    assert not gui_gc.active() and gc.isenabled(), (
+        "a lab window was left open (garbage collection still handed to the GUI thread)"
+    )
 
 
 def _alive(obj) -> bool:
@@ -67,10 +68,10 @@ def _alive(obj) -> bool:
 @pytest.fixture
 def window(qtbot):
     """``window(puzzle, algo)``: a shown lab window, ready; closed after the test."""
-    from lab_helpers import wait_ready
-
     from sudoku_lab import library
     from sudoku_lab_ui.app import create_window
+
+    from lab_helpers import wait_ready
 
     made = []
 

@@ -12,8 +12,13 @@ def _tabu_window(window, qtbot, puzzle="mk_hard_b"):
     win = window(puzzle, "ac3_tabu")
     qtbot.waitUntil(lambda: win.controller.latest.snapshot.solver == "ac3_tabu")
     win.seed_box.setValue(2)  # a run that goes past 10 iterations (seeds 0 and 1 solve mk_hard_b in 3 and 9)
-    qtbot.waitUntil(lambda: win.controller.state == "idle" and win.controller.latest is not None
-                    and win.controller.latest.snapshot.iteration == 0)
+    qtbot.waitUntil(
+        lambda: (
+            win.controller.state == "idle"
+            and win.controller.latest is not None
+            and win.controller.latest.snapshot.iteration == 0
+        )
+    )
     return win
 
 
@@ -47,7 +52,7 @@ def test_tabu_view_shows_the_list_and_the_candidates_of_the_latest_iteration(win
     sets = win.board.cell_sets()
     marked = {name: cells for name, cells in sets.items() if name.startswith("tabu ")}
     assert len(marked) == len(rows) and rows.size
-    for cell, digit, age, reason in rows.tolist():
+    for cell, digit, age, _reason in rows.tolist():
         name = next(n for n in marked if n.startswith(f"tabu {cell_name(cell, 9)}={digit} age {age}"))
         assert marked[name] == frozenset({cell})
         assert win.board.cell_set_color(name).alpha() == tabu_fade(age, 10)
@@ -77,8 +82,11 @@ def test_ac3_view_replays_the_propagation_of_the_latest_move(window, qtbot):
     snap = win.controller.latest.snapshot
     result, it = snap.layers["ac3"], snap.layers["ac3_iteration"]
     qtbot.waitUntil(lambda: view.result is result)
-    assert view.caption == (f"AC3-tabu search: AC3 of iteration {it}" if it else
-                            "AC3-tabu search: AC3 prefilter (before the first iteration)")
+    assert view.caption == (
+        f"AC3-tabu search: AC3 of iteration {it}"
+        if it
+        else "AC3-tabu search: AC3 prefilter (before the first iteration)"
+    )
     # shown at its end, every removal of the move struck through
     assert view.at_end
     np.testing.assert_array_equal(view.current_domains(), result.domains)

@@ -71,8 +71,14 @@ def test_an_exception_in_a_slot_becomes_one_line(window, qtbot, reports, monkeyp
     err = capfd.readouterr().err
     assert err.splitlines() == [f"sudoku-lab: error: {window.statusBar().currentMessage()}"], err
     # the lab still works after it
-    qtbot.mouseClick(next(tb.widgetForAction(window.act_step) for tb in window.findChildren(QToolBar)
-                          if tb.widgetForAction(window.act_step) is not None), Qt.LeftButton)
+    qtbot.mouseClick(
+        next(
+            tb.widgetForAction(window.act_step)
+            for tb in window.findChildren(QToolBar)
+            if tb.widgetForAction(window.act_step) is not None
+        ),
+        Qt.LeftButton,
+    )
     qtbot.waitUntil(lambda: window.controller.latest.snapshot.iteration == 1, timeout=30_000)
 
 
@@ -100,7 +106,8 @@ def test_an_unexpected_error_in_the_solver_is_one_line(window, qtbot, reports, m
 
     monkeypatch.setattr(Reseda, "_step", broken)
     window.controller.step(1)
-    content = _check_one_line(window, qtbot, reports, "RuntimeError: kernel exploded",
-                              prefix="The solver thread stopped: ", name="error_box")
+    content = _check_one_line(
+        window, qtbot, reports, "RuntimeError: kernel exploded", prefix="The solver thread stopped: ", name="error_box"
+    )
     assert "context: solver thread, step command, solver 'reseda'" in content
     assert window.controller.state == "stopped"

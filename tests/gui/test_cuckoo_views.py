@@ -44,8 +44,11 @@ def test_nests_view_draws_the_nests_sorted_their_history_and_the_operators(windo
         xs, ys = curve.getData()
         assert xs[-1] == 10 and ys[-1] == snap.trace[key][-1]
     assert snap.trace["pmx"][-1] + snap.trace["sorting"][-1] <= 10
-    words = {"pmx": "PMX with the best egg", "sorting": "multiparental sorting crossover",
-             "none": "nothing (the best nest was picked)"}
+    words = {
+        "pmx": "PMX with the best egg",
+        "sorting": "multiparental sorting crossover",
+        "none": "nothing (the best nest was picked)",
+    }
     assert words[L["operator"]] in view.readout.text()
     # the AC3 view shows the prefilter, the cuckoo's only AC3 run
     ac3 = win.views["ac3"]
@@ -100,8 +103,13 @@ def test_the_ac3_player_drops_the_cuckoos_prefilter_when_another_solver_is_chose
     prefilter = player.result
     box = win.solver_box
     box.setCurrentIndex(box.findData(other))  # as a user picks it
-    qtbot.waitUntil(lambda: win.controller.state == "idle" and win.controller.latest is not None
-                    and win.controller.latest.snapshot.solver == other)
+    qtbot.waitUntil(
+        lambda: (
+            win.controller.state == "idle"
+            and win.controller.latest is not None
+            and win.controller.latest.snapshot.solver == other
+        )
+    )
     own = run_ac3(library.puzzle("mk_hard_a"))
     qtbot.waitUntil(lambda: player.result is not prefilter and player.caption == "", timeout=10_000)
     np.testing.assert_array_equal(player.result.domains, own.domains)

@@ -25,8 +25,7 @@ from sudoku_lab.scoring import missing_symbols
 from sudoku_lab.solvers import Axis, Column, Layer, Solver, register, unregister
 from sudoku_lab.solvers.base import frozen_copy
 from sudoku_lab.solvers.declare import COST_AXIS
-from sudoku_lab_ui import overlays as overlay_mod
-from sudoku_lab_ui import views as view_mod
+from sudoku_lab_ui import overlays as overlay_mod, views as view_mod
 from sudoku_lab_ui.app import create_window
 
 from lab_helpers import button, iteration, wait_ready  # noqa: E402
@@ -47,13 +46,19 @@ class MarksSolver(Solver):
     order = 990
     iteration_name = "tick"
     axes = (COST_AXIS, Axis("t", "temperature (K)", "right", (0.0, 200.0)))
-    columns = (Column("cost", "cost"), Column("best_cost", "best cost", style="steps"),
-               Column("temperature", "temperature", axis="t", color="#D55E00"))
-    layers = (Layer("box", "cells of box 1", "bool", ("C",), role="cells"),
-              Layer("swap", "the last swap", "int64", (1, 2), role="cell_pairs"),
-              Layer("tabu", "tabu cells", "bool", ("C",), role="test_tabu"),
-              Layer("history", "one record per tick", "records", role="runs",
-                    columns=(("tick", "Tick"), ("outcome", "Outcome"))))
+    columns = (
+        Column("cost", "cost"),
+        Column("best_cost", "best cost", style="steps"),
+        Column("temperature", "temperature", axis="t", color="#D55E00"),
+    )
+    layers = (
+        Layer("box", "cells of box 1", "bool", ("C",), role="cells"),
+        Layer("swap", "the last swap", "int64", (1, 2), role="cell_pairs"),
+        Layer("tabu", "tabu cells", "bool", ("C",), role="test_tabu"),
+        Layer(
+            "history", "one record per tick", "records", role="runs", columns=(("tick", "Tick"), ("outcome", "Outcome"))
+        ),
+    )
 
     def _reset(self):
         pz = self.puzzle
@@ -76,11 +81,15 @@ class MarksSolver(Solver):
         box = np.zeros(C, bool)
         box[list(BOX1)] = True
         tabu = np.zeros(C, bool)
-        tabu[C - self.puzzle.N:] = True
-        return {"box": frozen_copy(box), "swap": frozen_copy(np.array([self.free[:2]], dtype=np.int64)),
-                "tabu": frozen_copy(tabu),
-                "history": tuple({"tick": k + 1, "outcome": "solved" if k % 2 else "failed"}
-                                 for k in range(min(self.iteration, 4)))}
+        tabu[C - self.puzzle.N :] = True
+        return {
+            "box": frozen_copy(box),
+            "swap": frozen_copy(np.array([self.free[:2]], dtype=np.int64)),
+            "tabu": frozen_copy(tabu),
+            "history": tuple(
+                {"tick": k + 1, "outcome": "solved" if k % 2 else "failed"} for k in range(min(self.iteration, 4))
+            ),
+        }
 
     def _state(self):
         return {}
@@ -117,10 +126,12 @@ def _draw_tabu(canvas, name, value, snapshot):
 def marks_plugin():
     """The test solver, a view for its own role and an overlay for it, registered like a plugin would."""
     register(MarksSolver)
-    view = view_mod.register_view(view_mod.ViewSpec("test_tabu_view", "Tabu", TabuView, requires_role="test_tabu",
-                                                    tab_with="convergence"))
-    never = view_mod.register_view(view_mod.ViewSpec("test_never", "Never", TabuView,
-                                                     requires_role="no_solver_has_this"))
+    view = view_mod.register_view(
+        view_mod.ViewSpec("test_tabu_view", "Tabu", TabuView, requires_role="test_tabu", tab_with="convergence")
+    )
+    never = view_mod.register_view(
+        view_mod.ViewSpec("test_never", "Never", TabuView, requires_role="no_solver_has_this")
+    )
     overlay = overlay_mod.register_overlay(overlay_mod.OverlaySpec("test_tabu", _draw_tabu, "Tabu"))
     yield view, never, overlay
     unregister(MarksSolver.name)
@@ -227,8 +238,12 @@ def test_plugin_solver_views_overlays_and_curves(window, qtbot, marks_plugin, tm
     colour = image.pixelColor(on_outline.toPoint())
     assert colour == board.cell_set_color("box") or _close(colour, board.cell_set_color("box"), 40)
     plain = board.cell_rect(40)
-    assert _close(image.pixelColor(QPointF(plain.left() + width / 2 + 1, plain.center().y()).toPoint()),
-                  QColor("white"), 10) or pz.grid[40] > 0
+    assert (
+        _close(
+            image.pixelColor(QPointF(plain.left() + width / 2 + 1, plain.center().y()).toPoint()), QColor("white"), 10
+        )
+        or pz.grid[40] > 0
+    )
     # toggles: one per overlay role, enabled by the solver's declarations
     toggles = win.overlay_toggles
     assert toggles["cells"].isEnabled() and toggles["cell_pairs"].isEnabled() and toggles["test_tabu"].isEnabled()
@@ -296,8 +311,13 @@ def test_shading_is_the_probability_overlay(window, qtbot):
     win.solver_box.setCurrentIndex(win.solver_box.findData("exact"))
     assert not win.show_shading.isEnabled()
     assert win.board._shading is None  # at once, before the new solver's first frame
-    qtbot.waitUntil(lambda: win.controller.state == "idle" and win.controller.latest is not None
-                    and win.controller.latest.snapshot.solver == "exact")
+    qtbot.waitUntil(
+        lambda: (
+            win.controller.state == "idle"
+            and win.controller.latest is not None
+            and win.controller.latest.snapshot.solver == "exact"
+        )
+    )
     assert win.board._shading is None
 
 
@@ -323,8 +343,14 @@ def test_a_puzzle_with_several_solutions_loads_and_runs(window, qtbot):
     qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=rect.center())
     qtbot.mouseDClick(view.viewport(), Qt.LeftButton, pos=rect.center())
     expected = library.collection("benchmarks/lewis_9x9_35")[0]
-    qtbot.waitUntil(lambda: win.controller.puzzle == expected and win.controller.latest is not None
-                    and win.controller.latest.snapshot.puzzle == expected, timeout=60_000)
+    qtbot.waitUntil(
+        lambda: (
+            win.controller.puzzle == expected
+            and win.controller.latest is not None
+            and win.controller.latest.snapshot.puzzle == expected
+        ),
+        timeout=60_000,
+    )
     assert expected.count_solutions(2) == 2
     assert win.controller.several_solutions and win.controller.solution is None
     assert not win.show_diff.isEnabled() and win.show_diff.toolTip() == "this puzzle has several solutions"
@@ -461,8 +487,17 @@ def test_cold_start_shows_compiling_kernels_with_run_disabled(qtbot, monkeypatch
 
 
 # ------------------------------------------------------------------ the code
-WINDOW_MODULES = ("main_window.py", "board_panel.py", "view_host.py", "run_toolbar.py", "edit_mode.py",
-                  "overlays.py", "views.py", "controller.py", "worker.py")
+WINDOW_MODULES = (
+    "main_window.py",
+    "board_panel.py",
+    "view_host.py",
+    "run_toolbar.py",
+    "edit_mode.py",
+    "overlays.py",
+    "views.py",
+    "controller.py",
+    "worker.py",
+)
 RESEDA_WORDS = ("prob", "beta", "rho", "alpha", "zone_cells", "zone_name", "restarts", "kept", "reseda")
 
 
@@ -494,4 +529,3 @@ def test_the_source_check_finds_a_layer_name(tmp_path, monkeypatch):
     monkeypatch.setattr(sudoku_lab_ui, "__file__", str(fake / "__init__.py"))
     with pytest.raises(AssertionError, match=re.escape("names RESEDA's [(1, 'prob')]")):
         test_the_window_names_no_reseda_layer_or_parameter("main_window.py")
-

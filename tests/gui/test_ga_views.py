@@ -14,9 +14,15 @@ pytestmark = pytest.mark.gui
 
 def _choose_ga(win, qtbot):
     win.solver_box.setCurrentIndex(win.solver_box.findData("ga"))
-    qtbot.waitUntil(lambda: win.controller.solver_name == "ga" and win.controller.state == "idle"
-                    and win.controller.latest is not None and win.controller.latest.snapshot.solver == "ga",
-                    timeout=120_000)
+    qtbot.waitUntil(
+        lambda: (
+            win.controller.solver_name == "ga"
+            and win.controller.state == "idle"
+            and win.controller.latest is not None
+            and win.controller.latest.snapshot.solver == "ga"
+        ),
+        timeout=120_000,
+    )
 
 
 def test_ga_population_histogram_and_live_mutation_marker(window, qtbot):
@@ -42,8 +48,12 @@ def test_ga_population_histogram_and_live_mutation_marker(window, qtbot):
     # best, mean and worst fitness over time are curves on the fitness axis
     conv = win.views["convergence"]
     docks["convergence"].raise_()
-    qtbot.waitUntil(lambda: conv.curves["best_fitness"].getOriginalDataset()[0] is not None
-                    and len(conv.curves["best_fitness"].getOriginalDataset()[0]) == 10)
+    qtbot.waitUntil(
+        lambda: (
+            conv.curves["best_fitness"].getOriginalDataset()[0] is not None
+            and len(conv.curves["best_fitness"].getOriginalDataset()[0]) == 10
+        )
+    )
     np.testing.assert_array_equal(conv.curves["worst_fitness"].getOriginalDataset()[1], snap.trace["worst_fitness"])
     assert conv.curves["mean_fitness"].getViewBox() is conv.right_view
     assert conv.plot.getAxis("bottom").labelText == "generation"
@@ -58,5 +68,9 @@ def test_ga_population_histogram_and_live_mutation_marker(window, qtbot):
     assert marker.iteration == 10
     # the histogram follows the new generation
     fit = win.controller.latest.snapshot.layers["fitness"]
-    qtbot.waitUntil(lambda: np.array_equal(view.counts, np.histogram(fit, bins=view.edges)[0])
-                    and view.summary.text().startswith("generation 20"))
+    qtbot.waitUntil(
+        lambda: (
+            np.array_equal(view.counts, np.histogram(fit, bins=view.edges)[0])
+            and view.summary.text().startswith("generation 20")
+        )
+    )

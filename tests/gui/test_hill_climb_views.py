@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from lab_helpers import button, iteration
-
 from sudoku_lab.solvers.hill_climb import unit_clashes
+
+from lab_helpers import button, iteration
 
 pytestmark = pytest.mark.gui
 
@@ -22,9 +22,15 @@ def _margin_numbers(board, side):
 def test_hill_climb_margins_swap_and_markers(window, qtbot):
     win = window("kennett_hard_007")
     win.solver_box.setCurrentIndex(win.solver_box.findData("hill_climb"))
-    qtbot.waitUntil(lambda: win.controller.solver_name == "hill_climb" and win.controller.state == "idle"
-                    and win.controller.latest is not None and win.controller.latest.snapshot.solver == "hill_climb",
-                    timeout=120_000)
+    qtbot.waitUntil(
+        lambda: (
+            win.controller.solver_name == "hill_climb"
+            and win.controller.state == "idle"
+            and win.controller.latest is not None
+            and win.controller.latest.snapshot.solver == "hill_climb"
+        ),
+        timeout=120_000,
+    )
     board = win.board
     assert win.overlay_toggles["unit_counts"].isVisible() and win.overlay_toggles["cell_pairs"].isEnabled()
     assert win.view_docks["hill_climb_state"].isVisible() and win.view_docks["runs"].isVisible()
@@ -51,10 +57,15 @@ def test_hill_climb_margins_swap_and_markers(window, qtbot):
         image = board.grab().toImage()
         r = board.margin_rect("right", rows[0])
         want = board.margin_color("right", rows[0])
-        pixels = [image.pixelColor(int(x), int(y)) for x in np.linspace(r.left(), r.right(), 20)
-                  for y in np.linspace(r.top(), r.bottom(), 20)]
-        assert any(max(abs(p.red() - want.red()), abs(p.green() - want.green()), abs(p.blue() - want.blue())) < 60
-                   for p in pixels)
+        pixels = [
+            image.pixelColor(int(x), int(y))
+            for x in np.linspace(r.left(), r.right(), 20)
+            for y in np.linspace(r.top(), r.bottom(), 20)
+        ]
+        assert any(
+            max(abs(p.red() - want.red()), abs(p.green() - want.green()), abs(p.blue() - want.blue())) < 60
+            for p in pixels
+        )
         assert board.margin_rect("right", 0).left() > board.cell_rect(8).right()  # outside the board
     # the state panel says f = f1 - f2
     # the final frame's views are drawn one per event-loop turn: wait for this one's
@@ -68,8 +79,9 @@ def test_hill_climb_margins_swap_and_markers(window, qtbot):
     qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
     qtbot.waitUntil(lambda: iteration(win) == 301 or win.controller.latest.snapshot.done, timeout=60_000)
     snap = win.controller.latest.snapshot
-    qtbot.waitUntil(lambda: _margin_numbers(board, "right") == win.controller.latest.snapshot.layers["clashes"][0]
-                    .tolist())
+    qtbot.waitUntil(
+        lambda: _margin_numbers(board, "right") == win.controller.latest.snapshot.layers["clashes"][0].tolist()
+    )
     names = {e.name for e in snap.events if e.kind == "restart"}
     assert names == {"random", "plateau"} or snap.solved
     conv = win.views["convergence"]

@@ -144,13 +144,17 @@ def test_out_of_range_and_inconsistent_parameters_are_refused(window, qtbot):
     win.close()
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("1234", "found 4 cells; a 4x4 puzzle has 16"),
-    ("..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.*",
-     "unexpected character '*'"),
-    ("5.867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.5",
-     "givens clash"),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("1234", "found 4 cells; a 4x4 puzzle has 16"),
+        (
+            "..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.*",
+            "unexpected character '*'",
+        ),
+        ("5.867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.5", "givens clash"),
+    ],
+)
 def test_bad_pasted_puzzles_show_the_error(window, qtbot, text, expected):
     win = window()
     before = win.controller.puzzle
@@ -236,8 +240,14 @@ def test_double_clicking_the_browser_loads_a_puzzle(window, qtbot):
     rect = view.visualRect(index)
     qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=rect.center())  # a real double-click starts with a press
     qtbot.mouseDClick(view.viewport(), Qt.LeftButton, pos=rect.center())
-    _wait(qtbot, lambda: win.controller.puzzle.name == "kennett_hard_007" and win.controller.latest is not None
-          and win.controller.latest.snapshot.puzzle.name == "kennett_hard_007")
+    _wait(
+        qtbot,
+        lambda: (
+            win.controller.puzzle.name == "kennett_hard_007"
+            and win.controller.latest is not None
+            and win.controller.latest.snapshot.puzzle.name == "kennett_hard_007"
+        ),
+    )
     assert win.board.puzzle() == library.puzzle("kennett_hard_007")
     assert "kennett_hard_007" in win.windowTitle()
 
@@ -267,11 +277,14 @@ def test_an_error_in_the_worker_becomes_a_message_box(window, qtbot, monkeypatch
     win.close()
 
 
-@pytest.mark.parametrize("content,expected", [
-    # '²' passed str.isdigit() and int() then raised ValueError: the window showed nothing at all
-    (" ".join("0" * 20) + " ² " + " ".join("0" * 60), "line 1, column 41: unexpected character '²'"),
-    (b"\x89PNG\r\n\x1a\n", "not a text file: line 1 holds byte 0x89, which is not UTF-8"),
-])
+@pytest.mark.parametrize(
+    "content,expected",
+    [
+        # '²' passed str.isdigit() and int() then raised ValueError: the window showed nothing at all
+        (" ".join("0" * 20) + " ² " + " ".join("0" * 60), "line 1, column 41: unexpected character '²'"),
+        (b"\x89PNG\r\n\x1a\n", "not a text file: line 1 holds byte 0x89, which is not UTF-8"),
+    ],
+)
 def test_opening_a_bad_file_shows_the_error_in_red(window, qtbot, tmp_path, content, expected):
     win = window()
     before = win.controller.puzzle
@@ -366,8 +379,11 @@ def test_gui_on_a_file_whose_givens_clash_opens_it_in_the_editor(qapp, tmp_path,
         wins = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
         if wins and wins[0].is_editing() and wins[0].puzzle_panel.error_label.text():
             win = wins[0]
-            seen.update(cells=set(win.board.highlighted_cells()), error=win.puzzle_panel.error_label.text(),
-                        editable=win.board.is_editable())
+            seen.update(
+                cells=set(win.board.highlighted_cells()),
+                error=win.puzzle_panel.error_label.text(),
+                editable=win.board.is_editable(),
+            )
             win.close()
         elif time.monotonic() - state["t0"] > 120:
             for w in wins:

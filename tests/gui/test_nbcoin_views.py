@@ -14,8 +14,14 @@ def test_box_models_view_follows_the_solver(window, qtbot):
 
     win = window("nbcoin_106_difficult")
     win.solver_box.setCurrentIndex(win.solver_box.findData("nbcoin"))
-    qtbot.waitUntil(lambda: win.controller.solver_name == "nbcoin" and win.controller.state == "idle"
-                    and win.controller.latest is not None and win.controller.latest.snapshot.solver == "nbcoin")
+    qtbot.waitUntil(
+        lambda: (
+            win.controller.solver_name == "nbcoin"
+            and win.controller.state == "idle"
+            and win.controller.latest is not None
+            and win.controller.latest.snapshot.solver == "nbcoin"
+        )
+    )
     dock = win.view_docks["nbcoin_box_models"]
     assert dock.toggleViewAction().isEnabled()
     dock.raise_()

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from sudoku_lab.scoring import missing_symbols
 from sudoku_lab.solvers import Layer, Solver, register, unregister
 from sudoku_lab.solvers.base import frozen_copy
-from sudoku_lab_ui.solver_views.population import histogram_edges, higher_is_better
+from sudoku_lab_ui.solver_views.population import higher_is_better, histogram_edges
 
 from lab_helpers import button, iteration  # noqa: E402
 
@@ -81,8 +81,13 @@ def test_population_view_for_any_solver_with_the_role(window, qtbot, herd):
     win = window("reseda_fig3_1_easy")
     assert not win.view_docks["population"].isVisible()  # RESEDA declares no population
     win.solver_box.setCurrentIndex(win.solver_box.findData("test_herd"))
-    qtbot.waitUntil(lambda: win.controller.solver_name == "test_herd" and win.controller.state == "idle"
-                    and win.controller.latest is not None)
+    qtbot.waitUntil(
+        lambda: (
+            win.controller.solver_name == "test_herd"
+            and win.controller.state == "idle"
+            and win.controller.latest is not None
+        )
+    )
     dock, view = win.view_docks["population"], win.views["population"]
     assert dock.isVisible()
     assert view.plot.getAxis("bottom").labelText == "cost of each nest (missing symbols)"
@@ -118,11 +123,14 @@ def test_the_view_names_no_solver():
         assert f'"{name}"' not in text and f"'{name}'" not in text
 
 
-@pytest.mark.parametrize("values", [
-    np.full(150, 120.0),  # converged: best, mean and worst on one line
-    np.r_[np.full(149, 120.0), 119.0],  # one straggler: mean a pixel from best, worst a bar away
-    np.r_[np.full(75, 120.0), np.full(75, 118.0)],
-])
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.full(150, 120.0),  # converged: best, mean and worst on one line
+        np.r_[np.full(149, 120.0), 119.0],  # one straggler: mean a pixel from best, worst a bar away
+        np.r_[np.full(75, 120.0), np.full(75, 118.0)],
+    ],
+)
 def test_the_best_mean_and_worst_labels_never_print_on_top_of_each_other(qtbot, values):
     from sudoku_lab_ui.solver_views.population import PopulationView
 

@@ -38,8 +38,9 @@ def _counted(obj) -> bool:
 immortal_true_none = pytest.mark.skipif(
     not (_counted(True) and _counted(None)),
     reason=f"True and None are immortal on Python {sys.version_info.major}.{sys.version_info.minor} (PEP 683: "
-           "3.12 and later): a lost reference to them neither shows in sys.getrefcount nor frees them; the "
-           "sentinel tests cover these paths here")
+    "3.12 and later): a lost reference to them neither shows in sys.getrefcount nor frees them; the "
+    "sentinel tests cover these paths here",
+)
 
 
 class _Sentinel:
@@ -91,9 +92,12 @@ def _true_none_delta(action, n=N):
     if min(d) < 0:
         import PySide6
 
-        pytest.exit(f"PySide6 {PySide6.__version__} loses references to True/None ({d[0]:+d}/{d[1]:+d} over {n} "
-                    "calls): a lab session would abort within seconds (\"deallocating True\"). Install a PySide6 "
-                    "that pyproject.toml allows (6.12.0 has this bug).", returncode=1)
+        pytest.exit(
+            f"PySide6 {PySide6.__version__} loses references to True/None ({d[0]:+d}/{d[1]:+d} over {n} "
+            'calls): a lab session would abort within seconds ("deallocating True"). Install a PySide6 '
+            "that pyproject.toml allows (6.12.0 has this bug).",
+            returncode=1,
+        )
     return d
 
 

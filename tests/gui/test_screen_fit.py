@@ -13,21 +13,23 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
-from lab_helpers import wait_ready
-from PySide6.QtWidgets import QApplication, QLabel, QScrollArea
-
 from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QApplication, QLabel, QScrollArea
 
 from sudoku_lab import library
 from sudoku_lab.solvers import registry
+
+from lab_helpers import wait_ready
 
 pytestmark = pytest.mark.gui
 
 
 def _screen(name: str):
     found = [s for s in QApplication.screens() if s.name() == name]
-    assert found, f"no offscreen screen {name!r}: is QT_QPA_PLATFORM {QApplication.platformName()!r} " \
-                  "configured by tests/conftest.py?"
+    assert found, (
+        f"no offscreen screen {name!r}: is QT_QPA_PLATFORM {QApplication.platformName()!r} "
+        "configured by tests/conftest.py?"
+    )
     return found[0]
 
 
@@ -47,20 +49,33 @@ def _choose(qtbot, win, algo: str, steps: int = 25) -> None:
     """Pick ``algo`` in the solver box and run ``steps`` iterations with Step N, as a user would."""
     box = win.solver_box
     box.setCurrentIndex(box.findData(algo))
-    qtbot.waitUntil(lambda: win.controller.state == "idle" and win.controller.latest is not None
-                    and win.controller.latest.snapshot.solver == algo, timeout=120_000)
+    qtbot.waitUntil(
+        lambda: (
+            win.controller.state == "idle"
+            and win.controller.latest is not None
+            and win.controller.latest.snapshot.solver == algo
+        ),
+        timeout=120_000,
+    )
     if not win.controller.latest.snapshot.done:  # the exact solver is done at its first frame
         win.step_n.setValue(steps)
         win.act_step_n.trigger()
-        qtbot.waitUntil(lambda: win.controller.latest.snapshot.iteration >= steps
-                        or win.controller.latest.snapshot.done, timeout=120_000)
-    qtbot.waitUntil(lambda: win.controller.state in ("idle", "finished") and not win.view_host.pending(),
-                    timeout=60_000)
+        qtbot.waitUntil(
+            lambda: win.controller.latest.snapshot.iteration >= steps or win.controller.latest.snapshot.done,
+            timeout=120_000,
+        )
+    qtbot.waitUntil(
+        lambda: win.controller.state in ("idle", "finished") and not win.view_host.pending(), timeout=60_000
+    )
 
 
 def _outside(inner, outer, slack: float = 1.0) -> bool:
-    return (inner.left() < outer.left() - slack or inner.top() < outer.top() - slack
-            or inner.right() > outer.right() + slack or inner.bottom() > outer.bottom() + slack)
+    return (
+        inner.left() < outer.left() - slack
+        or inner.top() < outer.top() - slack
+        or inner.right() > outer.right() + slack
+        or inner.bottom() > outer.bottom() + slack
+    )
 
 
 def cut_parts(win, where: str) -> list[str]:
@@ -85,26 +100,34 @@ def cut_parts(win, where: str) -> list[str]:
             if isinstance(label, QLabel) and label.isVisible() and label.wordWrap() and label.text():
                 need = label.heightForWidth(label.width())
                 if label.height() < need:
-                    problems.append(f"{where}: the label {label.text()[:50]!r} is {label.height()} px tall for "
-                                    f"text that needs {need}")
+                    problems.append(
+                        f"{where}: the label {label.text()[:50]!r} is {label.height()} px tall for "
+                        f"text that needs {need}"
+                    )
         for gv in root.findChildren(pg.GraphicsView):
             if not gv.isVisible():
                 continue
             item = gv.centralWidget
-            if (max(item.minimumWidth(), item.geometry().width()) > gv.width() + 1
-                    or max(item.minimumHeight(), item.geometry().height()) > gv.height() + 1):
-                problems.append(f"{where}: a plot of {root.objectName() or type(root).__name__} is laid out on "
-                                f"{item.geometry().width():.0f} x {item.geometry().height():.0f} px (at least "
-                                f"{item.minimumWidth():.0f} x {item.minimumHeight():.0f}), its view has "
-                                f"{gv.width()} x {gv.height()}")
+            if (
+                max(item.minimumWidth(), item.geometry().width()) > gv.width() + 1
+                or max(item.minimumHeight(), item.geometry().height()) > gv.height() + 1
+            ):
+                problems.append(
+                    f"{where}: a plot of {root.objectName() or type(root).__name__} is laid out on "
+                    f"{item.geometry().width():.0f} x {item.geometry().height():.0f} px (at least "
+                    f"{item.minimumWidth():.0f} x {item.minimumHeight():.0f}), its view has "
+                    f"{gv.width()} x {gv.height()}"
+                )
             view_rect = gv.mapToScene(gv.viewport().rect()).boundingRect()
             for axis in (i for i in gv.scene().items() if isinstance(i, pg.AxisItem)):
                 if axis.isVisible() and axis.label.isVisible() and axis.labelText:
                     m = axis.label.document().documentMargin()  # blank around the text
                     rect = axis.label.mapRectToScene(axis.label.boundingRect().adjusted(m, m, -m, -m))
                     if _outside(rect, view_rect, slack=2):
-                        problems.append(f"{where}: the axis title {axis.labelText!r} at {rect.getRect()} is cut at the "
-                                        f"view's edge {view_rect.getRect()}")
+                        problems.append(
+                            f"{where}: the axis title {axis.labelText!r} at {rect.getRect()} is cut at the "
+                            f"view's edge {view_rect.getRect()}"
+                        )
     return problems
 
 
@@ -123,7 +146,7 @@ def test_the_window_fits_the_screen_for_every_solver(qtbot, screen_name):
     for algo in registry():
         _choose(qtbot, win, algo)
         groups = {}
-        for key, dock in win.view_docks.items():
+        for dock in win.view_docks.values():
             if not dock.isHidden():
                 tabbed = tuple(sorted(d.objectName() for d in win.tabifiedDockWidgets(dock)) + [dock.objectName()])
                 groups.setdefault(tuple(sorted(tabbed)), []).append(dock)
@@ -134,7 +157,6 @@ def test_the_window_fits_the_screen_for_every_solver(qtbot, screen_name):
                 problems += cut_parts(win, f"{algo}, {dock.objectName()} in front")
     win.close()
     assert not problems, "\n".join(problems)
-
 
 
 def test_a_new_axis_title_is_centred_on_an_axis_that_keeps_its_size(qtbot):

@@ -68,8 +68,9 @@ def test_board_paints_givens_on_tinted_cells(qtbot, name, side):
     assert close_colour(pixel(image, corner(blank)), QColor(theme.BOARD["background"]))
     # Digits are drawn: the given's cell holds dark text pixels somewhere.
     r = view.cell_rect(given).toRect().adjusted(3, 3, -3, -3)
-    darkest = min(image.pixelColor(x, y).lightness() for x in range(r.left(), r.right(), 2)
-                  for y in range(r.top(), r.bottom(), 2))
+    darkest = min(
+        image.pixelColor(x, y).lightness() for x in range(r.left(), r.right(), 2) for y in range(r.top(), r.bottom(), 2)
+    )
     assert darkest < 80
 
 
@@ -143,8 +144,9 @@ def test_board_hover_signal_and_tooltip(qtbot, board):
     assert board.tooltip_text(40) == f"r5c5: candidates {digits}"
     assert board.tooltip_text(1) == "r1c2: given 1 candidates 1"
     board.set_tooltip_provider(lambda cell: f"cell {cell_name(cell, 9)} says hi")
-    QApplication.sendEvent(board, QHelpEvent(QEvent.Type.ToolTip, centre(board, 40),
-                                             board.mapToGlobal(centre(board, 40))))
+    QApplication.sendEvent(
+        board, QHelpEvent(QEvent.Type.ToolTip, centre(board, 40), board.mapToGlobal(centre(board, 40)))
+    )
     assert QToolTip.text() == "cell r5c5 says hi"
     QToolTip.hideText()
     with qtbot.waitSignal(board.cellHovered) as left:
@@ -238,8 +240,7 @@ def test_probability_hover_reports_the_cell(qtbot):
     with qtbot.waitSignal(view.cellHovered) as hovered:
         QTest.mouseMove(panel.view.viewport(), target)
     assert hovered.args == [31]
-    assert view.describe_cell(31) == ("r4c5: 1 .02  2 .00  3 .00  4 .10  5 .10  6 .00  7 .00  8 .07  9 .71"
-                                      "   H .45")
+    assert view.describe_cell(31) == ("r4c5: 1 .02  2 .00  3 .00  4 .10  5 .10  6 .00  7 .00  8 .07  9 .71   H .45")
     assert view.readout.text().splitlines() == [
         "r4c5   entropy .45",
         "  1  .02   2  .00   3  .00",
@@ -293,8 +294,14 @@ def big_trace(T: int = 100_000) -> dict[str, np.ndarray]:
     x = np.arange(T, dtype=float)
     rng = np.random.default_rng(3)
     cost = 40 * np.exp(-x / 30_000) + rng.integers(0, 4, T)
-    return {"iteration": x, "cost": cost, "best_cost": np.minimum.accumulate(cost),
-            "mean_cost": cost + 3, "rho": np.linspace(0.1, 0.6, T), "entropy": np.linspace(0.9, 0.2, T)}
+    return {
+        "iteration": x,
+        "cost": cost,
+        "best_cost": np.minimum.accumulate(cost),
+        "mean_cost": cost + 3,
+        "rho": np.linspace(0.1, 0.6, T),
+        "entropy": np.linspace(0.9, 0.2, T),
+    }
 
 
 def legend_labels(plot) -> list[str]:
@@ -339,8 +346,8 @@ def test_convergence_curves_are_the_declared_columns(qtbot):
 
 
 def test_convergence_of_a_solver_with_cost_only(qtbot):
-    from sudoku_lab.solvers.reseda import Reseda
     from sudoku_lab.solvers.exact_solver import ExactSolver
+    from sudoku_lab.solvers.reseda import Reseda
 
     plot = ConvergencePlot()
     qtbot.addWidget(plot)
@@ -499,8 +506,7 @@ def test_ac3_fine_steps_replay_the_log(player):
     assert np.flatnonzero(removed).tolist() == [row["cell"]]
     assert removed[row["cell"]] == 1 << (row["digit"] - 1)
     assert player.board.focus_cell() == result.pops[row["pop"]]
-    assert [player.log_list.item(i).text() for i in range(player.log_list.count())] == \
-        describe_removals(result)[:60]
+    assert [player.log_list.item(i).text() for i in range(player.log_list.count())] == describe_removals(result)[:60]
 
 
 def test_ac3_step_pops_one_cell(qtbot, player):
@@ -567,11 +573,15 @@ def test_ac3_hidden_singles_checkbox_recomputes(player):
         end += 1
     cell, unit = int(log["cell"][k]), -1 - int(log["because"][k])
     placed = int(strong.domains_after(end)[cell]).bit_length()
-    assert texts[k] == (f"{cell_name(cell, 9)} loses {log['digit'][k]} (hidden single: {placed} has one place "
-                        f"left in {geometry(3).unit_name(unit)})")
+    assert texts[k] == (
+        f"{cell_name(cell, 9)} loses {log['digit'][k]} (hidden single: {placed} has one place "
+        f"left in {geometry(3).unit_name(unit)})"
+    )
     plain_row = plain.log[0]
-    assert describe_removals(plain)[0] == (f"{cell_name(plain_row['cell'], 9)} loses {plain_row['digit']} because "
-                                           f"{cell_name(plain_row['because'], 9)} = {plain_row['digit']}")
+    assert describe_removals(plain)[0] == (
+        f"{cell_name(plain_row['cell'], 9)} loses {plain_row['digit']} because "
+        f"{cell_name(plain_row['because'], 9)} = {plain_row['digit']}"
+    )
     player.run_to_end()
     np.testing.assert_array_equal(player.current_domains(), strong.domains)
 

@@ -13,9 +13,8 @@ from PySide6.QtCore import QThread
 
 from sudoku_lab import library, loop
 from sudoku_lab.solvers import Event
-from sudoku_lab_ui.worker import SolverWorker, WorkerState
-
 from sudoku_lab.testing import mutable_parts  # the conformance kit's walk over a published payload
+from sudoku_lab_ui.worker import SolverWorker, WorkerState
 
 HANG = 120_000  # ms: only a hung worker gets anywhere near this (the first reset may compile kernels)
 LONG = loop.MaxIterations(10**9)  # a run that only a stop ends
@@ -68,8 +67,10 @@ def _reset(qtbot, worker, frames, puzzle="ai_escargot", seed=1, **params):
     """Reset the worker's solver (RESEDA) and wait for its first published snapshot."""
     pz = library.puzzle(puzzle)
     worker.request_reset("reseda", params, pz, seed)
-    qtbot.waitUntil(lambda: bool(_frames(worker, frames)) and frames[-1].snapshot.puzzle is pz
-                    and worker.state == WorkerState.IDLE, timeout=HANG)
+    qtbot.waitUntil(
+        lambda: bool(_frames(worker, frames)) and frames[-1].snapshot.puzzle is pz and worker.state == WorkerState.IDLE,
+        timeout=HANG,
+    )
     assert worker.solver.iteration == 0
 
 
@@ -90,8 +91,7 @@ def test_a_stop_ends_a_long_run_before_another_chunk_starts(qtbot, worker):
     worker.request_step(10)
     worker.request_pause()
     worker.request_params(alpha=0.8)  # commands run in order: its frame shows the worker has read the others
-    qtbot.waitUntil(lambda: bool(_frames(worker, frames)) and frames[-1].snapshot.params["alpha"] == 0.8,
-                    timeout=HANG)
+    qtbot.waitUntil(lambda: bool(_frames(worker, frames)) and frames[-1].snapshot.params["alpha"] == 0.8, timeout=HANG)
     assert len(log.chunks) == 6 and worker.state == WorkerState.STOPPED
 
 
@@ -120,8 +120,7 @@ def test_a_pause_ends_a_run_within_the_chunk_and_run_resumes_it(qtbot, worker):
     assert len(log.chunks) == 4 and worker.solver.iteration == log.chunks[-1]["end"]
     log.hooks[7] = worker.request_pause  # resume, and pause again during chunk 7
     worker.request_run(LONG)
-    qtbot.waitUntil(lambda: ended == ["cancelled", "cancelled"] and worker.state == WorkerState.IDLE,
-                    timeout=HANG)
+    qtbot.waitUntil(lambda: ended == ["cancelled", "cancelled"] and worker.state == WorkerState.IDLE, timeout=HANG)
     assert len(log.chunks) == 7
     starts = [c["start"] for c in log.chunks]
     ends = [c["end"] for c in log.chunks]
@@ -131,11 +130,11 @@ def test_a_pause_ends_a_run_within_the_chunk_and_run_resumes_it(qtbot, worker):
 def test_parameters_sent_while_running_apply_at_the_next_chunk_boundary(qtbot, worker):
     frames = []
     _reset(qtbot, worker, frames, restart="partial+full")
-    log = ChunkLog(worker.solver, {3: lambda: worker.request_params(alpha=0.9, Q=50),
-                                   6: worker.request_stop})
+    log = ChunkLog(worker.solver, {3: lambda: worker.request_params(alpha=0.9, Q=50), 6: worker.request_stop})
     worker.request_run(LONG)
-    qtbot.waitUntil(lambda: bool(_frames(worker, frames)) and worker.state == WorkerState.STOPPED
-                    and frames[-1].done, timeout=HANG)
+    qtbot.waitUntil(
+        lambda: bool(_frames(worker, frames)) and worker.state == WorkerState.STOPPED and frames[-1].done, timeout=HANG
+    )
     assert len(log.chunks) == 6
     boundary = log.chunks[2]["end"]  # the iteration between chunk 3 (during which they were sent) and 4
     assert log.chunks[3]["start"] == boundary
@@ -145,8 +144,10 @@ def test_parameters_sent_while_running_apply_at_the_next_chunk_boundary(qtbot, w
     for c, q in zip(log.chunks, [100] * 3 + [50] * 3):
         assert c["evals_end"] - c["evals_start"] == q * (c["end"] - c["start"])
     changes = [e for e in worker.solver.events if e.kind == "param"]
-    assert sorted((e.name, e.old, e.new, e.iteration) for e in changes) == [("Q", 100, 50, boundary),
-                                                                          ("alpha", 0.7, 0.9, boundary)]
+    assert sorted((e.name, e.old, e.new, e.iteration) for e in changes) == [
+        ("Q", 100, 50, boundary),
+        ("alpha", 0.7, 0.9, boundary),
+    ]
     last = frames[-1].snapshot
     assert last.params["alpha"] == 0.9 and last.params["Q"] == 50
     assert [e for e in last.events if e.kind == "param"] == changes
@@ -161,12 +162,12 @@ def test_parameters_sent_while_idle_apply_at_once_and_publish_a_frame(qtbot, wor
     frames = []
     _reset(qtbot, worker, frames)
     worker.request_step(7)
-    qtbot.waitUntil(lambda: bool(_frames(worker, frames)) and frames[-1].done and worker.state == WorkerState.IDLE,
-                    timeout=HANG)
+    qtbot.waitUntil(
+        lambda: bool(_frames(worker, frames)) and frames[-1].done and worker.state == WorkerState.IDLE, timeout=HANG
+    )
     assert worker.solver.iteration == 7
     worker.request_params(beta=0.5)
-    qtbot.waitUntil(lambda: bool(_frames(worker, frames)) and frames[-1].snapshot.params["beta"] == 0.5,
-                    timeout=HANG)
+    qtbot.waitUntil(lambda: bool(_frames(worker, frames)) and frames[-1].snapshot.params["beta"] == 0.5, timeout=HANG)
     assert frames[-1].snapshot.events[-1] == Event(7, "param", "beta", 0.6, 0.5)
     errors = []
     worker.error.connect(errors.append)
@@ -182,11 +183,13 @@ def test_every_published_payload_is_read_only(qtbot, worker):
     _reset(qtbot, worker, frames, puzzle="ai_escargot", restart="partial+full", zones="all", Q=40, Q1=8)
     log = ChunkLog(worker.solver, {3: lambda: worker.request_params(alpha=0.8)})
     worker.request_run(loop.MaxIterations(400))  # restarts happen within 400 steps at these settings
-    qtbot.waitUntil(lambda: bool(_frames(worker, frames)) and frames[-1].done and worker.state != "running",
-                    timeout=HANG)
+    qtbot.waitUntil(
+        lambda: bool(_frames(worker, frames)) and frames[-1].done and worker.state != "running", timeout=HANG
+    )
     worker.request_step(5)
-    qtbot.waitUntil(lambda: bool(_frames(worker, frames)) and frames[-1].done
-                    and frames[-1].snapshot.iteration == 405, timeout=HANG)
+    qtbot.waitUntil(
+        lambda: bool(_frames(worker, frames)) and frames[-1].done and frames[-1].snapshot.iteration == 405, timeout=HANG
+    )
     assert len(frames) >= 3 and len(log.chunks) > 3
     assert frames[-1].snapshot.layers["restarts"], "the payloads must include the runs-and-restarts table"
     for i, f in enumerate(frames):

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QThread
+from test_warmup import _lazy_solver  # tests/test_warmup.py
 
 from sudoku_lab import library, loop
 from sudoku_lab.warmup import SHARED
 from sudoku_lab_ui.worker import SolverWorker, WorkerState
-
-from test_warmup import _lazy_solver  # tests/test_warmup.py
 
 HANG = 120_000  # ms: only a hung worker gets anywhere near this
 
@@ -44,5 +43,7 @@ def test_the_worker_loads_the_shared_kernels_and_says_what_compiles(qtbot, warm_
     assert messages[:2] == [f"loading kernels: {SHARED[0]} (1/3)...", f"loading kernels: {SHARED[1]} (2/3)..."]
     assert messages[2] == "loading kernels: tmp-lazy-lab (3/3)..."
     # the toy's kernel is njit(cache=False): compiled at every start, so not "once"
-    assert messages[3] == ("compiling kernels (3/3): tmp-lazy-lab: test_warmup._lazy_solver.<locals>.bump "
-                           "(not cached)...") and len(messages) == 4
+    assert (
+        messages[3] == ("compiling kernels (3/3): tmp-lazy-lab: test_warmup._lazy_solver.<locals>.bump (not cached)...")
+        and len(messages) == 4
+    )

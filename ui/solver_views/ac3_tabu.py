@@ -28,8 +28,14 @@ __all__ = ["TabuView", "tabu_fade", "REASONS", "STATUS_COLOURS"]
 #: What the ``reason`` column of a tabu row means.
 REASONS = {0: "undone by a move", 1: "wiped out"}
 #: Row colours of the candidate table by status (Okabe-Ito; None = the table's own).
-STATUS_COLOURS = {"taken": "#009E73", "aspiration": "#E69F00", "tabu": "#D55E00", "wiped out": "#999999",
-                  "worse": "#0072B2", "not best": None}
+STATUS_COLOURS = {
+    "taken": "#009E73",
+    "aspiration": "#E69F00",
+    "tabu": "#D55E00",
+    "wiped out": "#999999",
+    "worse": "#0072B2",
+    "not best": None,
+}
 #: Colour of tabu marks on the board (Okabe-Ito reddish purple).
 TABU_COLOUR = (204, 121, 167)
 
@@ -54,8 +60,11 @@ def _draw_tabu(canvas, name, value, snapshot) -> None:
         canvas.highlight(label, [cell], color=TABU_COLOUR + (tabu_fade(age, tenure),))
 
 
-register_overlay(OverlaySpec("tabu", _draw_tabu, "Tabu",
-                             "Outline the cells of tabu features, strongest for the newest and fading with age"))
+register_overlay(
+    OverlaySpec(
+        "tabu", _draw_tabu, "Tabu", "Outline the cells of tabu features, strongest for the newest and fading with age"
+    )
+)
 
 
 def _set_row(table: QTableWidget, row: int, texts, colour=None, bold=False) -> None:
@@ -98,12 +107,16 @@ class TabuView(_RoleView, QWidget):
         self.readout.setFont(theme.mono_font())
         self.readout.setWordWrap(True)
         self.tabu_table = self._table(self.TABU_HEADERS)
-        self.tabu_table.setToolTip("Tabu features, oldest first: the first one expires when the list is longer "
-                                   "than the tenure. Age in iterations.")
+        self.tabu_table.setToolTip(
+            "Tabu features, oldest first: the first one expires when the list is longer "
+            "than the tenure. Age in iterations."
+        )
         self.candidate_table = self._table(self.CANDIDATE_HEADERS)
-        self.candidate_table.setToolTip("The candidates of the latest iteration in the order they were built; "
-                                        "green: taken, orange: taken by aspiration, red: tabu, grey: wiped out, "
-                                        "blue: the best admissible one, worse than the current state")
+        self.candidate_table.setToolTip(
+            "The candidates of the latest iteration in the order they were built; "
+            "green: taken, orange: taken by aspiration, red: tabu, grey: wiped out, "
+            "blue: the best admissible one, worse than the current state"
+        )
         self.aspirations = QLabel("aspiration moves: none yet")
         self.aspirations.setObjectName("tabu_aspirations")
         self.aspirations.setWordWrap(True)
@@ -180,9 +193,12 @@ class TabuView(_RoleView, QWidget):
         asp = [e for e in s.events if e.kind == "aspiration"]
         tenure = s.params.get("tenure")
         cost = s.cost if s.cost is not None else "-"
-        self.readout.setText(f"{cls.iteration_name} {s.iteration}: cost {cost} (best {s.best_cost}), "
-                             f"tabu list {len(rows)}" + (f" / {tenure}" if tenure is not None else "")
-                             + f", {len(asp)} aspiration move{'s' * (len(asp) != 1)}")
+        self.readout.setText(
+            f"{cls.iteration_name} {s.iteration}: cost {cost} (best {s.best_cost}), "
+            f"tabu list {len(rows)}"
+            + (f" / {tenure}" if tenure is not None else "")
+            + f", {len(asp)} aspiration move{'s' * (len(asp) != 1)}"
+        )
         if asp:
             last = ", ".join(f"{cls.iteration_name} {e.iteration}: {e.new}" for e in asp[-4:][::-1])
             self.aspirations.setText(f"aspiration moves ({len(asp)}), latest first: {last}")
@@ -196,8 +212,12 @@ class TabuView(_RoleView, QWidget):
         t.setUpdatesEnabled(False)
         t.setRowCount(len(rows))
         for i, (cell, digit, age, reason) in enumerate(rows.tolist()):
-            _set_row(t, i, (str(i + 1), f"{cell_name(cell, N)} = {symbol(digit)}", str(age),
-                            REASONS.get(reason, str(reason))), theme.VERMILLION if reason == 1 else None)
+            _set_row(
+                t,
+                i,
+                (str(i + 1), f"{cell_name(cell, N)} = {symbol(digit)}", str(age), REASONS.get(reason, str(reason))),
+                theme.VERMILLION if reason == 1 else None,
+            )
         self._fit(t)
         t.setUpdatesEnabled(True)
 
@@ -212,8 +232,13 @@ class TabuView(_RoleView, QWidget):
             bold = status in ("taken", "aspiration")
             dropped = ", ".join(f"{cell_name(c, N)}={symbol(d)}" for c, d in (rec.get("dropped") or ())) or "-"
             cost = rec.get("cost")
-            texts = (str(rec.get("k", i + 1)), f"{cell_name(int(rec['cell']), N)} = {symbol(int(rec['digit']))}",
-                     dropped, "-" if cost is None else str(cost), status)
+            texts = (
+                str(rec.get("k", i + 1)),
+                f"{cell_name(int(rec['cell']), N)} = {symbol(int(rec['digit']))}",
+                dropped,
+                "-" if cost is None else str(cost),
+                status,
+            )
             _set_row(t, i, texts, colour, bold)
         self._fit(t)
         t.setUpdatesEnabled(True)
@@ -221,16 +246,19 @@ class TabuView(_RoleView, QWidget):
     def rows_text(self, table: str = "candidates") -> list[list[str]]:
         """The cells of a table as text (``"candidates"`` or ``"tabu"``), for tests."""
         t = self.candidate_table if table == "candidates" else self.tabu_table
-        return [[t.item(r, c).text() if t.item(r, c) else "" for c in range(t.columnCount())]
-                for r in range(t.rowCount())]
+        return [
+            [t.item(r, c).text() if t.item(r, c) else "" for c in range(t.columnCount())] for r in range(t.rowCount())
+        ]
 
 
-register_view(ViewSpec("tabu", "Tabu list", TabuView, requires_role="tabu", area=Qt.RightDockWidgetArea,
-                       tab_with="ac3"), replace=True)
+register_view(
+    ViewSpec("tabu", "Tabu list", TabuView, requires_role="tabu", area=Qt.RightDockWidgetArea, tab_with="ac3"),
+    replace=True,
+)
 
 
 # ``python -m sudoku_lab_ui.screenshots docs --only ac3-tabu-short --only ac3-tabu`` (under a display)
-register_shot(Shot("screenshot-ac3-tabu-short.png", "ac3_tabu", "mk_hard_a", 12, seed=1, front=("ac3",),
-                   whole=False))
-register_shot(Shot("screenshot-ac3-tabu.png", "ac3_tabu", "mk_hard_b", 3000, seed=2, front=("tabu",),
-                   params={"iterations": 0}))
+register_shot(Shot("screenshot-ac3-tabu-short.png", "ac3_tabu", "mk_hard_a", 12, seed=1, front=("ac3",), whole=False))
+register_shot(
+    Shot("screenshot-ac3-tabu.png", "ac3_tabu", "mk_hard_b", 3000, seed=2, front=("tabu",), params={"iterations": 0})
+)

@@ -31,8 +31,12 @@ from sudoku_lab_ui.widgets import theme
 __all__ = ["NestsView", "OPERATOR_COLUMNS", "bar_colours", "thin"]
 
 #: Trace columns drawn in the operator plot, with their colours (Okabe-Ito) and legend names.
-OPERATOR_COLUMNS = (("pmx", "#0072B2", "PMX"), ("sorting", "#E69F00", "sorting crossover"),
-                    ("mutations", "#009E73", "mutations"), ("abandoned", "#D55E00", "nests abandoned"))
+OPERATOR_COLUMNS = (
+    ("pmx", "#0072B2", "PMX"),
+    ("sorting", "#E69F00", "sorting crossover"),
+    ("mutations", "#009E73", "mutations"),
+    ("abandoned", "#D55E00", "nests abandoned"),
+)
 BEST, ABANDONED, OTHER = "#009E73", "#D55E00", "#56B4E9"
 #: Most points per operator curve (cumulative counts, so every k-th point loses nothing visible).
 MAX_POINTS = 2000
@@ -96,8 +100,12 @@ class NestsView(_RoleView, QWidget):
         # The bar and operator plots span the colour bar's column too, and the titles stay short: a plot's
         # title sets its least width, and a layout wider than its view was cut at the dock's edge.
         self.bar_plot = self.view.addPlot(row=0, col=0, colspan=2)
-        self.bar_plot.setTitle(f"nest costs, cheapest first (<span style='color:{BEST}'>best</span>, "
-                               f"<span style='color:{ABANDONED}'>abandoned</span>)", size="9pt", color=fg)
+        self.bar_plot.setTitle(
+            f"nest costs, cheapest first (<span style='color:{BEST}'>best</span>, "
+            f"<span style='color:{ABANDONED}'>abandoned</span>)",
+            size="9pt",
+            color=fg,
+        )
         self.bar_plot.setLabel("left", "cost")
         self.bar_plot.setLabel("bottom", "nests by rank")
         self.bar_plot.setMenuEnabled(False)
@@ -115,8 +123,9 @@ class NestsView(_RoleView, QWidget):
         self.image = pg.ImageItem(axisOrder="row-major")
         self.image.setLookupTable(pg.colormap.get("viridis").getLookupTable(nPts=256))
         self.hist_plot.addItem(self.image)
-        self.cbar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("viridis"), label="cost",
-                                    interactive=False, width=12)
+        self.cbar = pg.ColorBarItem(
+            values=(0, 1), colorMap=pg.colormap.get("viridis"), label="cost", interactive=False, width=12
+        )
         self.cbar.setImageItem(self.image, insert_in=None)
         self.view.addItem(self.cbar, row=1, col=1)
 
@@ -126,8 +135,10 @@ class NestsView(_RoleView, QWidget):
         self.op_plot.setLabel("left", "count")
         self.op_plot.setMenuEnabled(False)
         self.op_plot.addLegend(offset=(5, 5), labelTextSize="8pt")
-        self.curves = {key: self.op_plot.plot([], [], pen=pg.mkPen(colour, width=2), name=name)
-                       for key, colour, name in OPERATOR_COLUMNS}
+        self.curves = {
+            key: self.op_plot.plot([], [], pen=pg.mkPen(colour, width=2), name=name)
+            for key, colour, name in OPERATOR_COLUMNS
+        }
         # Every axis counts something (nests, iterations, cost, operators): no "x0.001" scale prefixes,
         # which pyqtgraph put on the empty history's axes before the first iteration.
         for plot in (self.bar_plot, self.hist_plot, self.op_plot):
@@ -179,13 +190,18 @@ class NestsView(_RoleView, QWidget):
         self.show_operators(s.trace or {})
         op = L.get("operator")
         it_name = cls.iteration_name
-        parts = [f"{it_name} {s.iteration}: best cost {int(costs.min()) if costs.size else '-'}"
-                 + (f" (nest {best + 1})" if best >= 0 else "")
-                 + (f", mean {costs.mean():.1f}" if costs.size else "")]
+        parts = [
+            f"{it_name} {s.iteration}: best cost {int(costs.min()) if costs.size else '-'}"
+            + (f" (nest {best + 1})" if best >= 0 else "")
+            + (f", mean {costs.mean():.1f}" if costs.size else "")
+        ]
         if op is not None and s.iteration > 0:
             picked = L.get("picked", -1)
-            what = {"pmx": "PMX with the best egg", "sorting": "multiparental sorting crossover",
-                    "none": "nothing (the best nest was picked)"}.get(op, op)
+            what = {
+                "pmx": "PMX with the best egg",
+                "sorting": "multiparental sorting crossover",
+                "none": "nothing (the best nest was picked)",
+            }.get(op, op)
             mut = " + mutation" if L.get("mutated") else ""
             where = f"nest {picked + 1}: " if picked is not None and picked >= 0 else ""
             into = f"; new egg into nest {replaced + 1}" if replaced >= 0 else "; new egg not better, dropped"
@@ -207,8 +223,7 @@ class NestsView(_RoleView, QWidget):
         else:
             self.replaced_mark.setData([], [])
         top = float(costs.max()) if costs.size else 1.0
-        self.bar_plot.setRange(xRange=(-0.6, max(len(costs), 1) - 0.4), yRange=(0, max(top, 1.0) * 1.15 + 1),
-                               padding=0)
+        self.bar_plot.setRange(xRange=(-0.6, max(len(costs), 1) - 0.4), yRange=(0, max(top, 1.0) * 1.15 + 1), padding=0)
 
     def show_history(self, hist: np.ndarray, stride: int, start: int = 0) -> None:
         """Draw the nests x iterations image: ``nest_history`` row ``k`` is iteration ``start + (k + 1) * stride``."""
@@ -239,8 +254,10 @@ class NestsView(_RoleView, QWidget):
             curve.setData(*thin(np.asarray(it, dtype=float), np.asarray(y, dtype=float)))
 
 
-register_view(ViewSpec("nests", "Nests", NestsView, requires_role="nests", area=Qt.RightDockWidgetArea,
-                       tab_with="ac3"), replace=True)
+register_view(
+    ViewSpec("nests", "Nests", NestsView, requires_role="nests", area=Qt.RightDockWidgetArea, tab_with="ac3"),
+    replace=True,
+)
 
 
 # ``python -m sudoku_lab_ui.screenshots docs --only cuckoo-short --only cuckoo`` (under a display)

@@ -13,5 +13,14 @@ from ..screenshots import Shot, register_shot
 
 __all__ = ["SHOT"]
 
-SHOT = register_shot(Shot("screenshot-ga.png", "ga", "nbcoin_27_medium", 6000, seed=2, front=("population",),
-                          changes=((3000, "mutation_rate", 0.6),)))
+SHOT = register_shot(
+    Shot(
+        "screenshot-ga.png",
+        "ga",
+        "nbcoin_27_medium",
+        6000,
+        seed=2,
+        front=("population",),
+        changes=((3000, "mutation_rate", 0.6),),
+    )
+)

@@ -53,19 +53,24 @@ class HillClimbState(QWidget):
         w1, w2 = s.params.get("w1", 1.0), s.params.get("w2", -1.0)
         full = 2 * s.puzzle.N * s.puzzle.N
         swap = L.get("swap")
-        moved = "plateau escape or restart" if swap is None or len(swap) == 0 else "swap " + " / ".join(
-            f"r{int(c) // s.puzzle.N + 1}c{int(c) % s.puzzle.N + 1}" for c in swap[0])
+        moved = (
+            "plateau escape or restart"
+            if swap is None or len(swap) == 0
+            else "swap " + " / ".join(f"r{int(c) // s.puzzle.N + 1}c{int(c) % s.puzzle.N + 1}" for c in swap[0])
+        )
         self.label.setText(
             f"<b>f = {L['f']:g}</b> = {w1:g} &times; f1 {L['f1']} (of {full}) {'+' if w2 >= 0 else '&minus;'} "
             f"{abs(w2):g} &times; f2 {L['f2']}<br>"
             f"last move: {moved}<br>"
             f"stuck states since the run's best: {L['stuck']} of {s.params.get('plateau', '?')}; "
             f"queue {L['queue']}<br>"
-            f"random restarts: {L['run']}; plateau escapes: {L['plateau_jumps']}")
+            f"random restarts: {L['run']}; plateau escapes: {L['plateau_jumps']}"
+        )
 
 
-register_view(ViewSpec("hill_climb_state", "Hill climbing", HillClimbState, applies=_applies,
-                       area=Qt.RightDockWidgetArea))
+register_view(
+    ViewSpec("hill_climb_state", "Hill climbing", HillClimbState, applies=_applies, area=Qt.RightDockWidgetArea)
+)
 
 
 # ----------------------------------------------------------------- screenshots

@@ -95,8 +95,13 @@ class BoxModelsView(QWidget):
             self.images.append(img)
             self.plots.append(plot)
             self.outline_items.append(outline)
-        self.bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get(theme.PROB_COLORMAP),
-                                   label="M[position, digit]", interactive=False, width=14)
+        self.bar = pg.ColorBarItem(
+            values=(0.0, 1.0),
+            colorMap=pg.colormap.get(theme.PROB_COLORMAP),
+            label="M[position, digit]",
+            interactive=False,
+            width=14,
+        )
         self.bar.setImageItem(self.images, insert_in=None)
         self.view.addItem(self.bar, row=0, col=n, rowspan=n)
         self._n = n
@@ -164,11 +169,31 @@ def _tooltip(Mb: np.ndarray, moved_b: np.ndarray, b: int) -> str:
     return "\n".join(lines)
 
 
-register_view(ViewSpec("nbcoin_box_models", "Box models", BoxModelsView, requires_role="box_models",
-                       area=Qt.RightDockWidgetArea, tab_with="probability"), replace=True)
+register_view(
+    ViewSpec(
+        "nbcoin_box_models",
+        "Box models",
+        BoxModelsView,
+        requires_role="box_models",
+        area=Qt.RightDockWidgetArea,
+        tab_with="probability",
+    ),
+    replace=True,
+)
 
 
 # ``python -m sudoku_lab_ui.screenshots docs --only nbcoin-short --only nbcoin`` (under a display)
-register_shot(Shot("screenshot-nbcoin-short.png", "nbcoin", "nbcoin_77_difficult", 40, seed=1,
-                   front=("nbcoin_box_models",), whole=False))
-register_shot(Shot("screenshot-nbcoin.png", "nbcoin", "nbcoin_77_difficult", 3000, seed=1, front=("nbcoin_box_models",)))
+register_shot(
+    Shot(
+        "screenshot-nbcoin-short.png",
+        "nbcoin",
+        "nbcoin_77_difficult",
+        40,
+        seed=1,
+        front=("nbcoin_box_models",),
+        whole=False,
+    )
+)
+register_shot(
+    Shot("screenshot-nbcoin.png", "nbcoin", "nbcoin_77_difficult", 3000, seed=1, front=("nbcoin_box_models",))
+)

@@ -80,9 +80,13 @@ class PopulationView(_RoleView, QWidget):
         self.plot.addItem(self.bars)
         self.lines: dict[str, pg.InfiniteLine] = {}
         for key, colour in MARK_COLOURS.items():
-            line = pg.InfiniteLine(angle=90, movable=False,
-                                   pen=pg.mkPen(colour, width=2, style=Qt.DashLine if key == "mean" else Qt.SolidLine),
-                                   label=key, labelOpts={"position": LABEL_TOP, "color": colour, "movable": False})
+            line = pg.InfiniteLine(
+                angle=90,
+                movable=False,
+                pen=pg.mkPen(colour, width=2, style=Qt.DashLine if key == "mean" else Qt.SolidLine),
+                label=key,
+                labelOpts={"position": LABEL_TOP, "color": colour, "movable": False},
+            )
             line.setVisible(False)
             self.plot.addItem(line)
             self.lines[key] = line
@@ -156,8 +160,10 @@ class PopulationView(_RoleView, QWidget):
             self.plot.setXRange(ranges[0], ranges[1], padding=0)
             self.plot.setYRange(0, ranges[2], padding=0)
         self._place_labels()
-        self.summary.setText(f"{iteration_name} {iteration}: {len(values)} individuals, best {_fmt(best)}, "
-                             f"mean {values.mean():.2f}, worst {_fmt(worst)}")
+        self.summary.setText(
+            f"{iteration_name} {iteration}: {len(values)} individuals, best {_fmt(best)}, "
+            f"mean {values.mean():.2f}, worst {_fmt(worst)}"
+        )
         self.redraws += 1
 
     def _place_labels(self, *_) -> None:
@@ -180,8 +186,9 @@ class PopulationView(_RoleView, QWidget):
             w, h = label.boundingRect().width(), label.boundingRect().height()
             left = (self.marks[key] - x0) * scale - side * w
             span = (left - 2, left + w + 2)
-            row = next((i for i, taken in enumerate(rows) if all(span[1] < a or span[0] > b for a, b in taken)),
-                       len(rows))
+            row = next(
+                (i for i, taken in enumerate(rows) if all(span[1] < a or span[0] > b for a, b in taken)), len(rows)
+            )
             if row == len(rows):
                 rows.append([])
             rows[row].append(span)
@@ -202,5 +209,6 @@ def _fmt(x: float) -> str:
     return f"{x:g}"
 
 
-register_view(ViewSpec("population", "Population", PopulationView, area=Qt.RightDockWidgetArea,
-                       requires_role="population"))
+register_view(
+    ViewSpec("population", "Population", PopulationView, area=Qt.RightDockWidgetArea, requires_role="population")
+)

@@ -15,8 +15,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QCheckBox, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QCheckBox, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from sudoku_lab.ac3 import AC3Result, ac3, candidate_count
 from sudoku_lab.geometry import MASK_DTYPE, cell_name, geometry, symbol
@@ -102,25 +101,33 @@ class AC3Player(QWidget):
         self.board = BoardView()
         self.board.set_tooltip_provider(self._tooltip)
         self.hidden_singles = QCheckBox("hidden singles (stronger than AC3)")
-        self.hidden_singles.setToolTip("Also place a digit that has a single possible cell left in a row, column "
-                                       "or box. This is not implied by arc consistency.")
+        self.hidden_singles.setToolTip(
+            "Also place a digit that has a single possible cell left in a row, column "
+            "or box. This is not implied by arc consistency."
+        )
         self.hidden_singles.toggled.connect(lambda _on: self._recompute())
         self.reset_button = QPushButton("Reset")
         self.back_button = QPushButton("Back")
         self.fine_button = QPushButton("Fine step")
         self.step_button = QPushButton("Step")
         self.run_button = QPushButton("Run to fixed point")
-        tips = ((self.reset_button, "Back to the start (Home)", self.reset_replay),
-                (self.back_button, "Undo one removal (Left)", self.back),
-                (self.fine_button, "Apply one removal (Right)", self.fine_step),
-                (self.step_button, "Pop one cell from the queue and apply all its removals (Space)", self.step),
-                (self.run_button, "Apply every remaining removal (End)", self.run_to_end))
+        tips = (
+            (self.reset_button, "Back to the start (Home)", self.reset_replay),
+            (self.back_button, "Undo one removal (Left)", self.back),
+            (self.fine_button, "Apply one removal (Right)", self.fine_step),
+            (self.step_button, "Pop one cell from the queue and apply all its removals (Space)", self.step),
+            (self.run_button, "Apply every remaining removal (End)", self.run_to_end),
+        )
         for button, tip, slot in tips:
             button.setToolTip(tip)
             button.clicked.connect(slot)
-        for key, slot in ((Qt.Key.Key_Home, self.reset_replay), (Qt.Key.Key_Left, self.back),
-                          (Qt.Key.Key_Right, self.fine_step), (Qt.Key.Key_Space, self.step),
-                          (Qt.Key.Key_End, self.run_to_end)):
+        for key, slot in (
+            (Qt.Key.Key_Home, self.reset_replay),
+            (Qt.Key.Key_Left, self.back),
+            (Qt.Key.Key_Right, self.fine_step),
+            (Qt.Key.Key_Space, self.step),
+            (Qt.Key.Key_End, self.run_to_end),
+        ):
             shortcut = QShortcut(QKeySequence(key), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(slot)
@@ -308,12 +315,14 @@ class AC3Player(QWidget):
             self._texts = []
             self._pop_ends = np.zeros(0, dtype=np.int64)
         else:
-            self._result = result if result is not None else ac3(self._puzzle,
-                                                                 hidden_singles=self.hidden_singles.isChecked())
+            self._result = (
+                result if result is not None else ac3(self._puzzle, hidden_singles=self.hidden_singles.isChecked())
+            )
             self._texts = describe_removals(self._result)
             # End (exclusive) of each pop's log rows.
-            self._pop_ends = np.searchsorted(self._result.log["pop"], np.arange(1, self._result.n_pops + 1),
-                                             side="left")
+            self._pop_ends = np.searchsorted(
+                self._result.log["pop"], np.arange(1, self._result.n_pops + 1), side="left"
+            )
         self.board.set_puzzle(self._puzzle)
         self.log_list.clear()
         self._pops = self._position = 0
@@ -349,8 +358,9 @@ class AC3Player(QWidget):
         # The popped cell whose digit is being removed; at the end the message (and a wipe-out) take over.
         self.board.set_focus_cell(int(r.pops[self._pops - 1]) if self._pops > 0 and not self.at_end else -1)
         fixed_now = int(np.count_nonzero(single & (candidate_count(r.initial) != 1)))
-        self.counters.setText(f"pop {self._pops} / {r.n_pops},  removal {self._position} / {r.n_removed},  "
-                              f"fixed {fixed_now} cells")
+        self.counters.setText(
+            f"pop {self._pops} / {r.n_pops},  removal {self._position} / {r.n_removed},  fixed {fixed_now} cells"
+        )
         self._sync_log()
         self._set_message()
         self._fit_side()
@@ -376,8 +386,9 @@ class AC3Player(QWidget):
             self.message.setText(f"{lead}Fixed point. {r.describe()}")
         elif self._pops == 0:
             what = "every cell with one candidate" if self._caption else "every cell with one candidate (the givens)"
-            self.message.setText(f"{lead}The queue holds {what}. "
-                                 "Step pops one and removes its digit from its row, column and box.")
+            self.message.setText(
+                f"{lead}The queue holds {what}. Step pops one and removes its digit from its row, column and box."
+            )
         else:
             cell = int(r.pops[self._pops - 1])
             d = int(r.domains_after(int(self._pop_ends[self._pops - 1]))[cell])
@@ -396,7 +407,7 @@ class AC3Player(QWidget):
         """Make the list hold exactly the applied removals, appending or trimming at its end."""
         count = self.log_list.count()
         if count < self._position:
-            self.log_list.addItems(self._texts[count:self._position])
+            self.log_list.addItems(self._texts[count : self._position])
         elif count > self._position:
             self.log_list.model().removeRows(self._position, count - self._position)
         if self._position:

@@ -222,7 +222,8 @@ class BoardView(QWidget):
             auto = next(palette)
             new[name] = (frozenset(int(c) for c in cells), theme.qcolor(auto if color is None else color))
         if new.keys() != self._cell_sets.keys() or any(
-                new[k][0] != self._cell_sets[k][0] or new[k][1] != self._cell_sets[k][1] for k in new):
+            new[k][0] != self._cell_sets[k][0] or new[k][1] != self._cell_sets[k][1] for k in new
+        ):
             self._cell_sets = new
             self.update()
 
@@ -247,10 +248,13 @@ class BoardView(QWidget):
         for name in sorted(links):
             pairs, color = links[name]
             auto = next(palette)
-            new[name] = (np.asarray(pairs, dtype=np.int64).reshape(-1, 2),
-                         theme.qcolor(auto if color is None else color))
+            new[name] = (
+                np.asarray(pairs, dtype=np.int64).reshape(-1, 2),
+                theme.qcolor(auto if color is None else color),
+            )
         if new.keys() != self._links.keys() or any(
-                not np.array_equal(new[k][0], self._links[k][0]) or new[k][1] != self._links[k][1] for k in new):
+            not np.array_equal(new[k][0], self._links[k][0]) or new[k][1] != self._links[k][1] for k in new
+        ):
             self._links = new
             self.update()
 
@@ -605,7 +609,7 @@ class BoardView(QWidget):
             out = {}
             for is_given, font in ((True, given_font), (False, solver_font)):
                 row = []
-                for sym in SYMBOLS[:self._puzzle.N]:
+                for sym in SYMBOLS[: self._puzzle.N]:
                     st = QStaticText(sym)
                     st.setTextFormat(Qt.TextFormat.PlainText)
                     st.prepare(QTransform(), font)
@@ -623,7 +627,7 @@ class BoardView(QWidget):
             if len(cache) > 8:
                 cache.clear()
             row = []
-            for sym in SYMBOLS[:self._puzzle.N]:
+            for sym in SYMBOLS[: self._puzzle.N]:
                 st = QStaticText(sym)
                 st.setTextFormat(Qt.TextFormat.PlainText)
                 st.prepare(QTransform(), font)
@@ -632,8 +636,9 @@ class BoardView(QWidget):
             cache[key] = row
         return cache[key]
 
-    def _paint_pencil(self, p: QPainter, r: QRectF, n: int, mask: int, lost: int,
-                      font: QFont, lost_font: QFont) -> None:
+    def _paint_pencil(
+        self, p: QPainter, r: QRectF, n: int, mask: int, lost: int, font: QFont, lost_font: QFont
+    ) -> None:
         # Pre-laid-out static texts, and the painter's font and pen set once per kind: drawText laid out every
         # digit on every frame (pencil marks on all 81 cells made the board the lab's costliest repaint).
         w, h = r.width() / n, r.height() / n
@@ -646,8 +651,9 @@ class BoardView(QWidget):
             for k in range(n * n):
                 if kept >> k & 1:
                     st, tw, th = texts[k]
-                    p.drawStaticText(QPointF(r.left() + (k % n + 0.5) * w - tw / 2,
-                                             r.top() + (k // n + 0.5) * h - th / 2), st)
+                    p.drawStaticText(
+                        QPointF(r.left() + (k % n + 0.5) * w - tw / 2, r.top() + (k // n + 0.5) * h - th / 2), st
+                    )
         if gone:
             texts = self._pencil_texts(lost_font)
             strike = QPen(col["removed_fg"], max(1.0, w / 9))
@@ -672,8 +678,15 @@ class BoardView(QWidget):
             t = cell_px * 0.3
             for cell in np.flatnonzero(self._diff):
                 r = self.cell_rect(int(cell))
-                p.drawPolygon(QPolygonF([QPointF(r.right() - t, r.top() + 1), QPointF(r.right() - 1, r.top() + 1),
-                                         QPointF(r.right() - 1, r.top() + t)]))
+                p.drawPolygon(
+                    QPolygonF(
+                        [
+                            QPointF(r.right() - t, r.top() + 1),
+                            QPointF(r.right() - 1, r.top() + 1),
+                            QPointF(r.right() - 1, r.top() + t),
+                        ]
+                    )
+                )
         p.setBrush(Qt.BrushStyle.NoBrush)
         self._paint_cell_sets(p, cell_px)
         self._paint_links(p, cell_px)
@@ -769,8 +782,10 @@ class BoardView(QWidget):
             raise ValueError(f"set a puzzle before its {what}")
         a = np.asarray(a)
         if a.shape != (self._puzzle.C,):
-            raise ValueError(f"{what} must have shape ({self._puzzle.C},) for a {self._puzzle.N}x{self._puzzle.N} "
-                             f"board, got {a.shape}")
+            raise ValueError(
+                f"{what} must have shape ({self._puzzle.C},) for a {self._puzzle.N}x{self._puzzle.N} "
+                f"board, got {a.shape}"
+            )
         return a
 
     def _refresh(self) -> None:

@@ -55,8 +55,12 @@ MARKER_DELAY_MS = 120
 RANGES = (("Whole run", None), ("Last 1,000", 1000), ("Last 10,000", 10_000))
 _CUSTOM = "Custom (zoomed)"
 
-_STYLES = {"solid": Qt.PenStyle.SolidLine, "dashed": Qt.PenStyle.DashLine, "dotted": Qt.PenStyle.DotLine,
-           "steps": Qt.PenStyle.SolidLine}
+_STYLES = {
+    "solid": Qt.PenStyle.SolidLine,
+    "dashed": Qt.PenStyle.DashLine,
+    "dotted": Qt.PenStyle.DotLine,
+    "steps": Qt.PenStyle.SolidLine,
+}
 
 
 def _nice_ceiling(v: float, steps=(1.0, 2.0, 5.0, 10.0)) -> float:
@@ -91,8 +95,10 @@ class ConvergencePlot(QWidget):
         for label, window in RANGES:
             self.range_box.addItem(label, window)
         self.range_box.addItem(_CUSTOM, "custom")
-        self.range_box.setToolTip("Show the whole run, or follow the latest iterations; zoom with the mouse "
-                                  "wheel, pan by dragging (then pick a range to follow again)")
+        self.range_box.setToolTip(
+            "Show the whole run, or follow the latest iterations; zoom with the mouse "
+            "wheel, pan by dragging (then pick a range to follow again)"
+        )
         self.curves_button = QToolButton()
         self.curves_button.setText("Curves")
         self.curves_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -181,8 +187,9 @@ class ConvergencePlot(QWidget):
         self.marked_events = tuple(cls.marked_events)  # which event kinds are run markers: the solver's declaration
         self.set_declarations(cls.columns, cls.axes, cls.iteration_name)
 
-    def set_declarations(self, columns: Sequence[Column], axes: Sequence[Axis],
-                         iteration_name: str | None = None) -> None:
+    def set_declarations(
+        self, columns: Sequence[Column], axes: Sequence[Axis], iteration_name: str | None = None
+    ) -> None:
         """Build the axes, curves, legend, curve menu and threshold lines of these declarations.
 
         The trace shown is forgotten: it belongs to the previous declarations.
@@ -244,8 +251,11 @@ class ConvergencePlot(QWidget):
                 break
         row_h = max(fm.height(), 20) + 4  # a legend row: its 20 px sample or its label
         height = self.view.height()
-        beside = (-(-len(labels) // cols) * row_h > height / 3 and len(labels) * row_h <= height - 20
-                  and max(widths) <= 0.45 * self.view.width())
+        beside = (
+            -(-len(labels) // cols) * row_h > height / 3
+            and len(labels) * row_h <= height - 20
+            and max(widths) <= 0.45 * self.view.width()
+        )
         if beside != self._legend_side:
             self._legend_side = beside
             layout = self.view.ci
@@ -308,9 +318,12 @@ class ConvergencePlot(QWidget):
         curve.visibleChanged.connect(lambda name=c.name: self._on_curve_visibility(name))
         for t in c.thresholds:
             line = pg.InfiniteLine(
-                angle=0, movable=False, pen=pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine),
+                angle=0,
+                movable=False,
+                pen=pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine),
                 label=f"{t.label or t.param} {{value:.3g}}",
-                labelOpts={"position": 0.99, "color": color, "anchors": [(1, 1), (1, 1)]})
+                labelOpts={"position": 0.99, "color": color, "anchors": [(1, 1), (1, 1)]},
+            )
             line.setToolTip(t.meaning or f"{t.label or t.param}: a parameter of the solver")
             vb.addItem(line, ignoreBounds=True)
             line.setVisible(False)
@@ -570,18 +583,25 @@ class ConvergencePlot(QWidget):
         # A run end and the restart it triggers share an iteration, hence one marker: a kind is merged
         # into bins only when it has more distinct iterations in view than markers allowed.
         M = self.max_markers
-        merged = {"run": len({e.iteration for e in inside if e.kind in self.marked_events}) > M,
-                  "param": len({e.iteration for e in inside if e.kind == "param"}) > M}
+        merged = {
+            "run": len({e.iteration for e in inside if e.kind in self.marked_events}) > M,
+            "param": len({e.iteration for e in inside if e.kind == "param"}) > M,
+        }
         ms = []
         if any(merged.values()):
             ms += [m for m in event_markers(inside, x0, x1, M, self.marked_events) if merged[m.kind]]
         if not all(merged.values()):
-            ms += [m for m in event_markers(inside, x0, x1, max(M, len(inside)), self.marked_events)
-                   if not merged[m.kind]]
+            ms += [
+                m for m in event_markers(inside, x0, x1, max(M, len(inside)), self.marked_events) if not merged[m.kind]
+            ]
         ms.sort(key=lambda m: m.iteration)
         while len(self._pool) < len(ms):
-            line = pg.InfiniteLine(angle=90, movable=False, label="",
-                                   labelOpts={"rotateAxis": (1, 0), "anchors": [(1, 1), (1, 1)], "position": 0.98})
+            line = pg.InfiniteLine(
+                angle=90,
+                movable=False,
+                label="",
+                labelOpts={"rotateAxis": (1, 0), "anchors": [(1, 1), (1, 1)], "position": 0.98},
+            )
             self.plot.addItem(line, ignoreBounds=True)
             self._pool.append(line)
         old = {id(line): (m, b) for line, m, b in self._drawn}
@@ -591,11 +611,12 @@ class ConvergencePlot(QWidget):
                 self._style_marker(line, m, merged[m.kind])
             line.setVisible(True)
             self._drawn.append((line, m, merged[m.kind]))
-        for line in self._pool[len(ms):]:
+        for line in self._pool[len(ms) :]:
             line.setVisible(False)
         n_bins = sum(1 for _, _, b in self._drawn if b)
-        self.markers_note.setText(f"{len(inside)} events in view, merged into {n_bins} marks"
-                                  if any(merged.values()) else "")
+        self.markers_note.setText(
+            f"{len(inside)} events in view, merged into {n_bins} marks" if any(merged.values()) else ""
+        )
         self._relabel()
 
     def _style_marker(self, line: pg.InfiniteLine, m: Marker, binned: bool) -> None:
@@ -621,6 +642,7 @@ class ConvergencePlot(QWidget):
         vb = self.plot.getViewBox()
         x0, x1 = vb.viewRange()[0]
         scale = max(vb.width(), 1.0) / max(x1 - x0, 1e-12)
+
         def rank(i: int) -> tuple:
             _, m, binned = self._drawn[i]
             return (0 if m.kind == "param" else 2 if binned else 1, -m.iteration)

@@ -67,8 +67,9 @@ class _ImagePanel(QWidget):
         self.givens = pg.PlotCurveItem(pen=pg.mkPen(theme.PLOT["given_outline"], width=1.5), connect="pairs")
         for item in (self.thin, self.thick, self.givens):
             self.plot.addItem(item)
-        self.bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=pg.colormap.get(colormap), label=bar_label,
-                                   interactive=False, width=18)
+        self.bar = pg.ColorBarItem(
+            values=(0.0, 1.0), colorMap=pg.colormap.get(colormap), label=bar_label, interactive=False, width=18
+        )
         self.bar.setImageItem(self.image, insert_in=self.plot)
         for name in ("left", "right"):
             axis = self.bar.getAxis(name)
@@ -295,8 +296,10 @@ class ProbabilityView(QWidget):
             head += f"   entropy {_short(min(1.0, max(0.0, float(self._h[cell]))))}"
         if self._p is None:
             return head
-        body = ["  " + "   ".join(f"{sym} {_short(self._p[cell, r * n + k]):>4}" for k, sym in enumerate(row))
-                for r, row in enumerate(rows)]
+        body = [
+            "  " + "   ".join(f"{sym} {_short(self._p[cell, r * n + k]):>4}" for k, sym in enumerate(row))
+            for r, row in enumerate(rows)
+        ]
         return "\n".join([head] + body)
 
     def _update_readout(self) -> None:

@@ -16,9 +16,25 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QFont
 
 __all__ = [
-    "BLACK", "ORANGE", "SKY_BLUE", "GREEN", "YELLOW", "BLUE", "VERMILLION", "PURPLE", "GREY",
-    "BOARD", "PLOT", "MARKERS", "SET_COLOURS", "LINK_COLOURS", "PROB_COLORMAP", "ENTROPY_COLORMAP",
-    "qcolor", "ui_font", "mono_font",
+    "BLACK",
+    "ORANGE",
+    "SKY_BLUE",
+    "GREEN",
+    "YELLOW",
+    "BLUE",
+    "VERMILLION",
+    "PURPLE",
+    "GREY",
+    "BOARD",
+    "PLOT",
+    "MARKERS",
+    "SET_COLOURS",
+    "LINK_COLOURS",
+    "PROB_COLORMAP",
+    "ENTROPY_COLORMAP",
+    "qcolor",
+    "ui_font",
+    "mono_font",
 ]
 
 # Okabe-Ito.
@@ -35,9 +51,9 @@ GREY = "#7F7F7F"
 #: Board colours (BoardView).
 BOARD = {
     "background": "#FFFFFF",
-    "given_bg": "#E3E8EF",       # light slate: givens are "printed" cells
-    "fixed_bg": "#D4EFE3",       # light bluish green: cells fixed by the solver (restart zone, AC3)
-    "shade": YELLOW,             # shading overlay (a highlighter), alpha grows with the value
+    "given_bg": "#E3E8EF",  # light slate: givens are "printed" cells
+    "fixed_bg": "#D4EFE3",  # light bluish green: cells fixed by the solver (restart zone, AC3)
+    "shade": YELLOW,  # shading overlay (a highlighter), alpha grows with the value
     "given_fg": "#111111",
     "solver_fg": BLUE,
     "conflict_fg": VERMILLION,

@@ -1,4 +1,5 @@
 from sudoku_lab.testing import parametrize_with_checks
+
 from toy_descent import ToyDescent
 
 

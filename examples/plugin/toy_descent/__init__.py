@@ -42,7 +42,9 @@ def _unit_cost(grid, units, u, N, seen):
 
 
 @kernel  # the package's numba options and on-disk cache
-def descent_steps(grid, best, best_cost, free_in_box, n_free, cell_units, units, N, uniforms, temperature, heat, decay, it0, out):
+def descent_steps(
+    grid, best, best_cost, free_in_box, n_free, cell_units, units, N, uniforms, temperature, heat, decay, it0, out
+):
     """Swap two free cells of a random box per iteration; keep the swap if the cost does not rise
     (or, with ``temperature`` > 0, with probability exp(-delta / temperature)).
 
@@ -120,16 +122,25 @@ class ToyDescent(Solver):
     example_budget = 200_000
     order = 500
     params = (
-        Param("temperature", "float", 0.0, "Accept a worse swap with probability exp(-delta / temperature).",
-              low=0.0, high=10.0, step=0.1),
+        Param(
+            "temperature",
+            "float",
+            0.0,
+            "Accept a worse swap with probability exp(-delta / temperature).",
+            low=0.0,
+            high=10.0,
+            step=0.1,
+        ),
         # The same name as RESEDA's float alpha, as an integer here: each solver checks its own.
-        Param("alpha", "int", 1, "Decay of the heat map: heat is divided by 2**alpha every 100 swaps.",
-              low=0, high=8),
+        Param("alpha", "int", 1, "Decay of the heat map: heat is divided by 2**alpha every 100 swaps.", low=0, high=8),
     )
     objective = Objective(cost="missing symbols")
     axes = (COST_AXIS, Axis("rate", "acceptance", "right", (0.0, 1.0)))
-    columns = (Column("cost", "cost"), Column("best_cost", "best cost", style="steps"),
-               Column("accepted", "swaps accepted (last 100)", axis="rate", color="#D55E00"))
+    columns = (
+        Column("cost", "cost"),
+        Column("best_cost", "best cost", style="steps"),
+        Column("accepted", "swaps accepted (last 100)", axis="rate", color="#D55E00"),
+    )
     layers = (
         Layer("swap", "the last swap tried", "int64", (1, 2), role="cell_pairs"),
         Layer("heat", "accepted swaps per cell, decaying", "float64", ("C",), role="toy_heat"),
@@ -167,9 +178,22 @@ class ToyDescent(Solver):
         uniforms = self.rng.random((n, 4))
         out = np.zeros((n, 4))
         best_cost = np.array([self.best_cost], dtype=np.int64)
-        done = descent_steps(self.grid, self.best_grid, best_cost, self.free_in_box, self.n_free, self.cell_units,
-                             self.units, self.puzzle.N, uniforms, float(self._params["temperature"]), self.heat,
-                             0.5 ** self._params["alpha"], self.iteration, out)
+        done = descent_steps(
+            self.grid,
+            self.best_grid,
+            best_cost,
+            self.free_in_box,
+            self.n_free,
+            self.cell_units,
+            self.units,
+            self.puzzle.N,
+            uniforms,
+            float(self._params["temperature"]),
+            self.heat,
+            0.5 ** self._params["alpha"],
+            self.iteration,
+            out,
+        )
         if done < n:  # solved early: the stream must advance by what was used, so step(1) x n equals step(n)
             self.rng.bit_generator.state = before
             self.rng.random((done, 4))

@@ -13,6 +13,7 @@ from sudoku_lab.solvers import create
 
 def _python_steps(grid, free_in_box, n_free, units, N, uniforms):
     """One pure-Python swap descent (temperature 0), the kernel's straightforward twin."""
+
     def cost(g):
         return sum(N - len({int(d) for d in g[u] if d > 0}) for u in units)
 
@@ -52,27 +53,40 @@ def _run(args, out):
     t = time.perf_counter()
     _python_steps(solver.grid.copy(), solver.free_in_box, solver.n_free, solver.units, pz.N, uniforms)
     python = (time.perf_counter() - t) / args.steps
-    out(f"toy-descent: kernel {1 / kernel:,.0f} swaps/s, pure Python {1 / python:,.0f} swaps/s: "
-        f"ratio {python / kernel:.1f}x (measured side by side in this run)")
+    out(
+        f"toy-descent: kernel {1 / kernel:,.0f} swaps/s, pure Python {1 / python:,.0f} swaps/s: "
+        f"ratio {python / kernel:.1f}x (measured side by side in this run)"
+    )
     return 0
 
 
-register_benchmark("toy-descent", help="the plugin example's kernel vs pure Python, swaps per second",
-                   add_arguments=_add_arguments, run=_run, solver="toy-descent")
+register_benchmark(
+    "toy-descent",
+    help="the plugin example's kernel vs pure Python, swaps per second",
+    add_arguments=_add_arguments,
+    run=_run,
+    solver="toy-descent",
+)
 
 
 # ------------------------------------------------------------------ reproduction
 from sudoku_lab.experiments import Task  # noqa: E402
-from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, register_paper,  # noqa: E402
-                                      register_reproduction)
+from sudoku_lab.reproductions import COMPARISON_HEADER, Option, Paper, Report, register_paper, register_reproduction  # noqa: E402
 
-register_paper(Paper("toy-descent", "A. Example. Swap descent on Sudoku. Journal of Plugins 1, 2026",
-                     "Table 1 of the example paper"))
+register_paper(
+    Paper(
+        "toy-descent", "A. Example. Swap descent on Sudoku. Journal of Plugins 1, 2026", "Table 1 of the example paper"
+    )
+)
 
 
-@register_reproduction("toy-descent-table", paper="toy-descent", solver="toy-descent",
-                       title="easy puzzle solved by swap descent at temperature 0.5",
-                       options={"runs": Option(20, "seeded runs", low=1, high=1000)})
+@register_reproduction(
+    "toy-descent-table",
+    paper="toy-descent",
+    solver="toy-descent",
+    title="easy puzzle solved by swap descent at temperature 0.5",
+    options={"runs": Option(20, "seeded runs", low=1, high=1000)},
+)
 def toy_table(runner, runs):
     """The 'paper' reports 18 of 20 runs solved within 20,000 swaps."""
     pz = library.puzzle("reseda_fig3_1_easy")
