@@ -96,7 +96,9 @@ def initial_domains(grid: PuzzleLike | npt.ArrayLike, n: int | None = None, one_
     bits = np.where(digits > 0, np.left_shift(1, np.maximum(digits - 1, 0)), 0)
     free = geo.full_mask
     if one_pass:
-        free = geo.full_mask & ~np.bitwise_or.reduce(bits[geo.peers], axis=1)
+        # (The ignore: numpy 2.5's stubs have no overload of reduce(axis=int) without out or keepdims.)
+        peers = np.bitwise_or.reduce(bits[geo.peers], axis=1)  # type: ignore[call-overload, unused-ignore]
+        free = geo.full_mask & ~peers
     return np.where(digits > 0, bits, free).astype(MASK_DTYPE)
 
 

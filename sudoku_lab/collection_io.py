@@ -338,7 +338,9 @@ def _clashing(vals: np.ndarray, size: int) -> np.ndarray:
         return np.zeros(0, bool)
     # Each digit as a bit: a unit's bits sum to their OR exactly when no digit repeats.
     bits = np.where(vals > 0, np.left_shift(1, vals.astype(np.int64)), 0)[:, geometry(size).units]
-    return np.any(bits.sum(axis=2) != np.bitwise_or.reduce(bits, axis=2), axis=1)
+    # (The ignore: numpy 2.5's stubs have no overload of reduce(axis=int) without out or keepdims.)
+    ored = np.bitwise_or.reduce(bits, axis=2)  # type: ignore[call-overload, unused-ignore]
+    return np.any(bits.sum(axis=2) != ored, axis=1)
 
 
 def _decode(batch: list[_Row], n, allow_clashes) -> Iterator[Puzzle]:

@@ -248,7 +248,9 @@ def check_digits(a: np.ndarray, n: int) -> None:
     _check_integers(a)
     N = n * n
     if a.dtype == np.int8:
-        bad_any = a.view(np.uint8).max(initial=0) > N  # negative int8 values read as >= 128 through uint8
+        # Negative int8 values read as >= 128 through uint8. (The ignore: numpy 2.5's stubs, on Python >= 3.12,
+        # have no overload of max(initial=...) without an axis; numpy 2.4's accept it.)
+        bad_any = a.view(np.uint8).max(initial=0) > N  # type: ignore[call-overload, unused-ignore]
     else:
         bad_any = a.size > 0 and (a.min() < 0 or a.max() > N)
     if not bad_any:
