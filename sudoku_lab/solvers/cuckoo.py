@@ -580,11 +580,20 @@ class Cuckoo(KernelSolver):
         self.eggs = np.zeros((nests, C), dtype=np.int8)
         self.costs = np.zeros(nests, dtype=np.int64)
         self.abandoned = np.zeros(nests, dtype=bool)
+        self._build_nests(self.eggs, self.costs, 0, nests)
+        b = int(np.argmin(self.costs))
+        self.counters[K.C_BEST] = b
+        self.counters[K.C_BEST_COST] = self.costs[b]
+        self.best_grid = self.eggs[b].copy()
+        self._restart_history()
+
+    def _build_nests(self, eggs: np.ndarray, costs: np.ndarray, first: int, last: int) -> None:
+        """Fill nests ``first`` to ``last - 1`` from the domains, counting their evaluations and fallbacks."""
         self.counters[K.C_FALLBACKS] += K.build_nests(
-            self.eggs,
-            self.costs,
-            0,
-            nests,
+            eggs,
+            costs,
+            first,
+            last,
             self.pre,
             self.geo.units,
             self.row_free,
@@ -594,13 +603,8 @@ class Cuckoo(KernelSolver):
             self._params["fill_nodes"],
             self.rng,
         )
-        self.counters[K.C_EVALUATIONS] += nests
+        self.counters[K.C_EVALUATIONS] += last - first
         self.evaluations = int(self.counters[K.C_EVALUATIONS])
-        b = int(np.argmin(self.costs))
-        self.counters[K.C_BEST] = b
-        self.counters[K.C_BEST_COST] = self.costs[b]
-        self.best_grid = self.eggs[b].copy()
-        self._restart_history()
 
     def _restart_history(self):
         self.hist = np.zeros((HISTORY_ROWS, self.eggs.shape[0]), dtype=np.int16)
@@ -620,22 +624,7 @@ class Cuckoo(KernelSolver):
             eggs = np.zeros((nests, self.puzzle.C), dtype=np.int8)
             costs = np.zeros(nests, dtype=np.int64)
             eggs[:old], costs[:old] = self.eggs, self.costs
-            self.counters[K.C_FALLBACKS] += K.build_nests(
-                eggs,
-                costs,
-                old,
-                nests,
-                self.pre,
-                self.geo.units,
-                self.row_free,
-                self.row_nfree,
-                self.row_avail,
-                self.dom,
-                self._params["fill_nodes"],
-                self.rng,
-            )
-            self.counters[K.C_EVALUATIONS] += nests - old
-            self.evaluations = int(self.counters[K.C_EVALUATIONS])
+            self._build_nests(eggs, costs, old, nests)
             self.eggs, self.costs = eggs, costs
         self.abandoned = np.zeros(nests, dtype=bool)
         # The best nest survives a shrink (lowest cost, first index), so the best egg so far stays in the population.

@@ -289,6 +289,19 @@ class HillClimb(KernelSolver):
         ip, _ = self._kernel_params()
         ip[K.P_RANDOM_ORDER] = int(self._params["initial_order"] == "random")
         K.start_run(
+            *self._board(),
+            self.counters,
+            ip,
+            *self._scratch(),
+            self.rng,
+        )
+        if self.cost == 0:
+            self._end_run("solved")
+            self.status = Status.SOLVED
+
+    def _board(self) -> tuple[np.ndarray, ...]:
+        """The arrays both kernel entry points take first, in their order: the grid and its bookkeeping."""
+        return (
             self.grid,
             self.base,
             self.box_free,
@@ -299,14 +312,7 @@ class HillClimb(KernelSolver):
             self.row_cnt,
             self.col_cnt,
             self.best_grid,
-            self.counters,
-            ip,
-            *self._scratch(),
-            self.rng,
         )
-        if self.cost == 0:
-            self._end_run("solved")
-            self.status = Status.SOLVED
 
     def _scratch(self):
         N = self.puzzle.N
@@ -352,16 +358,7 @@ class HillClimb(KernelSolver):
     def _run(self, k, trace, events, ip, fp):
         self._init = (int(self.counters[K.C_INIT_F1]), int(self.counters[K.C_INIT_F2]))  # the run's, before the chunk
         return K.run_moves(
-            self.grid,
-            self.base,
-            self.box_free,
-            self.box_nfree,
-            self.box_missing,
-            self.GR,
-            self.GC,
-            self.row_cnt,
-            self.col_cnt,
-            self.best_grid,
+            *self._board(),
             self.q_grid,
             self.q_f1,
             self.q_f2,
