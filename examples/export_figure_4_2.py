@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sudoku_lab import figures, library
-from sudoku_lab.grades import agreement, correctness_grades
+from sudoku_lab.analysis import figures
+from sudoku_lab.analysis.grades import agreement, correctness_grades
+from sudoku_lab.model import library
 
 
 def main(argv=None) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from sudoku_lab.reproduce import run_experiment
+from sudoku_lab.reproductions.runner import run_experiment
 
 
 def main(argv=None) -> None:

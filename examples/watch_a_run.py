@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 
-from sudoku_lab import figures, library
+from sudoku_lab.analysis import figures
+from sudoku_lab.model import library
 from sudoku_lab.solvers import create
 
 

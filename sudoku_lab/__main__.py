@@ -1,7 +1,7 @@
-"""``python -m sudoku_lab``: the headless commands (the window needs the ``sudoku-lab`` command)."""
+"""``python -m sudoku_lab``: the headless commands (the window opens with the ``sudoku-lab`` command)."""
 
 import sys
 
 from .cli import main
 
-sys.exit(main())
+sys.exit(main(window=False))

@@ -355,7 +355,7 @@ def _hints(func, owner) -> dict:
 
 
 def _import_named_modules(text: str) -> None:
-    """Import the modules of fully qualified names in an annotation (``sudoku_lab.report.ECDF``).
+    """Import the modules of fully qualified names in an annotation (``sudoku_lab.analysis.report.ECDF``).
 
     A module that cannot import the class it names, because that class's module
     imports it (figures and report), names it this way.
@@ -433,7 +433,7 @@ def _wants_puzzle(hint) -> bool:
     return any((getattr(m, "__module__", ""), getattr(m, "__name__", None)) in _PUZZLE_TYPES for m in _members(hint))
 
 
-_PUZZLE_TYPES = {("sudoku_lab.puzzle", "Puzzle"), ("sudoku_lab.geometry", "PuzzleLike")}
+_PUZZLE_TYPES = {("sudoku_lab.model.puzzle", "Puzzle"), ("sudoku_lab.model.geometry", "PuzzleLike")}
 
 
 # ---------------------------------------------------------------- predicates
@@ -750,3 +750,28 @@ def _got(hint, value) -> str:
         except TypeError:
             pass
     return text
+
+
+def int_range(low: int, high: int | None = None) -> typing.Callable[[str], int]:
+    """A parser of integer text in ``[low, high]``; a bad value is a ``ValueError`` whose message says what is wanted.
+
+    What option declarations outside the command line use as their ``type``
+    (:class:`sudoku_lab.benchmarks.Option`); the command line turns the message
+    into its usage error.
+
+    >>> int_range(1, 10)("3")
+    3
+    """
+    words = f"an integer >= {low}" if high is None else f"an integer from {low} to {high:,}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(str(text).strip())
+        except ValueError:
+            raise ValueError(f"must be {words}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise ValueError(f"must be {words}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse

@@ -81,3 +81,10 @@ class PuzzleTypeError(PuzzleError, TypeError):
 
 class ParameterTypeError(ParameterError, TypeError):
     """A parameter given as the wrong kind of object (``loop.run(solver, 5)``): a ParameterError and a TypeError."""
+
+
+#: Exit statuses of the ``sudoku-lab`` command and of the lab window: 2 for bad input (one line on stderr),
+#: 70 for a bug (EX_SOFTWARE: one line and a crash report), 128 + the signal for an interrupted command.
+EXIT_USAGE = 2
+EXIT_INTERNAL = 70
+EXIT_INTERRUPTED = 130

@@ -212,7 +212,7 @@ def invalid_values(param: Param) -> list[tuple[str, Any]]:
 
 
 def _fresh(cls, params, puzzle_name, seed=7):
-    from . import library
+    from .model import library
 
     s = cls(**params)
     s.reset(library.puzzle(puzzle_name), seed=seed)
@@ -246,7 +246,7 @@ def _check_declarations(cls):
         isinstance(budget, int) and not isinstance(budget, bool) and budget > 0,
         f"example_budget must be a positive int, got {budget!r}",
     )
-    from . import library
+    from .model import library
 
     for i, (params, name) in enumerate(examples_of(cls)):
         try:
@@ -427,7 +427,7 @@ def _check_live_changes(cls, params, puzzle):
 
 
 def _check_givens(cls, params, puzzle):
-    from . import library
+    from .model import library
 
     s = _fresh(cls, params, puzzle)
     pz = library.puzzle(puzzle)
@@ -481,7 +481,7 @@ def _check_read_only(cls, params, puzzle):
 
 
 def _check_declared_snapshots(cls, params, puzzle):
-    from .scoring import missing_symbols
+    from .model.scoring import missing_symbols
     from .solvers.declare import check_layers
 
     s = _fresh(cls, params, puzzle)
@@ -518,7 +518,8 @@ def _check_declared_snapshots(cls, params, puzzle):
 
 
 def _check_solves(cls):
-    from . import exact, library
+    from . import exact
+    from .model import library
 
     budget = _budget(cls)
     solved, tried = [], []

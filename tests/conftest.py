@@ -72,7 +72,7 @@ def warm_kernels():
     deadline (which then load the kernels from numba's disk cache instead of
     compiling them), ask for it.
     """
-    from sudoku_lab.warmup import warm_up
+    from sudoku_lab.stepping.warmup import warm_up
 
     return warm_up()
 
@@ -80,7 +80,7 @@ def warm_kernels():
 @pytest.fixture
 def runs(monkeypatch):
     """Counts the runs actually run (not read back from a results directory): ``runs[0]``."""
-    from sudoku_lab import experiments
+    from sudoku_lab.engine import experiments
 
     count = [0]
     real = experiments.run_task
@@ -101,7 +101,7 @@ def own_reproductions(monkeypatch):
     place would register into them and be missing (or come last) in the real ones for the rest of the session.
     """
     import sudoku_lab.reproductions as reproductions_module
-    from sudoku_lab._registry import Registry
+    from sudoku_lab.plugins import Registry
 
     reproductions_module.reproductions(), reproductions_module.papers()
     none = "sudoku_lab.tests.no-such-group"
@@ -186,7 +186,7 @@ def _process_state() -> dict:
 
     import numpy as np
 
-    from sudoku_lab import warmup
+    from sudoku_lab.stepping import warmup
 
     loggers = {
         "": logging.getLogger(),
@@ -210,7 +210,7 @@ def _restore(state: dict) -> None:
 
     import numpy as np
 
-    from sudoku_lab import warmup
+    from sudoku_lab.stepping import warmup
 
     for sig, handler in state["signal handlers"].items():
         signal.signal(sig, handler)

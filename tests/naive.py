@@ -2,7 +2,7 @@
 
 Every kernel in ``sudoku_lab/_kernels`` has a reference implementation here,
 written in the plainest pure Python (sets, lists, loops; rows, columns and
-boxes recomputed from scratch rather than read from ``sudoku_lab.geometry``)
+boxes recomputed from scratch rather than read from ``sudoku_lab.model.geometry``)
 and following exactly the same order of operations, so that the tests can
 demand equality with the kernel entry by entry on small inputs. Clarity
 beats speed in this file; nothing in the package imports it.
@@ -38,7 +38,7 @@ def _peers(n: int, cell: int) -> list[int]:
 
 
 class NaiveAC3(NamedTuple):
-    """What :func:`naive_ac3` returns; the fields mirror ``sudoku_lab.ac3.AC3Result``."""
+    """What :func:`naive_ac3` returns; the fields mirror ``sudoku_lab.exact.ac3.AC3Result``."""
 
     domains: list[set[int]]
     log: list[tuple[int, int, int, int]]

@@ -14,10 +14,10 @@ from hypothesis import given, settings, strategies as st
 
 from sudoku_lab._kernels import ac3 as kernel
 from sudoku_lab._paths import resource_path
-from sudoku_lab.ac3 import LOG_DTYPE, AC3Result, ac3, candidate_count, initial_domains, mask_to_digits
 from sudoku_lab.errors import ParameterError, PuzzleError
-from sudoku_lab.geometry import MASK_DTYPE, geometry
-from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.exact.ac3 import LOG_DTYPE, AC3Result, ac3, candidate_count, initial_domains, mask_to_digits
+from sudoku_lab.model.geometry import MASK_DTYPE, geometry
+from sudoku_lab.model.puzzle import Puzzle
 
 from naive import naive_ac3
 
@@ -364,7 +364,7 @@ def test_kernel_without_a_log_gives_the_same_result():
 BOUNDSCHECK_SCRIPT = textwrap.dedent("""
     import numpy as np
     from numba import config
-    from sudoku_lab.ac3 import ac3, initial_domains
+    from sudoku_lab.exact.ac3 import ac3, initial_domains
 
     assert config.BOUNDSCHECK, "NUMBA_BOUNDSCHECK was not honoured"
     rng = np.random.default_rng(1)

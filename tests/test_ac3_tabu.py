@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sudoku_lab import ac3 as ac3_api, exact, library
+from sudoku_lab import exact
 from sudoku_lab._kernels import ac3_tabu as K
 from sudoku_lab.errors import ParameterError
-from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.exact import ac3 as ac3_api
+from sudoku_lab.model import library
+from sudoku_lab.model.puzzle import Puzzle
 from sudoku_lab.solvers import Status, create
 from sudoku_lab.solvers.ac3_tabu import domains_as_bool, singleton_grid
 
@@ -62,7 +64,7 @@ def _assert_same(s, tw):
     rows = np.column_stack([snap.trace[c] for c in s.trace_names()])
     np.testing.assert_array_equal(rows.reshape(-1, K.TRACE_WIDTH), np.array(tw.trace, dtype=float).reshape(-1, 6))
     asp = [(e.iteration, e.new) for e in snap.events if e.kind == "aspiration"]
-    from sudoku_lab.geometry import cell_name, symbol
+    from sudoku_lab.model.geometry import cell_name, symbol
 
     assert asp == [(it, f"{cell_name(c, pz_N(s))}={symbol(d)}") for it, c, d in tw.events]
 
@@ -287,7 +289,7 @@ def test_the_removed_accept_parameter_says_so_in_one_line():
 
 
 def test_a_specification_naming_accept_gets_the_same_one_line_error():
-    from sudoku_lab.spec import SpecError, parse_config, parse_spec
+    from sudoku_lab.engine.spec import SpecError, parse_config, parse_spec
 
     text = (
         'name = "old"\nruns = 1\nuntil = "10it"\n[[puzzles]]\nset = "mk_hard_a"\n'
@@ -536,7 +538,7 @@ def test_other_box_sizes_reset_and_step(n):
     assert snap.layers["domains"].shape == (N * N, N) and snap.iteration > 0
     if snap.solved:
         assert exact.count_solutions(pz, limit=1) >= 1
-        from sudoku_lab.puzzle import is_valid_solution
+        from sudoku_lab.model.puzzle import is_valid_solution
 
         assert is_valid_solution(snap.grid, n)
     _check_invariants(s)
@@ -615,7 +617,7 @@ def test_random_puzzles_from_solutions_keep_the_invariants(seed, density, steps)
     s.step(steps)
     _check_invariants(s)
     if s.done and s.status == Status.SOLVED:
-        from sudoku_lab.puzzle import is_valid_solution
+        from sudoku_lab.model.puzzle import is_valid_solution
 
         assert is_valid_solution(s.snapshot().grid, 3)
 
@@ -682,7 +684,7 @@ def test_bench_reports_the_ratio():
 
 # ------------------------------------------------------------ reproductions
 def test_table1_runs_small():
-    from sudoku_lab.experiments import Task, run_task
+    from sudoku_lab.engine.experiments import Task, run_task
     from sudoku_lab.reproductions import Runner, get_reproduction
 
     rep = get_reproduction("tabu-table1")

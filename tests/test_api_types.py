@@ -107,15 +107,15 @@ def _params(func, kind: str) -> list[inspect.Parameter]:
 def test_the_enumeration_finds_the_api_the_issue_names():
     names = {q for q, *_ in API}
     for expected in (
-        "sudoku_lab.batch.run_spec",
-        "sudoku_lab.report.build_report",
-        "sudoku_lab.library.puzzle",
+        "sudoku_lab.engine.batch.run_spec",
+        "sudoku_lab.analysis.report.build_report",
+        "sudoku_lab.model.library.puzzle",
         "sudoku_lab.solvers.Solver.step",
-        "sudoku_lab.results.ResultStore.__init__",
+        "sudoku_lab.engine.results.ResultStore.__init__",
         "sudoku_lab.Puzzle.parse",
-        "sudoku_lab.loop.MaxIterations.__init__",
-        "sudoku_lab.citations.Citation.__new__",
-        "sudoku_lab.experiments.Workers.__call__",
+        "sudoku_lab.stepping.loop.MaxIterations.__init__",
+        "sudoku_lab.solvers.citations.Citation.__new__",
+        "sudoku_lab.engine.experiments.Workers.__call__",
     ):
         assert expected in names
     assert len(API) > 300
@@ -140,7 +140,7 @@ def test_what_the_api_page_documents_is_in_the_checked_api():
     checked_objects = {id(func) for _, func, _, _ in API}
     owners = {id(owner) for _, _, owner, _ in API if owner is not None}
     names = _documented_api_names()
-    assert "sudoku_lab.exact" in names and "sudoku_lab.results.load_results" in names
+    assert "sudoku_lab.exact" in names and "sudoku_lab.engine.results.load_results" in names
     for dotted in sorted(names):
         parts = dotted.split(".")
         for k in range(len(parts), 0, -1):
@@ -158,7 +158,7 @@ def test_what_the_api_page_documents_is_in_the_checked_api():
 
 # ------------------------------------------------- valid and wrong arguments
 def _puzzle():
-    from sudoku_lab import library
+    from sudoku_lab.model import library
 
     return library.puzzle("reseda_fig3_1_easy")
 
@@ -356,7 +356,7 @@ def test_step_refuses_a_float_and_a_string_and_steps_nothing(reseda):
 
 def test_result_store_refuses_a_number_for_its_path_and_makes_no_directory(tmp_path, monkeypatch):
     """ResultStore(42, {}) created a directory named 42."""
-    from sudoku_lab.results import ResultStore
+    from sudoku_lab.engine.results import ResultStore
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(
@@ -370,7 +370,7 @@ def test_result_store_refuses_a_number_for_its_path_and_makes_no_directory(tmp_p
 
 def test_result_store_refuses_a_spec_that_is_not_a_dict(tmp_path):
     """ResultStore(path, "notadict") worked."""
-    from sudoku_lab.results import ResultStore
+    from sudoku_lab.engine.results import ResultStore
 
     with pytest.raises(ParameterTypeError, match=r"^ResultStore: spec must be a dict, got str 'notadict'$"):
         ResultStore(tmp_path / "r", "notadict")
@@ -561,7 +561,7 @@ def test_the_concrete_wrong_calls_give_the_documented_error(call, error, pattern
 @pytest.mark.parametrize("name", ["build_report", "summarize", "ecdf", "compare_pairs"])
 def test_the_report_functions_take_a_results_path_as_grades_from_results_does(name, tmp_path):
     """build_report("DIR") raised AttributeError ('str' object has no attribute 'column')."""
-    from sudoku_lab import report
+    from sudoku_lab.analysis import report
     from sudoku_lab.errors import DataFileError
 
     with pytest.raises(DataFileError, match="DIR do not exist"):
@@ -569,9 +569,9 @@ def test_the_report_functions_take_a_results_path_as_grades_from_results_does(na
 
 
 def test_the_report_functions_read_the_results_at_a_path(tmp_path):
-    from sudoku_lab import report
-    from sudoku_lab.experiments import Task, run_task
-    from sudoku_lab.results import ResultStore, results_from_rows, task_row
+    from sudoku_lab.analysis import report
+    from sudoku_lab.engine.experiments import Task, run_task
+    from sudoku_lab.engine.results import ResultStore, results_from_rows, task_row
 
     task = Task("exact", {}, _puzzle(), 0, "solved", key="t0", config="exact", puzzle_set="easy")
     with ResultStore(tmp_path / "res", {"x": 1}) as store:
@@ -608,7 +608,7 @@ def _sample(
     names: typing.Sequence[str] = (),
     table: typing.Mapping[str, int] | None = None,
     mode: typing.Literal["a", "b"] = "a",
-    puzzle: sudoku_lab.puzzle.Puzzle | None = None,
+    puzzle: sudoku_lab.model.puzzle.Puzzle | None = None,
 ) -> int:
     return n
 

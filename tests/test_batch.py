@@ -11,11 +11,12 @@ import time
 import numpy as np
 import pytest
 
-from sudoku_lab import exact, loop
-from sudoku_lab.batch import run_spec
-from sudoku_lab.puzzle import Puzzle
-from sudoku_lab.results import JOURNAL, PROVENANCE, load_results
-from sudoku_lab.spec import parse_spec, spec_from_options
+from sudoku_lab import exact
+from sudoku_lab.engine.batch import run_spec
+from sudoku_lab.engine.results import JOURNAL, PROVENANCE, load_results
+from sudoku_lab.engine.spec import parse_spec, spec_from_options
+from sudoku_lab.model.puzzle import Puzzle
+from sudoku_lab.stepping import loop
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
 
@@ -214,7 +215,7 @@ def test_dask_reruns_the_tasks_of_a_worker_that_dies(tmp_path):
     import os
     import threading
 
-    from sudoku_lab.cluster import local_cluster
+    from sudoku_lab.engine.cluster import local_cluster
 
     # Runs of a tenth of a second or more (the GA rarely solves these in 2,000 generations), so the killed worker has
     # some in flight; an iteration budget, so every run ends the same way however loaded the machine is (with
@@ -240,7 +241,7 @@ def test_a_stop_request_reaches_the_runs_in_flight_on_dask_workers(tmp_path):
     """Ctrl-C during hour-long runs on a cluster: they end (cancelled, not recorded) instead of running on."""
     import threading
 
-    from sudoku_lab.cluster import local_cluster
+    from sudoku_lab.engine.cluster import local_cluster
 
     spec = spec_from_options(["ga"], ["ai_escargot"], runs=4, until="solved,120s")
     in_flight = threading.Event()

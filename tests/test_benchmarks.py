@@ -16,15 +16,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sudoku_lab import cli, exact, library
+from sudoku_lab import cli, exact
 from sudoku_lab._paths import resource_path
 from sudoku_lab.benchmarks import Benchmark, benchmarks, exact as bench_exact_module, get_benchmark, register_benchmark
 from sudoku_lab.benchmarks._timing import ratio_text
 from sudoku_lab.benchmarks.exact import bench_exact
 from sudoku_lab.benchmarks.reseda import NumpyReseda, bench_reseda
-from sudoku_lab.collection_io import format_collection, load_puzzles
 from sudoku_lab.errors import ParameterError
-from sudoku_lab.puzzle import Puzzle, is_valid_solution
+from sudoku_lab.model import library
+from sudoku_lab.model.collections import format_collection, load_puzzles
+from sudoku_lab.model.puzzle import Puzzle, is_valid_solution
 from sudoku_lab.solvers import registry
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
@@ -352,7 +353,7 @@ def test_bench_gui_is_the_lab_benchmark_in_a_subprocess(monkeypatch):
 
     monkeypatch.setattr(gui.subprocess, "run", fake_run)
     warmed = []
-    monkeypatch.setattr("sudoku_lab.warmup.warm_up", lambda names, *a, **k: warmed.append(tuple(names)))
+    monkeypatch.setattr("sudoku_lab.stepping.warmup.warm_up", lambda names, *a, **k: warmed.append(tuple(names)))
     parser = cli.build_parser()
     args = parser.parse_args(["bench", "gui", "--runs", "3", "--rounds", "2"])
     lines = []

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from sudoku_lab import library
 from sudoku_lab.cli import main
-from sudoku_lab.results import load_results
+from sudoku_lab.engine.results import load_results
+from sudoku_lab.model import library
 
 EASY = "..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.."
 
@@ -132,7 +132,7 @@ def test_library_and_generate(capsys):
     assert "reseda_fig4_1_hard" in capsys.readouterr().out
     assert main(["generate", "--box", "4", "--clues", "120", "--seed", "1", "--format", "line"]) == 0
     line = capsys.readouterr().out.strip()
-    from sudoku_lab.puzzle import Puzzle
+    from sudoku_lab.model.puzzle import Puzzle
 
     p = Puzzle.parse(line)
     assert p.n == 4 and p.n_givens == 120 and p.count_solutions() == 1
@@ -149,7 +149,7 @@ def test_algorithms_lists_declared_parameters(capsys):
 
 # ------------------------------------------------------------------ issue 17: stdout holds the data only
 def _solutions(name):
-    from sudoku_lab.puzzle import Puzzle
+    from sudoku_lab.model.puzzle import Puzzle
 
     puzzles = library.collection(name) if "/" in name or name == "papers" else [library.puzzle(name)]
     return [Puzzle(p.solution, n=p.n).to_line() for p in puzzles]
@@ -160,7 +160,7 @@ def _givens(name):
 
 
 def _generated(count, seed):
-    from sudoku_lab.generate import generate
+    from sudoku_lab.exact.generate import generate
 
     return [generate(3, 30, seed=seed + k).to_line() for k in range(count)]
 
@@ -203,7 +203,7 @@ def _generated(count, seed):
 def test_commands_whose_output_is_puzzles_write_only_the_puzzles_to_stdout(args, expected, capsys):
     """`solve --format line` wrote a `#` comment line to stdout: names, times and verdicts go to stderr, and
     stdout is a collection that `sudoku-lab check -` reads back, puzzle for puzzle."""
-    from sudoku_lab.collection_io import parse_collection
+    from sudoku_lab.model.collections import parse_collection
 
     assert main(args) == 0
     out, err = capsys.readouterr()
@@ -251,7 +251,7 @@ def test_the_window_command_without_a_display_says_so():
 
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     out = subprocess.run(
-        [sys.executable, "-c", "import sys; from sudoku_lab_ui.launch import main; sys.exit(main([]))"],
+        [sys.executable, "-c", "import sys; from sudoku_lab.cli import main; sys.exit(main([]))"],
         capture_output=True,
         text=True,
         env=env,
@@ -263,7 +263,7 @@ def test_the_window_command_without_a_display_says_so():
         [
             sys.executable,
             "-c",
-            "import sys; from sudoku_lab_ui.launch import main; sys.exit(main(['gui', 'nosuch_puzzle']))",
+            "import sys; from sudoku_lab.cli import main; sys.exit(main(['gui', 'nosuch_puzzle']))",
         ],
         capture_output=True,
         text=True,
@@ -389,7 +389,7 @@ def test_help_documents_every_option_without_doubled_percent_signs(cli):
 INTERNAL = r"""
 import sys
 import sudoku_lab.cli as cli
-import sudoku_lab.library as library
+import sudoku_lab.model.library as library
 def broken(*a, **k):
     raise ZeroDivisionError("division by zero")
 library.collections = broken
@@ -573,8 +573,8 @@ def test_every_command_with_a_seed_starts_from_the_default_seed_of_the_lab():
     import argparse
 
     from sudoku_lab.cli import build_parser
+    from sudoku_lab.engine.spec import ExperimentSpec
     from sudoku_lab.solvers import DEFAULT_SEED
-    from sudoku_lab.spec import ExperimentSpec
 
     parser = build_parser([])
     [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

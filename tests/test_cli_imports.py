@@ -7,7 +7,7 @@ imports ``scipy.linalg`` for its BLAS probe (``numba.np.arraymath``); that much 
 allowed, the rest is not. ``--help`` runs no kernel, so there not even numba's BLAS probe may happen.
 
 Real processes through both entry points (the installed ``sudoku-lab`` script, which goes through
-``sudoku_lab_ui.launch:main``, and ``python -m sudoku_lab``), with Python's own import log
+``sudoku_lab.cli:main``, and ``python -m sudoku_lab``), with Python's own import log
 (``PYTHONPROFILEIMPORTTIME``) read from stderr, so nothing imported by the test itself interferes.
 """
 
@@ -65,13 +65,13 @@ def test_solve_and_its_help_import_no_statistics_tables_plots_or_qt(kind, args):
         others = sorted(
             mods
             & {
-                "sudoku_lab.batch",
-                "sudoku_lab.compare",
-                "sudoku_lab.grades",
-                "sudoku_lab.report",
-                "sudoku_lab.reproduce",
-                "sudoku_lab.stats",
-                "sudoku_lab.results",
+                "sudoku_lab.engine.batch",
+                "sudoku_lab.engine.compare",
+                "sudoku_lab.analysis.grades",
+                "sudoku_lab.analysis.report",
+                "sudoku_lab.reproductions.runner",
+                "sudoku_lab.analysis.stats",
+                "sudoku_lab.engine.results",
             }
         )
         assert not others, f"{kind} {' '.join(args)} imported {', '.join(others)}"

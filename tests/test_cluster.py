@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sudoku_lab import __version__
-from sudoku_lab.cluster import ClusterError, _check_workers, client_for, parse_scheduler
+from sudoku_lab.engine.cluster import ClusterError, _check_workers, client_for, parse_scheduler
 from sudoku_lab.errors import ParameterError
 
 
@@ -204,7 +204,7 @@ def test_a_stop_request_ends_the_wait_for_a_silent_peer_at_once():
     """Connecting is polled for the stop request (Ctrl-C, SIGTERM): it ends with Stopped, not after the timeout."""
     import threading
 
-    from sudoku_lab.cluster import Stopped
+    from sudoku_lab.engine.cluster import Stopped
 
     address, accepted = _listener(lambda conn: None)
     out = {}
@@ -303,7 +303,7 @@ def test_what_the_dask_workers_compile_is_said_by_the_client(capsys):
     from distributed import Client, LocalCluster
     from test_warmup import _lazy_solver  # tests/test_warmup.py
 
-    from sudoku_lab.cluster import prepare_workers
+    from sudoku_lab.engine.cluster import prepare_workers
     from sudoku_lab.solvers import register, unregister
 
     register(_lazy_solver("tmp-lazy-dask"))
@@ -332,7 +332,7 @@ def test_a_local_cluster_does_not_need_the_dashboard_port():
     import socket
     import warnings
 
-    from sudoku_lab.cluster import local_cluster
+    from sudoku_lab.engine.cluster import local_cluster
 
     taken = socket.socket()
     try:

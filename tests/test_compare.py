@@ -1,4 +1,4 @@
-"""``sudoku-lab compare``: any solvers on the same puzzles, seeds and budget, reported by ``sudoku_lab.report``.
+"""``sudoku-lab compare``: any solvers on the same puzzles, seeds and budget, reported by the report module.
 
 The statistics themselves are checked by hand in tests/test_report.py; here, that compare runs what it
 says (the same seeds for every configuration, the runs `solve` gives), resumes, and reports them.
@@ -13,10 +13,12 @@ import json
 import numpy as np
 import pytest
 
-from sudoku_lab import cli, compare as cmp, exact, library
+from sudoku_lab import cli, exact
+from sudoku_lab.analysis.report import build_report, summarize
+from sudoku_lab.engine import compare as cmp
+from sudoku_lab.engine.experiments import Task, run_task
 from sudoku_lab.errors import DataFileError, ParameterError
-from sudoku_lab.experiments import Task, run_task
-from sudoku_lab.report import build_report, summarize
+from sudoku_lab.model import library
 from sudoku_lab.solvers import create
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
@@ -51,7 +53,7 @@ def test_every_configuration_gets_the_same_seeds_and_each_run_is_the_one_solve_g
     def boom(*a, **k):
         raise AssertionError("a finished comparison must not run again")
 
-    import sudoku_lab.experiments as ex
+    import sudoku_lab.engine.experiments as ex
 
     original, ex.run_task = ex.run_task, boom
     try:

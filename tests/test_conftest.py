@@ -165,7 +165,7 @@ def test_cli_gives_the_status_and_output_a_process_would(cli):
 
 
 def test_cli_reads_standard_input_and_takes_paths(cli, tmp_path):
-    from sudoku_lab import library
+    from sudoku_lab.model import library
 
     p = library.puzzle("reseda_fig3_1_easy")
     solution = "".join(map(str, p.solution))
@@ -203,7 +203,8 @@ def test_cli_fails_a_command_that_leaves_its_signal_handlers_or_quiet_behind(cli
     """A caller in the same process (the lab window, a notebook) would inherit them: that is the command's bug."""
     import signal
 
-    from sudoku_lab import cli as cli_module, warmup
+    from sudoku_lab import cli as cli_module
+    from sudoku_lab.stepping import warmup
 
     before = signal.getsignal(signal.SIGTERM), warmup._SILENT
 

@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sudoku_lab import exact, library
+from sudoku_lab import exact
 from sudoku_lab._kernels import cuckoo as K
 from sudoku_lab.errors import ParameterError, PuzzleError
-from sudoku_lab.puzzle import Puzzle
-from sudoku_lab.scoring import missing_symbols
+from sudoku_lab.model import library
+from sudoku_lab.model.puzzle import Puzzle
+from sudoku_lab.model.scoring import missing_symbols
 from sudoku_lab.solvers import Status, create, cuckoo as CK
 from sudoku_lab.solvers.cuckoo import feasible_pairs, missing_cost, pmx, prefilter, row_tables, sorting_crossover
 
@@ -195,7 +196,7 @@ def test_mutation_keeps_feasibility_and_picks_among_the_feasible_pairs(puzzle, s
 def test_cost_is_missing_symbols_over_columns_and_boxes(n):
     N = n * n
     rng = np.random.default_rng(n)
-    from sudoku_lab.geometry import geometry
+    from sudoku_lab.model.geometry import geometry
 
     units = geometry(n).units
     for _ in range(10):
@@ -209,7 +210,7 @@ def test_cost_is_missing_symbols_over_columns_and_boxes(n):
 
 def test_hand_computed_cost():
     """A 4x4 grid whose rows are all 1234: every column holds one digit (3 missing each), boxes two (2 each)."""
-    from sudoku_lab.geometry import geometry
+    from sudoku_lab.model.geometry import geometry
 
     egg = np.array([1, 2, 3, 4] * 4, dtype=np.int8)
     assert K.egg_cost(egg, geometry(2).units, 4) == 4 * 3 + 4 * 2 == missing_cost(egg, 2)
@@ -492,7 +493,7 @@ def test_numpy_iteration_behaves_like_the_kernel():
 
 # ------------------------------------------------------------ reproduction
 def test_table1_in_a_tiny_form():
-    from sudoku_lab.reproduce import run_experiment
+    from sudoku_lab.reproductions.runner import run_experiment
 
     rep = run_experiment("cuckoo-table1", runs=2, puzzles=5, max_tries=3, params={"iterations": "100"})
     rows = {r[0]: r for r in rep.rows}
@@ -508,7 +509,7 @@ def test_table1_in_a_tiny_form():
 
 
 def test_table2_in_a_tiny_form():
-    from sudoku_lab.reproduce import run_experiment
+    from sudoku_lab.reproductions.runner import run_experiment
 
     rep = run_experiment("cuckoo-table2", runs=2, puzzles=2, params={"iterations": "200"})
     assert [r[0] for r in rep.rows] == ["mk_easy_a", "mk_medium_a"]

@@ -371,8 +371,7 @@ def _no_display(env: dict) -> dict:
 
 
 def run_in_process(argv: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
-    from sudoku_lab.cli import wants_gui
-    from sudoku_lab_ui.launch import main
+    from sudoku_lab.cli import main, wants_gui
 
     with monkeypatch.context() as m:
         if wants_gui(argv):
@@ -391,7 +390,7 @@ def run_in_process(argv: list[str], capsys, monkeypatch) -> tuple[int, str, str]
 def run_in_child(argv: list[str], env: dict) -> tuple[int, str, str]:
     from sudoku_lab.cli import wants_gui
 
-    code = "import sys; from sudoku_lab_ui.launch import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from sudoku_lab.cli import main; sys.exit(main(sys.argv[1:]))"
     res = subprocess.run(
         [sys.executable, "-c", code, *argv],
         capture_output=True,

@@ -58,7 +58,7 @@ def test_the_site_builds_strictly_and_offline(tmp_path):
     home = (site / "index.html").read_text(encoding="utf-8")
     assert "qt-runtime-packages" in home and "libxcb-cursor0" in home, "the home page includes the README's set-up"
     api = (site / "api.html").read_text(encoding="utf-8")
-    for module in ("sudoku_lab.puzzle", "sudoku_lab.solvers", "sudoku_lab.experiments"):
+    for module in ("sudoku_lab.model.puzzle", "sudoku_lab.solvers", "sudoku_lab.engine.experiments"):
         assert f'id="{module}"' in api, f"the Python API page has no reference of {module}"
 
 

@@ -14,9 +14,9 @@ from hypothesis import given, strategies as st
 
 from sudoku_lab import exact
 from sudoku_lab._paths import resource_path
-from sudoku_lab.collection_io import load_puzzles
 from sudoku_lab.errors import ParameterError, PuzzleError
-from sudoku_lab.geometry import SYMBOLS
+from sudoku_lab.model.collections import load_puzzles
+from sudoku_lab.model.geometry import SYMBOLS
 
 UNIQUE_COLLECTIONS = [
     "papers.csv",
@@ -375,7 +375,7 @@ BOUNDSCHECK_SCRIPT = textwrap.dedent("""
     import numpy as np
     from numba import config
     from sudoku_lab._kernels import exact as k
-    from sudoku_lab.geometry import geometry
+    from sudoku_lab.model.geometry import geometry
 
     assert config.BOUNDSCHECK, "NUMBA_BOUNDSCHECK was not honoured"
     rng = np.random.default_rng(3)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sudoku_lab import library
-from sudoku_lab.experiments import RunResult, Task, run_task, run_tasks
-from sudoku_lab.results import task_row
+from sudoku_lab.engine.experiments import RunResult, Task, run_task, run_tasks
+from sudoku_lab.engine.results import task_row
+from sudoku_lab.model import library
 
 # Worker processes load the kernels from numba's disk cache, which the session fixture fills.
 pytestmark = pytest.mark.usefixtures("warm_kernels")
@@ -91,7 +91,7 @@ def test_run_task_summary():
 def test_chunks_carry_about_the_target_of_work_and_shrink_at_the_end_of_a_batch():
     from types import SimpleNamespace
 
-    from sudoku_lab._chunks import ChunkSizer, next_chunk, prepend, remaining
+    from sudoku_lab.engine.chunks import ChunkSizer, next_chunk, prepend, remaining
 
     sizer = ChunkSizer(0.2, most=64)
     assert sizer.size(left=1000, workers=2) == 1  # nothing measured yet: one run at a time

@@ -7,9 +7,10 @@ import struct
 import numpy as np
 import pytest
 
-from sudoku_lab import figures, library
+from sudoku_lab.analysis import figures
+from sudoku_lab.analysis.grades import correctness_grades
 from sudoku_lab.errors import ParameterError
-from sudoku_lab.grades import correctness_grades
+from sudoku_lab.model import library
 from sudoku_lab.solvers import create
 
 
@@ -81,7 +82,7 @@ def test_probability_and_convergence_figures(tmp_path):
 
 def test_convergence_figure_merges_crowded_run_ends(tmp_path):
     """Hundreds of run ends become at most max_markers lines, and no run end is lost from the counts."""
-    from sudoku_lab.markers import event_markers
+    from sudoku_lab.stepping.markers import event_markers
 
     s = create("reseda", restart="full", beta=0.2, Q=20, Q1=4)
     s.reset(library.puzzle("ai_escargot"), 1)

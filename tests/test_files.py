@@ -18,10 +18,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sudoku_lab import cli, figures, library
+from sudoku_lab import cli
+from sudoku_lab.analysis import figures
+from sudoku_lab.engine.experiments import RunResult, Task
+from sudoku_lab.engine.results import JOURNAL, PROVENANCE, TABLE, ResultStore, load_results, task_row
 from sudoku_lab.errors import DataFileError
-from sudoku_lab.experiments import RunResult, Task
-from sudoku_lab.results import JOURNAL, PROVENANCE, TABLE, ResultStore, load_results, task_row
+from sudoku_lab.model import library
 
 ROOT = os.geteuid() == 0
 
@@ -77,7 +79,7 @@ def results(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def report_text(results) -> bytes:
-    from sudoku_lab.report import build_report
+    from sudoku_lab.analysis.report import build_report
 
     return build_report(load_results(results)).format("text", None).encode()
 
@@ -231,14 +233,14 @@ def test_grades_out_must_be_a_file(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"] and _is(fifo, stat.S_ISFIFO)
 
 
-#: Calls that write or replace a file by name; only sudoku_lab/_files.py makes them. _crash.py writes its own crash
+#: Calls that write or replace a file by name; only sudoku_lab/files.py makes them. _crash.py writes its own crash
 #: report, under a fresh name in the per-user state folder, with as little machinery as possible.
 _WRITES = re.compile(
     r"os\.replace\(|os\.rename\(|\.rename\(|\.write_text\(|\.write_bytes\(|shutil\.(copy|move)"
     r"|savefig\((?!fh\b)|(?<!\w)write_table\((?!table, fh\b)|grab\(\)\.save\((?!buf\b)|NamedTemporaryFile"
     r"|mkstemp|open\([^)]*[\"'][wax]b?\+?[\"']|\.to_(csv|parquet|json)\((?!\))"
 )
-_OWN_WRITERS = {"sudoku_lab/_files.py", "sudoku_lab/_crash.py"}
+_OWN_WRITERS = {"sudoku_lab/files.py", "sudoku_lab/crash.py"}
 
 
 def test_every_writer_goes_through_the_files_module(repo_root):
@@ -353,7 +355,7 @@ def test_a_journal_line_is_read_with_a_bound(results, tmp_path):
 
 
 def test_the_journal_is_read_in_blocks_that_join_up(results, tmp_path, monkeypatch):
-    from sudoku_lab import results as results_module
+    from sudoku_lab.engine import results as results_module
 
     d = _journal_only(results, tmp_path)
     rows = load_results(d).rows()

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sudoku_lab import exact, library
+from sudoku_lab import exact
 from sudoku_lab._kernels import ga as K
 from sudoku_lab.errors import ParameterError
-from sudoku_lab.puzzle import Puzzle
-from sudoku_lab.scoring import distinct_count, missing_symbols
+from sudoku_lab.model import library
+from sudoku_lab.model.puzzle import Puzzle
+from sudoku_lab.model.scoring import distinct_count, missing_symbols
 from sudoku_lab.solvers import create
 from sudoku_lab.solvers.ga import box_tables
 

@@ -7,8 +7,8 @@ import pytest
 
 from sudoku_lab import exact
 from sudoku_lab.errors import ParameterError
-from sudoku_lab.generate import generate, generate_grid, random_grid
-from sudoku_lab.puzzle import Puzzle, is_valid_solution
+from sudoku_lab.exact.generate import generate, generate_grid, random_grid
+from sudoku_lab.model.puzzle import Puzzle, is_valid_solution
 
 # Comfortably above the greedy pass's floor for each size (see the module docstring).
 CLUES = {2: 6, 3: 28, 4: 120, 5: 375}
@@ -105,7 +105,7 @@ def test_a_time_limit_bounds_an_unreachable_target_and_reports_progress():
 
 
 def test_should_stop_interrupts_generation():
-    from sudoku_lab.generate import GenerationStopped
+    from sudoku_lab.exact.generate import GenerationStopped
 
     calls = []
     with pytest.raises(GenerationStopped, match="stopped during try 1 of 20"):
@@ -135,7 +135,7 @@ def test_bad_arguments_raise_parameter_errors(kwargs, name):
 @pytest.mark.parametrize("count", [1, 3])
 def test_generate_as_csv_reads_back_as_every_generated_puzzle(count, capsys):
     from sudoku_lab import cli
-    from sudoku_lab.collection_io import parse_collection
+    from sudoku_lab.model.collections import parse_collection
 
     assert (
         cli.main(

@@ -7,12 +7,13 @@ import json
 import numpy as np
 import pytest
 
-from sudoku_lab import cli, library
+from sudoku_lab import cli
+from sudoku_lab.analysis.grades import GradeResult, agreement, correctness_grades, grade_cells, grades_from_results
+from sudoku_lab.engine.experiments import RunResult
+from sudoku_lab.engine.results import JOURNAL, load_results
 from sudoku_lab.errors import DataFileError, ParameterError, PuzzleError
-from sudoku_lab.experiments import RunResult
-from sudoku_lab.grades import GradeResult, agreement, correctness_grades, grade_cells, grades_from_results
-from sudoku_lab.puzzle import Puzzle
-from sudoku_lab.results import JOURNAL, load_results
+from sudoku_lab.model import library
+from sudoku_lab.model.puzzle import Puzzle
 from sudoku_lab.solvers.reseda import Reseda
 
 
@@ -209,8 +210,8 @@ def test_a_seed_whose_last_run_passes_the_results_column_is_refused_before_any_r
 
 def test_grades_from_results_equal_the_grades_of_the_same_runs(tmp_path):
     """A batch's runs graded with --from give what grades gives for the same seeds and settings."""
-    from sudoku_lab.batch import run_spec
-    from sudoku_lab.spec import spec_from_options
+    from sudoku_lab.engine.batch import run_spec
+    from sudoku_lab.engine.spec import spec_from_options
 
     pz = library.puzzle("reseda_fig4_1_hard")
     params = {"restart": "none", "Q": 50, "Q1": 5}
@@ -252,9 +253,9 @@ def test_grades_from_results_equal_the_grades_of_the_same_runs(tmp_path):
 def test_a_puzzle_the_results_do_not_hold_is_named_with_every_puzzle_they_hold_counted(tmp_path, capsys):
     """`grades --from kennett-levels-results kennett_hard_103`: the message listed 12 of the 20 puzzles without saying
     so (and its sibling suggested `--puzzle NAME`, an option grades does not have)."""
-    from sudoku_lab.batch import run_spec
     from sudoku_lab.cli import main
-    from sudoku_lab.spec import spec_from_options
+    from sudoku_lab.engine.batch import run_spec
+    from sudoku_lab.engine.spec import spec_from_options
 
     run_spec(spec_from_options(["exact"], ["kennett/hard"], runs=1, first=20, until="solved"), tmp_path / "r", jobs=1)
     names = [f"kennett_hard_{k:03d}" for k in range(1, 21)]

@@ -11,11 +11,13 @@ import json
 
 import pytest
 
-from sudoku_lab import cli, compare as cmp, library
-from sudoku_lab.batch import plan, run_spec
+from sudoku_lab import cli
+from sudoku_lab.engine import compare as cmp
+from sudoku_lab.engine.batch import plan, run_spec
+from sudoku_lab.engine.results import PROVENANCE, ResultStore, load_results
+from sudoku_lab.engine.spec import parse_spec
 from sudoku_lab.errors import DataFileError
-from sudoku_lab.results import PROVENANCE, ResultStore, load_results
-from sudoku_lab.spec import parse_spec
+from sudoku_lab.model import library
 
 pytestmark = pytest.mark.usefixtures("warm_kernels")
 
@@ -197,7 +199,7 @@ def test_dry_run_says_what_the_run_would_do_and_refuses_what_it_would_refuse(tmp
 
 def test_a_directory_sampled_by_0_1_0_is_refused_saying_why(tmp_path):
     """0.1.0 drew a sample with numpy's choice, sorted: not the head of the shuffle a sample is now."""
-    from sudoku_lab.spec import _digest
+    from sudoku_lab.engine.spec import _digest
 
     spec = parse_spec(SPEC)
     run_spec(spec, tmp_path / "r")
@@ -239,8 +241,8 @@ def test_a_comparison_grows_in_runs_and_sample_and_reads_a_part(tmp_path, runs):
 
 
 def test_a_reproduction_grows_in_the_sizes_it_declares(tmp_path, runs, own_reproductions, capsys):
-    from sudoku_lab.reproduce import run_experiment
     from sudoku_lab.reproductions import Option, Paper, Report, register_paper, register_reproduction
+    from sudoku_lab.reproductions.runner import run_experiment
 
     register_paper(Paper("toy", "A. Author, A toy paper, 2024", "Table 1"))
 

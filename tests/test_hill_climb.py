@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sudoku_lab import library
 from sudoku_lab._kernels import hill_climb as K
 from sudoku_lab.errors import ParameterError
-from sudoku_lab.generate import generate
+from sudoku_lab.exact.generate import generate
+from sudoku_lab.model import library
 from sudoku_lab.solvers import create
 from sudoku_lab.solvers.hill_climb import HillClimb, hill_tables, unit_clashes
 
@@ -242,7 +242,7 @@ def test_a_solved_initial_state_is_solved_at_reset():
     sol = np.array(pz.check(), np.int8)
     almost = sol.copy()
     almost[[0, 1]] = 0  # two blanks in box 1: the greedy fill is the solution
-    from sudoku_lab.puzzle import Puzzle
+    from sudoku_lab.model.puzzle import Puzzle
 
     s = _solver(Puzzle(almost), 0)
     assert s.done and s.snapshot().solved and s.iteration == 0 and s.step(5) == 0

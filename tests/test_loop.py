@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sudoku_lab import library, loop
 from sudoku_lab.errors import ParameterError
+from sudoku_lab.model import library
 from sudoku_lab.solvers import create
+from sudoku_lab.stepping import loop
 
 
 class FakeClock:

@@ -5,9 +5,9 @@ Which kinds are marked is each solver's declaration (``Solver.marked_events``), 
 
 from __future__ import annotations
 
-from sudoku_lab.markers import event_label, event_markers
 from sudoku_lab.solvers import Solver, get_solver_class
 from sudoku_lab.solvers.base import Event
+from sudoku_lab.stepping.markers import event_label, event_markers
 
 TABU = get_solver_class("ac3_tabu").marked_events
 

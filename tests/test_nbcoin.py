@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sudoku_lab import exact, library
+from sudoku_lab import exact
 from sudoku_lab._kernels import nbcoin as K
 from sudoku_lab.errors import ParameterError
-from sudoku_lab.scoring import distinct_count, missing_symbols
+from sudoku_lab.model import library
+from sudoku_lab.model.scoring import distinct_count, missing_symbols
 from sudoku_lab.solvers import Status, create
 from sudoku_lab.solvers.nbcoin import box_tables, initial_model, model_as_cells, selected_count
 
@@ -333,7 +334,7 @@ def test_table2_nbcoin_column_on_a_reduced_size():
 
 def test_table2_ga_column_counts_what_the_ga_solver_gives():
     """The GA column runs the registered solver ga with the paper's settings and the same seeds."""
-    from sudoku_lab.experiments import Task, run_task
+    from sudoku_lab.engine.experiments import Task, run_task
     from sudoku_lab.reproductions.nbcoin import GA_PARAMS
 
     report = _run_table2(1, 3, {"generations": 300})

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from sudoku_lab import library
+from sudoku_lab.engine.experiments import Task, default_jobs, effective_jobs, run_tasks
 from sudoku_lab.errors import ParameterError
-from sudoku_lab.experiments import Task, default_jobs, effective_jobs, run_tasks
+from sudoku_lab.model import library
 
 # Slow; the commands' worker processes load the kernels from numba's disk cache, which the session
 # fixture fills, so no deadline below includes a cold compilation.
@@ -192,7 +192,7 @@ def test_a_pool_terminated_mid_warm_up_has_wound_down_when_close_returns():
     """A pool closed at once (a stop during warm-up, an error) left the executor's manager thread running;
     at exit CPython 3.11 then wrote to the wake-up pipe that thread was closing, and a traceback
     ("OSError: Bad file descriptor") followed the command's last line (a CI failure of the test above)."""
-    from sudoku_lab.experiments import WorkerPool
+    from sudoku_lab.engine.experiments import WorkerPool
 
     pool = WorkerPool(2, ("reseda",))
     assert pool.wait_ready(should_stop=lambda: True) is False  # stopped while the workers still warm up
@@ -206,7 +206,7 @@ def test_a_pool_terminated_mid_warm_up_has_wound_down_when_close_returns():
 
 def test_a_second_ctrl_c_raises_at_once():
     """The first Ctrl-C asks the work to stop; a second one interrupts whatever it is doing."""
-    from sudoku_lab._console import interruptible
+    from sudoku_lab.engine.progress import interruptible
 
     intr = interruptible()
     with intr as stop:

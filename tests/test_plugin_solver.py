@@ -75,7 +75,7 @@ def test_solve_and_algorithms(plugin_env):
         "--quiet",
     )
     assert res.returncode == 0, res.stderr
-    from sudoku_lab import library
+    from sudoku_lab.model import library
 
     assert res.stdout.splitlines()[-1] == "".join(map(str, library.puzzle("reseda_fig3_1_easy").solution))
 

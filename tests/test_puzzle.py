@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sudoku_lab import library
-from sudoku_lab.collection_io import format_collection, load_puzzles, parse_collection
 from sudoku_lab.errors import PuzzleError
-from sudoku_lab.geometry import SYMBOLS, geometry
-from sudoku_lab.puzzle import FORMATS, Puzzle
+from sudoku_lab.model import library
+from sudoku_lab.model.collections import format_collection, load_puzzles, parse_collection
+from sudoku_lab.model.geometry import SYMBOLS, geometry
+from sudoku_lab.model.puzzle import FORMATS, Puzzle
 
 EASY = "..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.."
 
@@ -305,7 +305,7 @@ def test_huge_texts_are_refused_before_they_fill_memory():
 
 
 def test_a_huge_line_in_a_file_is_refused_with_its_number(tmp_path):
-    from sudoku_lab.collection_io import MAX_LINE_BYTES
+    from sudoku_lab.model.collections import MAX_LINE_BYTES
 
     f = tmp_path / "big.txt"
     with f.open("w") as fh:
@@ -328,7 +328,7 @@ def test_unreadable_inputs_are_data_file_errors(tmp_path):
 @settings(max_examples=40)
 def test_the_batch_fast_path_reads_what_the_one_by_one_parser_reads(ps, fmt):
     """Line and CSV collections are decoded in numpy batches; every puzzle must equal Puzzle.parse of its line."""
-    import sudoku_lab.collection_io as cio
+    import sudoku_lab.model.collections as cio
 
     text = format_collection(ps, fmt)
     fast = parse_collection(text)
@@ -347,7 +347,7 @@ def test_the_batch_fast_path_reads_what_the_one_by_one_parser_reads(ps, fmt):
 
 def test_streaming_reads_a_large_file_lazily(tmp_path):
     """A 200,000-line file: the first puzzle comes at once, the whole file in bounded memory with progress."""
-    from sudoku_lab.collection_io import iter_puzzles
+    from sudoku_lab.model.collections import iter_puzzles
 
     pz = library.collection("kennett/fiendish")
     f = tmp_path / "many.txt"

@@ -1,8 +1,8 @@
 """The puzzle model's public API survives the split into puzzle (model) and formats (text).
 
-Names importable from ``sudoku_lab.puzzle`` stay importable there, ``from sudoku_lab import Puzzle``
+Names importable from ``sudoku_lab.model.puzzle`` stay importable there, ``from sudoku_lab import Puzzle``
 works without making ``import sudoku_lab`` heavy, puzzles pickled before the split still load,
-and :mod:`sudoku_lab.formats` reads and writes what ``Puzzle.parse`` and ``Puzzle.format`` do.
+and :mod:`sudoku_lab.model.formats` reads and writes what ``Puzzle.parse`` and ``Puzzle.format`` do.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import sys
 import numpy as np
 import pytest
 
-from sudoku_lab import formats
 from sudoku_lab.errors import PuzzleError
+from sudoku_lab.model import formats
 
 EASY = "..867.4.24.23...9.37..2.......4...5.89.251.67.1...3.......9..73.3...52.17.5.329.."
 
@@ -31,23 +31,11 @@ OLD_PICKLE = (
 
 
 def test_names_importable_before_the_split_still_are():
-    import sudoku_lab.puzzle as puzzle
-    from sudoku_lab.puzzle import (  # noqa: F401
-        BOX_SIZES,
+    import sudoku_lab.model.puzzle as puzzle
+    from sudoku_lab.model.puzzle import (
         FORMATS,
         MAX_CELLS,
         MAX_PUZZLE_CHARS,
-        SYMBOLS,
-        Geometry,
-        Puzzle,
-        PuzzleError,
-        PuzzleTypeError,
-        as_grid,
-        box_size_for_cells,
-        cell_name,
-        geometry,
-        is_valid_solution,
-        size_text,
     )
 
     assert puzzle.__all__ == ["Puzzle", "FORMATS", "MAX_CELLS", "MAX_PUZZLE_CHARS", "is_valid_solution"]
@@ -57,9 +45,9 @@ def test_names_importable_before_the_split_still_are():
 def test_the_package_exports_puzzle_lazily():
     code = (
         "import sys, sudoku_lab\n"
-        "assert 'numpy' not in sys.modules and 'sudoku_lab.puzzle' not in sys.modules\n"
+        "assert 'numpy' not in sys.modules and 'sudoku_lab.model.puzzle' not in sys.modules\n"
         "from sudoku_lab import Puzzle, is_valid_solution\n"
-        "import sudoku_lab.puzzle as m\n"
+        "import sudoku_lab.model.puzzle as m\n"
         "assert Puzzle is m.Puzzle and is_valid_solution is m.is_valid_solution\n"
         "assert 'Puzzle' in dir(sudoku_lab)\n"
         "try:\n    sudoku_lab.Nonsense\nexcept AttributeError as e:\n    print(e)\n"
@@ -70,7 +58,7 @@ def test_the_package_exports_puzzle_lazily():
 
 
 def test_puzzles_pickled_before_the_split_load():
-    from sudoku_lab.puzzle import Puzzle
+    from sudoku_lab.model.puzzle import Puzzle
 
     p = pickle.loads(base64.b64decode(OLD_PICKLE))
     assert isinstance(p, Puzzle) and p == Puzzle.parse(EASY)
@@ -80,7 +68,7 @@ def test_puzzles_pickled_before_the_split_load():
 
 @pytest.mark.parametrize("fmt", formats.FORMATS)
 def test_formats_module_matches_the_puzzle_methods(fmt):
-    from sudoku_lab.puzzle import Puzzle
+    from sudoku_lab.model.puzzle import Puzzle
 
     p = Puzzle.parse(EASY, name="easy").replace(metadata={"level": "easy", "author": "me"})
     text = formats.write(p.grid, p.n, fmt, name=p.name, metadata=p.metadata)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sudoku_lab import _registry
+from sudoku_lab import plugins as _registry
 from sudoku_lab.solvers import Column, Layer, Param, Solver, register, registry, unregister
 from sudoku_lab.solvers.declare import Axis, Threshold
 

@@ -15,9 +15,10 @@ import pyarrow as pa
 import pytest
 import scipy.stats as st
 
-from sudoku_lab import cli, report
+from sudoku_lab import cli
+from sudoku_lab.analysis import report
+from sudoku_lab.engine.results import SCHEMA, Results, load_results
 from sudoku_lab.errors import DataFileError, ParameterError
-from sudoku_lab.results import SCHEMA, Results, load_results
 
 #: (config, puzzle set, puzzle, solved, iterations, seconds); evaluations are 10 x iterations.
 RUNS = [

@@ -9,8 +9,8 @@ from matplotlib.colors import to_hex
 from matplotlib.image import imread
 from test_report import RUNS, results_of
 
-from sudoku_lab import figures, report
-from sudoku_lab.results import SCHEMA, Results
+from sudoku_lab.analysis import figures, report
+from sudoku_lab.engine.results import SCHEMA, Results
 
 LEVELS = ("easy", "medium", "hard", "fiendish", "diabolical")
 CONFIGS = ("reseda", "reseda:alpha=0.5,restart=full", "hill_climb", "nbcoin", "ga", "cuckoo", "ac3_tabu:k=3")

@@ -10,10 +10,9 @@ import re
 
 import pytest
 
-from sudoku_lab import library
 from sudoku_lab.cli import main
 from sudoku_lab.errors import DataFileError
-from sudoku_lab.reproduce import run_all, run_experiment
+from sudoku_lab.model import library
 from sudoku_lab.reproductions import (
     COMPARISON_HEADER,
     Option,
@@ -24,6 +23,7 @@ from sudoku_lab.reproductions import (
     register_reproduction,
     resolve_options,
 )
+from sudoku_lab.reproductions.runner import run_all, run_experiment
 
 
 @pytest.fixture
@@ -84,7 +84,7 @@ def test_a_second_run_with_the_same_results_directory_runs_nothing_and_reports_t
     again = run_experiment("toy-table", runs=4, results=tmp_path / "r")
     assert runs[0] == 4 and again.markdown() == first.markdown()
     # The rows say which task list each run belongs to; keys are unique within the reproduction.
-    from sudoku_lab.results import load_results
+    from sudoku_lab.engine.results import load_results
 
     rows = load_results(tmp_path / "r").rows()
     assert sorted(r["task"] for r in rows) == [f"toy/{i}" for i in range(4)]
@@ -102,7 +102,7 @@ def test_a_reproduction_deciding_from_earlier_runs_resumes_to_the_same_table(run
     batches it had not finished and ends with the table an uninterrupted run gives."""
     kw = dict(runs=2, puzzles=4, max_tries=25, params={"iterations": "60"})
     whole = run_experiment("cuckoo-table1", results=tmp_path / "whole", **kw)
-    from sudoku_lab.results import load_results
+    from sudoku_lab.engine.results import load_results
 
     # A batch of 10 tries for each easy puzzle (solved by AC3), then batches of medium a until 2 are solved.
     total = len(load_results(tmp_path / "whole"))
@@ -260,7 +260,7 @@ def test_mistakes_with_reproduce_all_are_one_line(args, fragment, capsys):
 
 # ------------------------------------------------------------------ where the runs go
 def test_one_pool_serves_every_task_list_and_gives_the_serial_results(toy):
-    from sudoku_lab.experiments import Workers
+    from sudoku_lab.engine.experiments import Workers
 
     serial = run_experiment("toy-table", runs=4).rows
     with Workers(2) as workers:
@@ -280,7 +280,7 @@ def test_one_pool_serves_every_task_list_and_gives_the_serial_results(toy):
 
 
 def test_one_dask_client_serves_every_task_list_and_gives_the_serial_results(toy):
-    from sudoku_lab.experiments import Workers
+    from sudoku_lab.engine.experiments import Workers
     from sudoku_lab.reproductions import Runner
 
     pz = library.puzzle("reseda_fig3_1_easy")

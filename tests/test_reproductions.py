@@ -14,7 +14,6 @@ import pytest
 
 import sudoku_lab
 from sudoku_lab.errors import ParameterError
-from sudoku_lab.reproduce import run_experiment
 from sudoku_lab.reproductions import (
     COMPARISON_HEADER,
     Option,
@@ -30,6 +29,7 @@ from sudoku_lab.reproductions import (
     resolve_options,
 )
 from sudoku_lab.reproductions._core import difference_text, p_text
+from sudoku_lab.reproductions.runner import run_experiment
 
 PACKAGE = Path(sudoku_lab.__file__).resolve().parent
 
@@ -166,7 +166,7 @@ def test_no_analysis_module_imports_the_cli():
 
 PLUGIN = textwrap.dedent("""
     from sudoku_lab import library
-    from sudoku_lab.experiments import Task
+    from sudoku_lab.engine.experiments import Task
     from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, register_paper,
                                           register_reproduction)
 

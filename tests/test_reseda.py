@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sudoku_lab import library
-from sudoku_lab.ac3 import ac3
 from sudoku_lab.errors import ParameterError
-from sudoku_lab.generate import generate
-from sudoku_lab.scoring import missing_symbols
+from sudoku_lab.exact.ac3 import ac3
+from sudoku_lab.exact.generate import generate
+from sudoku_lab.model import library
+from sudoku_lab.model.scoring import missing_symbols
 from sudoku_lab.solvers import Status, create
 from sudoku_lab.solvers.reseda import Reseda, admissible_box_permutations, zone_units
 

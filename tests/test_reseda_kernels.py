@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sudoku_lab import library
 from sudoku_lab._kernels import reseda as K
-from sudoku_lab.ac3 import initial_domains
-from sudoku_lab.geometry import geometry
+from sudoku_lab.exact.ac3 import initial_domains
+from sudoku_lab.model import library
+from sudoku_lab.model.geometry import geometry
 from sudoku_lab.solvers.reseda import _box_tables, _initial_p
 
 import naive
@@ -204,7 +204,7 @@ import numpy as np
 from numba.core.config import BOUNDSCHECK
 assert BOUNDSCHECK, "boundscheck is off"
 from sudoku_lab import library
-from sudoku_lab.generate import generate
+from sudoku_lab.exact.generate import generate
 from sudoku_lab.solvers.reseda import Reseda
 for pz in (library.puzzle("reseda_fig3_1_easy"), generate(2, 6, seed=1)):
     for kw in (dict(sampling="blocks"), dict(sampling="independent", selection="groups", precompute=False),
@@ -291,7 +291,7 @@ import numpy as np
 from numba.core.config import BOUNDSCHECK
 assert BOUNDSCHECK
 from sudoku_lab._kernels import reseda as K
-from sudoku_lab.geometry import geometry
+from sudoku_lab.model.geometry import geometry
 from sudoku_lab.solvers.reseda import _box_tables
 geo = geometry(2)
 g = np.zeros(16, np.int8)
@@ -318,9 +318,9 @@ print("ok")
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 5), st.data())
 def test_shared_score_kernels_match_numpy_scoring(n, data):
-    """The kernels every solver shares equal sudoku_lab.scoring on any grid, blanks included."""
-    from sudoku_lab import scoring
+    """The kernels every solver shares equal sudoku_lab.model.scoring on any grid, blanks included."""
     from sudoku_lab._kernels import scores
+    from sudoku_lab.model import scoring
 
     N = n * n
     grid = np.array(data.draw(st.lists(st.integers(0, N), min_size=N * N, max_size=N * N)), dtype=np.int8)

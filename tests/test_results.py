@@ -7,10 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from sudoku_lab import library
-from sudoku_lab.errors import DataFileError
-from sudoku_lab.experiments import RunResult, Task, run_batch
-from sudoku_lab.results import (
+from sudoku_lab.engine.experiments import RunResult, Task, run_batch
+from sudoku_lab.engine.results import (
     COLUMNS,
     FORMAT,
     JOURNAL,
@@ -22,6 +20,8 @@ from sudoku_lab.results import (
     load_results,
     task_row,
 )
+from sudoku_lab.errors import DataFileError
+from sudoku_lab.model import library
 
 SPEC = {"kind": "test", "runs": 3}
 

@@ -237,6 +237,6 @@ def test_an_output_in_a_read_only_directory_is_refused_before_any_run(other_acco
 
 
 def library_line() -> str:
-    from sudoku_lab import library
+    from sudoku_lab.model import library
 
     return library.puzzle("reseda_fig3_1_easy").to_line() + "\n"

@@ -31,7 +31,7 @@ def test_solver_contract(solver, check):
 def test_check_layers_reports_wrong_declarations():
     """The layer check is not vacuous: wrong dtype, shape, missing keys and writeable arrays are all caught."""
     s = create("reseda", restart="full", beta=0.3)
-    from sudoku_lab import library
+    from sudoku_lab.model import library
 
     s.reset(library.puzzle("reseda_fig4_1_hard"), seed=7)
     s.step(3)

@@ -7,8 +7,8 @@ import zlib
 import numpy as np
 import pytest
 
-from sudoku_lab import library
-from sudoku_lab.spec import MAX_TASKS, SpecError, load_spec, parse_spec, spec_from_options
+from sudoku_lab.engine.spec import MAX_TASKS, SpecError, load_spec, parse_spec, spec_from_options
+from sudoku_lab.model import library
 
 SPEC = """\
 name = "demo"

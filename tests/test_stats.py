@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.stats as st
 
-from sudoku_lab.stats import (
+from sudoku_lab.analysis.stats import (
     VERDICTS,
     Rate,
     bootstrap_mean_ci,

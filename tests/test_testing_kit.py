@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from sudoku_lab.errors import ParameterError
-from sudoku_lab.scoring import missing_symbols
+from sudoku_lab.model.scoring import missing_symbols
 from sudoku_lab.solvers import Param, Solver, Status, create, registry
 from sudoku_lab.testing import (
     SolverCheck,

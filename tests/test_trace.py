@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sudoku_lab import library
-from sudoku_lab.figures import convergence_figure
+from sudoku_lab.analysis.figures import convergence_figure
+from sudoku_lab.model import library
 from sudoku_lab.solvers import create
 from sudoku_lab.solvers.base import Trace
 

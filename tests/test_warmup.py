@@ -14,7 +14,7 @@ import pytest
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.solvers import registry
 from sudoku_lab.solvers.reseda import Reseda
-from sudoku_lab.warmup import SHARED, generic_warm_up, warm_up
+from sudoku_lab.stepping.warmup import SHARED, generic_warm_up, warm_up
 
 
 def test_progress_counts_every_item_then_ends_with_none(warm_kernels):
@@ -44,7 +44,7 @@ def test_an_unknown_solver_is_refused_before_anything_runs():
 def test_a_class_warm_up_hook_replaces_the_generic_default(monkeypatch):
     calls = []
     monkeypatch.setattr(Reseda, "warm_up", classmethod(lambda cls: calls.append(cls.name)), raising=False)
-    monkeypatch.setattr("sudoku_lab.warmup.generic_warm_up", lambda cls: calls.append("generic"))
+    monkeypatch.setattr("sudoku_lab.stepping.warmup.generic_warm_up", lambda cls: calls.append("generic"))
     assert warm_up(["reseda"], shared=False).items == ("reseda",)
     assert calls == ["reseda"]
 
@@ -63,8 +63,9 @@ def test_the_generic_default_steps_the_solver_on_9x9_and_4x4(monkeypatch, warm_k
 
 
 def test_the_batch_runner_warms_up_the_first_tasks_solver_once(monkeypatch):
-    from sudoku_lab import experiments, library
-    from sudoku_lab.experiments import Task, run_tasks
+    from sudoku_lab.engine import experiments
+    from sudoku_lab.engine.experiments import Task, run_tasks
+    from sudoku_lab.model import library
 
     calls = []
     monkeypatch.setattr(experiments, "warm_up", lambda names: calls.append(tuple(names)))
@@ -81,7 +82,7 @@ def test_the_batch_runner_warms_up_the_first_tasks_solver_once(monkeypatch):
 LONG_RUNS = textwrap.dedent("""
     import json, sys
     import numpy as np
-    from sudoku_lab.warmup import warm_up, _dispatchers
+    from sudoku_lab.stepping.warmup import warm_up, _dispatchers
 
     def signatures():
         return {name: sorted(map(str, d.signatures)) for name, d in _dispatchers().values()}
@@ -89,7 +90,7 @@ LONG_RUNS = textwrap.dedent("""
     report = warm_up()
     before = signatures()
     from sudoku_lab import exact, generate, library, loop
-    from sudoku_lab.ac3 import ac3
+    from sudoku_lab.exact.ac3 import ac3
     from sudoku_lab.benchmarks.exact import _text_path
     from sudoku_lab.solvers import create, registry
 
@@ -137,7 +138,7 @@ def test_warm_up_covers_every_kernel_specialisation_of_long_runs(warm_kernels):
 
 REPORT = textwrap.dedent("""
     import json, sys
-    from sudoku_lab.warmup import warm_up
+    from sudoku_lab.stepping.warmup import warm_up
     r = warm_up(["exact"], shared=False)
     json.dump({"compiled": r.compiled, "loaded": r.loaded}, sys.stdout)
 """)
@@ -194,7 +195,7 @@ def _nine_only_solver(name, fail_on):
 def test_a_solver_that_cannot_take_4x4_puzzles_is_still_warmed():
     """The lab's worker warms a plugin solver; a failure on the 4x4 warm-up puzzle must not stop it."""
     from sudoku_lab.solvers import register, unregister
-    from sudoku_lab.warmup import generic_warm_up, warm_up
+    from sudoku_lab.stepping.warmup import generic_warm_up, warm_up
 
     cls = register(_nine_only_solver("tmp-nine-only", fail_on=4))
     try:
@@ -299,7 +300,7 @@ def test_a_kernel_without_a_cache_is_not_said_to_compile_once():
     """A plugin's njit(cache=False) kernel compiles at every start: the notice must not promise a cache."""
     import io
 
-    from sudoku_lab.warmup import UNCACHED, CompileNotice
+    from sudoku_lab.stepping.warmup import UNCACHED, CompileNotice
 
     out = io.StringIO()
     notice = CompileNotice(out)
@@ -317,7 +318,7 @@ def test_a_kernel_without_a_cache_is_not_said_to_compile_once():
 def test_the_compile_listener_marks_a_kernel_numba_does_not_cache():
     from numba import njit
 
-    from sudoku_lab.warmup import UNCACHED, _CompileListener
+    from sudoku_lab.stepping.warmup import UNCACHED, _CompileListener
 
     @njit(cache=False)
     def plain(x):
@@ -334,8 +335,8 @@ def test_the_compile_listener_marks_a_kernel_numba_does_not_cache():
 
 def test_a_run_task_result_never_includes_compiling(lazy_solver):
     """The `seconds` of a results row: run_task compiles before its clock starts, even called on its own."""
-    from sudoku_lab import library
-    from sudoku_lab.experiments import Task, run_task
+    from sudoku_lab.engine.experiments import Task, run_task
+    from sudoku_lab.model import library
 
     res = run_task(Task("tmp-lazy", {}, library.puzzle("reseda_fig3_1_easy"), 0, until="3it"))
     assert res.iterations == 3 and lazy_solver.cold_steps and not any(lazy_solver.cold_steps)
@@ -343,8 +344,9 @@ def test_a_run_task_result_never_includes_compiling(lazy_solver):
 
 def test_the_stepping_loop_compiles_before_its_clock(lazy_solver):
     """Every front end that times a run through loop.iterate (the lab's worker included) gets it for free."""
-    from sudoku_lab import library, loop
+    from sudoku_lab.model import library
     from sudoku_lab.solvers import create
+    from sudoku_lab.stepping import loop
 
     s = create("tmp-lazy")
     s.reset(library.puzzle("reseda_fig3_1_easy"), seed=0)
@@ -353,7 +355,7 @@ def test_the_stepping_loop_compiles_before_its_clock(lazy_solver):
 
 
 def test_a_compile_is_said_with_its_item_and_count_and_a_warm_cache_says_nothing(lazy_solver, capsys):
-    from sudoku_lab.warmup import CompileNotice
+    from sudoku_lab.stepping.warmup import CompileNotice
 
     said = []
     report = warm_up(["reseda", "tmp-lazy"], on_compile=lambda *what: said.append(what))
@@ -374,7 +376,9 @@ def test_a_compile_is_said_with_its_item_and_count_and_a_warm_cache_says_nothing
 def test_check_and_generate_warm_the_shared_kernels_first(monkeypatch, capsys):
     """`check` was silent for 21 s on a cold cache, and `generate --time-limit` counted compiling in its limit:
     both warm the shared kernels, with the notice, before their work (and after reading their input)."""
-    from sudoku_lab import cli, generate, warmup
+    from sudoku_lab import cli
+    from sudoku_lab.exact import generate
+    from sudoku_lab.stepping import warmup
 
     calls = []
     monkeypatch.setattr(warmup, "warm_up", lambda names=None, **kw: calls.append((tuple(names), kw)))
@@ -415,7 +419,7 @@ def test_a_cold_cache_is_said_and_never_counted_in_a_run(tmp_path):
     import re
     import shutil
 
-    from sudoku_lab.results import load_results
+    from sudoku_lab.engine.results import load_results
 
     one, two = tmp_path / "cache1", tmp_path / "cache2"
     res = _cold_cli(one, "check", "reseda_fig4_1_hard")

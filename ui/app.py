@@ -13,9 +13,9 @@ import os
 import sys
 import threading
 
-from sudoku_lab import library
-from sudoku_lab._crash import internal_error_message
-from sudoku_lab.errors import SudokuLabError
+from sudoku_lab.crash import internal_error_message
+from sudoku_lab.errors import EXIT_INTERNAL, EXIT_USAGE, SudokuLabError
+from sudoku_lab.model import library
 
 __all__ = ["run_app", "create_window", "install_exception_hook"]
 
@@ -72,7 +72,7 @@ def install_exception_hook(window):
 
     PySide6 hands an exception raised in a slot to :data:`sys.excepthook` and
     carries on; a Python thread's goes to :data:`threading.excepthook`. Both
-    become :func:`sudoku_lab._crash.internal_error_message`'s line (the full
+    become :func:`sudoku_lab.crash.internal_error_message`'s line (the full
     report goes to a file), printed on stderr and shown in a non-modal message
     box (object name ``internal_error_box``) and the status bar, always from
     the GUI thread.
@@ -136,7 +136,7 @@ def run_app(options=None) -> int:
     stderr) when the lab cannot start here, 70 (one line and a crash report)
     for a bug before the window exists.
     """
-    from sudoku_lab.cli import resolve_puzzle
+    from sudoku_lab.model.resolve import resolve_puzzle
     from sudoku_lab.solvers import get_solver_class
 
     puzzle = None
@@ -150,7 +150,7 @@ def run_app(options=None) -> int:
             get_solver_class(algo)
     except SudokuLabError as e:
         print(f"sudoku-lab: error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if sys.platform.startswith("linux") and not (
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or os.environ.get("QT_QPA_PLATFORM")
     ):
@@ -159,13 +159,13 @@ def run_app(options=None) -> int:
             "commands work anywhere: see sudoku-lab --help",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_USAGE
     from ._platform import preflight
 
     problem = preflight()
     if problem:  # Qt would abort (SIGABRT, a core dump) instead of saying this
         print(f"sudoku-lab: error: {problem}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
@@ -178,8 +178,6 @@ def run_app(options=None) -> int:
         win = create_window(puzzle, algo, settings=settings)
         win.restore_layout()
     except Exception as e:  # a bug before the window exists: nothing can show a box yet
-        from sudoku_lab.cli import EXIT_INTERNAL
-
         print(f"sudoku-lab: error: {internal_error_message(e, 'opening the lab window')}", file=sys.stderr)
         return EXIT_INTERNAL
     install_exception_hook(win)

@@ -7,7 +7,7 @@ Method: for each solver asked for (``--algo``, repeatable; ``all`` is every
 registered metaheuristic), the solver runs on the puzzle and with the
 parameters of its first declared example (``Solver.examples[0]``; RESEDA:
 ``reseda_fig4_1_hard``, defaults) for seeds 0, 1, 2, ..., each run until
-solved or ``--iterations``, both headless through :func:`sudoku_lab.loop.run`
+solved or ``--iterations``, both headless through :func:`sudoku_lab.stepping.loop.run`
 (carrying the adapted chunk size from run to run, as the worker does) and in
 the real main window with the solver chosen in its algorithm box, so that its
 own views dock and draw (worker thread, board at 30 Hz, plots at 10 Hz), in
@@ -29,14 +29,14 @@ import numpy as np
 
 
 def _termination(iterations: int):
-    from sudoku_lab import loop
+    from sudoku_lab.stepping import loop
 
     return loop.AnyOf(loop.Solved(), loop.MaxIterations(iterations)) if iterations else loop.Solved()
 
 
 def _headless(name, params, puzzle, seeds, iterations) -> tuple[int, float]:
-    from sudoku_lab import loop
     from sudoku_lab.solvers import create
+    from sudoku_lab.stepping import loop
 
     steps = 0
     seconds = 0.0
@@ -154,9 +154,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from sudoku_lab import library
     from sudoku_lab.benchmarks.gui import gui_solvers
     from sudoku_lab.errors import ParameterError
+    from sudoku_lab.model import library
     from sudoku_lab.solvers import get_solver_class
 
     try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
-from sudoku_lab.ac3 import ac3
+from sudoku_lab.exact.ac3 import ac3
 
 from .background import Jobs
 from .overlays import OverlayCanvas, overlays

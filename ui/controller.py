@@ -19,10 +19,10 @@ import random
 import numpy as np
 from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
-from sudoku_lab import loop
 from sudoku_lab.errors import ParameterError, PuzzleError
-from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.model.puzzle import Puzzle
 from sudoku_lab.solvers import DEFAULT_SEED, get_solver_class, registry
+from sudoku_lab.stepping import loop
 
 from .background import Jobs
 from .worker import SolverWorker, WorkerState
@@ -82,7 +82,7 @@ class Controller(QObject):
     paramsChanged(object)
         The parameter dict for the current algorithm changed.
     progress(object)
-        The newest :class:`~sudoku_lab.loop.Progress` (at most ~30 per second).
+        The newest :class:`~sudoku_lab.stepping.loop.Progress` (at most ~30 per second).
     stateChanged(str)
         A :class:`~sudoku_lab_ui.worker.WorkerState` value; :attr:`at_start` is set before it.
     runEnded(str)

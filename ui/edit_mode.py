@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 
 from sudoku_lab.errors import PuzzleError
-from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.model.puzzle import Puzzle
 
 from .controller import Controller
 from .puzzle_panel import PuzzlePanel

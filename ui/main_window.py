@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
 )
 
 from sudoku_lab import __version__
-from sudoku_lab._registry import UI_PLUGIN_GROUP, load_plugins
 from sudoku_lab.errors import SudokuLabError
-from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.model.puzzle import Puzzle
+from sudoku_lab.plugins import UI_PLUGIN_GROUP, load_plugins
 from sudoku_lab.solvers import registry
 
 from . import gui_gc
@@ -424,7 +424,7 @@ class MainWindow(QMainWindow):
 
     def export_figures(self, directory: str | None = None) -> list[Path]:
         """Render every probability layer and the convergence curves with matplotlib (PDF/SVG/PNG)."""
-        from sudoku_lab import figures
+        from sudoku_lab.analysis import figures
 
         prog = self._last_progress
         if prog is None:

@@ -35,7 +35,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from sudoku_lab._registry import UI_PLUGIN_GROUP, Registry
+from sudoku_lab.plugins import UI_PLUGIN_GROUP, Registry
 
 __all__ = [
     "OverlaySpec",

@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from sudoku_lab import library
-from sudoku_lab.collection_io import iter_puzzles, parse_collection
 from sudoku_lab.errors import PuzzleError, SudokuLabError
-from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.model import library
+from sudoku_lab.model.collections import iter_puzzles, parse_collection
+from sudoku_lab.model.puzzle import Puzzle
 
 __all__ = ["PuzzlePanel"]
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QPushButton, QSpinBox, QToolBar
 
-from sudoku_lab import loop
+from sudoku_lab.stepping import loop
 
 from .controller import SPEEDS, Controller
 from .worker import WorkerState

@@ -32,7 +32,7 @@ def save_grab(widget, path: Path) -> None:
     a device or FIFO written directly, never replaced)."""
     from PySide6.QtCore import QBuffer, QByteArray, QIODevice
 
-    from sudoku_lab._files import write_file
+    from sudoku_lab.files import write_file
 
     data = QByteArray()
     buf = QBuffer(data)
@@ -116,7 +116,7 @@ def _set_param(win, name: str, value) -> None:
 
 def take(app, out: Path, shot: Shot, timeout: float = 3600) -> Path:
     """Drive the window through its own controls to ``shot`` and save what it shows."""
-    from sudoku_lab import library
+    from sudoku_lab.model import library
 
     from .app import create_window
 
@@ -175,7 +175,7 @@ def take(app, out: Path, shot: Shot, timeout: float = 3600) -> Path:
 
 
 def short_run(app, out: Path) -> Path:
-    from sudoku_lab import library
+    from sudoku_lab.model import library
 
     from .app import create_window
 
@@ -204,7 +204,7 @@ def short_run(app, out: Path) -> Path:
 
 
 def long_run(app, out: Path, steps: int) -> Path:
-    from sudoku_lab import library
+    from sudoku_lab.model import library
 
     from .app import create_window
 

@@ -9,7 +9,7 @@ adds its own views with :func:`register_view` (or a plugin of the
 window; the view also says which dock it shares a tab with (``tab_with``).
 
 Every view widget implements ``on_puzzle(puzzle)`` and ``on_progress(progress)``
-(a :class:`~sudoku_lab.loop.Progress`); ``on_solver(cls)`` is optional and
+(a :class:`~sudoku_lab.stepping.loop.Progress`); ``on_solver(cls)`` is optional and
 called when the view is shown for a solver.
 """
 
@@ -22,8 +22,8 @@ from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QComboBox, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from sudoku_lab._registry import UI_PLUGIN_GROUP, Registry
-from sudoku_lab.ac3 import ac3
+from sudoku_lab.exact.ac3 import ac3
+from sudoku_lab.plugins import UI_PLUGIN_GROUP, Registry
 from sudoku_lab.solvers import get_solver_class
 
 from .background import Jobs
@@ -200,7 +200,7 @@ class AC3View(_RoleView, AC3Player):
     Every solver gets the puzzle's AC3 (a teaching tool independent of the
     solver), run off the GUI thread; the player shows the result when it
     arrives (a newer puzzle supersedes an older computation). A solver that
-    declares a layer with role ``ac3`` (an :class:`~sudoku_lab.ac3.AC3Result`:
+    declares a layer with role ``ac3`` (an :class:`~sudoku_lab.exact.ac3.AC3Result`:
     AC3-tabu search's propagation of its latest move, the cuckoo search's
     prefilter) adds a second source, chosen by default: while a run goes on
     the player shows that result at its end, with the removals of the

@@ -3,7 +3,7 @@
 The GUI thread talks to it only through thread-safe requests (a command queue,
 a locked dict of pending parameter changes, events), never through signals
 *into* the worker, which would queue behind its stepping loop. The worker
-publishes immutable :class:`~sudoku_lab.loop.Progress` objects in a one-slot
+publishes immutable :class:`~sudoku_lab.stepping.loop.Progress` objects in a one-slot
 mailbox that the GUI polls on a timer, so frames are dropped, never queued;
 rare state changes (compiling, running, idle, finished, errors) are signals.
 """
@@ -16,16 +16,16 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from sudoku_lab import loop
-from sudoku_lab._crash import internal_error_message
+from sudoku_lab.crash import internal_error_message
 from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.solvers import create
+from sudoku_lab.stepping import loop
 
 __all__ = ["SolverWorker", "WorkerState", "warm_up"]
 
 
 def warm_up(names, progress=None) -> None:
-    """Load or compile the kernels of the solvers ``names`` and the shared ones (:func:`sudoku_lab.warmup.warm_up`).
+    """Load or compile the kernels of the solvers ``names`` and the shared ones (``warmup.warm_up`` of the core).
 
     Runs on the worker thread, which shows the "compiling kernels" state
     meanwhile.
@@ -38,7 +38,7 @@ def warm_up(names, progress=None) -> None:
         ``progress(text)``: before each item, which it loads (or compiles), and each time a kernel starts
         compiling (a cold cache), which one.
     """
-    from sudoku_lab.warmup import UNCACHED, warm_up as warm
+    from sudoku_lab.stepping.warmup import UNCACHED, warm_up as warm
 
     def report(done, total, name):
         if progress is not None and name is not None:

@@ -31,7 +31,7 @@ yet. The last alternative of a node reuses the node's own row instead of a
 copy, so the stack only grows at real choice points; it never needs more
 than ``C + 1`` rows because every level fixes at least one more cell.
 
-Every function takes the geometry tables of :func:`sudoku_lab.geometry.geometry`
+Every function takes the geometry tables of :func:`sudoku_lab.model.geometry.geometry`
 (``peers`` int32 [C, P], ``units`` int32 [3N, N], ``cell_units`` int32
 [C, 3]) and works for box sizes 2..5. Masks are read into ``int64`` scalars:
 numba widens ``uint32`` arithmetic to 64 bits anyway, and signed scalars keep

@@ -5,7 +5,7 @@ the missing-symbol cost (RESEDA, cuckoo search; the ``cost`` of every
 solver) and the distinct-count fitness (Sato and Inoue's GA, NB-COIN, hill
 climbing's f1). Kernels in other modules call these; numba's cache is keyed
 on a hash of every kernel source (:mod:`.common`), so editing one here
-recompiles its callers too. :mod:`sudoku_lab.scoring` is the numpy version
+recompiles its callers too. :mod:`sudoku_lab.model.scoring` is the numpy version
 for reports, and the tests hold the two equal.
 """
 

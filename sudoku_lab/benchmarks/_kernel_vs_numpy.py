@@ -22,15 +22,14 @@ sub-command of such a benchmark from its function and its options.
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from .._checks import checked
-from ..puzzle import Puzzle
-from . import register_benchmark
+from .._checks import checked, int_range
+from ..model.puzzle import Puzzle
+from . import BenchmarkOption, register_benchmark
 from ._timing import ratio, ratio_text
 
 __all__ = [
@@ -266,7 +265,7 @@ def kernel_vs_numpy(
     if not seeds:
         raise ValueError("seeds must name at least one seed")
     if warm:
-        from ..warmup import warm_up
+        from ..stepping.warmup import warm_up
 
         warm_up((solver,))
     ways = {"kernel": kernel, "numpy": numpy}
@@ -354,24 +353,26 @@ def register_kernel_benchmark(
     flags : sequence of Flag
         The sub-command's options.
     """
-    from .._console import int_option
-
     defaults = {p.name: p.default for p in inspect.signature(bench).parameters.values()}
     for f in flags:
         if f.param not in defaults:
             raise ValueError(f"benchmark {name!r}: {f.flag} names {f.param!r}, not a parameter of {bench.__name__}")
 
-    def add_arguments(parser: argparse.ArgumentParser) -> None:
-        for f in flags:
-            default = defaults[f.param]
-            kind = int_option(f.low, f.high) if isinstance(default, int) else str
-            parser.add_argument(
-                f.flag, *f.aliases, dest=f.param, type=kind, default=default, help=f"{f.help} (default {default})"
-            )
+    options = tuple(
+        BenchmarkOption(
+            f.flag,
+            *f.aliases,
+            dest=f.param,
+            type=int_range(f.low, f.high) if isinstance(defaults[f.param], int) else str,
+            default=defaults[f.param],
+            help=f"{f.help} (default {defaults[f.param]})",
+        )
+        for f in flags
+    )
 
-    def run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
+    def run(args, out: Callable[[str], object]) -> int:
         result = bench(**{f.param: getattr(args, f.param) for f in flags}, out=out)
         return 0 if result.get("same_work", True) else 1
 
     run.__module__ = bench.__module__  # the registry names the module that registered it
-    register_benchmark(name, help=help, add_arguments=add_arguments, run=run, solver=solver, description=description)
+    register_benchmark(name, help=help, options=options, run=run, solver=solver, description=description)

@@ -19,7 +19,7 @@ from functools import partial
 import numpy as np
 
 from .._checks import checked
-from ..puzzle import Puzzle
+from ..model.puzzle import Puzzle
 from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyTabu", "numpy_propagate", "bench_ac3_tabu"]
@@ -238,7 +238,7 @@ def bench_ac3_tabu(
         ``kernel_iterations_per_second``, ``numpy_iterations_per_second``, ``kernel_over_numpy``,
         ``same_work`` (the numpy iteration's costs are the kernel's first ones).
     """
-    from .. import library
+    from ..model import library
 
     pz = library.puzzle(puzzle)
 

@@ -2,7 +2,7 @@
 cluster, side by side.
 
 Each way runs the same tasks (RESEDA, one seeded run per puzzle of a set)
-through the engine's own executor (:class:`~sudoku_lab.experiments.Workers`);
+through the engine's own executor (:class:`~sudoku_lab.engine.experiments.Workers`);
 the pool and the cluster are started and warmed once, before the passes, and
 kept for all of them, as ``reproduce`` keeps them for all its batches, so the
 ratios are the batch engine's throughput: how much of the extra cores a batch
@@ -14,44 +14,44 @@ says so, or fails.
 
 from __future__ import annotations
 
-import argparse
 import time
 from collections.abc import Callable
 
-from . import register_benchmark
+from .._checks import int_range
+from . import BenchmarkOption, register_benchmark
 from ._timing import ratio, ratio_text, side_by_side
 
 #: The issue's targets on 2 cores: pool and Dask throughput over one process.
 TARGETS = {"pool": 1.8, "dask": 1.6}
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .._console import int_option
-
-    parser.add_argument(
+#: The sub-command's options.
+_OPTIONS = (
+    BenchmarkOption(
         "--runs",
-        type=int_option(2, 100_000),
+        type=int_range(2, 100_000),
         default=200,
         help="runs in the batch: one per puzzle of --set, cycling if it has fewer (default 200)",
-    )
-    parser.add_argument("--set", default="kennett/easy", help="puzzle collection (default kennett/easy)")
-    parser.add_argument(
+    ),
+    BenchmarkOption("--set", default="kennett/easy", help="puzzle collection (default kennett/easy)"),
+    BenchmarkOption(
         "--jobs",
-        type=int_option(2),
+        type=int_range(2),
         default=None,
         help="worker processes of the pool and the Dask cluster (default: every CPU)",
-    )
-    parser.add_argument(
-        "--repeat", type=int_option(1, 100), default=5, help="passes; the best of each way counts (default 5)"
-    )
-    parser.add_argument("--no-dask", action="store_true", help="leave the Dask cluster out")
+    ),
+    BenchmarkOption(
+        "--repeat", type=int_range(1, 100), default=5, help="passes; the best of each way counts (default 5)"
+    ),
+    BenchmarkOption("--no-dask", action="store_true", help="leave the Dask cluster out"),
+)
 
 
-def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
-    from .. import library
+def _run(args, out: Callable[[str], object]) -> int:
+    from ..engine.experiments import Task, Workers, default_jobs, effective_jobs, run_tasks
     from ..errors import ParameterError
-    from ..experiments import Task, Workers, default_jobs, effective_jobs, run_tasks
-    from ..warmup import warm_up
+    from ..model import library
+    from ..stepping.warmup import warm_up
 
     puzzles = library.collection(args.set)
     jobs, note = effective_jobs(args.jobs or default_jobs())
@@ -118,7 +118,7 @@ def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
 register_benchmark(
     "batch",
     help="one batch of RESEDA runs in one process, the process pool and a local Dask cluster: throughput ratios",
-    add_arguments=_add_arguments,
+    options=_OPTIONS,
     run=_run,
     solver="reseda",
     description=__doc__.split("\n\n", 1)[0].replace("``", "'"),

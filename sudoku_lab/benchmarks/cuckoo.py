@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._checks import checked
-from ..puzzle import Puzzle
+from ..model.puzzle import Puzzle
 from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyCuckoo", "bench_cuckoo"]
@@ -250,7 +250,7 @@ def bench_cuckoo(
     dict
         ``kernel_iterations_per_second``, ``numpy_iterations_per_second``, ``kernel_over_numpy``, ``same_work``.
     """
-    from .. import library
+    from ..model import library
 
     np_iterations = max(1, iterations // 20)  # the numpy version is far slower: fewer iterations per pass
     pz = library.puzzle(puzzle)

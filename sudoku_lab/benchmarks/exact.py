@@ -1,7 +1,7 @@
 """``sudoku-lab bench exact``: the exact solver's ways of solving a set, side by side, next to qqwing.
 
 Measured in one process, in interleaved passes (the best pass of each counts),
-after every kernel is loaded or compiled (:func:`sudoku_lab.warmup.warm_up`):
+after every kernel is loaded or compiled (:func:`sudoku_lab.stepping.warmup.warm_up`):
 
 ``solve``
     :func:`sudoku_lab.exact.solve` per puzzle in a Python loop (what a user's
@@ -14,7 +14,7 @@ after every kernel is loaded or compiled (:func:`sudoku_lab.warmup.warm_up`):
     uniqueness proof);
 ``text``
     our text-in/text-out path, the same work qqwing does: the puzzles' lines
-    parsed by :func:`sudoku_lab.collection_io.parse_collection`, each solved
+    parsed by :func:`sudoku_lab.model.collections.parse_collection`, each solved
     by ``exact.solve`` and its solution written as a line;
 ``qqwing``
     for 9 x 9 sets, when ``qqwing`` is on the PATH: ``qqwing --solve
@@ -31,7 +31,6 @@ write lines, neither pays for starting a process.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -42,9 +41,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from .._checks import checked
+from .._checks import checked, int_range
 from ..errors import ParameterError
-from . import register_benchmark
+from . import BenchmarkOption, register_benchmark
 from ._timing import ratio, ratio_text, side_by_side
 
 __all__ = ["bench_exact", "MEASURES"]
@@ -64,7 +63,7 @@ _MIN_SOLVING_SHARE = 0.1
 
 
 def _line(grid: np.ndarray) -> str:
-    from ..geometry import SYMBOLS
+    from ..model.geometry import SYMBOLS
 
     return "".join("." if d == 0 else SYMBOLS[d - 1] for d in grid.tolist())
 
@@ -86,8 +85,8 @@ def _stack(puzzles: Sequence) -> tuple[list[str], np.ndarray, int]:
 def _text_path(text: str, n: int) -> str:
     """Our text-in/text-out solving: parse the lines, solve each puzzle, write each solution as a line."""
     from .. import exact
-    from ..collection_io import parse_collection
-    from ..puzzle import Puzzle
+    from ..model.collections import parse_collection
+    from ..model.puzzle import Puzzle
 
     lines = []
     for p in parse_collection(text, n=n):
@@ -129,7 +128,7 @@ def bench_exact(
     ----------
     puzzles : sequence of (str, array_like of int, shape (C,)), or str or Path
         ``(name, grid)`` pairs of one size, or a puzzle file in any format
-        :func:`sudoku_lab.collection_io.load_puzzles` reads.
+        :func:`sudoku_lab.model.collections.load_puzzles` reads.
     out : callable
         Receives each line of the report.
     repeat : int
@@ -156,9 +155,9 @@ def bench_exact(
         (names without a solution, when known).
     """
     from .. import exact
-    from ..collection_io import load_puzzles
-    from ..puzzle import Puzzle, is_valid_solution
-    from ..warmup import warm_up
+    from ..model.collections import load_puzzles
+    from ..model.puzzle import Puzzle, is_valid_solution
+    from ..stepping.warmup import warm_up
 
     if isinstance(puzzles, (str, Path)):
         label = label or str(puzzles)
@@ -328,36 +327,37 @@ def _only_option(text: str) -> tuple[str, ...]:
     parts = tuple(p.strip() for p in str(text).split(",") if p.strip())
     bad = [p for p in parts if p not in MEASURES]
     if bad or not parts:
-        raise argparse.ArgumentTypeError(f"must be a comma-separated list of {', '.join(MEASURES)}, got {text!r}")
+        raise ValueError(f"must be a comma-separated list of {', '.join(MEASURES)}, got {text!r}")
     return parts
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .._console import int_option
-
-    parser.add_argument(
+#: The sub-command's options.
+_OPTIONS = (
+    BenchmarkOption(
         "--set",
         action="append",
         default=None,
         metavar="SET",
         help="bundled collection, file, or puzzle; repeat for several sets, each measured on its "
         "own (default kennett/fiendish)",
-    )
-    parser.add_argument(
-        "--repeat", type=int_option(1, 1000), default=3, help="passes per measurement, the best counts (default 3)"
-    )
-    parser.add_argument(
+    ),
+    BenchmarkOption(
+        "--repeat", type=int_range(1, 1000), default=3, help="passes per measurement, the best counts (default 3)"
+    ),
+    BenchmarkOption(
         "--only",
         type=_only_option,
         default=None,
         metavar="LIST",
         help=f"measure only these, comma-separated: {', '.join(MEASURES)} (default all; "
         "'--only solve' for hard 25x25 sets)",
-    )
+    ),
+)
 
 
-def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
-    from .._console import ReadProgress, resolve_puzzles
+def _run(args, out: Callable[[str], object]) -> int:
+    from ..engine.progress import ReadProgress
+    from ..model.resolve import resolve_puzzles
 
     for k, name in enumerate(args.set or ["kennett/fiendish"]):
         reading = ReadProgress(name)
@@ -372,7 +372,7 @@ def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
 register_benchmark(
     "exact",
     help="exact solver: solve, batch, uniqueness and text-to-text in puzzles/s, as ratios to exact.solve and to qqwing",
-    add_arguments=_add_arguments,
+    options=_OPTIONS,
     run=_run,
     solver="exact",
     description="Time the exact solver on a puzzle set, side by side in one process: exact.solve per puzzle "

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._checks import checked
-from ..puzzle import Puzzle
+from ..model.puzzle import Puzzle
 from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyGA", "bench_ga", "numpy_fitness"]
@@ -180,7 +180,7 @@ def bench_ga(
         ``kernel_generations_per_second``, ``numpy_generations_per_second``, ``kernel_over_numpy``,
         ``same_work``.
     """
-    from .. import library
+    from ..model import library
 
     pz = library.puzzle(puzzle)
 

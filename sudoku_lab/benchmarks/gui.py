@@ -7,35 +7,34 @@ starts it.
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 from collections.abc import Callable
 
+from .._checks import int_range
 from ..errors import ParameterError
-from . import register_benchmark
+from . import BenchmarkOption, register_benchmark
 
-
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from .._console import int_option
-
-    parser.add_argument(
+#: The sub-command's options.
+_OPTIONS = (
+    BenchmarkOption(
         "--algo",
         action="append",
         default=[],
         metavar="NAME",
         help="solver to measure (repeatable; 'all': every registered metaheuristic; default reseda)",
-    )
-    parser.add_argument(
-        "--runs", type=int_option(1, 100_000), default=150, help="seeded runs per setting and solver (default 150)"
-    )
-    parser.add_argument(
+    ),
+    BenchmarkOption(
+        "--runs", type=int_range(1, 100_000), default=150, help="seeded runs per setting and solver (default 150)"
+    ),
+    BenchmarkOption(
         "--iterations",
-        type=int_option(0, 10**9),
+        type=int_range(0, 10**9),
         default=20_000,
         help="most iterations of one run (0: until solved; default 20000)",
-    )
-    parser.add_argument("--rounds", type=int_option(1, 1000), default=5, help="alternating blocks (default 5)")
+    ),
+    BenchmarkOption("--rounds", type=int_range(1, 1000), default=5, help="alternating blocks (default 5)"),
+)
 
 
 def gui_solvers(asked: list[str]) -> list[str]:
@@ -57,8 +56,8 @@ def gui_solvers(asked: list[str]) -> list[str]:
     return list(asked) or ["reseda"]
 
 
-def _run(args: argparse.Namespace, out: Callable[[str], object]) -> int:
-    from ..warmup import warm_up
+def _run(args, out: Callable[[str], object]) -> int:
+    from ..stepping.warmup import warm_up
 
     names = gui_solvers(args.algo)
     warm_up(tuple(names))  # the subprocess then loads the kernels from numba's cache instead of compiling them
@@ -85,7 +84,7 @@ register_benchmark(
     "gui",
     help="each solver's throughput with the window and its views drawing / headless (side by side); "
     "GUI event-loop latency",
-    add_arguments=_add_arguments,
+    options=_OPTIONS,
     run=_run,
     solver=None,
     description="Open the lab window (offscreen without a display) and measure each solver's throughput while the "

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._checks import checked
-from ..puzzle import Puzzle
+from ..model.puzzle import Puzzle
 from ._kernel_vs_numpy import Flag, kernel_vs_numpy, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyMove", "numpy_move", "bench_hill_climb"]
@@ -111,7 +111,7 @@ def bench_hill_climb(
     dict
         ``kernel_moves_per_second``, ``numpy_moves_per_second``, ``kernel_over_numpy``, ``same_work``.
     """
-    from .. import library
+    from ..model import library
     from ..solvers import create
 
     pz = library.puzzle(puzzle)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._checks import checked
-from ..puzzle import Puzzle
+from ..model.puzzle import Puzzle
 from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 
 __all__ = ["NumpyNBCoin", "bench_nbcoin"]
@@ -159,7 +159,7 @@ def bench_nbcoin(
         ``kernel_generations_per_second``, ``numpy_generations_per_second``, ``kernel_over_numpy`` and
         ``same_work``.
     """
-    from .. import library
+    from ..model import library
 
     pz = library.puzzle(puzzle)
 

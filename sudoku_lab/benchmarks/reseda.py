@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .._checks import checked
-from ..puzzle import Puzzle
+from ..model.puzzle import Puzzle
 from ._kernel_vs_numpy import Flag, kernel_vs_numpy, reference_way, register_kernel_benchmark, solver_way
 
 __all__ = ["bench_reseda", "NumpyReseda"]
@@ -40,7 +40,7 @@ class NumpyReseda:
     def __init__(
         self, puzzle: Puzzle, alpha: float = 0.7, beta: float = 0.6, Q: int = 100, Q1: int = 10, seed: int = 0
     ):
-        from ..ac3 import initial_domains
+        from ..exact.ac3 import initial_domains
         from ..solvers.reseda import _initial_p
 
         self.N, self.n, self.C = puzzle.N, puzzle.n, puzzle.C
@@ -147,8 +147,9 @@ def bench_reseda(
         to ``numpy_steps_per_second``), ``steps_per_second`` (over the attempts), ``time_per_attempt``, ``easy_solved``,
         ``fiendish_mean_time_to_solve``, ``fiendish_times`` (seconds) and ``same_work``.
     """
-    from .. import library, loop
+    from ..model import library
     from ..solvers import create
+    from ..stepping import loop
 
     easy = library.puzzle("reseda_fig3_1_easy")
 

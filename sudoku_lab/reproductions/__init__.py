@@ -6,7 +6,7 @@ published numbers come from) and one :class:`Reproduction` per table or figure,
 and ``sudoku-lab reproduce NAME`` finds them: adding a paper's reproductions
 means adding ``sudoku_lab/reproductions/<paper>.py`` and nothing else. Code
 outside the package registers the same way, through a plugin (see
-:mod:`sudoku_lab._registry`)::
+:mod:`sudoku_lab.plugins`)::
 
     from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, register_paper,
                                           register_reproduction)
@@ -30,7 +30,7 @@ as keywords, the options it declares (``runs``, ``puzzles``, ``solve_runs``,
 ``out`` or its own) with their defaults filled in (or its ``quick`` values,
 under ``--quick`` and in ``reproduce all --quick``); it returns a
 :class:`Report`. ``runner.run(tasks, label)`` runs a list of
-:class:`~sudoku_lab.experiments.Task` on the experiment engine and keeps each
+:class:`~sudoku_lab.engine.experiments.Task` on the experiment engine and keeps each
 finished run in the results directory, so the same command resumes;
 ``label`` names the list (a cell or row of the table), and ``runner.repeat``
 / ``runner.each`` build the usual lists (seeded runs of one configuration,
@@ -39,7 +39,7 @@ one run per puzzle). A reproduction without ``quick`` runs at its defaults in
 with the paper's by :meth:`Report.rate_cells`: both exact 95 % intervals,
 Newcombe's interval for the difference, Fisher's exact test and a verdict
 word, "consistent", "ours higher" or "ours lower" (defined in
-:mod:`sudoku_lab.stats`).
+:mod:`sudoku_lab.analysis.stats`).
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from .._checks import checked
-from .._registry import Registry
 from ..errors import ParameterError
+from ..plugins import Registry
 from ._core import COMPARISON_HEADER, COMPARISON_NOTE, Report, Runner, comparison_cells
 
 __all__ = [

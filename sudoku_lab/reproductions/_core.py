@@ -1,4 +1,4 @@
-"""What every reproduction shares: the report, the runner over :func:`~sudoku_lab.experiments.run_batch`,
+"""What every reproduction shares: the report, the runner over :func:`~sudoku_lab.engine.experiments.run_batch`,
 and the cells comparing a published success count with ours.
 
 Nothing here knows a paper or a solver; a paper's module (``<paper>.py``) builds
@@ -11,11 +11,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .._checks import checked
-from ..experiments import BatchProgress, Task, Workers
+from ..engine.experiments import BatchProgress, Task, Workers
 
 if TYPE_CHECKING:
-    from ..puzzle import Puzzle
-    from ..results import ResultStore
+    from ..engine.results import ResultStore
+    from ..model.puzzle import Puzzle
 
 __all__ = [
     "Report",
@@ -74,7 +74,7 @@ def comparison_cells(k_paper: int, n_paper: int, k: int, n: int) -> list[str]:
     A significant difference is printed in bold. Without any run of ours
     (``n == 0``) the cells that need it say ``n/a``.
     """
-    from ..stats import Rate, clopper_pearson, compare_rates
+    from ..analysis.stats import Rate, clopper_pearson, compare_rates
 
     if n <= 0:
         return [percent_interval(*clopper_pearson(k_paper, n_paper)), "n/a", "n/a", "n/a", "n/a"]
@@ -142,7 +142,7 @@ class Report:
 class Runner:
     """Runs a reproduction's task lists with the user's shared options, through the experiment engine.
 
-    Every task list goes through :func:`~sudoku_lab.experiments.run_batch`:
+    Every task list goes through :func:`~sudoku_lab.engine.experiments.run_batch`:
     in this process, in worker processes or on a Dask cluster, each finished
     run written at once to the results directory when there is one. A task
     that directory already holds is not run again: its stored result comes
@@ -157,7 +157,7 @@ class Runner:
     params : dict
         The user's ``--param`` values (checked against the reproduction's solver).
     store : ResultStore or None
-        Where finished runs go (:class:`~sudoku_lab.results.ResultStore`).
+        Where finished runs go (:class:`~sudoku_lab.engine.results.ResultStore`).
     interrupted : bool
         True once a task list stopped before its end (Ctrl-C).
     """
@@ -179,7 +179,7 @@ class Runner:
         ----------
         jobs, scheduler
             Worker processes, or a Dask scheduler (``tcp://host:port``, ``local:N``), started for each task
-            list; ``workers`` (:class:`~sudoku_lab.experiments.Workers`) keeps them for all of them instead.
+            list; ``workers`` (:class:`~sudoku_lab.engine.experiments.Workers`) keeps them for all of them instead.
         should_stop : callable, optional
             True stops promptly; the finished runs are kept.
         progress : callable, optional
@@ -203,7 +203,7 @@ class Runner:
         keys (``label/key``; a task without a key is numbered), so keys need to be unique within a list only.
         A task without a ``puzzle_set`` gets ``label`` as its own.
         """
-        from ..experiments import run_batch
+        from ..engine.experiments import run_batch
 
         keyed = []
         for i, t in enumerate(tasks):

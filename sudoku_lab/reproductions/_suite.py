@@ -1,7 +1,7 @@
 """Registered reproductions on the experiment engine: one into a resumable results directory, or every one of
 them (``sudoku-lab reproduce all``) with a single Markdown report, paper vs ours.
 
-A reproduction's results directory (:class:`~sudoku_lab.results.ResultStore`)
+A reproduction's results directory (:class:`~sudoku_lab.engine.results.ResultStore`)
 is identified by the experiment's name, its resolved options (not the figure
 path), the ``--param`` values and the seed (:func:`store_spec`): the same
 command resumes it, the same with a larger size option (one it declares
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 from .._checks import checked
+from ..engine.experiments import BatchProgress
 from ..errors import ParameterError
-from ..experiments import BatchProgress
 from ..solvers.base import DEFAULT_SEED
 from . import Reproduction, get_paper, get_reproduction, papers, reproductions, resolve_options
 from ._core import Report, Runner
@@ -64,8 +64,8 @@ def _validated_params(rep: Reproduction, params: Mapping) -> dict:
 
 def store_growth(rep: Reproduction):
     """What may grow in a reproduction's results directory: the options it declares as sizes
-    (:attr:`~sudoku_lab.reproductions.Option.grows`), as :class:`~sudoku_lab.results.Growth`."""
-    from ..results import Growth
+    (:attr:`~sudoku_lab.reproductions.Option.grows`), as :class:`~sudoku_lab.engine.results.Growth`."""
+    from ..engine.results import Growth
 
     return Growth(counts=tuple(k for k, opt in rep.options.items() if opt.grows))
 
@@ -159,8 +159,8 @@ def run_reproduction(
     before = 0  # the runs the store held before this call (read only when there is a store)
     t0 = time.perf_counter()
     if results is not None:
-        from ..experiments import where_text
-        from ..results import ResultStore
+        from ..engine.experiments import where_text
+        from ..engine.results import ResultStore
 
         where = workers.describe() if workers is not None else where_text(jobs, scheduler)
         store = ResultStore(results, spec, kind=KIND, note=note, session={"scheduler": where}, growth=store_growth(rep))
@@ -183,7 +183,7 @@ def run_reproduction(
 
 def _earlier_sessions_seconds(directory: Path) -> float:
     """Wall time of the sessions before the last one that wrote a results directory (those that ended)."""
-    from ..results import load_results
+    from ..engine.results import load_results
 
     total = 0.0
     for s in (load_results(directory).provenance.get("sessions") or [])[:-1]:
@@ -272,9 +272,9 @@ def run_all(
     command : str, optional
         The command line, for the report (default: the equivalent ``sudoku-lab reproduce all`` command).
     """
-    from .._files import check_figure_path, check_writable, write_text
-    from ..experiments import Workers, default_jobs
-    from ..results import check_results_dir
+    from ..engine.experiments import Workers, default_jobs
+    from ..engine.results import check_results_dir
+    from ..files import check_figure_path, check_writable, write_text
 
     if mode not in MODES:
         raise ParameterError(f"mode must be one of {', '.join(MODES)}, got {mode!r}", name="mode")
@@ -342,7 +342,7 @@ _COUNTED = ("consistent", "ours higher", "ours lower")
 
 
 def _duration(seconds: float) -> str:
-    from .._console import duration_text
+    from ..engine.progress import duration_text
 
     return duration_text(seconds)
 
@@ -369,7 +369,7 @@ def verdict_text(report: Report) -> str:
 
 
 def _facts() -> tuple[str, str]:
-    from ..results import machine, provenance_writer
+    from ..engine.results import machine, provenance_writer
 
     m = machine()
     v = provenance_writer()

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..citations import cite
+from ..solvers.citations import cite
 from . import Option, Paper, Report, Runner, register_paper, register_reproduction
 
 register_paper(
@@ -50,7 +50,7 @@ SAMPLE_NOTE = (
 
 
 def _sample(puzzles: int):
-    from .. import library
+    from ..model import library
 
     return {rating: library.collection(f"kennett/{level}")[:puzzles] for rating, level in LEVELS.items()}
 

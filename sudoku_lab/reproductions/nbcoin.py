@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .._checks import checked
-from ..citations import cite
+from ..solvers.citations import cite
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
 
 __all__ = ["PAPER", "PUZZLES", "GA_PARAMS", "magnitude_verdict", "table2"]
@@ -111,7 +111,7 @@ def _column(
 )
 def table2(runner: Runner, runs: int, puzzles: int, generations: int = BUDGET, ga_generations: int = 0) -> Report:
     """NB-COIN (and GA, when registered) successes and mean generations against Table II."""
-    from .. import library
+    from ..model import library
 
     budget = int(runner.params.get("generations", generations)) or generations
     nb_params = {**runner.params, "generations": budget}

@@ -3,7 +3,7 @@
 Every experiment varies what its table varies (alpha, the optimisations, the
 restart zones) on top of the user's ``--param`` values, with seeds
 ``seed .. seed + runs - 1``. Published numbers are in :data:`PAPER`, copied
-from the paper (see :data:`sudoku_lab.citations.CITATIONS`). Times are compared
+from the paper (see :data:`sudoku_lab.solvers.citations.CITATIONS`). Times are compared
 as ratios: the paper ran C++ on a 2.66 GHz Core 2 Duo.
 """
 
@@ -114,7 +114,7 @@ def _success_cells(
     quick={"runs": 50},
 )
 def table1(runner: Runner, runs: int) -> Report:
-    from .. import library
+    from ..model import library
 
     pz = library.puzzle("reseda_fig3_1_easy")
     rep = Report(
@@ -142,7 +142,7 @@ def table1(runner: Runner, runs: int) -> Report:
     quick={"runs": 50},
 )
 def table2(runner: Runner, runs: int) -> Report:
-    from .. import library
+    from ..model import library
 
     pz = library.puzzle("reseda_fig3_2_medium")
     rep = Report(
@@ -170,8 +170,9 @@ def table2(runner: Runner, runs: int) -> Report:
     quick={"runs": 100},
 )
 def fig4_2(runner: Runner, runs: int, out: Path | None) -> Report:
-    from .. import figures, library
-    from ..grades import GradeResult, agreement
+    from ..analysis import figures
+    from ..analysis.grades import GradeResult, agreement
+    from ..model import library
 
     seed = runner.seed
     pz = library.puzzle("reseda_fig4_1_hard")
@@ -243,8 +244,8 @@ def _attempts(runner: Runner, pz, params, runs, label):
     quick={"runs": 200},
 )
 def table3(runner: Runner, runs: int) -> Report:
-    from .. import library
-    from ..stats import expected_time_to_success
+    from ..analysis.stats import expected_time_to_success
+    from ..model import library
 
     pz = library.puzzle("reseda_fig4_1_hard")
     rep = Report(
@@ -301,8 +302,8 @@ def table3(runner: Runner, runs: int) -> Report:
     quick={"puzzles": 40},
 )
 def table4(runner: Runner, puzzles: int) -> Report:
-    from .. import library
-    from ..stats import expected_time_to_success
+    from ..analysis.stats import expected_time_to_success
+    from ..model import library
 
     rep = Report(
         f"RESEDA Table 4: Kennett levels, one attempt per puzzle, {puzzles} puzzles per level "
@@ -357,10 +358,10 @@ def table4(runner: Runner, puzzles: int) -> Report:
     quick={"runs": 30, "solve_runs": 1},
 )
 def escargot(runner: Runner, runs: int, solve_runs: int) -> Report:
-    from .. import library
-    from ..puzzle import Puzzle
+    from ..analysis.stats import expected_time_to_success
+    from ..model import library
+    from ..model.puzzle import Puzzle
     from ..solvers.reseda import admissible_box_permutations
-    from ..stats import expected_time_to_success
 
     pz = library.puzzle("ai_escargot")
     sol = np.array(pz.check())

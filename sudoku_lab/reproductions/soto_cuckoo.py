@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import checked
-from ..citations import cite
-from ..puzzle import Puzzle
+from ..model.puzzle import Puzzle
+from ..solvers.citations import cite
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2", "table1", "table2", "tries_until"]
@@ -97,9 +97,9 @@ def _mean(xs) -> str:
 )
 def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 500) -> Report:
     """Success rate solved/tries against Table 1, with the binomial comparison cells."""
-    from .. import library
-    from ..ac3 import ac3
-    from ..stats import clopper_pearson
+    from ..analysis.stats import clopper_pearson
+    from ..exact.ac3 import ac3
+    from ..model import library
 
     budget = int(runner.params.get("iterations", TABLE1_BUDGET)) or TABLE1_BUDGET
     params = runner.p(iterations=budget)
@@ -173,7 +173,7 @@ def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 500) -> Rep
 )
 def table2(runner: Runner, runs: int, puzzles: int) -> Report:
     """Successes in 30 tries of 100000 iterations against Table 2 (cuckoo column)."""
-    from .. import library
+    from ..model import library
 
     budget = int(runner.params.get("iterations", TABLE2_BUDGET)) or TABLE2_BUDGET
     params = runner.p(iterations=budget)

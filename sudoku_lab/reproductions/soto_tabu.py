@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .._checks import checked
-from ..citations import cite
+from ..solvers.citations import cite
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2", "GA_TABLE2", "table1", "table2"]
@@ -105,7 +105,7 @@ def _tries_until(runner: Runner, pz, params: dict, budget: int, wanted: int, cap
 )
 def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 3000) -> Report:
     """Tries needed, success rates, iterations and relative times against the paper's Table 1."""
-    from .. import library
+    from ..model import library
 
     params = {"iterations": TABLE1_BUDGET, **runner.params}
     budget = int(params["iterations"])
@@ -189,7 +189,7 @@ def table1(runner: Runner, runs: int, puzzles: int, max_tries: int = 3000) -> Re
 )
 def table2(runner: Runner, runs: int, puzzles: int) -> Report:
     """Solved tries out of ``runs`` against the paper's Table 2 (hybrid TS column; the GA's for reference)."""
-    from .. import library
+    from ..model import library
 
     params = {"iterations": TABLE2_BUDGET, **runner.params}
     budget = int(params["iterations"])

@@ -2,7 +2,7 @@
 
 Every public module of this package is a built-in solver module, imported the
 first time the registry is read; solvers outside the package register with the
-same :func:`register` (see :mod:`sudoku_lab._registry` for plugins).
+same :func:`register` (see :mod:`sudoku_lab.plugins` for plugins).
 
 Examples
 --------
@@ -13,7 +13,7 @@ Examples
 
 from __future__ import annotations
 
-from .base import (  # noqa: F401
+from .base import (
     DEFAULT_SEED,
     Event,
     KernelSolver,

@@ -3,7 +3,7 @@
 RESEDA's permutation sampling, hill climbing, NB-COIN and the GA all need, per box,
 its free cells and the digits its fixed cells leave; this is the one place that
 computes them. Boxes are in reading order (unit ``2N + b`` of
-:func:`sudoku_lab.geometry.geometry`).
+:func:`sudoku_lab.model.geometry.geometry`).
 """
 
 from __future__ import annotations

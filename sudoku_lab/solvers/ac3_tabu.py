@@ -44,8 +44,8 @@ import numpy as np
 
 from .._checks import checked
 from .._kernels import ac3 as KA, ac3_tabu as K
-from ..ac3 import initial_domains, result_from_kernel
-from ..geometry import MASK_DTYPE, cell_name, symbol
+from ..exact.ac3 import initial_domains, result_from_kernel
+from ..model.geometry import MASK_DTYPE, cell_name, symbol
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 
@@ -283,8 +283,8 @@ class AC3Tabu(KernelSolver):
         The generic warm-up's puzzles are decided by the AC3 prefilter, so it
         never reaches the search kernel; a grid without givens does.
         """
-        from ..puzzle import Puzzle
-        from ..warmup import generic_warm_up
+        from ..model.puzzle import Puzzle
+        from .warm import generic_warm_up
 
         generic_warm_up(cls)
         s = cls(p_drop=1.0)

@@ -19,7 +19,7 @@ the snapshot layers with their roles are declared too (:mod:`.declare`): front
 ends choose views, overlays and curves from them and never branch on a
 concrete class. :func:`register` checks the declarations and refuses a name
 already taken; solvers outside the package register the same way (see
-:mod:`sudoku_lab._registry` for entry-point plugins).
+:mod:`sudoku_lab.plugins` for entry-point plugins).
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ import numpy.typing as npt
 
 from .._checks import checked
 from .._kernels.status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED
-from .._registry import Registry
 from ..errors import ParameterError
-from ..geometry import geometry
-from ..puzzle import Puzzle
+from ..model.geometry import geometry
+from ..model.puzzle import Puzzle
+from ..plugins import Registry
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, check_declarations
 
 __all__ = [
@@ -415,7 +415,7 @@ class Solver:
     name: ClassVar[str] = ""
     #: Human name for menus.
     title: ClassVar[str] = ""
-    #: Key of the paper in :mod:`sudoku_lab.citations` (``"maire2012"``): fills :attr:`paper`,
+    #: Key of the paper in :mod:`sudoku_lab.solvers.citations` (``"maire2012"``): fills :attr:`paper`,
     #: :attr:`citation` and :attr:`reference` that the class does not set itself.
     cites: ClassVar[str] = ""
     #: Short citation shown next to the title ("Maire & Prissette 2012").
@@ -450,7 +450,7 @@ class Solver:
     #: Iterations the conformance kit (:mod:`sudoku_lab.testing`) gives each declared example: a stochastic
     #: solver must solve at least one of them within this many (seed 3).
     example_budget: ClassVar[int] = 10_000
-    #: Event kinds drawn as run markers on the convergence curves (:func:`sudoku_lab.markers.event_markers`);
+    #: Event kinds drawn as run markers on the convergence curves (:func:`sudoku_lab.stepping.markers.event_markers`);
     #: ``"param"`` events (parameter changes) are always drawn, as markers of their own. Other kinds are kept
     #: in ``Snapshot.events`` but not drawn.
     marked_events: ClassVar[tuple[str, ...]] = ("run_end", "restart")
@@ -463,7 +463,7 @@ class Solver:
         super().__init_subclass__(**kwargs)
         key = cls.__dict__.get("cites")
         if key:
-            from ..citations import cite
+            from .citations import cite
 
             c = cite(key)
             for attr, value in (("paper", c.short), ("citation", c.full), ("reference", c.anchor)):

@@ -1,6 +1,6 @@
 """Prefiltered cuckoo search with geometric operators (Soto, Crawford, Galleguillos, Monfroy and Paredes 2014).
 
-AC3 (:func:`sudoku_lab.ac3.ac3`) prefilters the domains; its singletons become
+AC3 (:func:`sudoku_lab.exact.ac3.ac3`) prefilters the domains; its singletons become
 prefilled cells. Each nest holds one egg, a grid whose rows are permutations
 with every free digit inside its prefiltered domain (rows filled by randomised
 backtracking). An iteration picks a random nest; unless it is the best nest,
@@ -34,10 +34,10 @@ import numpy as np
 
 from .._checks import checked
 from .._kernels import cuckoo as K
-from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError, PuzzleError
-from ..geometry import cell_name, geometry
-from ..puzzle import Puzzle
+from ..exact.ac3 import ac3, initial_domains
+from ..model.geometry import cell_name, geometry
+from ..model.puzzle import Puzzle
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
 
@@ -542,8 +542,8 @@ class Cuckoo(KernelSolver):
     @classmethod
     def warm_up(cls) -> None:
         """Compile the kernels: the generic warm-up's puzzles are fixed by AC3 at reset, so step a hard one too."""
-        from .. import library
-        from ..warmup import generic_warm_up
+        from ..model import library
+        from .warm import generic_warm_up
 
         generic_warm_up(cls)
         for params, name in (({}, "mk_hard_a"), ({"prefilter": "none", "nests": 3}, "unique_4x4_a")):

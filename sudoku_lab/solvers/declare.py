@@ -44,7 +44,7 @@ Roles
     clashes in each row and column; drawn as small numbers in the board's
     margins (rows on the right, columns below).
 ``ac3``
-    object: a :class:`sudoku_lab.ac3.AC3Result`, the propagation the solver
+    object: a :class:`sudoku_lab.exact.ac3.AC3Result`, the propagation the solver
     ran last (a prefilter, or the AC3 of its latest move), replayed arc by
     arc in the lab's AC3 view. An int layer named ``<name>_iteration``, if
     declared, says which iteration it belongs to (0 = before the first).
@@ -284,7 +284,7 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 def column_colours(columns: Sequence[Column]) -> dict[str, str]:
     """Each declared trace column's colour: its own, else the next palette colour not already used.
 
-    The lab and :func:`sudoku_lab.figures.convergence_figure` both use it, so their curves agree.
+    The lab and :func:`sudoku_lab.analysis.figures.convergence_figure` both use it, so their curves agree.
     """
     taken = {c.color for c in columns if c.color}
     free = iter([c for c in PALETTE if c not in taken] + list(PALETTE))

@@ -27,7 +27,7 @@ import numpy as np
 from .._checks import checked
 from .._kernels import ga as K
 from ..errors import ParameterError
-from ..geometry import geometry
+from ..model.geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective

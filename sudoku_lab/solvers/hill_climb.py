@@ -25,7 +25,7 @@ import numpy as np
 from .._checks import checked
 from .._kernels import hill_climb as K
 from ..errors import ParameterError
-from ..geometry import geometry
+from ..model.geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective

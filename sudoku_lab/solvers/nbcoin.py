@@ -28,8 +28,8 @@ import numpy as np
 
 from .._checks import checked
 from .._kernels import nbcoin as K
-from ..geometry import geometry
-from ..scoring import distinct_count
+from ..model.geometry import geometry
+from ..model.scoring import distinct_count
 from ._boxes import box_free_cells, box_missing_masks
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective

@@ -33,10 +33,10 @@ import numpy as np
 
 from .._checks import checked
 from .._kernels import reseda as K
-from ..ac3 import ac3, initial_domains
 from ..errors import ParameterError
-from ..geometry import cell_name, geometry
-from ..puzzle import Puzzle
+from ..exact.ac3 import ac3, initial_domains
+from ..model.geometry import cell_name, geometry
+from ..model.puzzle import Puzzle
 from ._boxes import box_free_cells, box_missing_masks
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold

@@ -68,7 +68,7 @@ def _alive(obj) -> bool:
 @pytest.fixture
 def window(qtbot):
     """``window(puzzle, algo)``: a shown lab window, ready; closed after the test."""
-    from sudoku_lab import library
+    from sudoku_lab.model import library
     from sudoku_lab_ui.app import create_window
 
     from lab_helpers import wait_ready

@@ -23,7 +23,7 @@ def _tabu_window(window, qtbot, puzzle="mk_hard_b"):
 
 
 def test_tabu_view_shows_the_list_and_the_candidates_of_the_latest_iteration(window, qtbot):
-    from sudoku_lab.geometry import cell_name
+    from sudoku_lab.model.geometry import cell_name
     from sudoku_lab_ui.solver_views.ac3_tabu import TABU_COLOUR, tabu_fade
 
     win = _tabu_window(window, qtbot)

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton, QToolBar
 
-from sudoku_lab import library
+from sudoku_lab.model import library
 from sudoku_lab_ui.app import create_window, install_exception_hook
 
 pytestmark = pytest.mark.gui

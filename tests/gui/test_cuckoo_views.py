@@ -92,8 +92,8 @@ def test_thin_keeps_the_ends_and_at_most_about_the_limit():
 @pytest.mark.parametrize("other", ["exact", "reseda"])
 def test_the_ac3_player_drops_the_cuckoos_prefilter_when_another_solver_is_chosen(window, qtbot, other):
     """The prefilter is the cuckoo's; the exact solver and RESEDA run no AC3, so the player shows the puzzle's."""
-    from sudoku_lab import library
-    from sudoku_lab.ac3 import ac3 as run_ac3
+    from sudoku_lab.exact.ac3 import ac3 as run_ac3
+    from sudoku_lab.model import library
 
     win = window("mk_hard_a", "cuckoo")
     qtbot.waitUntil(lambda: win.controller.latest.snapshot.solver == "cuckoo")

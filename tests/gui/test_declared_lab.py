@@ -19,9 +19,9 @@ from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QLabel
 
-from sudoku_lab import library
-from sudoku_lab.puzzle import Puzzle
-from sudoku_lab.scoring import missing_symbols
+from sudoku_lab.model import library
+from sudoku_lab.model.puzzle import Puzzle
+from sudoku_lab.model.scoring import missing_symbols
 from sudoku_lab.solvers import Axis, Column, Layer, Solver, register, unregister
 from sudoku_lab.solvers.base import frozen_copy
 from sudoku_lab.solvers.declare import COST_AXIS
@@ -187,7 +187,7 @@ def test_domain_masks_pack_candidates():
 # ------------------------------------------------------------------ the window
 def test_ui_plugins_load_before_the_docks(qtbot, monkeypatch):
     """The window loads the sudoku_lab.ui_plugins group first: a view a plugin registers gets its dock."""
-    from sudoku_lab._registry import UI_PLUGIN_GROUP
+    from sudoku_lab.plugins import UI_PLUGIN_GROUP
     from sudoku_lab_ui import main_window
 
     groups = []
@@ -440,7 +440,7 @@ def test_a_newer_puzzle_supersedes_an_older_check(window, qtbot, slow_check):
 
 
 def test_pencil_marks_come_from_a_background_thread(window, qtbot, monkeypatch):
-    from sudoku_lab.ac3 import ac3 as real_ac3
+    from sudoku_lab.exact.ac3 import ac3 as real_ac3
     from sudoku_lab_ui import board_panel
 
     where = []

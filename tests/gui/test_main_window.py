@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from sudoku_lab import library
+from sudoku_lab.model import library
 from sudoku_lab_ui.app import create_window
 
 from lab_helpers import button, iteration  # noqa: E402

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from sudoku_lab.scoring import missing_symbols
+from sudoku_lab.model.scoring import missing_symbols
 from sudoku_lab.solvers import Layer, Solver, register, unregister
 from sudoku_lab.solvers.base import frozen_copy
 from sudoku_lab_ui.solver_views.population import higher_is_better, histogram_edges

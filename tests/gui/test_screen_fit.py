@@ -16,7 +16,7 @@ import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication, QLabel, QScrollArea
 
-from sudoku_lab import library
+from sudoku_lab.model import library
 from sudoku_lab.solvers import registry
 
 from lab_helpers import wait_ready

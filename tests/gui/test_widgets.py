@@ -9,10 +9,10 @@ from PySide6.QtGui import QColor, QHelpEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from sudoku_lab import library
-from sudoku_lab.ac3 import ac3
-from sudoku_lab.geometry import cell_name, geometry
-from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.exact.ac3 import ac3
+from sudoku_lab.model import library
+from sudoku_lab.model.geometry import cell_name, geometry
+from sudoku_lab.model.puzzle import Puzzle
 from sudoku_lab.solvers.base import Event
 from sudoku_lab_ui.widgets import theme
 from sudoku_lab_ui.widgets.ac3_player import AC3Player, describe_removals
@@ -309,7 +309,7 @@ def legend_labels(plot) -> list[str]:
 
 
 def test_convergence_curves_are_the_declared_columns(qtbot):
-    from sudoku_lab.figures import column_colours
+    from sudoku_lab.analysis.figures import column_colours
     from sudoku_lab.solvers.reseda import Reseda
 
     plot = ConvergencePlot()

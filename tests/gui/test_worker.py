@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QThread
 
-from sudoku_lab import library, loop
+from sudoku_lab.model import library
 from sudoku_lab.solvers import Event
+from sudoku_lab.stepping import loop
 from sudoku_lab.testing import mutable_parts  # the conformance kit's walk over a published payload
 from sudoku_lab_ui.worker import SolverWorker, WorkerState
 

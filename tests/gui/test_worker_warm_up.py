@@ -6,8 +6,9 @@ import pytest
 from PySide6.QtCore import QThread
 from test_warmup import _lazy_solver  # tests/test_warmup.py
 
-from sudoku_lab import library, loop
-from sudoku_lab.warmup import SHARED
+from sudoku_lab.model import library
+from sudoku_lab.stepping import loop
+from sudoku_lab.stepping.warmup import SHARED
 from sudoku_lab_ui.worker import SolverWorker, WorkerState
 
 HANG = 120_000  # ms: only a hung worker gets anywhere near this

@@ -12,7 +12,7 @@ should not name another solver.
 
 from __future__ import annotations
 
-from sudoku_lab._registry import import_package_modules
+from sudoku_lab.plugins import import_package_modules
 
 __all__ = ["load"]
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from sudoku_lab.geometry import cell_name, symbol
+from sudoku_lab.model.geometry import cell_name, symbol
 from sudoku_lab_ui.overlays import OverlaySpec, register_overlay
 from sudoku_lab_ui.screenshots import Shot, register_shot
 from sudoku_lab_ui.views import SIDE_DOCK_HINT, ViewSpec, _RoleView, layer_of, register_view

@@ -1,8 +1,8 @@
 """AC3Player: replays one AC3 run on a board, a queue pop or a single removal at a time.
 
-The player runs :func:`sudoku_lab.ac3.ac3` once per puzzle (and again when
+The player runs :func:`sudoku_lab.exact.ac3.ac3` once per puzzle (and again when
 the hidden-singles box is toggled) and then only replays its log with
-:meth:`~sudoku_lab.ac3.AC3Result.domains_after`; it never propagates itself.
+:meth:`~sudoku_lab.exact.ac3.AC3Result.domains_after`; it never propagates itself.
 
 The replay state is ``(pops, position)``: ``position`` removals of the log
 are applied and ``pops`` queue pops have started (the last of them may be
@@ -17,9 +17,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QCheckBox, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from sudoku_lab.ac3 import AC3Result, ac3, candidate_count
-from sudoku_lab.geometry import MASK_DTYPE, cell_name, geometry, symbol
-from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.exact.ac3 import AC3Result, ac3, candidate_count
+from sudoku_lab.model.geometry import MASK_DTYPE, cell_name, geometry, symbol
+from sudoku_lab.model.puzzle import Puzzle
 
 from . import theme
 from .board import BoardView

@@ -19,9 +19,9 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QFont, QPainter, QPen, QPolygonF, QStaticText, QTransform
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
-from sudoku_lab.ac3 import mask_to_digits
-from sudoku_lab.geometry import SYMBOLS, cell_name, geometry
-from sudoku_lab.puzzle import Puzzle
+from sudoku_lab.exact.ac3 import mask_to_digits
+from sudoku_lab.model.geometry import SYMBOLS, cell_name, geometry
+from sudoku_lab.model.puzzle import Puzzle
 
 from . import theme
 
@@ -64,7 +64,7 @@ class BoardView(QWidget):
     Notes
     -----
     Cells are flat indices ``r * N + c``; digit masks hold digit ``d`` as bit
-    ``d - 1`` (:mod:`sudoku_lab.geometry`). Arrays are kept by reference and
+    ``d - 1`` (:mod:`sudoku_lab.model.geometry`). Arrays are kept by reference and
     must not be mutated afterwards (snapshot arrays are read-only).
     """
 

@@ -11,7 +11,7 @@ switchable from the "Curves" menu or the legend), and a horizontal line per
 axis). A trace column nobody declared still gets a curve on the first axis.
 
 Long runs stay readable: event markers (run ends, restarts, parameter
-changes) come from :func:`sudoku_lab.markers.event_markers` for the visible
+changes) come from :func:`sudoku_lab.stepping.markers.event_markers` for the visible
 range only, recomputed (throttled) when the range or the events change, so
 neighbouring run ends merge into one thin line with a count and a tooltip.
 Labels go to parameter changes and unmerged markers, never closer than
@@ -34,9 +34,9 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
 
-from sudoku_lab.markers import Marker, event_markers
 from sudoku_lab.solvers.base import Solver
 from sudoku_lab.solvers.declare import Axis, Column
+from sudoku_lab.stepping.markers import Marker, event_markers
 
 from . import theme
 from .axis_titles import AxisTitles
@@ -470,7 +470,7 @@ class ConvergencePlot(QWidget):
         return [line for line, _, _ in self._drawn]
 
     def drawn_markers(self) -> list[Marker]:
-        """The markers drawn (:class:`sudoku_lab.markers.Marker`), in iteration order."""
+        """The markers drawn (:class:`sudoku_lab.stepping.markers.Marker`), in iteration order."""
         return [m for _, m, _ in self._drawn]
 
     def marker_labels(self) -> list[str]:

@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from sudoku_lab.geometry import SYMBOLS, box_size_for_cells, cell_name
+from sudoku_lab.model.geometry import SYMBOLS, box_size_for_cells, cell_name
 
 from . import theme
 

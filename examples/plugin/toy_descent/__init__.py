@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sudoku_lab.geometry import geometry
 from sudoku_lab.kernels import kernel
-from sudoku_lab.scoring import missing_symbols
+from sudoku_lab.model.geometry import geometry
+from sudoku_lab.model.scoring import missing_symbols
 from sudoku_lab.solvers import COST_AXIS, Axis, Column, Layer, Objective, Param, Solver, Status, frozen_copy, register
 
 __all__ = ["ToyDescent", "descent_steps"]

@@ -6,8 +6,8 @@ import time
 
 import numpy as np
 
-from sudoku_lab import library
-from sudoku_lab.benchmarks import register_benchmark
+from sudoku_lab.benchmarks import BenchmarkOption, int_range, register_benchmark
+from sudoku_lab.model import library
 from sudoku_lab.solvers import create
 
 
@@ -36,10 +36,6 @@ def _python_steps(grid, free_in_box, n_free, units, N, uniforms):
     return current
 
 
-def _add_arguments(parser):
-    parser.add_argument("--steps", type=int, default=2000, help="swaps per measurement (default 2000)")
-
-
 def _run(args, out):
     pz = library.puzzle("reseda_fig4_1_hard")
     solver = create("toy-descent")
@@ -63,14 +59,16 @@ def _run(args, out):
 register_benchmark(
     "toy-descent",
     help="the plugin example's kernel vs pure Python, swaps per second",
-    add_arguments=_add_arguments,
+    options=[
+        BenchmarkOption("--steps", type=int_range(1, 10**7), default=2000, help="swaps per measurement (default 2000)")
+    ],
     run=_run,
     solver="toy-descent",
 )
 
 
 # ------------------------------------------------------------------ reproduction
-from sudoku_lab.experiments import Task  # noqa: E402
+from sudoku_lab.engine.experiments import Task  # noqa: E402
 from sudoku_lab.reproductions import COMPARISON_HEADER, Option, Paper, Report, register_paper, register_reproduction  # noqa: E402
 
 register_paper(

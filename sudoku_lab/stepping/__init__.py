@@ -1,0 +1,3 @@
+"""Stepping a solver: the adaptive-chunk loop and its terminations (:mod:`~sudoku_lab.stepping.loop`),
+compiling the kernels before any clock starts (:mod:`~sudoku_lab.stepping.warmup`) and the events a
+curve marks (:mod:`~sudoku_lab.stepping.markers`)."""
