@@ -56,7 +56,6 @@ MOVED_MODULES = {
     "scoring": "model.scoring",
     "ac3": "exact.ac3",
     "generate": "exact.generate",
-    "citations": "solvers.citations",
     "loop": "stepping.loop",
     "warmup": "stepping.warmup",
     "markers": "stepping.markers",
@@ -95,11 +94,14 @@ class _MovedModules:
         warnings.warn(
             f"{spec.name} has moved to {new}; the old name works until the next release", DeprecationWarning, 2
         )
-        return import_module(new)
+        module = import_module(new)
+        spec.loader_state = module.__spec__  # the import system sets __spec__ to this spec: put it back below
+        return module
 
     @staticmethod
     def exec_module(module):
-        pass  # already executed under its new name
+        # Already executed under its new name; keep its own spec (relative imports inside it read it).
+        module.__spec__ = module.__spec__.loader_state
 
 
 if not any(finder is _MovedModules for finder in sys.meta_path):

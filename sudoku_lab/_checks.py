@@ -752,6 +752,7 @@ def _got(hint, value) -> str:
     return text
 
 
+@checked
 def int_range(low: int, high: int | None = None) -> typing.Callable[[str], int]:
     """A parser of integer text in ``[low, high]``; a bad value is a ``ValueError`` whose message says what is wanted.
 

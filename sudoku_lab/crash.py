@@ -15,6 +15,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from ._checks import checked
+
 __all__ = ["write_report", "internal_error_message"]
 
 
@@ -29,6 +31,7 @@ def _versions() -> list[str]:
     return out
 
 
+@checked
 def write_report(exc: BaseException, context: str = "") -> Path | None:
     """Write a crash report for ``exc``; return its path, or None if no directory is writable."""
     from ._paths import user_dir
@@ -55,6 +58,7 @@ def write_report(exc: BaseException, context: str = "") -> Path | None:
     return path
 
 
+@checked
 def internal_error_message(exc: BaseException, context: str = "") -> str:
     """Write the report and return the one line to show: the exception and where its report is."""
     path = write_report(exc, context)

@@ -41,27 +41,15 @@ from typing import BinaryIO, Callable, Iterator
 from ._checks import checked
 from .errors import DataFileError
 
-__all__ = [
-    "os_reason",
-    "read_text",
-    "open_binary",
-    "read_lines",
-    "check_regular",
-    "check_writable",
-    "write_file",
-    "write_text",
-    "check_figure_path",
-    "figure_format",
-    "standard_fd",
-    "output_kind",
-    "DPI_RANGE",
-    "MAX_TEXT_BYTES",
-]
+#: The public part: what the window and plugins write through. The other functions serve the core's readers
+#: and writers (they keep no promise to outside code).
+__all__ = ["os_reason", "write_file", "write_text", "check_figure_path"]
 
 #: The default bound of :func:`read_text`.
 MAX_TEXT_BYTES = 64 << 20
 
 
+@checked
 def os_reason(e: OSError) -> str:
     """The reason of an OSError in words ("permission denied", "no space left on device").
 
@@ -392,7 +380,10 @@ def check_writable(path, what: str = "output", *, binary: bool = False) -> Path:
     return named
 
 
-def write_file(path, write: Callable[[BinaryIO], object], what: str = "output", *, binary: bool = False) -> None:
+@checked
+def write_file(
+    path: str | os.PathLike[str], write: Callable[[BinaryIO], object], what: str = "output", *, binary: bool = False
+) -> None:
     """Call ``write(fh)`` with a binary file that ends up as ``path``; see the module docstring for how.
 
     A regular file (or a new name, or a symlink's target) is written to a
@@ -482,7 +473,8 @@ def _replace(target: _Target, write: Callable[[BinaryIO], object]) -> None:
                 pass
 
 
-def write_text(path, text: str, what: str = "output") -> None:
+@checked
+def write_text(path: str | os.PathLike[str], text: str, what: str = "output") -> None:
     """Write ``text`` (UTF-8) to ``path`` through :func:`write_file`."""
     write_file(path, lambda fh: fh.write(text.encode("utf-8")), what)
 

@@ -33,9 +33,13 @@ import sys
 from types import MappingProxyType
 from typing import Callable, Generic, Iterator, Mapping, TypeVar
 
+from ._checks import checked
 from .errors import ParameterError
 
-__all__ = ["Registry", "load_plugins", "PLUGIN_GROUP", "UI_PLUGIN_GROUP", "PLUGIN_ENV"]
+#: What plugins and the window call. :class:`Registry` is the mechanism behind every registry (the solvers',
+#: the benchmarks', the window's views and overlays); a plugin registers through those registries' own
+#: functions (``register``, ``register_benchmark``, ``register_view``), not through a Registry.
+__all__ = ["load_plugins", "import_package_modules", "PLUGIN_GROUP", "UI_PLUGIN_GROUP", "PLUGIN_ENV"]
 
 PLUGIN_GROUP = "sudoku_lab.plugins"
 UI_PLUGIN_GROUP = "sudoku_lab.ui_plugins"
@@ -55,6 +59,7 @@ def _report(what: str, exc: BaseException) -> None:
     print(line, file=sys.stderr)
 
 
+@checked
 def load_plugins(group: str = PLUGIN_GROUP) -> None:
     """Import every plugin of an entry-point group once (and, for the headless group, ``$SUDOKU_LAB_PLUGINS``)."""
     if group in _loaded_groups or group in _loading:
@@ -81,6 +86,7 @@ def load_plugins(group: str = PLUGIN_GROUP) -> None:
         _loading.discard(group)
 
 
+@checked
 def import_package_modules(package: str) -> None:
     """Import every public module of ``package`` (the built-ins of a registry), in name order."""
     pkg = importlib.import_module(package)

@@ -18,7 +18,15 @@ import pytest
 
 from sudoku_lab import cli, exact
 from sudoku_lab._paths import resource_path
-from sudoku_lab.benchmarks import Benchmark, benchmarks, exact as bench_exact_module, get_benchmark, register_benchmark
+from sudoku_lab.benchmarks import (
+    Benchmark,
+    BenchmarkOption,
+    benchmarks,
+    exact as bench_exact_module,
+    get_benchmark,
+    register_benchmark,
+    run_benchmark,
+)
 from sudoku_lab.benchmarks._timing import ratio_text
 from sudoku_lab.benchmarks.exact import bench_exact
 from sudoku_lab.benchmarks.reseda import NumpyReseda, bench_reseda
@@ -70,16 +78,12 @@ def test_a_benchmark_needs_a_callable_run():
     with pytest.raises(TypeError, match="needs run=callable"):
         register_benchmark("no-run", help="x")
     with pytest.raises(TypeError, match="run must be a callable, got str"):
-        Benchmark("bad", "x", None, "not callable")
+        Benchmark("bad", "x", "not callable")
     assert "no-run" not in benchmarks() and "bad" not in benchmarks()
 
 
 PLUGIN = """
-from sudoku_lab.benchmarks import register_benchmark
-
-
-def add_arguments(parser):
-    parser.add_argument("--times", type=int, default=1, help="how many lines to print")
+from sudoku_lab.benchmarks import BenchmarkOption, int_range, register_benchmark
 
 
 def run(args, out):
@@ -88,8 +92,8 @@ def run(args, out):
     return 7
 
 
-register_benchmark("plugin-bench", help="a benchmark defined outside the package", add_arguments=add_arguments,
-                   run=run, solver="reseda")
+register_benchmark("plugin-bench", help="a benchmark defined outside the package", run=run, solver="reseda",
+                   options=[BenchmarkOption("--times", type=int_range(1, 9), default=1, help="lines to print")])
 """
 
 DUPLICATE = """
@@ -663,15 +667,13 @@ def test_a_kernel_benchmark_exits_1_when_the_work_differs(monkeypatch):
     )
     try:
         bench = get_benchmark("toy-kvn")
-        import argparse
-
-        parser = argparse.ArgumentParser()
-        bench.add_arguments(parser)
         lines = []
-        assert bench.run(parser.parse_args([]), lines.append) == 0 and lines == ["toy 4 p"]
-        assert bench.run(parser.parse_args(["-r", "13", "--puzzle", "q"]), lines.append) == 1
+        assert run_benchmark("toy-kvn", lines.append) == 0 and lines == ["toy 4 p"]
+        args = cli.build_parser(["bench"]).parse_args(["bench", "toy-kvn", "-r", "13", "--puzzle", "q"])
+        assert bench.run(args, lines.append) == 1
         assert lines[-1] == "toy 13 q"
-        assert "(default 4)" in parser.format_help()
+        assert [o.flags for o in bench.options] == [("--runs", "-r"), ("--puzzle",)]
+        assert "(default 4)" in bench.options[0].kwargs["help"]
         with pytest.raises(ValueError, match="--seeds names 'seeds', not a parameter of bench_toy"):
             register_kernel_benchmark(
                 "toy-kvn2",
@@ -684,3 +686,30 @@ def test_a_kernel_benchmark_exits_1_when_the_work_differs(monkeypatch):
     finally:
         _REGISTRY.unregister("toy-kvn")
     assert "toy-kvn" not in benchmarks() and "toy-kvn2" not in benchmarks()
+
+
+def test_options_are_data_the_command_line_turns_into_arguments(cli):
+    """A bad value gets the option type's own message as the usage error; run_benchmark takes the defaults."""
+    out = cli("bench", "exact", "--repeat", "0")
+    assert out.returncode == 2
+    assert "argument --repeat: must be an integer from 1 to 1,000, got 0" in out.stderr
+    with pytest.raises(ParameterError, match="benchmark 'exact' has no option runs; its options: set, repeat, only"):
+        run_benchmark("exact", runs=3)
+    with pytest.raises(TypeError, match="option flags such as '--runs'"):
+        BenchmarkOption("runs", default=3)
+
+
+def test_a_benchmark_declaring_its_options_on_the_parser_still_works_and_is_told_to_move():
+    def add_arguments(parser):
+        parser.add_argument("--times", type=int, default=2)
+
+    with pytest.warns(DeprecationWarning, match="add_arguments= is deprecated; declare options="):
+        register_benchmark("old-style", help="x", add_arguments=add_arguments, run=lambda args, out: args.times)
+    try:
+        argv = ["bench", "old-style", "--times", "5"]
+        args = cli.build_parser(argv).parse_args(argv)
+        assert get_benchmark("old-style").run(args, print) == 5
+    finally:
+        from sudoku_lab.benchmarks import _REGISTRY
+
+        _REGISTRY.unregister("old-style")

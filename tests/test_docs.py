@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sudoku_lab.solvers import citations
+from sudoku_lab import citations
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / citations.DOC
@@ -91,7 +91,7 @@ def test_cite_names_the_known_keys():
 
 def test_citations_import_nothing_heavy():
     code = (
-        "import sys, sudoku_lab.solvers.citations\n"
+        "import sys, sudoku_lab.citations\n"
         "heavy = [m for m in ('numpy', 'numba', 'PySide6', 'matplotlib') if m in sys.modules]\n"
         "print(heavy)"
     )
@@ -129,5 +129,5 @@ def test_the_sdist_ships_the_docs(tmp_path):
     assert built.returncode == 0, built.stderr[-3000:]
     with tarfile.open(tmp_path / built.stdout.strip().splitlines()[-1]) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
-    for needed in (citations.DOC, "sudoku_lab/solvers/citations.py", "sudoku_lab/model/formats.py"):
+    for needed in (citations.DOC, "sudoku_lab/citations.py", "sudoku_lab/model/formats.py"):
         assert needed in names, f"{needed} is not in the sdist"

@@ -29,7 +29,7 @@ MODULES = _modules_with_examples()
 
 
 def test_examples_are_found():
-    assert "sudoku_lab.model.library" in MODULES and "sudoku_lab.exact" in MODULES
+    assert "sudoku_lab.model.library" in MODULES and "sudoku_lab.exact.solver" in MODULES
 
 
 @pytest.mark.parametrize("name", MODULES)

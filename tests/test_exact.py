@@ -156,7 +156,7 @@ def test_solve_is_deterministic_on_a_puzzle_with_many_solutions():
     grid = load_puzzles(resource_path("puzzles", "benchmarks", "lewis_25x25_45.csv"))[1].grid
     first = exact.solve(grid)
     assert np.array_equal(exact.solve(grid), first)
-    assert exact.search(grid, limit=1, node_budget=exact._FIRST_BUDGET).complete is False
+    assert exact.search(grid, limit=1, node_budget=exact.solver._FIRST_BUDGET).complete is False
 
 
 # ------------------------------------------------------------ constructed cases

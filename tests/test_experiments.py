@@ -91,7 +91,7 @@ def test_run_task_summary():
 def test_chunks_carry_about_the_target_of_work_and_shrink_at_the_end_of_a_batch():
     from types import SimpleNamespace
 
-    from sudoku_lab.engine.chunks import ChunkSizer, next_chunk, prepend, remaining
+    from sudoku_lab.engine._chunks import ChunkSizer, next_chunk, prepend, remaining
 
     sizer = ChunkSizer(0.2, most=64)
     assert sizer.size(left=1000, workers=2) == 1  # nothing measured yet: one run at a time

@@ -127,7 +127,7 @@ def test_wheel_installs_and_reads_its_own_resources(tmp_path, repo_root):
         "import importlib.util, sudoku_lab_ui\n"
         f"assert sudoku_lab_ui.__file__.startswith({str(venv)!r}), sudoku_lab_ui.__file__\n"
         "assert importlib.util.find_spec('ui') is None\n"
-        "from sudoku_lab.solvers.citations import doc_file\n"
+        "from sudoku_lab.citations import doc_file\n"
         f"assert str(doc_file()).startswith({str(venv)!r}) and '## RESEDA' in doc_file().read_text(), doc_file()\n"
         "print('ok', sudoku_lab.__version__)\n"
     )

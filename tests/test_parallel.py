@@ -206,7 +206,7 @@ def test_a_pool_terminated_mid_warm_up_has_wound_down_when_close_returns():
 
 def test_a_second_ctrl_c_raises_at_once():
     """The first Ctrl-C asks the work to stop; a second one interrupts whatever it is doing."""
-    from sudoku_lab.engine.progress import interruptible
+    from sudoku_lab.engine._progress import interruptible
 
     intr = interruptible()
     with intr as stop:

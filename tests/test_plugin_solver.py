@@ -152,7 +152,7 @@ LAB_SCRIPT = r"""
 import json, sys
 import numpy as np
 from PySide6.QtWidgets import QApplication
-from sudoku_lab import library
+from sudoku_lab.model import library
 from sudoku_lab_ui.app import create_window
 
 app = QApplication.instance() or QApplication(["lab"])

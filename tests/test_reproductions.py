@@ -52,7 +52,11 @@ def test_builtin_reproductions_come_from_their_paper_module():
 
 def test_shared_code_knows_no_paper():
     # A new paper adds sudoku_lab/reproductions/<paper>.py only: the CLI and the machinery name none.
-    for path in (PACKAGE / "reproduce.py", PACKAGE / "reproductions" / "_core.py"):
+    for path in (
+        PACKAGE / "cli" / "reproduce.py",
+        PACKAGE / "reproductions" / "runner.py",
+        PACKAGE / "reproductions" / "_core.py",
+    ):
         text = path.read_text(encoding="utf-8").lower()
         assert "reseda" not in text and "escargot" not in text and "kennett" not in text, path
 
@@ -165,7 +169,7 @@ def test_no_analysis_module_imports_the_cli():
 
 
 PLUGIN = textwrap.dedent("""
-    from sudoku_lab import library
+    from sudoku_lab.model import library
     from sudoku_lab.engine.experiments import Task
     from sudoku_lab.reproductions import (COMPARISON_HEADER, Option, Paper, Report, register_paper,
                                           register_reproduction)

@@ -203,7 +203,7 @@ def test_kernels_under_boundscheck(tmp_path):
 import numpy as np
 from numba.core.config import BOUNDSCHECK
 assert BOUNDSCHECK, "boundscheck is off"
-from sudoku_lab import library
+from sudoku_lab.model import library
 from sudoku_lab.exact.generate import generate
 from sudoku_lab.solvers.reseda import Reseda
 for pz in (library.puzzle("reseda_fig3_1_easy"), generate(2, 6, seed=1)):

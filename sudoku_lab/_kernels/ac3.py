@@ -184,7 +184,7 @@ def propagate(domains, peers, units, hidden_singles, log, pops, counters):
     Notes
     -----
     The AC3 of Soto et al. (2013, Algorithm 3; 2014, Algorithm 7; citations
-    ``soto2013`` and ``soto2014`` in :mod:`sudoku_lab.solvers.citations`), specialised
+    ``soto2013`` and ``soto2014`` in :mod:`sudoku_lab.citations`), specialised
     to the binary ``!=`` constraints of Sudoku as in docs/algorithms.md, "AC3". A
     domain that is empty from the start is a wipe-out before any pop (the
     lowest such cell is reported).

@@ -2,7 +2,7 @@
 
 Paper: Soto, Crawford, Galleguillos, Monfroy and Paredes, "A hybrid AC3-tabu
 search algorithm for solving Sudoku puzzles" (2013; citation ``soto2013`` in
-:mod:`sudoku_lab.solvers.citations`), Algorithm 4. Its roulette and feature details did
+:mod:`sudoku_lab.citations`), Algorithm 4. Its roulette and feature details did
 not survive in our copy; our reading is fixed in docs/algorithms.md,
 "AC3-tabu search", and every open choice is a parameter.
 

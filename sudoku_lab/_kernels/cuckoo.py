@@ -2,7 +2,7 @@
 
 Paper: Soto, Crawford, Galleguillos, Monfroy and Paredes, "A prefiltered
 cuckoo search algorithm with geometric operators for solving Sudoku problems"
-(citation ``soto2014`` in :mod:`sudoku_lab.solvers.citations`), Algorithms 2-5, 8
+(citation ``soto2014`` in :mod:`sudoku_lab.citations`), Algorithms 2-5, 8
 and 9; the choices the paper leaves open are fixed in docs/algorithms.md,
 "Cuckoo search".
 

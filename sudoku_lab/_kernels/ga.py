@@ -2,7 +2,7 @@
 
 Paper: Sato and Inoue, "Solving Sudoku with genetic operations that preserve
 building blocks" (CIG 2010; citation ``sato2010`` in
-:mod:`sudoku_lab.solvers.citations`), the baseline of NB-COIN's Table II; the choices
+:mod:`sudoku_lab.citations`), the baseline of NB-COIN's Table II; the choices
 the paper leaves open are fixed in docs/algorithms.md, "GA of Sato and Inoue".
 
 An individual is a whole grid whose boxes are permutations (givens in place),

@@ -2,7 +2,7 @@
 
 Paper: Jones, Roach and Perkins, "Construction of heuristics for a
 search-based approach to solving Sudoku" (2008; citation ``jones2008`` in
-:mod:`sudoku_lab.solvers.citations`), sections 4.2-4.5; the choices the paper leaves
+:mod:`sudoku_lab.citations`), sections 4.2-4.5; the choices the paper leaves
 open are fixed in docs/algorithms.md, "Hill climbing".
 
 The state is a grid whose every box is a permutation of 1..N. The objective

@@ -2,7 +2,7 @@
 
 Paper: Waiyapara, Wattanapornprom and Chongstitvatana, "Solving Sudoku puzzles
 with node based coincidence algorithm" (citation ``waiyapara`` in
-:mod:`sudoku_lab.solvers.citations`), equations (4)-(6) and section IV; the choices the
+:mod:`sudoku_lab.citations`), equations (4)-(6) and section IV; the choices the
 paper leaves open are fixed in docs/algorithms.md, "NB-COIN".
 
 The model is one N x N matrix per box, ``M[box, position, digit]`` (positions

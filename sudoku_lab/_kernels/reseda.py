@@ -2,7 +2,7 @@
 
 Paper: Maire and Prissette, "A restarted estimation of distribution algorithm
 for solving sudoku puzzles" (2012; citation ``maire2012`` in
-:mod:`sudoku_lab.solvers.citations`), sections 2.1-2.3 and 3.1; choices the paper
+:mod:`sudoku_lab.citations`), sections 2.1-2.3 and 3.1; choices the paper
 leaves open are fixed in docs/algorithms.md, "RESEDA".
 
 Every random draw is ``rng.random()`` (a uniform double), taken in a fixed

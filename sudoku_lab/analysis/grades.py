@@ -7,7 +7,7 @@ at least ``b`` (default 90 %), blank otherwise; givens are ``A``.
 
 Examples
 --------
->>> from sudoku_lab import library
+>>> from sudoku_lab.model import library
 >>> from sudoku_lab.analysis.grades import correctness_grades
 >>> g = correctness_grades(library.puzzle("reseda_fig3_1_easy"), "reseda", {"restart": "none"}, runs=5)
 >>> g.grade_grid().shape, g.runs_done

@@ -49,6 +49,7 @@ __all__ = [
 ]
 
 
+@checked
 @dataclass(frozen=True, init=False)
 class BenchmarkOption:
     """One option of a benchmark's sub-command: the arguments of argparse's ``add_argument``, as data.

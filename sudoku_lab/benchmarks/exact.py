@@ -356,7 +356,7 @@ _OPTIONS = (
 
 
 def _run(args, out: Callable[[str], object]) -> int:
-    from ..engine.progress import ReadProgress
+    from ..engine._progress import ReadProgress
     from ..model.resolve import resolve_puzzles
 
     for k, name in enumerate(args.set or ["kennett/fiendish"]):

@@ -17,7 +17,7 @@ from importlib import import_module
 from .. import __version__
 from .._checks import checked
 from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, SudokuLabError
-from .console import algo_in_argv
+from ._console import algo_in_argv
 
 __all__ = ["main", "build_parser", "wants_gui", "gui_options", "FRONTEND_GROUP"]
 

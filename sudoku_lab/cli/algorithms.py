@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from .._checks import checked
+
 __all__ = ["add_cli", "cmd_algorithms"]
 
 
+@checked
 def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     """Declare ``sudoku-lab algorithms`` on ``sub`` (``algo``: the ``--algo`` of the command line, for ``--help``)."""
     a = sub.add_parser(
@@ -19,9 +22,10 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     a.set_defaults(func=cmd_algorithms)
 
 
-def cmd_algorithms(args) -> int:
+@checked
+def cmd_algorithms(args: argparse.Namespace) -> int:
+    from ..citations import DOC, doc_file
     from ..solvers import get_solver_class, registry
-    from ..solvers.citations import DOC, doc_file
 
     classes = [get_solver_class(args.algo)] if args.algo else list(registry().values())
     where = doc_file()

@@ -15,9 +15,9 @@ from ..solvers.base import DEFAULT_SEED
 
 # --------------------------------------------------------------------- CLI
 @checked
-def add_cli(sub: argparse._SubParsersAction) -> None:
+def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     from ..engine.spec import SEEDINGS
-    from .console import add_where_options, int_option, seed_option
+    from ._console import add_where_options, int_option, seed_option
 
     b = sub.add_parser(
         "batch",
@@ -103,9 +103,9 @@ def _spec_from_args(args) -> ExperimentSpec:
 
 @checked
 def cmd_batch(args: argparse.Namespace) -> int:
+    from ..engine._progress import ProgressBar, interruptible, note
     from ..engine.experiments import default_jobs
-    from ..engine.progress import ProgressBar, interruptible, note
-    from .console import where_from_args
+    from ._console import where_from_args
 
     jobs, scheduler = where_from_args(args, default_jobs())
     spec = _spec_from_args(args)

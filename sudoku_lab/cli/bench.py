@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from .._checks import checked
-from .console import argparse_type
+from ._console import argparse_type
 
 __all__ = ["add_cli", "add_arguments", "main"]
 
@@ -44,6 +44,7 @@ def main(args: argparse.Namespace) -> int:
     return get_benchmark(args.benchmark).run(args, print)
 
 
+@checked
 def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     """Declare ``sudoku-lab bench`` and one sub-command per registered benchmark on ``sub``."""
     b = sub.add_parser(

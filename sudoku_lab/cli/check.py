@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .._checks import checked
 from ..errors import EXIT_USAGE, PuzzleError
 from ..model.resolve import resolve_puzzles
 
 __all__ = ["add_cli", "cmd_check"]
 
 
+@checked
 def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     """Declare ``sudoku-lab check`` on ``sub`` (``algo``: the ``--algo`` of the command line, for ``--help``)."""
     c = sub.add_parser(
@@ -25,7 +27,8 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     c.set_defaults(func=cmd_check)
 
 
-def cmd_check(args) -> int:
+@checked
+def cmd_check(args: argparse.Namespace) -> int:
     import itertools
 
     from ..exact.ac3 import ac3

@@ -13,14 +13,15 @@ from ..solvers.base import DEFAULT_SEED
 
 # --------------------------------------------------------------------- CLI
 @checked
-def add_cli(sub: argparse._SubParsersAction) -> None:
+def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     from ..analysis.report import CORRECTIONS, FORMATS
-    from .console import add_where_options, int_option, seed_option
+    from ..engine import compare as engine_compare
+    from ._console import add_where_options, int_option, seed_option
 
     c = sub.add_parser(
         "compare",
         help="compare solvers (any registered, RESEDA included) on the same puzzles, seeds and budget",
-        description=__doc__.split("\n\n", 1)[1].split("\n\nRuns are saved")[0].replace("``", "'"),
+        description=engine_compare.__doc__.split("\n\n", 1)[1].split("\n\nRuns are saved")[0].replace("``", "'"),
     )
     c.add_argument(
         "puzzles",
@@ -83,10 +84,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     import sys
 
     from ..analysis.report import build_report
-    from ..engine.progress import ProgressBar, interruptible, note
+    from ..engine._progress import ProgressBar, interruptible, note
     from ..model.resolve import resolve_puzzles
     from ..stepping.loop import parse_until
-    from .console import where_from_args
+    from ._console import where_from_args
 
     configs = [c for a in args.algo for c in parse_configs(a)]
     parse_until(args.until)

@@ -6,9 +6,10 @@ import argparse
 import sys
 import time
 
-from ..engine.progress import ProgressBar, RunProgress, interruptible
+from .._checks import checked
+from ..engine._progress import ProgressBar, RunProgress, interruptible
 from ..solvers.base import DEFAULT_SEED
-from .console import (
+from ._console import (
     int_option,
     print_puzzle as _print_puzzle,
     seed_option,
@@ -17,6 +18,7 @@ from .console import (
 __all__ = ["add_cli", "cmd_generate"]
 
 
+@checked
 def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     """Declare ``sudoku-lab generate`` on ``sub`` (``algo``: the ``--algo`` of the command line, for ``--help``)."""
     gen = sub.add_parser(
@@ -53,7 +55,8 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     gen.set_defaults(func=cmd_generate)
 
 
-def cmd_generate(args) -> int:
+@checked
+def cmd_generate(args: argparse.Namespace) -> int:
     from ..exact.generate import GenerationStopped, generate, parse_time_limit
     from ..model.collections import format_collection
     from ..stepping.warmup import warm_once

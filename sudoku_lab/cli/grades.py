@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import Callable
 
 import numpy as np
 
@@ -16,8 +15,8 @@ from ..solvers.base import DEFAULT_SEED
 
 # ---------------------------------------------------------------------- CLI
 @checked
-def add_cli(sub: argparse._SubParsersAction, add_solver_params: Callable[..., object]) -> None:
-    from .console import add_where_options, int_option, seed_option
+def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
+    from ._console import add_solver_params, add_where_options, int_option, seed_option
 
     g = sub.add_parser(
         "grades",
@@ -68,7 +67,7 @@ def add_cli(sub: argparse._SubParsersAction, add_solver_params: Callable[..., ob
         "--compare", default=None, help="reference grades to compare with: 'paper' (Figure 4.2) or a grades .json file"
     )
     g.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_solver_params(g)
+    add_solver_params(g, algo or "reseda")  # --help lists RESEDA's parameters unless --algo names another
     g.set_defaults(func=cmd_grades)
 
 
@@ -80,10 +79,10 @@ def cmd_grades(args) -> int:
     import sys
 
     from ..analysis import figures
-    from ..engine.progress import ProgressBar, interruptible
+    from ..engine._progress import ProgressBar, interruptible
     from ..model.resolve import resolve_puzzle
     from ..stepping.loop import parse_until
-    from .console import solver_params, where_from_args
+    from ._console import solver_params, where_from_args
 
     # Everything that can be wrong with the options is found now, not after the runs.
     try:

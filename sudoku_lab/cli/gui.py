@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from .._checks import checked
+
 __all__ = ["add_cli"]
 
 
+@checked
 def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     """Declare ``sudoku-lab gui`` on ``sub`` (``algo``: the ``--algo`` of the command line, for ``--help``)."""
     g = sub.add_parser(

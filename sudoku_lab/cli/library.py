@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from .console import (
+from .._checks import checked
+from ._console import (
     comment as _comment,
     print_puzzle as _print_puzzle,
     print_table as _print_table,
@@ -13,6 +14,7 @@ from .console import (
 __all__ = ["add_cli", "cmd_library"]
 
 
+@checked
 def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     """Declare ``sudoku-lab library`` on ``sub`` (``algo``: the ``--algo`` of the command line, for ``--help``)."""
     lib = sub.add_parser(
@@ -33,7 +35,8 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     lib.set_defaults(func=cmd_library)
 
 
-def cmd_library(args) -> int:
+@checked
+def cmd_library(args: argparse.Namespace) -> int:
     from ..model import library
 
     if args.collection is None:

@@ -12,9 +12,9 @@ from ..errors import DataFileError, ParameterError
 
 # --------------------------------------------------------------------- CLI
 @checked
-def add_cli(sub: argparse._SubParsersAction) -> None:
+def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     from ..files import DPI_RANGE
-    from .console import int_option
+    from ._console import int_option
 
     r = sub.add_parser(
         "report",

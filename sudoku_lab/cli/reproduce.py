@@ -41,7 +41,7 @@ def _option_help(option: str) -> str:
 
 def _int_type(option: str):
     """An integer type accepting every value some experiment accepts (each experiment checks its own range)."""
-    from .console import int_option
+    from ._console import int_option
 
     opts = [r.options[option] for r in reproductions().values() if option in r.options]
     lows, highs = [o.low for o in opts], [o.high for o in opts]
@@ -51,9 +51,9 @@ def _int_type(option: str):
 
 
 @checked
-def add_cli(sub: argparse._SubParsersAction) -> None:
+def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     from ..reproductions import papers
-    from .console import add_where_options, seed_option
+    from ._console import add_where_options, seed_option
 
     reg = reproductions()
     names = list(reg)
@@ -157,7 +157,7 @@ class _Bars:
         self.bars: dict = {}
 
     def __call__(self, label, prog) -> None:
-        from ..engine.progress import ProgressBar
+        from ..engine._progress import ProgressBar
 
         if not self.enabled:
             return
@@ -175,9 +175,9 @@ class _Bars:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.experiment == "all":
         return _cmd_all(args)
-    from ..engine.progress import interruptible, note
+    from ..engine._progress import interruptible, note
     from ..files import check_figure_path, check_writable, standard_fd, write_text
-    from .console import where_from_args
+    from ._console import where_from_args
 
     # Every option is checked before the first run, not after an hour of them.
     for flag, value in (("--out-dir", args.out_dir), ("--only", args.only)):
@@ -231,9 +231,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _cmd_all(args) -> int:
+    from ..engine._progress import interruptible, note
     from ..engine.experiments import default_jobs
-    from ..engine.progress import interruptible, note
-    from .console import where_from_args
+    from ._console import where_from_args
 
     single = [("--" + o.replace("_", "-"), getattr(args, o)) for o in option_names()]
     single += [("--param", args.param), ("--markdown", args.markdown), ("--results", args.results)]

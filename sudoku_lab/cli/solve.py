@@ -6,15 +6,17 @@ import argparse
 import sys
 import time
 
-from ..engine.progress import RunProgress, interruptible
+from .._checks import checked
+from ..engine._progress import RunProgress, interruptible
 from ..errors import EXIT_USAGE, ParameterError
 from ..model.resolve import resolve_puzzles
 from ..solvers.base import DEFAULT_SEED
-from .console import add_solver_params, comment as _comment, print_puzzle as _print_puzzle, seed_option, solver_params
+from ._console import add_solver_params, comment as _comment, print_puzzle as _print_puzzle, seed_option, solver_params
 
 __all__ = ["add_cli", "cmd_solve"]
 
 
+@checked
 def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     """Declare ``sudoku-lab solve`` on ``sub`` (``algo``: the ``--algo`` of the command line, for ``--help``)."""
     s = sub.add_parser(
@@ -51,7 +53,8 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     s.set_defaults(func=cmd_solve)
 
 
-def cmd_solve(args) -> int:
+@checked
+def cmd_solve(args: argparse.Namespace) -> int:
     if args.exact and args.algo not in (None, "exact"):
         raise ParameterError(f"choose --exact or --algo {args.algo}, not both", name="algo")
     algo = "exact" if args.exact or args.algo is None else args.algo

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from .._checks import checked
 from ..errors import ParameterError, SudokuLabError
-from .chunks import ChunkSizer, finished_runs, next_chunk, remaining
+from ._chunks import ChunkSizer, finished_runs, next_chunk, remaining
 
 if TYPE_CHECKING:
     import distributed

@@ -29,7 +29,7 @@ from .._checks import checked
 from ..errors import ParameterError
 from ..model.puzzle import Puzzle
 from ..stepping.warmup import warm_once, warm_up
-from .chunks import ChunkSizer, finished_runs, next_chunk, prepend, remaining
+from ._chunks import ChunkSizer, finished_runs, next_chunk, prepend, remaining
 
 if TYPE_CHECKING:
     from .results import ResultStore

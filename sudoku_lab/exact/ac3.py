@@ -315,7 +315,7 @@ def ac3(
     Singleton propagation, the AC3 of docs/algorithms.md ("AC3") as used for
     prefiltering by Soto et al. 2013 (AC3-tabu search, Algorithm 3) and Soto
     et al. 2014 (prefiltered cuckoo search, Algorithm 7); full citations in
-    :mod:`sudoku_lab.solvers.citations`. The default start gives blank cells every digit,
+    :mod:`sudoku_lab.citations`. The default start gives blank cells every digit,
     so the log also shows the pruning done by the givens.
     """
     if domains is not None:

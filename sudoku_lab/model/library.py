@@ -6,7 +6,7 @@ Collections are named after their file under ``resources/puzzles`` without the
 
 Examples
 --------
->>> from sudoku_lab import library
+>>> from sudoku_lab.model import library
 >>> [c.name for c in library.collections()][:3]
 ['papers', 'mantere_koljonen', 'kennett/very_easy']
 >>> p = library.puzzle("reseda_fig4_1_hard")

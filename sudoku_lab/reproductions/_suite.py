@@ -342,7 +342,7 @@ _COUNTED = ("consistent", "ours higher", "ours lower")
 
 
 def _duration(seconds: float) -> str:
-    from ..engine.progress import duration_text
+    from ..engine._progress import duration_text
 
     return duration_text(seconds)
 

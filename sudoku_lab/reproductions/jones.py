@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ..solvers.citations import cite
+from ..citations import cite
 from . import Option, Paper, Report, Runner, register_paper, register_reproduction
 
 register_paper(

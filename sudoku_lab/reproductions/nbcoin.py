@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .._checks import checked
-from ..solvers.citations import cite
+from ..citations import cite
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
 
 __all__ = ["PAPER", "PUZZLES", "GA_PARAMS", "magnitude_verdict", "table2"]

@@ -3,7 +3,7 @@
 Every experiment varies what its table varies (alpha, the optimisations, the
 restart zones) on top of the user's ``--param`` values, with seeds
 ``seed .. seed + runs - 1``. Published numbers are in :data:`PAPER`, copied
-from the paper (see :data:`sudoku_lab.solvers.citations.CITATIONS`). Times are compared
+from the paper (see :data:`sudoku_lab.citations.CITATIONS`). Times are compared
 as ratios: the paper ran C++ on a 2.66 GHz Core 2 Duo.
 """
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import checked
+from ..citations import cite
 from ..model.puzzle import Puzzle
-from ..solvers.citations import cite
 from . import COMPARISON_HEADER, Option, Paper, Report, Runner, register_paper, register_reproduction
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2", "table1", "table2", "tries_until"]

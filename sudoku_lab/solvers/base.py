@@ -415,7 +415,7 @@ class Solver:
     name: ClassVar[str] = ""
     #: Human name for menus.
     title: ClassVar[str] = ""
-    #: Key of the paper in :mod:`sudoku_lab.solvers.citations` (``"maire2012"``): fills :attr:`paper`,
+    #: Key of the paper in :mod:`sudoku_lab.citations` (``"maire2012"``): fills :attr:`paper`,
     #: :attr:`citation` and :attr:`reference` that the class does not set itself.
     cites: ClassVar[str] = ""
     #: Short citation shown next to the title ("Maire & Prissette 2012").
@@ -463,7 +463,7 @@ class Solver:
         super().__init_subclass__(**kwargs)
         key = cls.__dict__.get("cites")
         if key:
-            from .citations import cite
+            from ..citations import cite
 
             c = cite(key)
             for attr, value in (("paper", c.short), ("citation", c.full), ("reference", c.anchor)):

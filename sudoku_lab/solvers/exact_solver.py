@@ -12,9 +12,9 @@ import numpy as np
 
 from .. import exact
 from .._checks import checked
+from ..citations import SECTIONS
 from ..model.scoring import missing_symbols
 from .base import Solver, Status, register
-from .citations import SECTIONS
 from .declare import Layer, Objective
 
 __all__ = ["ExactSolver"]

@@ -5,7 +5,8 @@ The CLI, the experiment runner and the GUI worker all drive solvers through
 
 Examples
 --------
->>> from sudoku_lab import library, loop
+>>> from sudoku_lab.model import library
+>>> from sudoku_lab.stepping import loop
 >>> from sudoku_lab.solvers import create
 >>> s = create("reseda", restart="none")
 >>> s.reset(library.puzzle("reseda_fig3_1_easy"), seed=3)

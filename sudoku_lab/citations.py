@@ -4,7 +4,7 @@ The algorithm descriptions ship with the sources as ``docs/algorithms.md`` (in t
 repository and the sdist); :data:`SECTIONS` maps each section to its anchor
 there, and :data:`CITATIONS` maps a short key to a paper:
 
->>> from sudoku_lab.solvers.citations import cite
+>>> from sudoku_lab.citations import cite
 >>> cite("maire2012").short
 'Maire & Prissette 2012'
 >>> cite("maire2012").anchor
@@ -22,7 +22,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Mapping, NamedTuple
 
-from .._checks import checked
+from ._checks import checked
 
 __all__ = ["DOC", "Citation", "CITATIONS", "SECTIONS", "cite", "reference", "doc_file"]
 

@@ -7,7 +7,7 @@ import sys
 from typing import Callable
 
 from .._checks import int_range
-from ..engine.progress import note
+from ..engine._progress import note
 
 __all__ = [
     "add_where_options",
@@ -186,7 +186,7 @@ def solver_params(algo: str, args) -> dict:
 
 # ------------------------------------------------------------ output
 
-#: Formats whose puzzles a collection separates by a blank line (as ``collection_io.format_collection`` writes them).
+#: Formats whose puzzles a collection separates by a blank line (as ``collections.format_collection`` writes them).
 _BLOCK_FORMATS = ("grid", "numbers", "sdk")
 
 
