@@ -261,7 +261,8 @@ def _wrap(func, owner, skip: int, puzzles=(), advice=None):
             body.append(f"    if {test(p.name)}: _sl_fail({i}, {p.name})")
     source = f"def {func.__name__}({', '.join(head)}):\n" + "\n".join(body) + f"\n    return _sl_f({', '.join(call)})\n"
     exec(compile(source, f"<checked {func.__qualname__}>", "exec"), namespace)
-    wrapper = functools.wraps(func)(namespace[func.__name__])
+    wrapper = namespace[func.__name__]
+    functools.update_wrapper(wrapper, func)
     wrapper.__sudoku_lab_checks__ = state
     return wrapper
 
@@ -319,7 +320,7 @@ def _type_checking_names(module) -> dict[str, tuple[str, str | None]]:
                 base = (
                     importlib.util.resolve_name("." * imp.level + (imp.module or ""), module.__package__)
                     if imp.level
-                    else imp.module
+                    else (imp.module or "")  # an absolute import always names its module
                 )
                 for alias in imp.names:
                     names[alias.asname or alias.name] = (base, alias.name)

@@ -27,11 +27,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import operator
 import os
 import pkgutil
 import sys
 from types import MappingProxyType
-from typing import Callable, Generic, Iterator, Mapping, TypeVar
+from typing import TYPE_CHECKING, Callable, Generic, Iterator, Mapping, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsRichComparison
 
 from ._checks import checked
 from .errors import ParameterError
@@ -119,8 +123,8 @@ class Registry(Generic[T]):
         self,
         kind: str,
         package: str | None = None,
-        key: Callable[[T], str] = lambda o: o.name,
-        order: Callable[[T], object] | None = None,
+        key: Callable[[T], str] = operator.attrgetter("name"),
+        order: Callable[[T], SupportsRichComparison] | None = None,
         group: str = PLUGIN_GROUP,
         origin: Callable[[T], str] | None = None,
     ):
@@ -180,7 +184,7 @@ class Registry(Generic[T]):
             self._items.update(saved)
 
     def _import_builtins(self) -> None:
-        if self._builtins == "no":
+        if self._builtins == "no" and self.package:  # "no" only with a package
             self._builtins = "importing"
             try:
                 import_package_modules(self.package)
@@ -204,8 +208,9 @@ class Registry(Generic[T]):
         """Every registered object by name (built-ins and plugins loaded)."""
         self._complete_once()
         items = list(self._items.items())
-        if self.order is not None:
-            items.sort(key=lambda kv: self.order(kv[1]))
+        order = self.order
+        if order is not None:
+            items.sort(key=lambda kv: order(kv[1]))
         return MappingProxyType(dict(items))
 
     def get(self, name: str, param: str = "name") -> T:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -314,7 +314,7 @@ def convergence_figure(
         if c.name not in trace or not c.shown:
             continue
         target = axes[c.axis]
-        kw = {"drawstyle": "steps-post"} if c.style == "steps" else {}
+        kw: dict[str, Any] = {"drawstyle": "steps-post"} if c.style == "steps" else {}
         target.plot(it, trace[c.name], _STYLES[c.style], color=colours[c.name], lw=1.2, label=c.label, **kw)
         for t in c.thresholds:
             value = snapshot.params.get(t.param)
@@ -613,7 +613,7 @@ def success_figure(rows: Sequence[SummaryRow], title: str | None = None) -> Figu
     if len(groups) > 4 or max((len(g) for g, _ in groups), default=0) > 14:
         for t in ax.get_xticklabels():
             t.set_rotation(30)
-            t.set_ha("right")
+            t.set_horizontalalignment("right")
     ax.set_xlim(-0.6, len(groups) - 0.4)
     ax.set_ylim(-0.03, 1.03)
     ax.set_ylabel("success rate (95 % interval)")
@@ -701,7 +701,7 @@ def save(fig: Figure, path: str | os.PathLike[str], dpi: int = 200) -> Path:
     DataFileError
         The file cannot be written.
     """
-    path = check_figure_path(path, dpi)
-    fmt = figure_format(path)
-    write_file(path, lambda fh: fig.savefig(fh, format=fmt, dpi=dpi), "figure", binary=fmt != "svg")
-    return path
+    target = check_figure_path(path, dpi)
+    fmt = figure_format(target)
+    write_file(target, lambda fh: fig.savefig(fh, format=fmt, dpi=dpi), "figure", binary=fmt != "svg")
+    return target

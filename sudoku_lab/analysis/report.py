@@ -70,7 +70,7 @@ import fnmatch
 import math
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -443,7 +443,7 @@ def _table_of(results):
     return results, {}
 
 
-def _encode(column, preferred: Sequence[str] = ()) -> tuple[np.ndarray, list[str]]:
+def _encode(column, preferred: Sequence[str | None] = ()) -> tuple[np.ndarray, list[str]]:
     """Codes (int64 (R,)) and labels of a string column; ``preferred`` labels first, then first appearance."""
     import pyarrow.compute as pc
 
@@ -731,12 +731,13 @@ class Report:
     ecdfs: list
     notes: list = field(default_factory=list)
     configs: list = field(default_factory=list)
+    # The _Runs that build_report read (the methods cast it; typed object here, what the argument checks take).
     _runs: object = field(default=None, repr=False)
     _filter: tuple = field(default=(), repr=False)
 
     def ecdfs_of(self, metric: str) -> list[ECDF]:
         """The run-length distributions of another metric, same groups."""
-        return self.ecdfs if metric == self.metric else _ecdfs(self._runs, _check_metric(metric))
+        return self.ecdfs if metric == self.metric else _ecdfs(cast("_Runs", self._runs), _check_metric(metric))
 
     def summary_by(self, by: str) -> list[SummaryRow]:
         """The summary grouped another way (the heatmap wants puzzles)."""
@@ -746,9 +747,10 @@ class Report:
 
     def header(self) -> list[str]:
         """What was read: the path, the experiment, the runs and the budgets; then the notes."""
-        prov = getattr(self.results, "provenance", None) or {}
-        spec = prov.get("spec") if isinstance(prov.get("spec"), dict) else {}
-        runs = self._runs
+        prov: dict = getattr(self.results, "provenance", None) or {}
+        declared = prov.get("spec")
+        spec: dict = declared if isinstance(declared, dict) else {}
+        runs = cast("_Runs", self._runs)
         lo, hi = runs.run_counts
         each = f"{lo} run{'s' * (lo != 1)}" if lo == hi else f"{lo} to {hi} runs"
         name = spec.get("name") or ""

@@ -50,7 +50,7 @@ class Done(NamedTuple):
     A way's run may return a plain int instead (no comparison then).
     """
 
-    count: int
+    count: int  # type: ignore[assignment]  # the field's public name shadows tuple.count
     result: Any = None
 
 

@@ -37,6 +37,7 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -60,6 +61,16 @@ _LABELS = {
 }
 #: qqwing's solving time must be at least this share of its whole-process time to be told from start-up noise.
 _MIN_SOLVING_SHARE = 0.1
+
+
+class _Found(TypedDict, total=False):
+    """What each timed path returned on its last pass, by measurement."""
+
+    solve: list[np.ndarray | None]
+    batch: tuple[np.ndarray, np.ndarray]
+    count2: list[int]
+    text: str
+    qqwing: list[str]
 
 
 def _line(grid: np.ndarray) -> str:
@@ -165,7 +176,8 @@ def bench_exact(
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ParameterError(f"repeat must be a positive integer, got {repeat!r}", name="repeat")
     only = _check_only(only)
-    names, grids, n = _stack(puzzles)
+    # Another os.PathLike than a Path is not read as a file: _stack fails on it (not iterable).
+    names, grids, n = _stack(puzzles)  # type: ignore[arg-type]
     P = len(names)
     text = "".join(_line(g) + "\n" for g in grids)
     notes = []
@@ -177,7 +189,7 @@ def bench_exact(
         elif qqwing is None:
             notes.append("qqwing not found on PATH: no comparison")
 
-    results: dict[str, object] = {}
+    results: _Found = {}
     solve_ms: list[np.ndarray] = []  # per pass, each puzzle's time
 
     def solve_all():
@@ -194,11 +206,11 @@ def bench_exact(
         "batch": lambda: results.__setitem__("batch", exact.solve_many(grids, n)),
         "count2": lambda: results.__setitem__("count2", [exact.count_solutions(g, limit=2) for g in grids]),
         "text": lambda: results.__setitem__("text", _text_path(text, n)),
-        "qqwing": lambda: results.__setitem__("qqwing", _run_qqwing(qqwing, text)),
-        "qqwing_empty": lambda: _run_qqwing(qqwing, ""),
     }
-    if qqwing is None:
-        del cases["qqwing"], cases["qqwing_empty"]
+    if qqwing is not None:
+        exe = qqwing
+        cases["qqwing"] = lambda: results.__setitem__("qqwing", _run_qqwing(exe, text))
+        cases["qqwing_empty"] = lambda: _run_qqwing(exe, "")
     cases = {k: f for k, f in cases.items() if k.split("_")[0] in only}
 
     # Load or compile every kernel, and run each path once on one puzzle, before anything is timed.
@@ -218,7 +230,8 @@ def bench_exact(
     seconds = side_by_side(cases, repeat)
 
     startup = seconds.pop("qqwing_empty", None)
-    if qqwing and seconds["qqwing"] - startup >= _MIN_SOLVING_SHARE * seconds["qqwing"]:
+    # startup: measured whenever qqwing is (both or neither are among the cases)
+    if qqwing and startup is not None and seconds["qqwing"] - startup >= _MIN_SOLVING_SHARE * seconds["qqwing"]:
         seconds["qqwing_solving"] = seconds["qqwing"] - startup
     elif qqwing:
         notes.append(
@@ -238,6 +251,7 @@ def bench_exact(
     )
 
     # Correctness: our solutions (from whichever path ran) are valid; equal to qqwing's where unique.
+    sols: list[np.ndarray | None] | None
     if "solve" in results:
         sols = list(results["solve"])
     elif "batch" in results:
@@ -259,6 +273,7 @@ def bench_exact(
         counts = exact.solve_many(grids, n, limit=2)[1].tolist()  # not timed: only to know where to compare
     matches = None
     if qqwing:
+        assert counts is not None  # counted just above when not timed
         theirs = results["qqwing"]
         ours_lines = [] if sols is None else [[_line(s) if s is not None else "" for s in sols]]
         if "text" in results:
@@ -278,7 +293,9 @@ def bench_exact(
     out(f"  {'':<50} {'puzzles/s':>10} {'time':>10}" + (f" {'/ exact.solve':>14}" if with_solve else ""))
     for key in ours + ["qqwing", "qqwing_solving"]:
         if key in seconds:
-            name = _LABELS[key] + (f" (empty input {startup * 1e3:.1f} ms)" if key == "qqwing_solving" else "")
+            name = _LABELS[key] + (
+                f" (empty input {startup * 1e3:.1f} ms)" if key == "qqwing_solving" and startup is not None else ""
+            )
             col = f" {ratio_text(ratio_to_solve.get(key), 14)}" if with_solve and key != "qqwing_solving" else ""
             out(f"  {name:<50} {per_second[key]:>10,.0f} {seconds[key] * 1e3:>7.1f} ms{col}")
     if per_puzzle:

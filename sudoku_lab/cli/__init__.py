@@ -75,7 +75,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"sudoku-lab {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    commands = _CORE
+    commands: tuple[str, ...] = _CORE
     if _command_in_argv(argv) not in _CORE:  # a core command needs none of the experiment modules
         commands += _EXPERIMENTS
     for command in commands:

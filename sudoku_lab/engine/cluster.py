@@ -520,18 +520,21 @@ _EVENTS_SECONDS = 0.2
 def _run_on_worker(run_chunk: Callable, tasks: list, stop_name: str):
     """``run_chunk(tasks, should_stop)`` on a Dask worker, stopping early once the client sets the batch's stop
     event."""
-    state = {"checked": time.monotonic(), "stop": False, "event": None}
+    checked_at = time.monotonic()
+    stop = False
+    event: distributed.Event | None = None  # made on the first check
 
     def should_stop() -> bool:
+        nonlocal checked_at, stop, event
         now = time.monotonic()
-        if not state["stop"] and now - state["checked"] >= 0.5:
-            state["checked"] = now
+        if not stop and now - checked_at >= 0.5:
+            checked_at = now
             from distributed import Event
 
-            if state["event"] is None:
-                state["event"] = Event(stop_name)
-            state["stop"] = state["event"].is_set()
-        return state["stop"]
+            if event is None:
+                event = Event(stop_name)
+            stop = event.is_set()
+        return stop
 
     return run_chunk(tasks, should_stop)
 

@@ -20,6 +20,7 @@ import socket
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -429,7 +430,7 @@ class Workers:
         # Runs go to a worker process in chunks of about 50 ms of work, to Dask in about 0.2 s (a Dask
         # task costs a few ms of scheduling); the run times seen so far size the next batch's first chunks.
         self._sizer = ChunkSizer(0.05 if not scheduler else 0.2)
-        self._client_cm = None
+        self._client_cm: AbstractContextManager[Any] | None = None  # client_for(...), entered
         self._client = None
 
     def describe(self) -> str:
@@ -748,8 +749,8 @@ def execute(
     if held is not None:
         done0, solved0 = held
     elif store is not None and isinstance(tasks, (list, tuple)):  # perhaps a batch among others in the store
-        held = [t.key for t in tasks if t.key in store]
-        done0, solved0 = len(held), store.solved(held)
+        keys = [t.key for t in tasks if t.key in store]
+        done0, solved0 = len(keys), store.solved(keys)
     elif store is not None:
         done0, solved0 = len(store), store.solved()
     params_cache: dict = {}
@@ -772,7 +773,7 @@ def execute(
     order: list[int] = []
     pending: dict[int, Task] = {}
 
-    t0 = None
+    t0: float | None = None
 
     def feed():
         nonlocal t0
@@ -799,6 +800,7 @@ def execute(
             new += 1
             solved += bool(res.solved)
             if progress:
+                assert t0 is not None  # set when the first task was fed
                 progress(BatchProgress(done0 + new, total, solved0 + solved, new, time.perf_counter() - t0))
             yield i, task, res
         clean = True

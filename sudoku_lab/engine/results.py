@@ -59,7 +59,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -347,7 +347,7 @@ class ResultStore:
         self.growth = growth
         self.change: Change | None = None
         self._note = note or (lambda text: None)
-        self._fd = None
+        self._fd: int | None = None  # the journal, open from here to close()
         self._keys: dict[str, str] = {}  # task key -> fingerprint
         self._solved: set[str] = set()
         self._rows: dict[str, dict] | None = None  # loaded on demand (get)
@@ -371,8 +371,9 @@ class ResultStore:
 
     # -------------------------------------------------------------- opening
     def _check_provenance(self) -> dict:
-        prov, self.change = _opening(self.dir, self.kind, self.spec, self.growth, self._note)
-        if prov is None:
+        prov, change = _opening(self.dir, self.kind, self.spec, self.growth, self._note)
+        self.change = change
+        if prov is None or change is None:  # both None (a new directory) or neither
             return {
                 "format": FORMAT,
                 "kind": self.kind,
@@ -381,28 +382,35 @@ class ResultStore:
                 "created": _now(),
                 "sessions": [],
             }
-        if self.change.grows:
+        if change.grows:
             # The directory's experiment is the grown one from now on: its new rows belong to it.
-            prov["spec"] = self.change.merged
-            self._session["grew"] = list(self.change.grows)
+            prov["spec"] = change.merged
+            self._session["grew"] = list(change.grows)
             self._note(
-                f"{self.dir} grows ({'; '.join(self.change.grows)}): the runs it holds are kept, only the new ones run"
+                f"{self.dir} grows ({'; '.join(change.grows)}): the runs it holds are kept, only the new ones run"
             )
-        if self.change.shrinks:
-            self._session["read_part"] = list(self.change.shrinks)
+        if change.shrinks:
+            self._session["read_part"] = list(change.shrinks)
             self._note(
-                f"{self.dir} holds more than this asks for ({'; '.join(self.change.shrinks)}): the runs asked "
+                f"{self.dir} holds more than this asks for ({'; '.join(change.shrinks)}): the runs asked "
                 "for are read, nothing is deleted"
             )
         return prov
 
+    @property
+    def _journal(self) -> int:
+        """The open journal's descriptor; ValueError once the store is closed (as for I/O on a closed file)."""
+        if self._fd is None:
+            raise ValueError(f"the results store {self.dir} is closed")
+        return self._fd
+
     def _lock(self) -> None:
-        _flock(self._fd, self.dir)
+        _flock(self._journal, self.dir)
 
     def _recover_journal(self) -> None:
         """Read the journal's keys; drop a partial last line; rebuild the table if it lags behind."""
         path = self.dir / JOURNAL
-        with _fd_reader(self._fd) as fh:
+        with _fd_reader(self._journal) as fh:
             lines = _CompleteLines(fh, path)
             for lineno, row in _journal_rows(lines, path):
                 key = row["task"]
@@ -412,7 +420,7 @@ class ResultStore:
                 if row["solved"]:
                     self._solved.add(key)
         if lines.partial:
-            os.ftruncate(self._fd, lines.size)
+            os.ftruncate(self._journal, lines.size)
             self._note(
                 f"{path}: dropped a partial last record (a run cut off mid-write by a crash); that run runs again"
             )
@@ -451,9 +459,9 @@ class ResultStore:
             raise ValueError(f"task {key!r} is already in {self.dir}")
         data = (json.dumps(row, default=json_default) + "\n").encode("utf-8")
         try:
-            os.lseek(self._fd, 0, os.SEEK_END)
+            os.lseek(self._journal, 0, os.SEEK_END)
             while data:
-                data = data[os.write(self._fd, data) :]
+                data = data[os.write(self._journal, data) :]
         except OSError as e:
             raise DataFileError(
                 f"cannot write {self.dir / JOURNAL}: {os_reason(e)}; the {len(self._keys)} runs "
@@ -471,7 +479,7 @@ class ResultStore:
         """The results row recorded for ``key`` (the journal is read once, on the first call)."""
         if self._rows is None:
             path = self.dir / JOURNAL
-            with _fd_reader(self._fd) as fh:
+            with _fd_reader(self._journal) as fh:
                 self._rows = {row["task"]: row for _, row in _journal_rows(_CompleteLines(fh, path), path)}
         return self._rows[key]
 
@@ -617,7 +625,7 @@ class Change:
     merged: dict = field(default_factory=dict)
 
 
-def _is_count(value) -> bool:
+def _is_count(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -678,7 +686,7 @@ def _leaf_differences(key: str, a, b) -> list[tuple[str, str, str]]:
     return shown
 
 
-def _set_tables(value) -> bool:
+def _set_tables(value: object) -> TypeGuard[list]:
     return isinstance(value, list) and all(
         isinstance(e, dict) and isinstance(e.get("label"), str) and _is_count(e.get("puzzles")) for e in value
     )

@@ -178,14 +178,14 @@ def read(text: str | bytes, *, n: int | None = None, first_line: int = 1) -> Par
         :class:`PuzzleTypeError` (also a TypeError) for something that is not
         text. Clashing givens are not checked here.
     """
-    text = as_text(text)
-    if len(text) > MAX_PUZZLE_CHARS:
+    source = as_text(text)
+    if len(source) > MAX_PUZZLE_CHARS:
         raise PuzzleError(
-            f"the text has {len(text):,} characters; one puzzle (at most {MAX_CELLS} cells, "
+            f"the text has {len(source):,} characters; one puzzle (at most {MAX_CELLS} cells, "
             f"25x25) never needs more than {MAX_PUZZLE_CHARS:,}",
             kind="cell_count",
         )
-    lines = text.splitlines() or [""]
+    lines = source.splitlines() or [""]
     label, meta, body = _split_header(lines, first_line)
     grid, size = _parse_cells(body, n)
     return Parsed(grid, size, label, meta)

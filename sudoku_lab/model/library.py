@@ -176,7 +176,7 @@ def names(collection_name: str | None = None) -> list[str]:
     """Puzzle names of one collection, or of the whole library."""
     if collection_name is None:
         return list(_name_index())
-    return [p.name for p in collection(collection_name)]
+    return [p.name for p in collection(collection_name) if p.name is not None]  # all named (iter_puzzles)
 
 
 @checked

@@ -301,7 +301,9 @@ def register_reproduction(
         return _register(_reproductions, name, name.name, _origin(name.run))
 
     def make(fn: Callable[..., Report]) -> Reproduction:
-        rep = Reproduction(name, paper, title, solver, fn, dict(options or {}), dict(quick or {}))
+        # A missing name, paper, title or solver (None) goes on to Reproduction's own argument checks, which
+        # refuse it with their message.
+        rep = Reproduction(name, paper, title, solver, fn, dict(options or {}), dict(quick or {}))  # type: ignore[arg-type]
         return _register(_reproductions, rep, rep.name, _origin(fn))
 
     if run is not None:
@@ -379,17 +381,17 @@ def resolve_options(rep: Reproduction, given: Mapping[str, Any], quick: bool = F
             raise ParameterError(
                 f"{_flag(key)} applies to {what}{f' ({hint})' if hint else ''}, not to {rep.name}", name=key
             )
-    out = {}
+    out: dict[str, Any] = {}
     for key, opt in rep.options.items():
-        value = given.get(key)
-        if value is None and quick:
-            value = rep.quick.get(key)
-        value = opt.default if value is None else value
+        chosen: Any = given.get(key)  # the user's value (any kind), else the quick or the declared one
+        if chosen is None and quick:
+            chosen = rep.quick.get(key)
+        chosen = opt.default if chosen is None else chosen
         if key == "out":
-            out[key] = None if value is None else Path(value)
+            out[key] = None if chosen is None else Path(chosen)
             continue
-        problem = _out_of_range(opt, value) if value is not None else ""
+        problem = _out_of_range(opt, chosen) if chosen is not None else ""
         if problem:
             raise ParameterError(f"{_flag(key)} of {rep.name} must be {problem}", name=key)
-        out[key] = value
+        out[key] = chosen
     return out

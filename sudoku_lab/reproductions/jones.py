@@ -23,7 +23,7 @@ register_paper(
 )
 
 #: The paper's numbers.
-PAPER = {
+PAPER: dict[str, dict[str, tuple[float, ...]]] = {
     # Figure 4: mean iterations to solve, initial f1, initial clashes with givens (puzzles solved).
     "figure4": {"greedy alone": (71, 164, 59), "greedy + post-swap": (66, 173, 26)},
     # Figure 5: mean givens, iterations, restarts, time to solve (ms), 100 puzzles over four ratings.

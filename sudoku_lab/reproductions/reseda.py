@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 
@@ -25,8 +26,33 @@ register_paper(
     )
 )
 
+
+class _Coupled(TypedDict):
+    successes: int
+    attempts: int
+    time: float
+    permutations: int
+    mean_time_to_success: float
+
+
+class _Paper(TypedDict):
+    table1: dict[float, dict[str, tuple[int, int]]]
+    table2: dict[float, tuple[int, int]]
+    fig4_1_no_restart: tuple[int, int]
+    table3: dict[str, tuple[int, float, float]]
+    table4: dict[str, dict[str, tuple[int, float]]]
+    table5: dict[str, tuple[int, float]]
+    escargot_coupled: _Coupled
+
+
+class _RunsRange(TypedDict):
+    low: int
+    high: int
+    grows: bool
+
+
 #: The paper's numbers.
-PAPER = {
+PAPER: _Paper = {
     "table1": {  # reseda_fig3_1_easy, 100 runs, no restart: (successes, mean steps of successful runs)
         0.99: {"permutations": (98, 574), "pre-computation": (100, 522), "both": (100, 188)},
         0.9: {"permutations": (82, 67), "pre-computation": (96, 60), "both": (100, 25)},
@@ -76,7 +102,8 @@ _ZONE_LABEL = {
     "boxes": "1 zone of 9 (boxes)",
     "all": "1 zone of 27 (rows, columns, boxes)",
 }
-_RUNS = dict(low=1, high=1_000_000, grows=True)  # every runs option here repeats seeds seed, seed+1, ...
+# Every runs option here repeats seeds seed, seed+1, ...
+_RUNS: _RunsRange = {"low": 1, "high": 1_000_000, "grows": True}
 
 
 def _steps_of_success(results) -> float:

@@ -27,8 +27,8 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Any, ClassVar, Mapping
+from types import MappingProxyType, ModuleType
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -458,6 +458,20 @@ class Solver:
     #: one (constructor, ``set_params``, ``--param``, a specification) gives that line as a ParameterError.
     retired_params: ClassVar[Mapping[str, str]] = {}
 
+    if TYPE_CHECKING:
+        # The state every solver keeps up to date (see the class docstring), declared for the type checker
+        # only: a subclass holds each as an attribute (and then declares it so) or computes it in a property.
+        @property
+        def grid(self) -> np.ndarray: ...
+        @property
+        def cost(self) -> int: ...
+        @property
+        def best_grid(self) -> np.ndarray: ...
+        @property
+        def best_cost(self) -> int: ...
+        @property
+        def fixed(self) -> np.ndarray: ...
+
     # ------------------------------------------------------- declarations
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -654,7 +668,7 @@ class Solver:
 
     def state_dict(self) -> dict:
         """A deep, picklable copy of everything :meth:`step` depends on (a keyframe)."""
-        if self.puzzle is None:
+        if self.puzzle is None or self.rng is None:  # reset() and load_state() set both
             raise RuntimeError("call reset(puzzle, seed) before state_dict()")
         return copy.deepcopy(
             {
@@ -732,7 +746,7 @@ class Slot:
     value: Any = None
 
 
-def _filler(slots: tuple):
+def _filler(slots: tuple) -> Callable[[Mapping[str, Any]], list]:
     """A function of the parameters giving the slots' values in order (built once per class: it runs every step)."""
     parts = [(s, None, None) if isinstance(s, str) else (s.param, s.codes, s.value) for s in slots]
 
@@ -765,10 +779,11 @@ class KernelSolver(Solver):
         :meth:`_loaded`.
     """
 
-    #: The kernel module.
-    kernel: ClassVar[Any] = None
+    #: The kernel module. (Not a ClassVar to the type checker: it takes a module assigned in a class body,
+    #: ``kernel = K``, for an instance variable, which may not override a ClassVar.)
+    kernel: ModuleType | None = None
     #: The arrays a keyframe holds, as a NamedTuple class (its fields name attributes of the solver).
-    State: ClassVar[type] = tuple
+    State: ClassVar[type[Any]] = tuple
     #: The kernel's int64 and float64 parameter arrays, slot by slot.
     int_slots: ClassVar[tuple] = ()
     float_slots: ClassVar[tuple] = ()
@@ -781,6 +796,16 @@ class KernelSolver(Solver):
     fixed_grid: ClassVar[str] = ""
     #: Most iterations per kernel call (bounds the trace and event buffers).
     chunk: ClassVar[int] = 4096
+
+    #: Set for each subclass that names its kernel (:meth:`__init_subclass__`): the slots' fillers and the
+    #: kernel's event row width.
+    _fill_int: ClassVar[staticmethod[[Mapping[str, Any]], list]]
+    _fill_float: ClassVar[staticmethod[[Mapping[str, Any]], list]]
+    _event_width: ClassVar[int]
+    #: The kernel's int64 counters (``kernel.C_*`` index them), allocated by :meth:`_reset`.
+    counters: np.ndarray
+    #: The best grid since the reset (an attribute in every kernel solver; ``grid`` may be a property).
+    best_grid: np.ndarray
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -814,7 +839,10 @@ class KernelSolver(Solver):
 
     @property
     def fixed(self) -> np.ndarray:
-        return (getattr(self, self.fixed_grid) if self.fixed_grid else self.puzzle.grid) > 0
+        if self.fixed_grid:
+            return getattr(self, self.fixed_grid) > 0
+        assert self.puzzle is not None  # the state is read after reset()
+        return self.puzzle.grid > 0
 
     def arrays(self):
         """The keyframe arrays as one :attr:`State` tuple (the arrays themselves, not copies)."""
@@ -830,6 +858,7 @@ class KernelSolver(Solver):
     # ---------------------------------------------------------------- step
     def _step(self, n: int) -> int:
         K = self.kernel
+        assert K is not None  # a KernelSolver subclass names its kernel
         budget = self._params[self.budget_param] if self.budget_param else 0
         if budget > 0 and self.iteration >= budget:  # the budget was lowered below the count
             self.status = Status.FAILED

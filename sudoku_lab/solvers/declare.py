@@ -68,14 +68,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence, cast
 
 import numpy as np
 
 from .._checks import checked
 
 if TYPE_CHECKING:  # names of annotations only: these modules import this one
-    from .base import Snapshot
+    from .base import Snapshot, Solver
 
 __all__ = [
     "Objective",
@@ -294,7 +294,7 @@ def column_colours(columns: Sequence[Column]) -> dict[str, str]:
 def _dims(shape: tuple, snapshot, layer: str) -> list[int | None]:
     pz = snapshot.puzzle
     symbols = {"C": pz.C, "N": pz.N, "n": pz.n}
-    out = []
+    out: list[int | None] = []
     for s in shape:
         if isinstance(s, int):
             out.append(s)
@@ -374,6 +374,9 @@ def check_layers(declared: tuple[Layer, ...], snapshot: Snapshot) -> list[str]:
 @checked
 def check_declarations(cls: type) -> list[str]:
     """Consistency of a solver class's declarations among themselves (no snapshot needed)."""
+    # What it reads are a Solver class's declarations; the annotation stays ``type`` (the argument checks
+    # read it at run time and take any class).
+    cls = cast("type[Solver]", cls)
     problems = []
     axes = {a.key: a for a in cls.axes}
     if len(axes) != len(cls.axes):

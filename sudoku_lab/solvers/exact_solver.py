@@ -40,6 +40,13 @@ class ExactSolver(Solver):
     objective = Objective(cost="missing symbols")
     layers = (Layer("solutions_found", "1 if solved, 0 if the puzzle has no solution", "int"),)
 
+    # The state Solver reads, held as attributes.
+    grid: np.ndarray
+    cost: int
+    best_grid: np.ndarray
+    best_cost: int
+    fixed: np.ndarray
+
     def _reset(self):
         self.grid = self.puzzle.grid.copy()
         self.best_grid = self.grid.copy()

@@ -228,8 +228,7 @@ class AnyOf(Termination):
         return max((c.progress(solver, now) for c in self.conds), default=0.0)
 
     def cap(self, solver: Solver) -> int | None:
-        caps = [c.cap(solver) for c in self.conds]
-        caps = [c for c in caps if c is not None]
+        caps = [cap for c in self.conds if (cap := c.cap(solver)) is not None]
         return min(caps) if caps else None
 
 
@@ -253,7 +252,8 @@ class AllOf(Termination):
 
     def cap(self, solver: Solver) -> int | None:
         caps = [c.cap(solver) for c in self.conds]
-        return max(caps) if caps and None not in caps else None
+        known = [cap for cap in caps if cap is not None]
+        return max(known) if caps and len(known) == len(caps) else None
 
 
 @checked
@@ -264,7 +264,7 @@ def parse_until(text: str | None) -> Termination:
     """
     if text is None or not str(text).strip():
         return Solved()
-    parts = []
+    parts: list[Termination] = []
     for tok in str(text).split(","):
         t = tok.strip().lower()
         if t == "solved":
@@ -272,7 +272,7 @@ def parse_until(text: str | None) -> Termination:
             continue
         m = _RULE.fullmatch(t)
         value = float(m.group(1)) if m else math.nan
-        if not (math.isfinite(value) and value >= 0):
+        if m is None or not (math.isfinite(value) and value >= 0):  # no match: value is NaN
             raise ParameterError(
                 f"cannot read stopping rule {tok.strip()!r}: use solved, 500 (iterations), "
                 "30s, 2m, 1h or 1e5evals, separated by commas",
@@ -500,4 +500,5 @@ def run(solver: Solver, termination: Termination | str | None = None, **kw: Any)
     last = None
     for last in iterate(solver, termination, min_interval=float("inf"), **kw):  # noqa: B007 - keeps the last one
         pass
+    assert last is not None  # iterate yields at least the final progress
     return last

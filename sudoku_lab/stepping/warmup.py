@@ -61,7 +61,7 @@ from .._checks import checked
 from ..solvers.warm import _puzzles, generic_warm_up
 
 if TYPE_CHECKING:  # names of annotations only: these modules import this one
-    pass
+    from numba.core.dispatcher import Dispatcher
 
 __all__ = [
     "warm_up",
@@ -144,7 +144,7 @@ def _solver_hook(cls) -> Callable[[], None]:
     return lambda: generic_warm_up(cls)
 
 
-def _dispatchers() -> dict[int, tuple[str, object]]:
+def _dispatchers() -> dict[int, tuple[str, Dispatcher]]:
     """Every numba dispatcher in the loaded modules of sudoku_lab and of the registered solvers' packages."""
     from numba.core.dispatcher import Dispatcher
 
@@ -163,8 +163,10 @@ def _dispatchers() -> dict[int, tuple[str, object]]:
 
 def _cache_counts() -> dict[int, tuple[str, int, int]]:
     """Per dispatcher: name, cache hits and cache misses so far (numba counts one per signature loaded/compiled)."""
+    # _cache_hits and _cache_misses are numba's own private counters, absent from its type information.
     return {
-        k: (name, sum(d._cache_hits.values()), sum(d._cache_misses.values())) for k, (name, d) in _dispatchers().items()
+        k: (name, sum(d._cache_hits.values()), sum(d._cache_misses.values()))  # type: ignore[attr-defined, unused-ignore]
+        for k, (name, d) in _dispatchers().items()
     }
 
 
@@ -369,18 +371,20 @@ def warm_up(
         items.append((cls.name, _solver_hook(cls)))
         keys.append(cls)
     before = _cache_counts()
-    notice = CompileNotice() if on_compile == "stderr" else on_compile
-    at = {"done": 0, "label": ""}
+    stderr_notice = CompileNotice() if on_compile == "stderr" else None
+    # Another string than "stderr" says nothing, as its call would fail inside the listener, which drops errors.
+    notice = stderr_notice if stderr_notice is not None else on_compile if callable(on_compile) else None
+    at_done, at_label = 0, ""  # the item being warmed, for the notice
     listening = (
         nullcontext()
         if notice is None
-        else _CompileListener(lambda kernel: notice(kernel, at["done"], len(items), at["label"])).installed()
+        else _CompileListener(lambda kernel: notice(kernel, at_done, len(items), at_label)).installed()
     )
     finished = False
     try:
         with listening:
             for done, ((label, fn), key) in enumerate(zip(items, keys)):
-                at.update(done=done, label=label)
+                at_done, at_label = done, label
                 if progress is not None:
                     progress(done, len(items), label)
                 _WARMED.add(key)  # before: a class's own warm_up() may drive loop.iterate, which calls warm_once
@@ -391,8 +395,8 @@ def warm_up(
                     raise
         finished = True
     finally:
-        if on_compile == "stderr":
-            notice.close(finished)
+        if stderr_notice is not None:
+            stderr_notice.close(finished)
     if progress is not None:
         progress(len(items), len(items), None)
     compiled, loaded = [], []
