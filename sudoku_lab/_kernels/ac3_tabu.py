@@ -20,6 +20,8 @@ documented on :func:`make_candidate`, so that the pure-Python twin in
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from . import ac3 as _ac3
@@ -75,6 +77,20 @@ F_P_DROP = 0
 TRACE_WIDTH = 6
 # Event row per aspiration move: iteration, cell, digit.
 EVENT_WIDTH = 3
+
+
+class AC3TabuState(NamedTuple):
+    """The arrays of an AC3-tabu search: one argument of :func:`run`, and a keyframe."""
+
+    S: np.ndarray  #: uint32 (C,): the state's domain masks
+    pre: np.ndarray  #: uint32 (C,): domain masks before the latest accepted move's propagation
+    prefilled: np.ndarray  #: bool (C,): cells the prefilter decided
+    best_grid: np.ndarray  #: int8 (C,)
+    tabu: np.ndarray  #: int64 (tenure + 1, TABU_WIDTH): the tabu list
+    tabu_mask: np.ndarray  #: uint32 (C,): tabu digits per cell
+    cands: np.ndarray  #: int64 (candidates, CAND_WIDTH): the latest iteration's candidates
+    cand_drops: np.ndarray  #: int64 (candidates, drop, 2): the assignments each dropped
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
 
 
 @jit
@@ -350,73 +366,31 @@ def make_candidate(
 
 
 @jit
-def run_iterations(
-    S,
-    pre,
-    prefilled,
-    best_grid,
-    tabu,
-    tabu_mask,
-    cands,
-    cand_drops,
-    counters,
-    trace,
-    events,
-    iparams,
-    fparams,
-    peers,
-    units,
-    cand,
-    cand_pre,
-    best,
-    best_pre,
-    cum,
-    single,
-    log,
-    pops,
-    acnt,
-    rng,
-    n_iterations,
-):
+def run(state, peers, units, iparams, fparams, rng, n_iterations, trace, events):
     """Advance the search by up to ``n_iterations`` iterations.
 
     Parameters
     ----------
-    S : ndarray of uint32, shape (C,)
-        The state's domains (updated on a move).
-    pre : ndarray of uint32, shape (C,)
-        Domains of the latest accepted candidate before its propagation (updated on a move).
-    prefilled : ndarray of bool, shape (C,)
-        Singletons after the prefilter: never dropped.
-    best_grid : ndarray of int8, shape (C,)
-        Singletons of the lowest-cost state since reset (written when improved).
-    tabu : ndarray of int64, shape (>= tenure + 1, TABU_WIDTH)
-        The tabu list, oldest first (``T_*`` columns; ``C_TABU_LEN`` rows used).
-    tabu_mask : ndarray of uint32, shape (C,)
-        The tabu list's digits of each cell.
-    cands : ndarray of int64, shape (>= candidates, CAND_WIDTH)
-        Output: the latest iteration's candidates (``K_*`` columns; cost -1 when wiped out).
-    cand_drops : ndarray of int64, shape (>= candidates, >= drop, 2)
-        Output: each candidate's dropped ``(cell, digit)`` pairs.
-    counters : ndarray of int64, shape (N_COUNTERS,)
-        See the ``C_*`` constants; updated in place.
-    trace : ndarray of float64, shape (>= n_iterations, TRACE_WIDTH)
-        One row per iteration (written).
-    events : ndarray of int64, shape (>= n_iterations, EVENT_WIDTH)
-        One row per move taken by aspiration (written).
+    state : AC3TabuState
+        Updated in place: ``S`` (the state's domains, on a move), ``pre`` (domains of the latest accepted
+        candidate before its propagation, on a move), ``best_grid`` (singletons of the lowest-cost state
+        since reset, written when improved), ``tabu`` (the tabu list, oldest first: ``T_*`` columns,
+        ``C_TABU_LEN`` rows used; at least tenure + 1 rows) and ``tabu_mask`` (its digits of each cell),
+        ``cands`` (the latest iteration's candidates: ``K_*`` columns, cost -1 when wiped out; at least
+        ``candidates`` rows), ``cand_drops`` (each candidate's dropped ``(cell, digit)`` pairs, at least
+        ``drop`` of them) and ``counters`` (see the ``C_*`` constants). Read: ``prefilled`` (singletons
+        after the prefilter: never dropped).
+    peers, units : geometry tables
     iparams : ndarray of int64
         candidates, tenure, drop, budget (0 = none), hidden singles, dead-end rule (``DEAD_END_*``).
     fparams : ndarray of float64
         p_drop.
-    peers, units : geometry tables
-    cand, cand_pre, best, best_pre : ndarray of uint32, shape (C,)
-        Scratch.
-    cum : ndarray of float64, shape (C,); single : ndarray of bool, shape (C,)
-        Scratch.
-    log, pops, acnt :
-        Scratch for :func:`~sudoku_lab._kernels.ac3.propagate`.
     rng : numpy.random.Generator
     n_iterations : int
+    trace : ndarray of float64, shape (>= n_iterations, TRACE_WIDTH)
+        One row per iteration (written).
+    events : ndarray of int64, shape (>= n_iterations, EVENT_WIDTH)
+        One row per move taken by aspiration (written).
 
     Returns
     -------
@@ -439,6 +413,27 @@ def run_iterations(
     Its feature differences (assignments of the state it lacks, in cell
     order) enter the list.
     """
+    S = state.S
+    pre = state.pre
+    prefilled = state.prefilled
+    best_grid = state.best_grid
+    tabu = state.tabu
+    tabu_mask = state.tabu_mask
+    cands = state.cands
+    cand_drops = state.cand_drops
+    counters = state.counters
+    C = S.shape[0]
+    # Scratch, written before it is read: candidate domains, roulette weights, and AC3's queue and counters
+    # (no log: a candidate's propagation is not shown; the solver re-runs the accepted one with a log).
+    cand = np.zeros_like(S)
+    cand_pre = np.zeros_like(S)
+    best = np.zeros_like(S)
+    best_pre = np.zeros_like(S)
+    cum = np.zeros(C)
+    single = np.zeros(C, dtype=np.bool_)
+    log = np.zeros((0, _ac3.LOG_WIDTH), dtype=np.int32)
+    pops = np.zeros(C, dtype=np.int32)
+    acnt = np.zeros(_ac3.N_COUNTERS, dtype=np.int64)
     L = iparams[P_CANDIDATES]
     tenure = iparams[P_TENURE]
     drop = iparams[P_DROP]
@@ -446,7 +441,6 @@ def run_iterations(
     hidden = iparams[P_HIDDEN] != 0
     restart = iparams[P_DEAD_END] == DEAD_END_RESTART
     p_drop = fparams[F_P_DROP]
-    C = S.shape[0]
     n_ev = 0
     done = 0
     code = RUNNING

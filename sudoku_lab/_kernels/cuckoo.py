@@ -17,6 +17,8 @@ the order documented on each function, so that the pure-Python twin in
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .common import jit, popcount, shuffle
@@ -70,6 +72,33 @@ LEVY_BETA = 1.5
 # Trace row per iteration: iteration, cost (best nest), best cost since reset, mean nest cost,
 # cumulative PMX, sorting crossovers, mutations, abandoned nests.
 TRACE_WIDTH = 8
+
+
+class CuckooState(NamedTuple):
+    """The arrays of a cuckoo search: one argument of :func:`run`, and a keyframe."""
+
+    eggs: np.ndarray  #: int8 (nests, C): one egg per nest
+    costs: np.ndarray  #: int64 (nests,)
+    best_grid: np.ndarray  #: int8 (C,): the best egg since reset
+    abandoned: np.ndarray  #: bool (nests,): nests abandoned in the latest iteration
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
+    hist: np.ndarray  #: int16 (H, nests): nest costs over time
+
+
+class CuckooTables(NamedTuple):
+    """What the kernels read besides the state: the prefilter's domains and row tables, and the geometry.
+
+    A keyframe does not hold them: they are rebuilt from the puzzle and the prefilter mode.
+    """
+
+    pre: np.ndarray  #: int8 (C,): prefilled cells (0 where free)
+    dom: np.ndarray  #: uint32 (C,): prefiltered domains
+    units: np.ndarray  #: int32 (3N, N)
+    row_free: np.ndarray  #: int32 (N, N): positions of each row's free cells, padded with -1 (see fill_row)
+    row_nfree: np.ndarray  #: int32 (N,)
+    row_avail: np.ndarray  #: int64 (N,): digits no prefilled cell of the row holds (bitmask)
+    mut_rows: np.ndarray  #: int32 (N,): rows with two free cells or more first, padded with -1
+    n_mut: int  #: how many rows a mutation can use
 
 
 @jit
@@ -238,6 +267,25 @@ def build_nests(eggs, costs, start, stop, pre, units, row_free, row_nfree, row_a
 
 
 @jit
+def fill_nests(eggs, costs, start, stop, tables, node_limit, rng):
+    """:func:`build_nests` with the :class:`CuckooTables` (a start, or new nests for a larger population)."""
+    return build_nests(
+        eggs,
+        costs,
+        start,
+        stop,
+        tables.pre,
+        tables.units,
+        tables.row_free,
+        tables.row_nfree,
+        tables.row_avail,
+        tables.dom,
+        node_limit,
+        rng,
+    )
+
+
+@jit
 def pmx_row(p1, p2, lo, hi, out, pos2, placed):
     """Partially matched crossover of two permutations of 1..N (the paper's Algorithm 2).
 
@@ -395,55 +443,20 @@ def levy_swaps(sigma, cap, rng):
 
 
 @jit
-def run_iterations(
-    eggs,
-    costs,
-    best_grid,
-    abandoned,
-    pre,
-    dom,
-    units,
-    row_free,
-    row_nfree,
-    row_avail,
-    mut_rows,
-    n_mut,
-    hist,
-    counters,
-    trace,
-    iparams,
-    fparams,
-    rng,
-    n_it,
-):
+def run(state, tables, iparams, fparams, rng, n_it, trace):
     """Advance the cuckoo search by up to ``n_it`` iterations.
 
     Parameters
     ----------
-    eggs : ndarray of int8, shape (>= nests, C)
-        One egg per nest (updated in place).
-    costs : ndarray of int64, shape (>= nests,)
-        Their costs (missing symbols over columns and boxes).
-    best_grid : ndarray of int8, shape (C,)
-        Best egg since reset (a copy, written on strict improvement).
-    abandoned : ndarray of bool, shape (>= nests,)
-        Nests rebuilt in the latest iteration (written).
-    pre : ndarray of int8, shape (C,)
-        Prefilled cells (0 where free).
-    dom : ndarray of uint32, shape (C,)
-        Prefiltered domains.
-    units : ndarray of int32, shape (3N, N)
-    row_free, row_nfree, row_avail : see :func:`fill_row`.
-    mut_rows : ndarray of int32, shape (N,)
-        Rows with two free cells or more, first ``n_mut`` entries.
-    n_mut : int
-    hist : ndarray of int16, shape (H, nests)
-        Nest history: a row of every nest's cost every ``stride`` iterations; when its H rows are
-        full, every second row is kept and the stride doubles.
-    counters : ndarray of int64, shape (N_COUNTERS,)
-        See the ``C_*`` constants; updated in place.
-    trace : ndarray of float64, shape (>= n_it, TRACE_WIDTH)
-        One row per iteration done (written).
+    state : CuckooState
+        Updated in place: ``eggs`` (one egg per nest, at least ``nests`` rows), their ``costs`` (missing
+        symbols over columns and boxes), ``best_grid`` (best egg since reset, a copy written on strict
+        improvement), ``abandoned`` (nests rebuilt in the latest iteration), ``counters`` (see the ``C_*``
+        constants) and ``hist`` (the nest history, H rows: a row of every nest's cost every ``stride``
+        iterations; when its H rows are full, every second row is kept and the stride doubles).
+    tables : CuckooTables
+        Prefilled cells, prefiltered domains, the units and the row tables (see :func:`fill_row`;
+        mutations use the first ``n_mut`` rows of ``mut_rows``).
     iparams : ndarray of int64, shape (N_IPARAMS,)
         Nests, iteration budget (0 = none), PMX segment, Levy, ties, infeasible rule, fill node limit,
         abandon rule.
@@ -451,6 +464,8 @@ def run_iterations(
         pa, p_pmx, p_mut, cumulative mask weights w1 and w1 + w2, Mantegna's sigma.
     rng : numpy.random.Generator
     n_it : int
+    trace : ndarray of float64, shape (>= n_it, TRACE_WIDTH)
+        One row per iteration done (written).
 
     Returns
     -------
@@ -480,6 +495,20 @@ def run_iterations(
     5. the best nest becomes the first of the lowest cost if that is strictly below its own;
        ``best_grid`` copies it on a strict improvement. Then the trace row and the history.
     """
+    eggs = state.eggs
+    costs = state.costs
+    best_grid = state.best_grid
+    abandoned = state.abandoned
+    counters = state.counters
+    hist = state.hist
+    pre = tables.pre
+    dom = tables.dom
+    units = tables.units
+    row_free = tables.row_free
+    row_nfree = tables.row_nfree
+    row_avail = tables.row_avail
+    mut_rows = tables.mut_rows
+    n_mut = tables.n_mut
     N = row_nfree.shape[0]
     C = eggs.shape[1]
     nests = iparams[P_NESTS]

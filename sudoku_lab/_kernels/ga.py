@@ -18,6 +18,8 @@ order documented on each function, so that the pure-Python twins in
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .common import jit
@@ -43,6 +45,31 @@ P_CROSSOVER, P_MUTATION = 0, 1
 # Trace row written per generation: iteration, cost, best cost since reset,
 # best, mean and worst fitness of the new population.
 TRACE_WIDTH = 6
+
+
+class GAState(NamedTuple):
+    """The arrays of a GA run: one argument of :func:`start` and :func:`run`, and a keyframe."""
+
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
+    pop: np.ndarray  #: int8 (P, C): the population
+    fit: np.ndarray  #: int64 (P,): its fitness
+    rsc: np.ndarray  #: int64 (P, N): missing digits per row
+    csc: np.ndarray  #: int64 (P, N): missing digits per column
+    grid: np.ndarray  #: int8 (C,): the population's best
+    best_grid: np.ndarray  #: int8 (C,): the best since reset
+    box_free: np.ndarray  #: int32 (N, N): free cells per box, padded with -1
+    box_nfree: np.ndarray  #: int32 (N,)
+    box_missing: np.ndarray  #: int8 (N, N): digits no given of the box holds, padded with 0
+    mut_boxes: np.ndarray  #: int32 (N,): boxes with two free cells or more first, padded with -1
+
+
+class GANext(NamedTuple):
+    """The buffers :func:`run` breeds the next population into (a keyframe does not hold them)."""
+
+    out: np.ndarray  #: int8 (P', C)
+    ofit: np.ndarray  #: int64 (P',)
+    orsc: np.ndarray  #: int64 (P', N)
+    ocsc: np.ndarray  #: int64 (P', N)
 
 
 @jit
@@ -115,6 +142,17 @@ def init_population(pop, fit, rsc, csc, base, box_free, box_nfree, box_missing, 
     for q in range(pop.shape[0]):
         random_individual(base, box_free, box_nfree, box_missing, pop[q], rng)
         fit[q] = evaluate(pop[q], units, N, rsc[q], csc[q])
+
+
+@jit
+def start(state, base, units, rng):
+    """The first population: :func:`init_population` on a :class:`GAState` (its ``pop``, ``fit``, ``rsc``, ``csc``).
+
+    ``base`` (int8 (C,)) holds the givens, ``units`` (int32 (3N, N)) the geometry's units.
+    """
+    init_population(
+        state.pop, state.fit, state.rsc, state.csc, base, state.box_free, state.box_nfree, state.box_missing, units, rng
+    )
 
 
 @jit
@@ -412,49 +450,28 @@ def population_stats(fit):
 
 
 @jit
-def run_generations(
-    pop,
-    fit,
-    rsc,
-    csc,
-    out,
-    ofit,
-    orsc,
-    ocsc,
-    n,
-    box_free,
-    box_nfree,
-    mut_boxes,
-    n_mut,
-    units,
-    grid,
-    best_grid,
-    counters,
-    trace,
-    iparams,
-    fparams,
-    rng,
-    n_gens,
-):
+def run(state, nxt, units, n, n_mut, iparams, fparams, rng, n_gens, trace):
     """Advance the GA by up to ``n_gens`` generations.
 
     Parameters
     ----------
-    pop, fit, rsc, csc : the current population (replaced in place each generation)
-    out, ofit, orsc, ocsc : scratch for the next one, same shapes as ``pop``...
-        unless ``n_gens == 1`` (a population size change: then the caller
-        takes ``out`` as the new population and nothing is copied back).
+    state : GAState
+        Updated in place: the population ``pop``, ``fit``, ``rsc``, ``csc`` (replaced each generation),
+        ``grid`` (the best individual of the latest generation), ``best_grid`` (the best since reset,
+        written when improved) and ``counters``. Read: the box tables (see :func:`mutate`).
+    nxt : GANext
+        Scratch for the next population, the same shapes as the population... unless ``n_gens == 1``
+        (a population size change: then the caller takes ``nxt`` as the new population and nothing is
+        copied back).
+    units : ndarray of int32, shape (3N, N)
     n : int
-    box_free, box_nfree, mut_boxes, n_mut, units : see :func:`generation`
-    grid : ndarray of int8, shape (C,)
-        The best individual of the latest generation (written).
-    best_grid : ndarray of int8, shape (C,)
-        The best since reset (written when improved).
-    counters : ndarray of int64, shape (N_COUNTERS,)
-    trace : ndarray of float64, shape (>= n_gens, TRACE_WIDTH)
+        Box size.
+    n_mut : int
+        How many boxes a mutation can use (see :func:`mutate`).
     iparams, fparams : see :func:`generation`
     rng : numpy.random.Generator
     n_gens : int
+    trace : ndarray of float64, shape (>= n_gens, TRACE_WIDTH)
 
     Returns
     -------
@@ -463,6 +480,20 @@ def run_generations(
     status : int
         RUNNING, SOLVED or BUDGET.
     """
+    pop = state.pop
+    fit = state.fit
+    rsc = state.rsc
+    csc = state.csc
+    out = nxt.out
+    ofit = nxt.ofit
+    orsc = nxt.orsc
+    ocsc = nxt.ocsc
+    box_free = state.box_free
+    box_nfree = state.box_nfree
+    mut_boxes = state.mut_boxes
+    grid = state.grid
+    best_grid = state.best_grid
+    counters = state.counters
     N = n * n
     full = 2 * N * N
     budget = iparams[P_BUDGET]

@@ -18,6 +18,10 @@ order documented on each function, so that the pure-Python twins in
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
+
 from .common import jit, shuffle
 from .status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED  # noqa: F401
 
@@ -60,6 +64,26 @@ P_W1, P_W2 = 0, 1
 
 # Trace row written per move: iteration, cost, best cost, f, f1, f2, queue size.
 TRACE_WIDTH = 7
+
+
+class HillClimbState(NamedTuple):
+    """The arrays of a hill-climbing search: one argument of :func:`start` and :func:`run`, and a keyframe."""
+
+    base: np.ndarray  #: int8 (C,): the givens
+    grid: np.ndarray  #: int8 (C,): the current state
+    best_grid: np.ndarray  #: int8 (C,)
+    row_cnt: np.ndarray  #: int32 (N, N): digit counts per row
+    col_cnt: np.ndarray  #: int32 (N, N): digit counts per column
+    q_grid: np.ndarray  #: int8 (queue_capacity, C): the plateau queue's states
+    q_f1: np.ndarray  #: int64 (queue_capacity,)
+    q_f2: np.ndarray  #: int64 (queue_capacity,)
+    q_seq: np.ndarray  #: int64 (queue_capacity,): insertion order
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
+    box_free: np.ndarray  #: int32 (N, N): free cells of each box, padded with -1 (see initial_state)
+    box_nfree: np.ndarray  #: int32 (N,)
+    box_missing: np.ndarray  #: int32 (N, N): digits missing from each box's givens, padded with 0
+    GR: np.ndarray  #: int32 (N, N): GR[r, d-1] = 1 if a given of row r holds d
+    GC: np.ndarray  #: int32 (N, N): the same per column
 
 
 @jit
@@ -361,30 +385,38 @@ def _set_state(grid, base, row_cnt, col_cnt, GR, GC, best_grid, counters):
 
 
 @jit
-def start_run(
-    grid,
-    base,
-    box_free,
-    box_nfree,
-    box_missing,
-    GR,
-    GC,
-    row_cnt,
-    col_cnt,
-    best_grid,
-    counters,
-    iparams,
-    digits,
-    order,
-    rng,
-):
-    """A new initial state (:func:`initial_state`), its scores, and the run counters reset."""
+def start(state, iparams, rng):
+    """The first run of a search: :func:`start_run` on a :class:`HillClimbState` (the solver's reset).
+
+    Parameters
+    ----------
+    state : HillClimbState
+        Updated in place: ``grid``, ``row_cnt``, ``col_cnt``, ``best_grid`` and ``counters``.
+    iparams : ndarray of int64
+        See :func:`run` (greedy, post_swap and random_order are read).
+    rng : numpy.random.Generator
+    """
+    N = state.box_free.shape[0]
+    start_run(state, iparams, np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64), rng)
+
+
+@jit
+def start_run(state, iparams, digits, order, rng):
+    """A new initial state (:func:`initial_state`), its scores, and the run counters reset.
+
+    ``digits`` and ``order`` (int64 (N,)) are :func:`initial_state`'s scratch.
+    """
+    grid = state.grid
+    base = state.base
+    GR = state.GR
+    GC = state.GC
+    counters = state.counters
     initial_state(
         grid,
         base,
-        box_free,
-        box_nfree,
-        box_missing,
+        state.box_free,
+        state.box_nfree,
+        state.box_missing,
         GR,
         GC,
         iparams[P_GREEDY] != 0,
@@ -401,7 +433,7 @@ def start_run(
     counters[C_QLEN] = 0
     counters[C_SWAP_A] = -1
     counters[C_SWAP_B] = -1
-    _set_state(grid, base, row_cnt, col_cnt, GR, GC, best_grid, counters)
+    _set_state(grid, base, state.row_cnt, state.col_cnt, GR, GC, state.best_grid, counters)
     counters[C_INIT_F1] = counters[C_F1]
     counters[C_INIT_F2] = counters[C_F2]
     counters[C_STUCK_F1] = counters[C_F1]
@@ -409,56 +441,27 @@ def start_run(
 
 
 @jit
-def run_moves(
-    grid,
-    base,
-    box_free,
-    box_nfree,
-    box_missing,
-    GR,
-    GC,
-    row_cnt,
-    col_cnt,
-    best_grid,
-    q_grid,
-    q_f1,
-    q_f2,
-    q_seq,
-    counters,
-    trace,
-    events,
-    iparams,
-    fparams,
-    digits,
-    order,
-    rng,
-    n_moves,
-):
+def run(state, iparams, fparams, rng, n_moves, trace, events):
     """Advance the search by up to ``n_moves`` moves.
 
     Parameters
     ----------
-    grid : ndarray of int8, shape (C,)
-        The current state (updated).
-    base, box_free, box_nfree, box_missing, GR, GC : see :func:`initial_state`
-    row_cnt, col_cnt : ndarray of int32, shape (N, N)
-        Digit counts per row and column of ``grid`` (kept up to date).
-    best_grid : ndarray of int8, shape (C,)
-        Lowest-cost state since reset (written when improved).
-    q_grid, q_f1, q_f2, q_seq : queue storage (capacity rows), see :func:`queue_push`
-    counters : ndarray of int64, shape (N_COUNTERS,)
-        See the ``C_*`` constants; updated in place.
-    trace : ndarray of float64, shape (>= n_moves, TRACE_WIDTH)
-        One row per move (written).
-    events : ndarray of int64, shape (>= n_moves, EVENT_WIDTH)
-        One row per plateau jump or restart (written), see the ``E_*`` columns.
+    state : HillClimbState
+        Updated in place: ``grid`` (the current state), ``row_cnt`` and ``col_cnt`` (its digit counts per
+        row and column, kept up to date), ``best_grid`` (the lowest-cost state since reset, written when
+        improved), the queue ``q_grid``, ``q_f1``, ``q_f2``, ``q_seq`` (see :func:`queue_push`) and
+        ``counters`` (see the ``C_*`` constants); the givens and box tables are read
+        (see :func:`initial_state`).
     iparams : ndarray of int64
         greedy, post_swap, random_order, plateau, budget, random_ties.
     fparams : ndarray of float64
         w1, w2.
-    digits, order : scratch, int64 (N,)
     rng : numpy.random.Generator
     n_moves : int
+    trace : ndarray of float64, shape (>= n_moves, TRACE_WIDTH)
+        One row per move (written).
+    events : ndarray of int64, shape (>= n_moves, EVENT_WIDTH)
+        One row per plateau jump or restart (written), see the ``E_*`` columns.
 
     Returns
     -------
@@ -481,7 +484,23 @@ def run_moves(
     (:func:`push_sideways`) and the search continues from the best queued
     state (a plateau jump), or restarts when the queue is empty.
     """
+    grid = state.grid
+    base = state.base
+    box_free = state.box_free
+    box_nfree = state.box_nfree
+    GR = state.GR
+    GC = state.GC
+    row_cnt = state.row_cnt
+    col_cnt = state.col_cnt
+    best_grid = state.best_grid
+    q_grid = state.q_grid
+    q_f1 = state.q_f1
+    q_f2 = state.q_f2
+    q_seq = state.q_seq
+    counters = state.counters
     N = row_cnt.shape[0]
+    digits = np.zeros(N, dtype=np.int64)  # start_run's scratch
+    order = np.zeros(N, dtype=np.int64)
     w1 = fparams[P_W1]
     w2 = fparams[P_W2]
     plateau = iparams[P_PLATEAU]
@@ -554,23 +573,7 @@ def run_moves(
                 row[E_REASON] = 0
             else:
                 counters[C_RUN] += 1
-                start_run(
-                    grid,
-                    base,
-                    box_free,
-                    box_nfree,
-                    box_missing,
-                    GR,
-                    GC,
-                    row_cnt,
-                    col_cnt,
-                    best_grid,
-                    counters,
-                    iparams,
-                    digits,
-                    order,
-                    rng,
-                )
+                start_run(state, iparams, digits, order, rng)
                 row[E_KIND] = EV_RESTART
                 row[E_REASON] = reason
             row[E_QUEUE] = counters[C_QLEN]

@@ -14,6 +14,8 @@ replay a kernel draw for draw from the same seed.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .common import jit, popcount
@@ -41,6 +43,25 @@ P_K, P_UPPER = 0, 1
 # Trace row per generation: iteration, cost of the generation's best (2N^2 - best fitness),
 # best cost since reset, best, mean and worst fitness of the generation.
 TRACE_WIDTH = 6
+
+
+class NBCoinState(NamedTuple):
+    """The arrays of an NB-COIN run: one argument of :func:`run`, and a keyframe."""
+
+    M: np.ndarray  #: float64 (N, N, N): the box models
+    allowed: np.ndarray  #: bool (N, N, N): where M may be non-zero
+    base: np.ndarray  #: int8 (C,): the givens
+    best_grid: np.ndarray  #: int8 (C,)
+    delta: np.ndarray  #: float64 (N, N, N): the latest update's change
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
+    pop: np.ndarray  #: int8 (P, C): the latest generation
+    fitness: np.ndarray  #: int64 (P,)
+    good: np.ndarray  #: int64 (G,): rewarded individuals
+    bad: np.ndarray  #: int64 (G,): punished individuals
+    box_cells: np.ndarray  #: box tables, see sample_scored
+    box_free: np.ndarray
+    box_nfree: np.ndarray
+    box_avail: np.ndarray
 
 
 @jit
@@ -395,63 +416,29 @@ def cap_row(row, ok, upper):
 
 
 @jit
-def run_generations(
-    M,
-    allowed,
-    box_cells,
-    box_free,
-    box_nfree,
-    box_avail,
-    base,
-    units,
-    pop,
-    fitness,
-    good,
-    bad,
-    best_grid,
-    delta,
-    counters,
-    trace,
-    iparams,
-    fparams,
-    order,
-    rng,
-    n_gen,
-):
+def run(state, iparams, fparams, rng, n_gen, trace):
     """Advance NB-COIN by up to ``n_gen`` generations.
 
     Parameters
     ----------
-    M, allowed, box_cells, box_free, box_nfree, box_avail, base : see :func:`sample_scored`
-        and :func:`update_model`.
-    units : ndarray of int32, shape (3N, N)
-        The geometry's units (rows first, then columns); unused: fitness comes from the row and
-        column bit masks :func:`sample_scored` keeps on the row-major grid (the number
+    state : NBCoinState
+        Updated in place: ``M`` (see :func:`update_model`), ``pop`` (the generation's individuals, at
+        least P rows: the givens written into the first P rows once per call, then only the free cells at
+        each generation), ``fitness`` (their distinct-count fitness), ``good`` and ``bad`` (the selected
+        sets of the latest update, at least G entries), ``best_grid`` (best individual since reset: written
+        at the first generation, then when improved, strictly higher fitness), ``delta`` (the model's
+        change by the latest update) and ``counters`` (see the ``C_*`` constants). Read: ``allowed``,
+        ``base`` and the box tables (see :func:`sample_scored` and :func:`update_model`). Fitness comes
+        from the row and column bit masks :func:`sample_scored` keeps on the row-major grid (the number
         :func:`row_col_fitness` gives).
-    pop : ndarray of int8, shape (>= P, C)
-        The generation's individuals (written: the givens into the first P rows once per call, then
-        only the free cells at each generation).
-    fitness : ndarray of int64, shape (>= P,)
-        Their distinct-count fitness (written).
-    good, bad : ndarray of int64, shape (>= G,)
-        The selected sets of the latest update (written).
-    best_grid : ndarray of int8, shape (C,)
-        Best individual since reset (written at the first generation, then when improved: strictly
-        higher fitness).
-    delta : ndarray of float64, shape (N, N, N)
-        Change of the model by the latest update (written).
-    counters : ndarray of int64, shape (N_COUNTERS,)
-        See the ``C_*`` constants; updated in place.
-    trace : ndarray of float64, shape (>= n_gen, TRACE_WIDTH)
-        One row per generation done (written).
     iparams : ndarray of int64
         Population P, selected G per set, generation budget (0 = none), update mode, bound mode.
     fparams : ndarray of float64
         Step size k, upper bound.
-    order : ndarray of int64, shape (>= N,)
-        Unused (sampling keeps its own unsigned scratch).
     rng : numpy.random.Generator
     n_gen : int
+    trace : ndarray of float64, shape (>= n_gen, TRACE_WIDTH)
+        One row per generation done (written).
 
     Returns
     -------
@@ -468,6 +455,20 @@ def run_generations(
     run succeeds (no update). Otherwise select (no draws), update the model,
     and stop if the budget is spent.
     """
+    M = state.M
+    allowed = state.allowed
+    box_cells = state.box_cells
+    box_free = state.box_free
+    box_nfree = state.box_nfree
+    box_avail = state.box_avail
+    base = state.base
+    pop = state.pop
+    fitness = state.fitness
+    good = state.good
+    bad = state.bad
+    best_grid = state.best_grid
+    delta = state.delta
+    counters = state.counters
     N = M.shape[0]
     P = iparams[P_POPULATION]
     G = iparams[P_SELECTED]

@@ -12,6 +12,8 @@ order documented on each function, so that the pure-Python twins in
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .common import jit
@@ -40,6 +42,23 @@ P_ALPHA, P_BETA = 0, 1
 # Trace row written per step: iteration, best cost of the step, mean cost,
 # rho after the update, mean normalised entropy, best cost since reset.
 TRACE_WIDTH = 6
+
+
+class ResedaState(NamedTuple):
+    """The arrays of a RESEDA run: one argument of :func:`run`, and a keyframe (with the run bookkeeping)."""
+
+    p: np.ndarray  #: float64 (C, N): the model
+    base: np.ndarray  #: int8 (C,): the run's fixed cells (givens, prefilled, restart zone)
+    grid: np.ndarray  #: int8 (C,): best sample of the latest step
+    best_grid: np.ndarray  #: int8 (C,)
+    counters: np.ndarray  #: int64 (N_COUNTERS,)
+    samples: np.ndarray  #: int8 (Q, C)
+    costs: np.ndarray  #: int64 (Q,)
+    kept: np.ndarray  #: int64 (Q1,): the selected samples
+    free_cells: np.ndarray  #: int32: the run's free cells
+    box_free: np.ndarray  #: int32 (N, N): free cells per box, padded with -1
+    box_nfree: np.ndarray  #: int32 (N,)
+    box_avail: np.ndarray  #: uint32 (N,): digits no fixed cell of the box holds
 
 
 @jit
@@ -394,7 +413,6 @@ def mean_entropy(p, free_cells):
     return total / F / np.log(N)
 
 
-@jit
 def run_steps(
     p,
     free_cells,
@@ -417,37 +435,37 @@ def run_steps(
     rng,
     n_steps,
 ):
+    """:func:`run` with the arrays one by one (the signature before :class:`ResedaState`; a plain function).
+
+    ``used`` and ``counts`` are unused: :func:`run` allocates its own scratch.
+    """
+    state = ResedaState(
+        p, base, grid, best_grid, counters, samples, costs, kept, free_cells, box_free, box_nfree, box_avail
+    )
+    return run(state, units, iparams, fparams, rng, n_steps, trace)
+
+
+@jit
+def run(state, units, iparams, fparams, rng, n_steps, trace):
     """Advance one RESEDA run by up to ``n_steps`` EDA steps.
 
     Parameters
     ----------
-    p : ndarray of float64, shape (C, N)
-        The model, updated in place.
-    free_cells : ndarray of int32, shape (F,)
-    base : ndarray of int8, shape (C,)
-        Fixed digits of this run (givens, prefilled cells, a restart zone).
-    box_free, box_nfree, box_avail : see :func:`sample_blocks`
+    state : ResedaState
+        Updated in place: ``p`` (the model), ``samples`` (the step's samples; the kept ones stay readable
+        afterwards), ``costs``, ``kept``, ``grid`` (best sample of the latest step), ``best_grid`` (best
+        sample since reset, written when improved) and ``counters`` (see the ``C_*`` constants). Read:
+        ``base`` (the run's fixed digits: givens, prefilled cells, a restart zone), ``free_cells`` and the
+        box tables (see :func:`sample_blocks`).
     units : ndarray of int32, shape (3N, N)
-    samples : ndarray of int8, shape (Q, C)
-        Scratch for the step's samples (kept ones stay readable afterwards).
-    costs : ndarray of int64, shape (Q,)
-    kept : ndarray of int64, shape (Q1,)
-    grid : ndarray of int8, shape (C,)
-        Best sample of the latest step (written).
-    best_grid : ndarray of int8, shape (C,)
-        Best sample since reset (written when improved).
-    counters : ndarray of int64, shape (N_COUNTERS,)
-        See the ``C_*`` constants; updated in place.
-    trace : ndarray of float64, shape (>= n_steps, TRACE_WIDTH)
-        One row per step done (written).
     iparams : ndarray of int64
         Q, Q1, sampling mode, selection mode, run step budget (0 = none).
     fparams : ndarray of float64
         alpha, beta.
-    used : ndarray of bool, shape (N,)
-    counts : ndarray of int64, shape (N,)
     rng : numpy.random.Generator
     n_steps : int
+    trace : ndarray of float64, shape (>= n_steps, TRACE_WIDTH)
+        One row per step done (written).
 
     Returns
     -------
@@ -464,6 +482,18 @@ def run_steps(
     after the samples), update ``p`` and stop the run if rho > beta or the
     run's step budget is spent.
     """
+    p = state.p
+    free_cells = state.free_cells
+    base = state.base
+    box_free = state.box_free
+    box_nfree = state.box_nfree
+    box_avail = state.box_avail
+    samples = state.samples
+    costs = state.costs
+    kept = state.kept
+    grid = state.grid
+    best_grid = state.best_grid
+    counters = state.counters
     N = p.shape[1]
     Q = iparams[P_Q]
     Q1 = iparams[P_Q1]
@@ -472,6 +502,8 @@ def run_steps(
     budget = iparams[P_RUN_BUDGET]
     alpha = fparams[P_ALPHA]
     beta = fparams[P_BETA]
+    used = np.zeros(N, dtype=np.bool_)  # scratch of sample_blocks and update_p
+    counts = np.zeros(N, dtype=np.int64)
     for s in range(n_steps):
         total = 0
         best = 0

@@ -38,7 +38,7 @@ docs/algorithms.md, "AC3-tabu search".
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -92,18 +92,8 @@ def singleton_grid(domains: np.ndarray) -> np.ndarray:
     return out
 
 
-class AC3TabuState(NamedTuple):
-    """The arrays of an AC3-tabu search (a keyframe holds them all)."""
-
-    S: np.ndarray  #: domain masks (C,): the state
-    pre: np.ndarray  #: domain masks (C,) before the latest accepted move's propagation
-    prefilled: np.ndarray  #: bool (C,): cells the prefilter decided
-    best_grid: np.ndarray  #: int8 (C,)
-    tabu: np.ndarray  #: int64 (tenure + 1, TABU_WIDTH): the tabu list
-    tabu_mask: np.ndarray  #: domain masks (C,): tabu digits per cell
-    cands: np.ndarray  #: int64 (candidates, CAND_WIDTH): the latest iteration's candidates
-    cand_drops: np.ndarray  #: int64 (candidates, drop, 2): the assignments each dropped
-    counters: np.ndarray  #: int64 (N_COUNTERS,)
+#: The arrays of a search (defined with its kernels, which take them as one argument).
+AC3TabuState = K.AC3TabuState
 
 
 @checked
@@ -311,9 +301,11 @@ class AC3Tabu(KernelSolver):
         C = pz.C
         self.pre = initial_domains(pz)
         self.S = self.pre.copy()
-        scratch = self._scratch()
         hidden = bool(self._params["hidden_singles"])
-        ok = KA.propagate(self.S, self.geo.peers, self.geo.units, hidden, scratch[-3], scratch[-2], scratch[-1])
+        log = np.zeros((0, KA.LOG_WIDTH), dtype=np.int32)  # no log: _ac3_result re-runs it with one
+        queue = np.zeros(C, dtype=np.int32)
+        counts = np.zeros(KA.N_COUNTERS, dtype=np.int64)
+        ok = KA.propagate(self.S, self.geo.peers, self.geo.units, hidden, log, queue, counts)
         self.prefilled = singleton_grid(self.S) > 0 if ok else np.zeros(C, dtype=bool)
         self.best_grid = singleton_grid(self.S) if ok else pz.grid.copy()
         self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
@@ -329,20 +321,6 @@ class AC3Tabu(KernelSolver):
             self.events.append(Event(0, "run_end", "failed", None, "AC3 wiped a domain out in the prefilter"))
         elif cost == 0:
             self.status = Status.SOLVED
-
-    def _scratch(self):
-        C = self.puzzle.C
-        return (
-            np.zeros(C, dtype=MASK_DTYPE),
-            np.zeros(C, dtype=MASK_DTYPE),
-            np.zeros(C, dtype=MASK_DTYPE),
-            np.zeros(C, dtype=MASK_DTYPE),
-            np.zeros(C),
-            np.zeros(C, dtype=bool),
-            np.zeros((0, KA.LOG_WIDTH), dtype=np.int32),
-            np.zeros(C, dtype=np.int32),
-            np.zeros(KA.N_COUNTERS, dtype=np.int64),
-        )
 
     def _alloc_candidates(self):
         """Candidate tables for the parameters in force (the latest iteration's rows are kept)."""
@@ -371,30 +349,8 @@ class AC3Tabu(KernelSolver):
         return singleton_grid(self.S)
 
     # ---------------------------------------------------------------- step
-    def _before_step(self):
-        self._step_scratch = self._scratch()
-
     def _run(self, k, trace, events, ip, fp):
-        return K.run_iterations(
-            self.S,
-            self.pre,
-            self.prefilled,
-            self.best_grid,
-            self.tabu,
-            self.tabu_mask,
-            self.cands,
-            self.cand_drops,
-            self.counters,
-            trace,
-            events,
-            ip,
-            fp,
-            self.geo.peers,
-            self.geo.units,
-            *self._step_scratch,
-            self.rng,
-            k,
-        )
+        return K.run(self.arrays(), self.geo.peers, self.geo.units, ip, fp, self.rng, k, trace, events)
 
     def _on_events(self, rows):
         N = self.puzzle.N

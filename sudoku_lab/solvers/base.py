@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import math
+import operator
 from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping
@@ -615,6 +616,12 @@ class Solver:
         self.trace = Trace(self.trace_names())
         self._reset()
 
+    @property
+    def _pz(self) -> Puzzle:
+        """The puzzle of the last reset, for the code that runs only after one (its state, its kernel calls)."""
+        assert self.puzzle is not None, "reset() first"
+        return self.puzzle
+
     def check_puzzle(self, puzzle: Puzzle) -> None:
         """Hook: reject puzzles this solver cannot take (raise PuzzleError or ParameterError)."""
 
@@ -769,12 +776,14 @@ class KernelSolver(Solver):
 
     A subclass declares
         ``kernel`` (the kernel module: ``TRACE_WIDTH``, the counters ``C_*``, optionally
-        ``EVENT_WIDTH`` and ``N_IPARAMS``), ``State`` (a NamedTuple class: the arrays a keyframe
-        holds, kept as attributes of the same names), ``int_slots`` / ``float_slots`` (the kernel's
-        parameter arrays, :class:`Slot`), ``budget_param``, ``cost_counter``,
+        ``EVENT_WIDTH`` and ``N_IPARAMS``), ``State`` (a NamedTuple class defined in the kernel
+        module: the arrays a keyframe holds, kept as attributes of the same names, which
+        :meth:`arrays` hands to the kernel as one argument), ``int_slots`` / ``float_slots`` (the
+        kernel's parameter arrays, :class:`Slot`), ``budget_param``, ``cost_counter``,
         ``best_cost_counter`` and ``fixed_grid``;
     and writes
-        :meth:`_reset` (allocate the state), :meth:`_run` (its kernel call), and where it has
+        :meth:`_reset` (allocate the state), :meth:`_run` (its kernel call,
+        ``K.run(self.arrays(), ..., ip, fp, self.rng, k, trace, events)``), and where it has
         any, :meth:`_on_events`, :meth:`_end`, :meth:`_before_chunk`, :meth:`_extra_state` /
         :meth:`_loaded`.
     """
@@ -782,7 +791,8 @@ class KernelSolver(Solver):
     #: The kernel module. (Not a ClassVar to the type checker: it takes a module assigned in a class body,
     #: ``kernel = K``, for an instance variable, which may not override a ClassVar.)
     kernel: ModuleType | None = None
-    #: The arrays a keyframe holds, as a NamedTuple class (its fields name attributes of the solver).
+    #: The arrays a keyframe holds, as a NamedTuple class (its fields name attributes of the solver), defined at
+    #: module level in the kernel module: the kernel takes it as one argument, and numba's cache needs the class.
     State: ClassVar[type[Any]] = tuple
     #: The kernel's int64 and float64 parameter arrays, slot by slot.
     int_slots: ClassVar[tuple] = ()
@@ -796,6 +806,7 @@ class KernelSolver(Solver):
     fixed_grid: ClassVar[str] = ""
     #: Most iterations per kernel call (bounds the trace and event buffers).
     chunk: ClassVar[int] = 4096
+    _get_arrays: ClassVar[Any] = None  # the State fields' attrgetter, set per class by __init_subclass__
 
     #: Set for each subclass that names its kernel (:meth:`__init_subclass__`): the slots' fillers and the
     #: kernel's event row width.
@@ -820,6 +831,9 @@ class KernelSolver(Solver):
             raise TypeError(f"{cls.__name__}: {len(cls.float_slots)} float slots for a kernel with {n_float}")
         cls._fill_int, cls._fill_float = staticmethod(_filler(cls.int_slots)), staticmethod(_filler(cls.float_slots))
         cls._event_width = getattr(K, "EVENT_WIDTH", 0)
+        names = getattr(cls.State, "_fields", ())
+        # arrays() runs before every kernel call: one attrgetter reads the fields in C (a tuple when two or more).
+        cls._get_arrays = staticmethod(operator.attrgetter(*names)) if len(names) > 1 else None
 
     # ---------------------------------------------------------- properties
     @property
@@ -845,8 +859,10 @@ class KernelSolver(Solver):
         return self.puzzle.grid > 0
 
     def arrays(self):
-        """The keyframe arrays as one :attr:`State` tuple (the arrays themselves, not copies)."""
-        return self.State(*(getattr(self, name) for name in self.State._fields))
+        """The keyframe arrays as one :attr:`State` tuple (the arrays themselves, not copies): the kernel's argument."""
+        if self._get_arrays is None:
+            return self.State(*(getattr(self, name) for name in self.State._fields))
+        return self.State._make(self._get_arrays(self))
 
     def _kernel_params(self) -> tuple[np.ndarray, np.ndarray]:
         """The kernel's int64 and float64 parameter arrays, filled from the declared slots."""

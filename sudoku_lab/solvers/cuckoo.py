@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -256,15 +256,8 @@ def _domains_bool(dom: np.ndarray, N: int) -> np.ndarray:
     return ((dom[:, None].astype(np.int64) >> np.arange(N)) & 1).astype(bool)
 
 
-class CuckooState(NamedTuple):
-    """The arrays of a cuckoo search (a keyframe holds them all; the domains are rebuilt from the prefilter)."""
-
-    eggs: np.ndarray  #: int8 (nests, C): one egg per nest
-    costs: np.ndarray  #: int64 (nests,)
-    best_grid: np.ndarray  #: int8 (C,): the best egg since reset
-    abandoned: np.ndarray  #: bool (nests,): nests abandoned in the latest iteration
-    counters: np.ndarray  #: int64 (N_COUNTERS,)
-    hist: np.ndarray  #: int16 (HISTORY_ROWS, nests): nest costs over time
+#: The arrays of a search (defined with its kernels, which take them as one argument).
+CuckooState = K.CuckooState
 
 
 def _weight(i: int):
@@ -534,7 +527,7 @@ class Cuckoo(KernelSolver):
     @classmethod
     def check_params(cls, params: Mapping[str, Any]) -> None:
         ws = [params.get(k) for k in ("w1", "w2", "w3")]
-        if all(w is not None for w in ws) and sum(ws) <= 0:
+        if all(w is not None for w in ws) and sum(w for w in ws if w is not None) <= 0:
             raise ParameterError(
                 "w1 + w2 + w3 must be positive (the mask weights are divided by their sum), got 0", name="w1"
             )
@@ -559,10 +552,10 @@ class Cuckoo(KernelSolver):
         prefilter(puzzle, "ac3")  # refuses a puzzle whose AC3 wipes out, whatever the mode
 
     def _apply_prefilter(self, mode: str):
-        pz = self.puzzle
+        pz = self._pz
         self.mode = mode
         self.dom, self.pre, self.ac3_result = prefilter(pz, mode)
-        self.row_free, self.row_nfree, self.row_avail, self.mut_rows, self.n_mut = row_tables(self.pre, pz.N)
+        self.tables = K.CuckooTables(self.pre, self.dom, self.geo.units, *row_tables(self.pre, pz.N))
 
     def _reset(self):
         self._apply_prefilter(self._params["prefilter"])
@@ -576,7 +569,7 @@ class Cuckoo(KernelSolver):
 
     def _populate(self, nests: int):
         """Every nest built afresh from the domains; the best egg so far becomes the best nest's."""
-        C = self.puzzle.C
+        C = self._pz.C
         self.eggs = np.zeros((nests, C), dtype=np.int8)
         self.costs = np.zeros(nests, dtype=np.int64)
         self.abandoned = np.zeros(nests, dtype=bool)
@@ -589,19 +582,8 @@ class Cuckoo(KernelSolver):
 
     def _build_nests(self, eggs: np.ndarray, costs: np.ndarray, first: int, last: int) -> None:
         """Fill nests ``first`` to ``last - 1`` from the domains, counting their evaluations and fallbacks."""
-        self.counters[K.C_FALLBACKS] += K.build_nests(
-            eggs,
-            costs,
-            first,
-            last,
-            self.pre,
-            self.geo.units,
-            self.row_free,
-            self.row_nfree,
-            self.row_avail,
-            self.dom,
-            self._params["fill_nodes"],
-            self.rng,
+        self.counters[K.C_FALLBACKS] += K.fill_nests(
+            eggs, costs, first, last, self.tables, self._params["fill_nodes"], self.rng
         )
         self.counters[K.C_EVALUATIONS] += last - first
         self.evaluations = int(self.counters[K.C_EVALUATIONS])
@@ -621,7 +603,7 @@ class Cuckoo(KernelSolver):
             self.eggs = self.eggs[keep].copy()
             self.costs = self.costs[keep].copy()
         else:
-            eggs = np.zeros((nests, self.puzzle.C), dtype=np.int8)
+            eggs = np.zeros((nests, self._pz.C), dtype=np.int8)
             costs = np.zeros(nests, dtype=np.int64)
             eggs[:old], costs[:old] = self.eggs, self.costs
             self._build_nests(eggs, costs, old, nests)
@@ -649,27 +631,7 @@ class Cuckoo(KernelSolver):
             self._resize(self._params["nests"])
 
     def _run(self, k, trace, events, ip, fp):
-        return K.run_iterations(
-            self.eggs,
-            self.costs,
-            self.best_grid,
-            self.abandoned,
-            self.pre,
-            self.dom,
-            self.geo.units,
-            self.row_free,
-            self.row_nfree,
-            self.row_avail,
-            self.mut_rows,
-            self.n_mut,
-            self.hist,
-            self.counters,
-            trace,
-            ip,
-            fp,
-            self.rng,
-            k,
-        )
+        return K.run(self.arrays(), self.tables, ip, fp, self.rng, k, trace)
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):

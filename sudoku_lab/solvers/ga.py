@@ -20,7 +20,7 @@ too: the next generation is bred at that size from the current one).
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -63,20 +63,8 @@ def box_tables(g: np.ndarray, n: int):
     return box_free, box_nfree, box_missing, mut_boxes, int(len(eligible))
 
 
-class GAState(NamedTuple):
-    """The arrays of a GA run (a keyframe holds them all)."""
-
-    counters: np.ndarray  #: int64 (N_COUNTERS,)
-    pop: np.ndarray  #: int8 (P, C): the population
-    fit: np.ndarray  #: int64 (P,): its fitness
-    rsc: np.ndarray  #: int64 (P, N): missing digits per row
-    csc: np.ndarray  #: int64 (P, N): missing digits per column
-    grid: np.ndarray  #: int8 (C,): the population's best
-    best_grid: np.ndarray  #: int8 (C,): the best since reset
-    box_free: np.ndarray  #: see box_tables
-    box_nfree: np.ndarray
-    box_missing: np.ndarray
-    mut_boxes: np.ndarray
+#: The arrays of a run (defined with its kernels, which take them as one argument).
+GAState = K.GAState
 
 
 @checked
@@ -245,36 +233,29 @@ class GA(KernelSolver):
         self.fit = np.zeros(P, dtype=np.int64)
         self.rsc = np.zeros((P, N), dtype=np.int64)
         self.csc = np.zeros((P, N), dtype=np.int64)
-        K.init_population(
-            self.pop,
-            self.fit,
-            self.rsc,
-            self.csc,
-            pz.grid,
-            self.box_free,
-            self.box_nfree,
-            self.box_missing,
-            self.geo.units,
-            self.rng,
-        )
+        self.grid = np.zeros(C, dtype=np.int8)
+        self.best_grid = np.zeros(C, dtype=np.int8)
+        K.start(self.arrays(), pz.grid, self.geo.units, self.rng)
         self.counters[K.C_EVALUATIONS] = P
         self.evaluations = P
         best = int(np.argmax(self.fit))
         self.counters[K.C_BEST_INDEX] = best
         self.counters[K.C_COST] = self.counters[K.C_BEST_COST] = self.full - int(self.fit[best])
-        self.grid = self.pop[best].copy()
-        self.best_grid = self.grid.copy()
+        self.grid[:] = self.pop[best]
+        self.best_grid[:] = self.grid
         self._alloc_scratch()
         if self.counters[K.C_COST] == 0:
             self.status = Status.SOLVED
 
     def _alloc_scratch(self, size: int | None = None):
         P = self.pop.shape[0] if size is None else size
-        N, C = self.puzzle.N, self.puzzle.C
-        self.out = np.zeros((P, C), dtype=np.int8)
-        self.ofit = np.zeros(P, dtype=np.int64)
-        self.orsc = np.zeros((P, N), dtype=np.int64)
-        self.ocsc = np.zeros((P, N), dtype=np.int64)
+        N, C = self._pz.N, self._pz.C
+        self.next = K.GANext(
+            np.zeros((P, C), dtype=np.int8),
+            np.zeros(P, dtype=np.int64),
+            np.zeros((P, N), dtype=np.int64),
+            np.zeros((P, N), dtype=np.int64),
+        )
 
     # ---------------------------------------------------------------- step
     def _run(self, k, trace, events, ip, fp):
@@ -282,32 +263,11 @@ class GA(KernelSolver):
         if resize:  # one generation bred into buffers of the new size
             self._alloc_scratch(self._params["population"])
             k = 1
-        gens, code = K.run_generations(
-            self.pop,
-            self.fit,
-            self.rsc,
-            self.csc,
-            self.out,
-            self.ofit,
-            self.orsc,
-            self.ocsc,
-            self.puzzle.n,
-            self.box_free,
-            self.box_nfree,
-            self.mut_boxes,
-            self.n_mut,
-            self.geo.units,
-            self.grid,
-            self.best_grid,
-            self.counters,
-            trace,
-            ip,
-            fp,
-            self.rng,
-            k,
+        gens, code = K.run(
+            self.arrays(), self.next, self.geo.units, self.puzzle.n, self.n_mut, ip, fp, self.rng, k, trace
         )
         if resize and gens:
-            self.pop, self.fit, self.rsc, self.csc = self.out, self.ofit, self.orsc, self.ocsc
+            self.pop, self.fit, self.rsc, self.csc = self.next
             self._alloc_scratch()
         return gens, code
 

@@ -18,7 +18,7 @@ the queue size are traced.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -79,24 +79,8 @@ def unit_clashes(grid: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-class HillClimbState(NamedTuple):
-    """The arrays of a hill-climbing search (a keyframe holds them all)."""
-
-    base: np.ndarray  #: int8 (C,): the givens
-    grid: np.ndarray  #: int8 (C,): the current state
-    best_grid: np.ndarray  #: int8 (C,)
-    row_cnt: np.ndarray  #: int32 (N, N): digit counts per row
-    col_cnt: np.ndarray  #: int32 (N, N): digit counts per column
-    q_grid: np.ndarray  #: int8 (queue_capacity, C): the plateau queue's states
-    q_f1: np.ndarray  #: int64 (queue_capacity,)
-    q_f2: np.ndarray  #: int64 (queue_capacity,)
-    q_seq: np.ndarray  #: int64 (queue_capacity,): insertion order
-    counters: np.ndarray  #: int64 (N_COUNTERS,)
-    box_free: np.ndarray  #: int32 (N, N), see hill_tables
-    box_nfree: np.ndarray
-    box_missing: np.ndarray
-    GR: np.ndarray
-    GC: np.ndarray
+#: The arrays of a search (defined with its kernels, which take them as one argument).
+HillClimbState = K.HillClimbState
 
 
 @checked
@@ -288,35 +272,10 @@ class HillClimb(KernelSolver):
         self.history: list[dict] = []
         ip, _ = self._kernel_params()
         ip[K.P_RANDOM_ORDER] = int(self._params["initial_order"] == "random")
-        K.start_run(
-            *self._board(),
-            self.counters,
-            ip,
-            *self._scratch(),
-            self.rng,
-        )
+        K.start(self.arrays(), ip, self.rng)
         if self.cost == 0:
             self._end_run("solved")
             self.status = Status.SOLVED
-
-    def _board(self) -> tuple[np.ndarray, ...]:
-        """The arrays both kernel entry points take first, in their order: the grid and its bookkeeping."""
-        return (
-            self.grid,
-            self.base,
-            self.box_free,
-            self.box_nfree,
-            self.box_missing,
-            self.GR,
-            self.GC,
-            self.row_cnt,
-            self.col_cnt,
-            self.best_grid,
-        )
-
-    def _scratch(self):
-        N = self.puzzle.N
-        return np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
 
     # ---------------------------------------------------------- properties
     def f(self) -> float:
@@ -357,21 +316,7 @@ class HillClimb(KernelSolver):
     # ---------------------------------------------------------------- step
     def _run(self, k, trace, events, ip, fp):
         self._init = (int(self.counters[K.C_INIT_F1]), int(self.counters[K.C_INIT_F2]))  # the run's, before the chunk
-        return K.run_moves(
-            *self._board(),
-            self.q_grid,
-            self.q_f1,
-            self.q_f2,
-            self.q_seq,
-            self.counters,
-            trace,
-            events,
-            ip,
-            fp,
-            *self._scratch(),
-            self.rng,
-            k,
-        )
+        return K.run(self.arrays(), ip, fp, self.rng, k, trace, events)
 
     def _on_events(self, rows):
         for row in rows:

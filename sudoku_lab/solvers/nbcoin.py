@@ -22,7 +22,7 @@ sampling order, how the upper bound holds) are fixed in docs/algorithms.md,
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -120,23 +120,8 @@ def model_as_cells(M: np.ndarray, n: int) -> np.ndarray:
     return p
 
 
-class NBCoinState(NamedTuple):
-    """The arrays of an NB-COIN run (a keyframe holds them all)."""
-
-    M: np.ndarray  #: float64 (N, N, N): the box models
-    allowed: np.ndarray  #: bool (N, N, N): where M may be non-zero
-    base: np.ndarray  #: int8 (C,): the givens
-    best_grid: np.ndarray  #: int8 (C,)
-    delta: np.ndarray  #: float64 (N, N, N): the latest update's change
-    counters: np.ndarray  #: int64 (N_COUNTERS,)
-    pop: np.ndarray  #: int8 (P, C): the latest generation
-    fitness: np.ndarray  #: int64 (P,)
-    good: np.ndarray  #: int64 (G,): rewarded individuals
-    bad: np.ndarray  #: int64 (G,): punished individuals
-    box_cells: np.ndarray  #: see box_tables
-    box_free: np.ndarray
-    box_nfree: np.ndarray
-    box_avail: np.ndarray
+#: The arrays of a run (defined with its kernels, which take them as one argument).
+NBCoinState = K.NBCoinState
 
 
 @checked
@@ -334,7 +319,6 @@ class NBCoin(KernelSolver):
             good[:k] = self.good[:k]
             bad[:k] = self.bad[:k]
         self.good, self.bad = good, bad
-        self.order = np.zeros(self.puzzle.N, dtype=np.int64)
 
     def _params_changed(self, names):
         if names & {"population", "C"}:
@@ -343,7 +327,7 @@ class NBCoin(KernelSolver):
     # ---------------------------------------------------------- properties
     @property
     def optimum(self) -> int:
-        return 2 * self.puzzle.N * self.puzzle.N
+        return 2 * self._pz.N * self._pz.N
 
     @property
     def grid(self) -> np.ndarray:
@@ -355,29 +339,7 @@ class NBCoin(KernelSolver):
 
     # ---------------------------------------------------------------- step
     def _run(self, k, trace, events, ip, fp):
-        return K.run_generations(
-            self.M,
-            self.allowed,
-            self.box_cells,
-            self.box_free,
-            self.box_nfree,
-            self.box_avail,
-            self.base,
-            self.geo.units,
-            self.pop,
-            self.fitness,
-            self.good,
-            self.bad,
-            self.best_grid,
-            self.delta,
-            self.counters,
-            trace,
-            ip,
-            fp,
-            self.order,
-            self.rng,
-            k,
-        )
+        return K.run(self.arrays(), ip, fp, self.rng, k, trace)
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):
@@ -407,7 +369,3 @@ class NBCoin(KernelSolver):
         """Best fitness reached and its optimum."""
         N = snapshot.puzzle.N
         return {"best_fitness": int(snapshot.layers["best_fitness"]), "optimum": 2 * N * N}
-
-    # --------------------------------------------------------------- state
-    def _loaded(self, st):
-        self.order = np.zeros(self.puzzle.N, dtype=np.int64)

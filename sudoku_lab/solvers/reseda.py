@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -126,21 +126,8 @@ def admissible_box_permutations(grid: np.ndarray, n: int, box: int, limit: int =
     return np.array(out, dtype=np.int8).reshape(len(out), len(free))
 
 
-class ResedaState(NamedTuple):
-    """The arrays of a RESEDA run (a keyframe holds them with the run bookkeeping)."""
-
-    p: np.ndarray  #: float64 (C, N): the model
-    base: np.ndarray  #: int8 (C,): the run's fixed cells (givens, prefilled, restart zone)
-    grid: np.ndarray  #: int8 (C,): best sample of the latest step
-    best_grid: np.ndarray  #: int8 (C,)
-    counters: np.ndarray  #: int64 (N_COUNTERS,)
-    samples: np.ndarray  #: int8 (Q, C)
-    costs: np.ndarray  #: int64 (Q,)
-    kept: np.ndarray  #: int64 (Q1,): the selected samples
-    free_cells: np.ndarray  #: int32: the run's free cells
-    box_free: np.ndarray  #: int32 (N, N): free cells per box, padded with -1
-    box_nfree: np.ndarray
-    box_avail: np.ndarray  #: uint32 (N,): digits no fixed cell of the box holds
+#: The arrays of a run (defined with its kernels, which take them as one argument).
+ResedaState = K.ResedaState
 
 
 @checked
@@ -344,6 +331,8 @@ class Reseda(KernelSolver):
 
     kernel = K
     State = ResedaState
+    #: The current grid (an attribute here, where the base class declares a read-only property).
+    grid: np.ndarray
     int_slots = (
         "Q",
         "Q1",
@@ -404,13 +393,11 @@ class Reseda(KernelSolver):
 
     def _alloc_buffers(self):
         Q, Q1 = self._params["Q"], self._params["Q1"]
-        C, N = self.puzzle.C, self.puzzle.N
+        C = self.puzzle.C
         self.samples = np.zeros((Q, C), dtype=np.int8)
         self.costs = np.zeros(Q, dtype=np.int64)
         self.kept = np.zeros(Q1, dtype=np.int64)
         self.counters[K.C_N_KEPT] = 0
-        self.used = np.zeros(N, dtype=np.bool_)
-        self.counts = np.zeros(N, dtype=np.int64)
 
     def _params_changed(self, names):
         if names & {"Q", "Q1"}:
@@ -420,7 +407,7 @@ class Reseda(KernelSolver):
     # --------------------------------------------------------------- runs
     def _attempt_base(self) -> np.ndarray:
         """The puzzle's givens plus, under coupling, this attempt's box permutation."""
-        g = self.puzzle.grid.copy()
+        g = self._pz.grid.copy()
         if self.permutations is not None:
             k = int(self.perm_order[self.attempt % len(self.permutations)])
             self.perm_index = k
@@ -434,7 +421,7 @@ class Reseda(KernelSolver):
 
         Draws no random numbers, so where a chunk ends never changes the stream.
         """
-        N = self.puzzle.N
+        N = self._pz.N
         g = self._attempt_base()
         if extra_zone >= 0:
             cells = self.geo.units[extra_zone]
@@ -454,7 +441,7 @@ class Reseda(KernelSolver):
             g = np.asarray(res.grid, dtype=np.int8).copy()
             domains = np.asarray(res.domains)
         else:
-            domains = initial_domains(g, self.puzzle.n, one_pass=True)
+            domains = initial_domains(g, self._pz.n, one_pass=True)
         self.base = g
         self.free_cells = np.flatnonzero(g == 0).astype(np.int32)
         self.p = _initial_p(g, domains, N, precompute=self._params["precompute"] or pre != "none")
@@ -565,28 +552,7 @@ class Reseda(KernelSolver):
             self._begin_pending_run()
 
     def _run(self, k, trace, events, ip, fp):
-        return K.run_steps(
-            self.p,
-            self.free_cells,
-            self.base,
-            self.box_free,
-            self.box_nfree,
-            self.box_avail,
-            self.geo.units,
-            self.samples,
-            self.costs,
-            self.kept,
-            self.grid,
-            self.best_grid,
-            self.counters,
-            trace,
-            ip,
-            fp,
-            self.used,
-            self.counts,
-            self.rng,
-            k,
-        )
+        return K.run(self.arrays(), self.geo.units, ip, fp, self.rng, k, trace)
 
     def _end(self, code):
         steps = int(self.counters[K.C_RUN_STEP])
@@ -628,7 +594,7 @@ class Reseda(KernelSolver):
         }
 
     def _zone_mask(self) -> np.ndarray:
-        mask = np.zeros(self.puzzle.C, dtype=bool)
+        mask = np.zeros(self._pz.C, dtype=bool)
         if self.zone >= 0:
             mask[self.geo.units[self.zone]] = True
         return mask
@@ -665,8 +631,6 @@ class Reseda(KernelSolver):
         )
 
     def _loaded(self, st):
-        self.used = np.zeros(self.puzzle.N, dtype=np.bool_)
-        self.counts = np.zeros(self.puzzle.N, dtype=np.int64)
         for key in (
             "attempt",
             "run_index",
