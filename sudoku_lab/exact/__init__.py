@@ -11,28 +11,6 @@ two may import each other (lazily, inside functions); neither imports a solver,
 the stepping loop or anything above them.
 """
 
-from .solver import (
-    LOCKED_CANDIDATES_MIN_BOX,
-    SearchResult,
-    as_grid,
-    count_solutions,
-    find_solutions,
-    is_unique,
-    random_solution,
-    search,
-    solve,
-    solve_many,
-)
-
-__all__ = [
-    "as_grid",
-    "SearchResult",
-    "search",
-    "solve",
-    "count_solutions",
-    "find_solutions",
-    "is_unique",
-    "solve_many",
-    "random_solution",
-    "LOCKED_CANDIDATES_MIN_BOX",
-]
+# The exact solver's public names, listed once (in solver.py).
+from .solver import *  # noqa: F403
+from .solver import __all__ as __all__

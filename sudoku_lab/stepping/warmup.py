@@ -13,7 +13,7 @@ Examples
 >>> from sudoku_lab.stepping.warmup import warm_up
 >>> report = warm_up(["reseda"])                        # doctest: +SKIP
 >>> report.compiled, report.loaded                      # doctest: +SKIP
-((), ('sudoku_lab._kernels.reseda.run_steps', ...))
+((), ('sudoku_lab._kernels.reseda.run', ...))
 
 What gets warmed:
 
@@ -36,7 +36,7 @@ Compiling is said as it happens, never loading: numba announces each compile
 (its ``numba:compile`` event, not sent for a kernel loaded from the cache),
 and :func:`warm_up` passes it on to ``on_compile``, by default a
 :class:`CompileNotice` on stderr ("compiling kernels, once (3 of 3): reseda:
-reseda.run_steps"). A warm cache prints nothing. Worker processes and Dask
+reseda.run"). A warm cache prints nothing. Worker processes and Dask
 workers send the same calls to the process that started them, which prints
 them (:mod:`sudoku_lab.engine.experiments`, :mod:`sudoku_lab.engine.cluster`).
 :func:`warm_once` is what every clock calls before it starts, so no run's
@@ -193,7 +193,7 @@ class CompileNotice:
 
     Called as :func:`warm_up`'s ``on_compile`` (in this process, or with what
     worker processes send). On a terminal, one line rewritten for each
-    kernel: ``compiling kernels, once (3 of 3): reseda: reseda.run_steps``;
+    kernel: ``compiling kernels, once (3 of 3): reseda: reseda.run``;
     otherwise one such line per item (solver or shared group), whichever
     worker sends it. :meth:`close` ends with how many kernels compiled and
     how long it took, so a run's time printed next is not mistaken for it.
@@ -287,7 +287,7 @@ def _uncached(dispatcher) -> bool:
 
 
 class _CompileListener:
-    """numba's ``numba:compile`` events of one thread, passed on as kernel names (``reseda.run_steps``)."""
+    """numba's ``numba:compile`` events of one thread, passed on as kernel names (``reseda.run``)."""
 
     def __init__(self, callback: Callable[[str], object]):
         from numba.core import event
