@@ -29,6 +29,10 @@ takes one:
   twenty ``step(1)`` equal ``step(20)``;
 - a keyframe (``state_dict``, pickled) replays exactly, also after live parameter
   changes, which are logged as events;
+- a :class:`~sudoku_lab.stepping.history.History` seeks exactly: 40 steps recorded one
+  at a time (every live parameter changed on the solver at iteration 30), then
+  ``seek(20)`` and 20 more steps, and seeks back and forth, each give the snapshot
+  taken at that iteration on the way (:func:`assert_snapshots_equal`'s comparison);
 - givens never move, in the grid or the best grid;
 - snapshots are read-only and frozen (nothing in them changes later), and match the
   declarations (layers, trace columns); ``cost`` is 0 exactly when the grid is solved,
@@ -54,13 +58,14 @@ import numpy as np
 
 from ._checks import checked
 from .errors import ParameterError
-from .solvers.base import Param, Solver, Status
+from .solvers.base import Param, Snapshot, Solver, Status
 
 __all__ = [
     "CHECKS",
     "DEFAULT_EXAMPLE",
     "SolverCheck",
     "SolverCheckError",
+    "assert_snapshots_equal",
     "check_solver",
     "examples_of",
     "first_difference",
@@ -105,16 +110,21 @@ def _budget(cls) -> int:
 # ----------------------------------------------------------------- helpers
 @checked
 def first_difference(a: Any, b: Any, path: str = "state") -> str | None:
-    """Where two state_dicts (or any nested dicts, sequences and arrays) first differ, or None if equal.
+    """Where two state_dicts (or any nested dicts, sequences, dataclasses and arrays) first differ, or None if equal.
 
-    Arrays compare by dtype, shape and value; the answer reads ``state.algorithm.grid: values differ``.
+    Arrays compare by dtype, shape and value, NaN equal to NaN (as any float is to itself); a dataclass field by
+    field; the answer reads ``state.algorithm.grid: values differ``.
     """
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
             return f"{path}: an array on one side only"
         if a.dtype != b.dtype or a.shape != b.shape:
             return f"{path}: {a.dtype}{a.shape} != {b.dtype}{b.shape}"
-        return None if np.array_equal(a, b) else f"{path}: values differ"
+        try:
+            same = np.array_equal(a, b, equal_nan=True)
+        except TypeError:  # no NaN in this dtype (integers, records, objects)
+            same = np.array_equal(a, b)
+        return None if same else f"{path}: values differ"
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         if set(a) != set(b):
             return f"{path}: keys differ ({sorted(map(str, set(a) ^ set(b)))})"
@@ -131,11 +141,43 @@ def first_difference(a: Any, b: Any, path: str = "state") -> str | None:
             if d:
                 return d
         return None
+    if dataclasses.is_dataclass(a) and not isinstance(a, type) and type(a) is type(b):
+        for f in dataclasses.fields(a):
+            d = first_difference(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
+            if d:
+                return d
+        return None
+    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+        return None  # NaN and NaN
     try:
         same = bool(a == b)
     except Exception:  # noqa: BLE001 - an object whose == does not give a truth value
         same = a is b
     return None if same else f"{path}: {a!r} != {b!r}"
+
+
+@checked
+def assert_snapshots_equal(a: Snapshot, b: Snapshot, context: str = "") -> None:
+    """Raise AssertionError, in one line naming the first difference, unless two snapshots are equal.
+
+    Every field counts: the counters, status and costs, the grids and ``fixed`` by value, the parameters,
+    every layer (nested records and dataclasses field by field), every trace column and the events.
+
+    Parameters
+    ----------
+    a, b : Snapshot
+        The snapshots to compare.
+    context : str
+        Put before the message (``"after seek(20)"``).
+
+    Raises
+    ------
+    AssertionError
+        Naming the first field that differs (``snapshot.layers.prob: values differ``).
+    """
+    d = first_difference(a, b, "snapshot")
+    if d is not None:
+        raise AssertionError(f"{context}: {d}" if context else d)
 
 
 @checked
@@ -426,6 +468,36 @@ def _check_live_changes(cls, params, puzzle):
         _require(done_a > 0, "the run ended at the live change: choose an example that runs on")
 
 
+def _check_history(cls, params, puzzle):
+    from .stepping.history import History
+
+    s = _fresh(cls, params, puzzle)
+    h = History(s, interval=8)  # a small spacing: the seeks below load keyframes and re-simulate between them
+    first = {s.iteration: s.snapshot()}
+    for _ in range(40):
+        if h.step(1) == 0:
+            break
+        first[s.iteration] = s.snapshot()
+        if s.iteration == 30:  # made on the solver itself: the history finds it in the event log
+            s.set_params(**_live_changes(s))
+    end = h.furthest
+    _require(end == s.iteration, f"History.furthest is {end} after stepping to iteration {s.iteration}")
+
+    def same(it, how):
+        d = first_difference(s.snapshot(), first[it], "snapshot")
+        _require(d is None, f"{how}, the snapshot at iteration {it} differs from the one taken there on the way ({d})")
+
+    mid = min(20, end)
+    h.seek(mid)
+    same(mid, f"after History.seek({mid})")
+    for it in range(mid + 1, end + 1):
+        _require(h.step(1) == 1, f"stepping after History.seek({mid}) stopped at iteration {s.iteration}")
+        same(it, f"stepping on after History.seek({mid}) (a parameter change replayed at 30)")
+    for it in sorted({0, end, end // 3, (2 * end) // 3}, key=lambda i: (i * 7) % (end + 1)):
+        h.seek(it)
+        same(it, f"after History.seek({it})")
+
+
 def _check_givens(cls, params, puzzle):
     from .model import library
 
@@ -568,6 +640,7 @@ CHECKS: Mapping[str, tuple[Callable[..., None], bool]] = MappingProxyType(
         "givens_never_move": (_check_givens, True),
         "snapshots_are_read_only_and_frozen": (_check_read_only, True),
         "snapshots_match_the_declarations": (_check_declared_snapshots, True),
+        "history_seeks_and_replays_exactly": (_check_history, True),
         "solves_its_examples": (_check_solves, False),
     }
 )

@@ -1,6 +1,6 @@
 """The conformance kit (sudoku_lab.testing) catches broken solvers, says what broke, and ships to plugins.
 
-A small, correct pure-Python solver passes every check; four copies of it, each
+A small, correct pure-Python solver passes every check; five copies of it, each
 broken in one way, are each caught by the check concerned, with a message that
 names the solver, the check, the example and what broke.
 """
@@ -18,7 +18,7 @@ import pytest
 
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.model.scoring import missing_symbols
-from sudoku_lab.solvers import Param, Solver, Status, create, registry
+from sudoku_lab.solvers import Layer, Param, Solver, Status, create, registry
 from sudoku_lab.testing import (
     SolverCheck,
     SolverCheckError,
@@ -171,9 +171,31 @@ class MovesAGiven(Swaps):
         return super()._free(cells) + givens[:1]
 
 
+class ForgetsALayer(Swaps):
+    """Shows a count of swaps kept in a layer but leaves it out of its keyframes: a seek cannot bring it back."""
+
+    name = "kit-forgets-a-layer"
+    layers = (Layer("kept", "swaps kept since the reset", "int"),)
+
+    def _reset(self):
+        super()._reset()
+        self.kept = 0
+
+    def _accept(self, after):
+        self.kept += 1
+        return True
+
+    def _layers(self):
+        return {"kept": self.kept}
+
+    def _load(self, st):
+        super()._load(st)
+        self.kept = 0  # not in _state: lost
+
+
 def test_a_correct_solver_passes_every_check():
     check_solver(Swaps)  # raises SolverCheckError otherwise
-    assert len(solver_checks(Swaps)) == 4 + 7 * len(Swaps.examples)
+    assert len(solver_checks(Swaps)) == 4 + 8 * len(Swaps.examples)
 
 
 @pytest.mark.parametrize(
@@ -203,8 +225,14 @@ def test_a_correct_solver_passes_every_check():
             "kit-moves-a-given: givens_never_move, example 0 ({} on unique_4x4_a): a given moved in the grid by "
             "iteration 15 (cell ",
         ),
+        (
+            ForgetsALayer,
+            "history_seeks_and_replays_exactly",
+            "kit-forgets-a-layer: history_seeks_and_replays_exactly, example 0 ({} on unique_4x4_a): after "
+            "History.seek(",
+        ),
     ],
-    ids=["never-solves", "chunking", "writeable-snapshots", "moves-a-given"],
+    ids=["never-solves", "chunking", "writeable-snapshots", "moves-a-given", "forgets-a-layer"],
 )
 def test_each_broken_solver_is_caught_saying_what_broke(cls, check, words):
     with pytest.raises(SolverCheckError) as info:
@@ -219,8 +247,11 @@ def test_each_broken_solver_is_caught_saying_what_broke(cls, check, words):
             c(cls)
         except SolverCheckError:
             failing.append(c.name)
-    # (a solver moving givens may also end on a grid that is not the solution: that check may fail too)
+    # (a solver moving givens may also end on a grid that is not the solution: that check may fail too; a
+    # History relies on chunking invariance and on frozen snapshots, so its check may catch those too)
     expected = {check, "solves_its_examples"} if cls is MovesAGiven else {check}
+    if cls in (ChunkDependent, WriteableSnapshots):
+        expected.add("history_seeks_and_replays_exactly")
     assert check in failing and set(failing) <= expected, failing
 
 

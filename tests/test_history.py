@@ -1,0 +1,355 @@
+"""sudoku_lab.stepping.history: record while stepping, seek any iteration exactly, replay the recorded changes.
+
+Issue 19, item 1 (headless part). For every registered solver and the example plugin: step 40, seek 20,
+the snapshot equals the one taken at 20 on the way; 20 more steps give the first pass's snapshots at
+21..40, a parameter change made at 30 (through the history or the solver's own ``set_params``) made at 30
+again. Then eviction under a small memory limit over a long run, branching, a run that ends early, and
+the errors.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sudoku_lab.errors import ParameterError
+from sudoku_lab.model import library
+from sudoku_lab.solvers import Event, Status, create, registry, unregister
+from sudoku_lab.stepping import History
+from sudoku_lab.stepping.history import state_nbytes
+from sudoku_lab.testing import _live_changes, assert_snapshots_equal, examples_of, first_difference
+
+PLUGIN_DIR = Path(__file__).resolve().parents[1] / "examples" / "plugin"
+
+
+@pytest.fixture
+def toy_descent(monkeypatch, own_reproductions):
+    """The plugin example's solver class imported into this process; unregistered and forgotten afterwards."""
+    from sudoku_lab import benchmarks
+
+    registry(), benchmarks.benchmarks()  # complete first: built-ins must not load while the plugin is there
+    monkeypatch.syspath_prepend(str(PLUGIN_DIR))
+    import toy_descent as module
+
+    yield module.ToyDescent
+    unregister("toy-descent")
+    benchmarks._REGISTRY.unregister("toy-descent")
+    for name in [n for n in sys.modules if n == "toy_descent" or n.startswith("toy_descent.")]:
+        del sys.modules[name]
+
+
+def _long_example(cls):
+    """A declared example (or the hard puzzle on defaults) that the scenario's first pass (seed 7, 40 iterations,
+    every live parameter changed at 30) does not finish."""
+    for params, name in (*examples_of(cls), ({}, "reseda_fig4_1_hard")):
+        s = cls(**params)
+        s.reset(library.puzzle(name), seed=7)
+        s.step(30)
+        s.set_params(**_live_changes(s))
+        s.step(10)
+        if s.iteration == 40 and not s.done:
+            return params, name
+    return examples_of(cls)[0]
+
+
+def _scenario(cls, via):
+    """The issue's Done-when: step 40 (a change at 30), seek 20, step 20 more; compare with the first pass."""
+    params, name = _long_example(cls)
+    s = cls(**params)
+    s.reset(library.puzzle(name), seed=7)
+    h = History(s, interval=8)  # keyframes at 0, 8, 16, ...: seek(20) loads 16 and re-simulates 4
+    first = {0: s.snapshot()}
+    changes = {}
+    for _ in range(40):
+        if h.step(1) == 0:
+            break
+        first[s.iteration] = s.snapshot()
+        if s.iteration == 30:
+            changes = _live_changes(s)
+            (h.set_params if via == "history" else s.set_params)(**changes)
+    end = h.furthest
+    if cls.stochastic:  # the scenario really ran: 40 iterations, a change at 30 on the first pass
+        assert end == 40 and changes
+        assert {e.name for e in first[31].events if e.kind == "param" and e.iteration == 30} == set(changes)
+        assert dict(first[31].params) == {**first[30].params, **changes} != dict(first[30].params)
+    mid = min(20, end)
+    snap = h.seek(mid)
+    assert s.iteration == h.iteration == mid
+    assert_snapshots_equal(snap, first[mid], f"{cls.name}: after seek({mid})")
+    assert_snapshots_equal(s.snapshot(), first[mid], f"{cls.name}: after seek({mid})")
+    for it in range(mid + 1, end + 1):
+        assert h.step(1) == 1
+        assert_snapshots_equal(s.snapshot(), first[it], f"{cls.name}: replaying iteration {it}")
+    assert h.furthest == end
+    return h, first
+
+
+@pytest.mark.parametrize("via", ["history", "solver"])
+@pytest.mark.parametrize("name", list(registry()))
+def test_seek_then_replay_equals_the_first_pass(name, via):
+    _scenario(registry()[name], via)
+
+
+@pytest.mark.parametrize("via", ["history", "solver"])
+def test_seek_then_replay_for_the_plugin_solver(toy_descent, via):
+    h, first = _scenario(toy_descent, via)
+    for it in (0, 40, 13, 31, 30, 7):  # back and forth, across the change
+        assert_snapshots_equal(h.seek(it), first[it], f"seek({it})")
+
+
+def test_a_change_is_replayed_at_its_iteration_not_at_the_seek():
+    """The replay makes the change at 30, though the seek was to 20 and stepping went on in one call."""
+    s = create("hill_climb")
+    s.reset(library.puzzle("ai_escargot"), seed=2)
+    h = History(s, interval=16)
+    h.step(30)
+    s.set_params(w1=2.5)  # made on the solver directly: the history reads it from the event log
+    s.set_params(w1=3.0)  # twice at one iteration: replayed as two calls, two events
+    h.step(30)
+    final = s.snapshot()
+    assert [e for e in h.events if e.kind == "param"] == [
+        Event(30, "param", "w1", 1.0, 2.5),
+        Event(30, "param", "w1", 2.5, 3.0),
+    ]
+    h.seek(20)
+    assert s.get_params()["w1"] == 1.0
+    assert h.step(40) == 40  # one call across the change
+    assert_snapshots_equal(s.snapshot(), final, "replayed in one step")
+    h.seek(30)  # the state the step to 30 left: before the changes made at 30
+    assert s.get_params()["w1"] == 1.0 and not any(e.kind == "param" for e in s.events)
+    h.step(1)
+    assert s.get_params()["w1"] == 3.0
+
+
+def test_eviction_keeps_memory_under_a_small_limit_and_seeks_stay_exact():
+    s = create("hill_climb")
+    s.reset(library.puzzle("ai_escargot"), seed=5)
+    limit = 1_000_000  # the keyframe at 0 is about 20 kB, at 2,400 about 200 kB (the trace, the run records)
+    h = History(s, memory_limit=limit, interval=16)
+    taken, peak = {}, 0
+    while s.iteration < 2400:
+        assert h.step(40) == 40
+        peak = max(peak, h.memory_used)
+        assert h.memory_used <= limit
+        if s.iteration % 400 == 0:
+            taken[s.iteration] = s.snapshot()
+        if s.iteration == 1000:
+            h.set_params(w2=-3.0)
+    assert h.interval >= 64  # thinned: the spacing doubled at least twice
+    keys = h.keyframes
+    assert keys[0] == 0 and len(keys) >= 3 and keys[-1] > 2400 - h.interval  # the origin and a recent one stay
+    arrays = sum(_array_bytes(k.state) for k in h._keys)  # counted independently: at least the arrays are in it
+    assert limit / 4 < arrays <= h.memory_used <= limit
+    for it in (2000, 400, 2400, 1200, 800):
+        assert_snapshots_equal(h.seek(it), taken[it], f"seek({it}) after eviction")
+    print(f"hill_climb, 2400 iterations: limit {limit} B, peak {peak} B, keyframes at {keys}")
+
+
+def _array_bytes(obj):
+    if isinstance(obj, np.ndarray):
+        return obj.nbytes
+    if isinstance(obj, dict):
+        return sum(_array_bytes(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(_array_bytes(v) for v in obj)
+    return 0
+
+
+def test_a_limit_below_one_keyframe_is_refused():
+    s = create("reseda")
+    s.reset(library.puzzle("reseda_fig3_1_easy"), seed=1)
+    with pytest.raises(ParameterError, match=r"^memory_limit 1000 bytes is smaller than one keyframe of reseda \("):
+        History(s, memory_limit=1000)
+    with pytest.raises(ParameterError, match="memory_limit must be a positive"):
+        History(s, memory_limit=0)
+
+
+def test_only_the_origin_is_kept_when_the_origin_and_the_latest_are_over_the_limit():
+    s = create("hill_climb")
+    s.reset(library.puzzle("ai_escargot"), seed=5)
+    one = state_nbytes(s.state_dict())
+    h = History(s, memory_limit=int(1.5 * one), interval=4)
+    first = {}
+    for _ in range(60):
+        h.step(1)
+        first[s.iteration] = s.snapshot()
+        assert h.memory_used <= h.memory_limit and h.keyframes[0] == 0
+    assert h.keyframes == (0,)
+    assert_snapshots_equal(h.seek(57), first[57], "re-simulated from the origin")
+
+
+def test_a_change_after_a_seek_starts_a_new_branch():
+    s = create("hill_climb")
+    s.reset(library.puzzle("ai_escargot"), seed=3)
+    h = History(s, interval=8)
+    h.step(30)
+    h.set_params(w1=2.0)
+    h.step(30)
+    old_end = s.snapshot()
+    h.seek(20)
+    h.set_params(w2=-4.0)
+    assert h.furthest == 20 and max(h.keyframes) <= 20
+    assert [e for e in h.events if e.kind == "param"] == [Event(20, "param", "w2", -1.0, -4.0)]  # w1's is gone
+    with pytest.raises(ParameterError):
+        h.seek(21)
+    h.step(40)
+    branch = s.snapshot()
+    assert first_difference(branch, old_end) is not None
+    # The branch is the run that makes that change at 20, with no change at 30.
+    t = create("hill_climb")
+    t.reset(library.puzzle("ai_escargot"), seed=3)
+    t.step(20)
+    t.set_params(w2=-4.0)
+    t.step(40)
+    assert_snapshots_equal(branch, t.snapshot(), "the new branch")
+    assert_snapshots_equal(h.seek(35), _fresh_to("hill_climb", "ai_escargot", 3, {20: {"w2": -4.0}}, 35), "seek(35)")
+
+
+def test_a_change_made_on_the_solver_after_a_seek_branches_too():
+    s = create("hill_climb")
+    s.reset(library.puzzle("ai_escargot"), seed=3)
+    h = History(s, interval=8)
+    h.step(40)
+    h.seek(10)
+    s.set_params(w1=0.5)
+    assert h.furthest == 10
+    h.step(5)
+    assert_snapshots_equal(s.snapshot(), _fresh_to("hill_climb", "ai_escargot", 3, {10: {"w1": 0.5}}, 15), "branch")
+
+
+def test_changes_recorded_at_the_end_are_dropped_by_a_change_after_seeking_there():
+    s = create("hill_climb")
+    s.reset(library.puzzle("ai_escargot"), seed=3)
+    h = History(s, interval=8)
+    h.step(20)
+    h.set_params(w1=2.0)
+    h.seek(20)  # before the change made at 20
+    assert s.get_params()["w1"] == 1.0
+    h.set_params(w2=-2.0)  # a new branch at 20: the change of w1 is not part of it
+    h.step(5)
+    assert s.get_params() == {**create("hill_climb").get_params(), "w2": -2.0}
+    assert_snapshots_equal(s.snapshot(), _fresh_to("hill_climb", "ai_escargot", 3, {20: {"w2": -2.0}}, 25), "branch")
+
+
+def _fresh_to(name, puzzle, seed, changes, end):
+    t = create(name)
+    t.reset(library.puzzle(puzzle), seed=seed)
+    for it in sorted(changes):
+        t.step(it - t.iteration)
+        t.set_params(**changes[it])
+    t.step(end - t.iteration)
+    return t.snapshot()
+
+
+def test_a_run_that_finished_early():
+    s = create("reseda")
+    s.reset(library.puzzle("reseda_fig4_1_hard"), seed=7)
+    h = History(s, interval=4)
+    assert h.step(40) == 13 and s.status == Status.SOLVED
+    solved = s.snapshot()
+    assert h.furthest == 13
+    with pytest.raises(ParameterError, match=r"between 0 and 13"):
+        h.seek(14)
+    h.seek(5)
+    assert not s.done
+    assert h.step(40) == 8
+    assert_snapshots_equal(s.snapshot(), solved, "replayed to the solution")
+    assert h.step(5) == 0
+
+
+def test_a_budget_lowered_below_the_count_fails_again_on_replay():
+    """A change that ends the run without an iteration (the budget below the count) is replayed too."""
+    s = create("ga", population=30)
+    s.reset(library.puzzle("nbcoin_106_difficult"), seed=3)
+    h = History(s, interval=8)
+    h.step(30)
+    h.set_params(generations=10)
+    assert h.step(10) == 0 and s.status == Status.FAILED  # the status changed at 30, no iteration done
+    failed = s.snapshot()
+    assert h.furthest == 30
+    h.seek(30)  # the state the step to 30 left, before the change
+    assert s.status == Status.RUNNING and s.get_params()["generations"] != 10
+    h.seek(12)
+    assert h.step(50) == 18
+    assert_snapshots_equal(s.snapshot(), failed, "failed again")
+
+
+def test_seek_outside_the_recorded_run_is_a_parameter_error():
+    s = create("hill_climb")
+    s.reset(library.puzzle("ai_escargot"), seed=3)
+    h = History(s)
+    h.step(10)
+    for bad in (-1, 11):
+        with pytest.raises(ParameterError, match=rf"^History.seek: iteration must be between 0 and 10 .*got {bad}$"):
+            h.seek(bad)
+    with pytest.raises(ParameterError, match="n must be a non-negative int, got -2"):
+        h.step(-2)
+    assert s.iteration == 10
+
+
+def test_stepping_or_resetting_the_solver_behind_its_back_is_refused():
+    s = create("hill_climb")
+    with pytest.raises(RuntimeError, match="reset"):
+        History(s)
+    s.reset(library.puzzle("ai_escargot"), seed=3)
+    h = History(s)
+    h.step(10)
+    s.step(3)
+    with pytest.raises(RuntimeError, match="stepped, reset or restored outside its History"):
+        h.step(1)
+    s.reset(library.puzzle("ai_escargot"), seed=3)
+    with pytest.raises(RuntimeError, match="outside its History"):
+        h.seek(0)
+    h.reset(library.puzzle("ai_escargot"), seed=4)  # starts over
+    assert h.furthest == 0 and h.step(5) == 5 and h.keyframes == (0,)
+
+
+def test_a_history_started_mid_run_seeks_from_there():
+    s = create("hill_climb")
+    s.reset(library.puzzle("ai_escargot"), seed=3)
+    s.step(15)
+    h = History(s, interval=4)
+    assert h.origin == 15
+    at = {}
+    for _ in range(10):
+        h.step(1)
+        at[s.iteration] = s.snapshot()
+    assert h.keyframes[0] == 15 and 19 in h.keyframes
+    with pytest.raises(ParameterError, match="between 15 and 25"):
+        h.seek(14)
+    assert_snapshots_equal(h.seek(22), at[22], "seek(22)")
+
+
+def test_assert_snapshots_equal_looks_into_layers_trace_and_events():
+    s = create("reseda", restart="full", beta=0.3)
+    s.reset(library.puzzle("reseda_fig4_1_hard"), seed=7)
+    s.step(5)
+    a = s.snapshot()
+    assert_snapshots_equal(a, a)
+    key = s.state_dict()
+    s.step(1)
+    with pytest.raises(AssertionError, match=r"^x: snapshot.iteration: 5 != 6$"):
+        assert_snapshots_equal(a, s.snapshot(), "x")
+    s.load_state(key)
+    s.set_params(alpha=0.8)
+    b = s.snapshot()
+    with pytest.raises(AssertionError, match=r"^snapshot.params.alpha: 0.7 != 0.8$"):
+        assert_snapshots_equal(a, b)
+    import dataclasses
+    from types import MappingProxyType
+
+    prob = a.layers["prob"].copy()
+    prob[0, 0] += 1e-12
+    with pytest.raises(AssertionError, match=r"^snapshot.layers.prob: values differ$"):
+        assert_snapshots_equal(a, dataclasses.replace(a, layers=MappingProxyType({**a.layers, "prob": prob})))
+    cost = a.trace["cost"].copy()
+    cost[-1] = np.nan
+    nan = dataclasses.replace(a, trace=MappingProxyType({**a.trace, "cost": cost}))
+    assert_snapshots_equal(nan, dataclasses.replace(nan))  # NaN equals NaN
+    with pytest.raises(AssertionError, match=r"^snapshot.trace.cost: values differ$"):
+        assert_snapshots_equal(a, nan)
+    with pytest.raises(AssertionError, match=r"^snapshot.events: \d+ items != 1$"):
+        assert_snapshots_equal(a, dataclasses.replace(a, events=(Event(5, "info", "x"),)))
