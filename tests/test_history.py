@@ -353,3 +353,18 @@ def test_assert_snapshots_equal_looks_into_layers_trace_and_events():
         assert_snapshots_equal(a, nan)
     with pytest.raises(AssertionError, match=r"^snapshot.events: \d+ items != 1$"):
         assert_snapshots_equal(a, dataclasses.replace(a, events=(Event(5, "info", "x"),)))
+
+
+def test_keyframes_share_the_immutable_events():
+    """state_dict shares the frozen Event objects (copying thousands of them made keyframes slow): a
+    keyframe holds the same events, and loading it gives a log that later changes do not reach back into."""
+    s = create("hill_climb")
+    s.reset(library.puzzle("ai_escargot"), seed=5)
+    s.step(300)
+    assert s.events
+    key = s.state_dict()
+    assert all(a is b for a, b in zip(key["events"], s.events)) and key["events"] is not s.events
+    t = create("hill_climb")
+    t.load_state(key)
+    t.set_params(w1=2.0)
+    assert len(key["events"]) == len(s.events) == len(t.events) - 1

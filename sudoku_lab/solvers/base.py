@@ -677,6 +677,9 @@ class Solver:
         """A deep, picklable copy of everything :meth:`step` depends on (a keyframe)."""
         if self.puzzle is None or self.rng is None:  # reset() and load_state() set both
             raise RuntimeError("call reset(puzzle, seed) before state_dict()")
+        # Events are frozen: the copy shares them (a long run logs thousands; copying them cost more than the
+        # rest of the state together, at every keyframe a History takes).
+        shared: dict[int, Any] = {id(e): e for e in self.events}
         return copy.deepcopy(
             {
                 "solver": self.name,
@@ -690,14 +693,15 @@ class Solver:
                 "events": list(self.events),
                 "trace": self.trace.state(),
                 "algorithm": self._state(),
-            }
+            },
+            shared,
         )
 
     def load_state(self, state: Mapping) -> None:
         """Restore a :meth:`state_dict` keyframe; the next steps replay exactly."""
         if state.get("solver") != self.name:
             raise ValueError(f"state is for solver {state.get('solver')!r}, not {self.name!r}")
-        st = copy.deepcopy(dict(state))
+        st = copy.deepcopy(dict(state), {id(e): e for e in state.get("events", ()) if isinstance(e, Event)})
         self.puzzle = st["puzzle"]
         self.seed = st["seed"]
         self._params = self.validate_params(st["params"])
