@@ -94,6 +94,8 @@ class Controller(QObject):
     sessionOpened(object)
         A :class:`~sudoku_lab.stepping.session.Session` was opened: its puzzle, algorithm, parameters and seed
         are the controller's (signalled before), and its solver is being restored in the worker.
+    sessionRestored()
+        The worker restored the solver of the session opened last (its frame is published).
     """
 
     puzzleChanged = Signal(object)
@@ -107,6 +109,7 @@ class Controller(QObject):
     message = Signal(str)
     errorOccurred = Signal(str)
     sessionOpened = Signal(object)
+    sessionRestored = Signal()
 
     def __init__(self, parent=None, poll_ms: int = 33):
         super().__init__(parent)
@@ -139,6 +142,7 @@ class Controller(QObject):
         self._pending_session = None  #: a session whose puzzle is being checked before it opens
         self._keyframe_waiters: dict[int, object] = {}
         self.worker.keyframe.connect(self._on_keyframe)
+        self.worker.restored.connect(self.sessionRestored)
 
     # -------------------------------------------------------------- lifetime
     def start(self) -> None:

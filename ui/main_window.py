@@ -84,7 +84,8 @@ class MainWindow(QMainWindow):
     sessionSaved(str)
         A session file was written (its path).
     sessionOpened(str)
-        A session file's solver was restored in the worker (its path), or "" for a session given as a value.
+        A session was opened and its solver restored in the worker, paused: the path of its file, or "" for a
+        session given as a value.
     """
 
     sessionSaved = Signal(str)
@@ -94,6 +95,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self._recent: list[str] = []  # the recent session files without QSettings (tests, a window of a script)
         self._opening_path: str | None = None  # the session file being opened (its puzzle is checked first)
+        self._restoring: tuple[str, str] | None = None  # (path, status line) until the worker has restored it
         gui_gc.acquire(self)  # cyclic garbage is collected in the GUI thread only (see gui_gc)
         self._gc_released = False
         self.setWindowTitle("Sudoku Lab")
@@ -272,6 +274,7 @@ class MainWindow(QMainWindow):
         c.errorOccurred.connect(self._on_error)
         c.runEnded.connect(self._on_run_ended)
         c.sessionOpened.connect(self._on_session_opened)
+        c.sessionRestored.connect(self._on_session_restored)
         self.puzzle_panel.puzzleChosen.connect(self._choose_puzzle)
         self.solver_box.currentIndexChanged.connect(lambda i: c.set_solver(self.solver_box.itemData(i)))
         self.params_panel.edited.connect(self._on_param_edited)
@@ -604,9 +607,24 @@ class MainWindow(QMainWindow):
         self.seed_box.blockSignals(True)
         self.seed_box.setValue(self.controller.seed)
         self.seed_box.blockSignals(False)
+        coll = session.puzzle.metadata.get("collection")
+        if coll:  # a bundled puzzle: the browser shows where it is
+            self.puzzle_panel.select_collection(coll)
+            self.puzzle_panel.select_puzzle(session.puzzle.name)
         name = Path(path).name if path else "session"
-        self.statusBar().showMessage(f"Opened {name}: paused at iteration {session.iteration:,}", 10000)
-        self.sessionOpened.emit(path)
+        line = f"Opened {name}: paused at iteration {session.iteration:,}"
+        if session.state is None:  # a plain reset, no restore to wait for
+            self._restoring = None
+            self.statusBar().showMessage(line, 10000)
+            self.sessionOpened.emit(path)
+        else:
+            self._restoring = (path, line)
+
+    def _on_session_restored(self) -> None:
+        if self._restoring is not None:
+            (path, line), self._restoring = self._restoring, None
+            self.statusBar().showMessage(line, 10000)  # after the worker's "Ready" line
+            self.sessionOpened.emit(path)
 
     def recent_sessions(self) -> list[str]:
         """The session files saved or opened lately, newest first (at most :data:`RECENT_SESSIONS`)."""

@@ -86,6 +86,8 @@ class SolverWorker(QObject):
         A message for the user (bad parameter, unexpected exception).
     message(str)
         A status line (what the warm-up compiles).
+    restored()
+        A :meth:`request_restore` is done: the session's solver is the worker's, its frame published.
     keyframe(int, object)
         The answer to :meth:`request_keyframe` number ``int``: the solver's ``state_dict()`` taken between
         two chunks of a run (or at once when idle), or None when there is no solver yet.
@@ -96,6 +98,7 @@ class SolverWorker(QObject):
     error = Signal(str)
     message = Signal(str)
     keyframe = Signal(int, object)
+    restored = Signal()
 
     def __init__(self):
         super().__init__()
@@ -255,6 +258,7 @@ class SolverWorker(QObject):
         self.solver = restore_solver(session)
         self._publish_now()
         self._set_state(WorkerState.FINISHED if self.solver.done else WorkerState.IDLE)
+        self.restored.emit()
 
     def _answer_keyframes(self, solver=None) -> None:
         solver = solver or self.solver

@@ -58,6 +58,7 @@ def test_a_session_saved_while_running_reopens_paused_where_it_was(window, qtbot
     win.speed_box.setCurrentIndex(0)
     with qtbot.waitSignal(win.sessionOpened):
         assert win.open_session(path)
+    assert win.statusBar().currentMessage() == f"Opened run.sudoku-session: paused at iteration {session.iteration:,}"
     c = win.controller
     qtbot.waitUntil(lambda: c.state == "idle" and c.latest is not None and c.latest.snapshot.solver == "ga")
     qtbot.waitUntil(win.settled)
