@@ -20,14 +20,19 @@ from sudoku_lab.model import library
 __all__ = ["run_app", "create_window", "install_exception_hook"]
 
 
-def create_window(puzzle=None, algo: str | None = None, settings=None):
+def create_window(puzzle=None, algo: str | None = None, settings=None, session=None, session_path: str = ""):
     """Build the main window on ``puzzle`` (default: the bundled default) with ``algo`` selected.
 
+    With ``session`` (a :class:`~sudoku_lab.stepping.session.Session`, read from ``session_path``), the window
+    opens that session instead: its puzzle, algorithm, parameters, seed, layout and run, paused.
     A QApplication must exist. Returns the window, not yet shown.
     """
     from .main_window import MainWindow
 
     win = MainWindow(settings=settings)
+    if session is not None:
+        win.start(session.puzzle, session=session, session_path=session_path)
+        return win
     if algo:
         win.controller.set_solver(algo)
     win.start(puzzle if puzzle is not None else library.puzzle(library.DEFAULT_PUZZLE))
@@ -126,11 +131,11 @@ def install_exception_hook(window):
 
 
 def run_app(options=None) -> int:
-    """Open the lab; ``options`` are the parsed ``sudoku-lab gui`` arguments (puzzle, algo).
+    """Open the lab; ``options`` are the parsed ``sudoku-lab gui`` arguments (puzzle, algo, session).
 
-    A puzzle that cannot be read, or an unknown algorithm, is refused in one
-    line; a puzzle whose givens clash or that has no solution opens in the
-    window's editor, the cells concerned outlined.
+    A puzzle that cannot be read, an unknown algorithm, or a session file that
+    cannot be read (``--session``) is refused in one line; a puzzle whose givens
+    clash or that has no solution opens in the window's editor, the cells concerned outlined.
 
     Returns the exit status: 0 after the window closes, 2 (with one line on
     stderr) when the lab cannot start here, 70 (one line and a crash report)
@@ -138,10 +143,21 @@ def run_app(options=None) -> int:
     """
     from sudoku_lab.model.resolve import resolve_puzzle
     from sudoku_lab.solvers import get_solver_class
+    from sudoku_lab.stepping.session import load_session
 
-    puzzle = None
+    puzzle = session = None
     algo = getattr(options, "algo", None)
+    session_path = getattr(options, "session", None)
     try:
+        if session_path and (getattr(options, "puzzle", None) or algo):
+            print(
+                "sudoku-lab: error: gui --session opens the session's own puzzle and algorithm; "
+                "give a puzzle and --algo, or --session, not both",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        if session_path:
+            session = load_session(session_path)
         if getattr(options, "puzzle", None):
             # Clashing givens are read too: the window refuses them as it refuses a puzzle with no solution
             # (checked off the GUI thread), opening it in the editor with the cells concerned outlined.
@@ -175,8 +191,8 @@ def run_app(options=None) -> int:
     app.setOrganizationName("Sudoku Lab")
     try:
         settings = QSettings()
-        win = create_window(puzzle, algo, settings=settings)
-        win.restore_layout()
+        win = create_window(puzzle, algo, settings=settings, session=session, session_path=session_path or "")
+        win.restore_layout()  # a session's own layout comes after, once its puzzle is checked
     except Exception as e:  # a bug before the window exists: nothing can show a box yet
         print(f"sudoku-lab: error: {internal_error_message(e, 'opening the lab window')}", file=sys.stderr)
         return EXIT_INTERNAL

@@ -91,6 +91,11 @@ class Controller(QObject):
         A status-bar message.
     errorOccurred(str)
         An error for a message box.
+    sessionOpened(object)
+        A :class:`~sudoku_lab.stepping.session.Session` was opened: its puzzle, algorithm, parameters and seed
+        are the controller's (signalled before), and its solver is being restored in the worker.
+    sessionRestored()
+        The worker restored the solver of the session opened last (its frame is published).
     """
 
     puzzleChanged = Signal(object)
@@ -103,6 +108,8 @@ class Controller(QObject):
     runEnded = Signal(str)
     message = Signal(str)
     errorOccurred = Signal(str)
+    sessionOpened = Signal(object)
+    sessionRestored = Signal()
 
     def __init__(self, parent=None, poll_ms: int = 33):
         super().__init__(parent)
@@ -132,6 +139,10 @@ class Controller(QObject):
         self._timer.setInterval(poll_ms)
         self._timer.timeout.connect(self.poll)
         self._started = False
+        self._pending_session = None  #: a session whose puzzle is being checked before it opens
+        self._keyframe_waiters: dict[int, object] = {}
+        self.worker.keyframe.connect(self._on_keyframe)
+        self.worker.restored.connect(self.sessionRestored)
 
     # -------------------------------------------------------------- lifetime
     def start(self) -> None:
@@ -170,6 +181,7 @@ class Controller(QObject):
         the current puzzle stays until the check ends, and a newer
         ``load_puzzle`` supersedes this one.
         """
+        self._pending_session = None  # a newer choice supersedes a session being opened
         try:
             puzzle.check_clashes()
         except PuzzleError as e:
@@ -189,6 +201,7 @@ class Controller(QObject):
 
     def cancel_check(self) -> None:
         """Forget the puzzle being checked (its result will not load)."""
+        self._pending_session = None
         if self.checking is not None:
             self._jobs.cancel("check")
             self._set_checking(None)
@@ -203,6 +216,10 @@ class Controller(QObject):
         self._set_checking(None)
         self.solution = solution
         self.several_solutions = several
+        session, self._pending_session = self._pending_session, None
+        if session is not None and session.puzzle is puzzle:
+            self._open_checked_session(session)
+            return
         self.puzzle = puzzle
         self.puzzleChanged.emit(puzzle)
         what = "several solutions" if several else "a unique solution"
@@ -211,6 +228,7 @@ class Controller(QObject):
 
     def _check_failed(self, puzzle: Puzzle, exc: BaseException) -> None:
         self._set_checking(None)
+        self._pending_session = None
         if isinstance(exc, PuzzleError):
             self._reject(exc, puzzle)
         else:
@@ -221,6 +239,46 @@ class Controller(QObject):
     def _reject(self, e: PuzzleError, puzzle: Puzzle) -> None:
         self.puzzleRejected.emit(str(e), tuple(e.cells or ()), puzzle)
         self.message.emit(f"Puzzle refused: {e}")
+
+    # -------------------------------------------------------------- sessions
+    def open_session(self, session) -> bool:
+        """Open a :class:`~sudoku_lab.stepping.session.Session`: its puzzle is checked off the GUI thread (as any
+        puzzle), then its algorithm, parameters and seed become the controller's and the worker restores its
+        solver, paused at the saved iteration (sessionOpened). False if its puzzle is refused at once (clashes).
+        """
+        if not self.load_puzzle(session.puzzle):
+            return False
+        self._pending_session = session
+        return True
+
+    def _open_checked_session(self, session) -> None:
+        name = session.solver
+        self.puzzle = session.puzzle
+        self.params[name] = dict(session.params)
+        self.seed = session.seed if session.seed is not None else DEFAULT_SEED
+        self.latest = None
+        if name != self.solver_name:
+            self.solver_name = name
+            self.solverChanged.emit(name)
+        self.paramsChanged.emit(self.current_params())
+        self.puzzleChanged.emit(session.puzzle)
+        self.sessionOpened.emit(session)
+        if session.state is None:
+            self.reset()
+        else:
+            self.start()
+            self.worker.request_restore(session)
+
+    def request_keyframe(self, callback) -> None:
+        """Call ``callback(state)`` in the GUI thread with the running solver's ``state_dict()`` (None before a
+        reset), taken by the worker between chunks: a run goes on."""
+        self.start()
+        self._keyframe_waiters[self.worker.request_keyframe()] = callback
+
+    def _on_keyframe(self, number: int, state) -> None:
+        callback = self._keyframe_waiters.pop(number, None)
+        if callback is not None:
+            callback(state)
 
     # ------------------------------------------------------------ algorithm
     def set_solver(self, name: str) -> None:

@@ -10,9 +10,12 @@ built, so their views and overlays are there from the start.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import os
 from pathlib import Path
 
-from PySide6.QtCore import QRect, QSettings, QSize, Qt, QTimer, QUrl
+from PySide6.QtCore import QByteArray, QRect, QSettings, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -29,10 +32,11 @@ from PySide6.QtWidgets import (
 )
 
 from sudoku_lab import __version__
-from sudoku_lab.errors import SudokuLabError
+from sudoku_lab.errors import DataFileError, SudokuLabError
 from sudoku_lab.model.puzzle import Puzzle
 from sudoku_lab.plugins import UI_PLUGIN_GROUP, load_plugins
 from sudoku_lab.solvers import registry
+from sudoku_lab.stepping.session import SUFFIX, Session, load_session, save_session
 
 from . import gui_gc
 from .board_panel import BoardPanel
@@ -44,7 +48,11 @@ from .run_toolbar import UNTIL, RunToolbar, make_action
 from .view_host import ViewHost, make_dock
 from .worker import WorkerState
 
-__all__ = ["MainWindow", "UNTIL", "PREFERRED_SIZE", "reference_link"]
+__all__ = ["MainWindow", "UNTIL", "PREFERRED_SIZE", "reference_link", "RECENT_SESSIONS"]
+
+#: How many session files File > Recent sessions lists (newest first; QSettings key ``recent_sessions``).
+RECENT_SESSIONS = 8
+_SESSION_FILTER = f"Sudoku Lab session (*{SUFFIX});;All files (*)"
 
 _STATE_TEXT = {"compiling": "compiling kernels...", "idle": "ready"}
 
@@ -69,10 +77,25 @@ def reference_link(reference: str) -> str:
 
 
 class MainWindow(QMainWindow):
-    """The Sudoku Lab window (see README: "The lab window")."""
+    """The Sudoku Lab window (see README: "The lab window").
+
+    Signals
+    -------
+    sessionSaved(str)
+        A session file was written (its path).
+    sessionOpened(str)
+        A session was opened and its solver restored in the worker, paused: the path of its file, or "" for a
+        session given as a value.
+    """
+
+    sessionSaved = Signal(str)
+    sessionOpened = Signal(str)
 
     def __init__(self, controller: Controller | None = None, settings: QSettings | None = None):
         super().__init__()
+        self._recent: list[str] = []  # the recent session files without QSettings (tests, a window of a script)
+        self._opening_path: str | None = None  # the session file being opened (its puzzle is checked first)
+        self._restoring: tuple[str, str] | None = None  # (path, status line) until the worker has restored it
         gui_gc.acquire(self)  # cyclic garbage is collected in the GUI thread only (see gui_gc)
         self._gc_released = False
         self.setWindowTitle("Sudoku Lab")
@@ -182,8 +205,29 @@ class MainWindow(QMainWindow):
             "Probability model and convergence as PDF/SVG/PNG (matplotlib)",
         )
         self.act_quit = make_action(self, "Quit", "Ctrl+Q", self.close)
+        self.act_open_session = make_action(
+            self,
+            "Open session...",
+            "Ctrl+Shift+O",
+            lambda: self.open_session(),
+            "Open a saved session: puzzle, algorithm, parameters, seed, layout and the run, paused where it was",
+        )
+        self.act_save_session = make_action(
+            self,
+            "Save session...",
+            "Ctrl+S",
+            lambda: self.save_session(),
+            "Save the puzzle, algorithm, parameters, seed, layout and the run's exact state (the run goes on)",
+        )
         for a in (self.act_open, self.act_paste, self.act_edit, self.act_export):
             f.addAction(a)
+        f.addSeparator()
+        f.addAction(self.act_open_session)
+        f.addAction(self.act_save_session)
+        self.recent_menu = f.addMenu("Recent sessions")
+        self.recent_menu.setObjectName("recent_sessions_menu")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self._fill_recent_menu()
         f.addSeparator()
         f.addAction(self.act_quit)
         r = m.addMenu("&Run")
@@ -229,6 +273,8 @@ class MainWindow(QMainWindow):
         c.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         c.errorOccurred.connect(self._on_error)
         c.runEnded.connect(self._on_run_ended)
+        c.sessionOpened.connect(self._on_session_opened)
+        c.sessionRestored.connect(self._on_session_restored)
         self.puzzle_panel.puzzleChosen.connect(self._choose_puzzle)
         self.solver_box.currentIndexChanged.connect(lambda i: c.set_solver(self.solver_box.itemData(i)))
         self.params_panel.edited.connect(self._on_param_edited)
@@ -386,6 +432,8 @@ class MainWindow(QMainWindow):
             self.act_paste,
             self.act_edit,
             self.act_export,
+            self.act_open_session,
+            self.act_save_session,
             self.act_help,
             self.act_quit,
         ]
@@ -459,6 +507,166 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Wrote " + ", ".join(p.name for p in out), 10000)
         return out
 
+    # ------------------------------------------------------------- sessions
+    def session_ui(self) -> dict:
+        """What a session keeps of the window besides the run: the dock layout (base64) and the run controls."""
+        return {
+            "window_state": base64.b64encode(bytes(self.saveState())).decode("ascii"),
+            "speed": self.speed_box.currentIndex(),
+            "step_n": self.step_n.value(),
+        }
+
+    def save_session(self, path: str | os.PathLike | None = None) -> None:
+        """Save the session to ``path`` (asked for when None); a running run goes on.
+
+        The solver's keyframe is taken by the worker between two chunks, so the
+        file is written a moment later (``sessionSaved``); a file that cannot be
+        written is one line in a message box.
+        """
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Save session", f"session{SUFFIX}", _SESSION_FILTER)
+            if not path:
+                return
+            if not Path(path).suffix:
+                path += SUFFIX
+        c = self.controller
+        puzzle, name, params, seed = c.puzzle, c.solver_name, c.current_params(), c.seed
+        if puzzle is None:
+            self._on_error("Nothing to save yet: no puzzle is loaded.")
+            return
+        target = str(path)
+        c.request_keyframe(lambda state: self._write_session(target, puzzle, name, params, seed, state))
+
+    def _write_session(self, path: str, puzzle, name: str, params: dict, seed: int, state) -> None:
+        if state is not None:  # the worker's solver is the truth: a reset pending in the queue came before
+            puzzle, name = state["puzzle"], state["solver"]
+            if name != self.controller.solver_name or puzzle != self.controller.puzzle:
+                params, seed = dict(state["params"]), state["seed"]
+        session = Session(
+            puzzle=puzzle,
+            solver=name,
+            params=params,
+            seed=seed,
+            state=state,
+            events=tuple(state["events"]) if state is not None else (),
+            ui=self.session_ui(),
+        )
+        try:
+            save_session(path, session)
+        except SudokuLabError as e:
+            self._on_error(f"Could not save the session: {e}")
+            return
+        self._add_recent(path)
+        at = f" at iteration {session.iteration:,}" if state is not None else ""
+        self.statusBar().showMessage(f"Saved session {Path(path).name}{at}", 10000)
+        self.sessionSaved.emit(path)
+
+    def open_session(self, path: str | os.PathLike | None = None) -> bool:
+        """Open the session file ``path`` (asked for when None); False, with one line in a message box, if it is
+        unreadable: then nothing changes.
+
+        A good file's puzzle is checked as any puzzle, then its algorithm, parameters, seed, layout and run are
+        restored, paused at the saved iteration (``sessionOpened``).
+        """
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self, "Open session", "", _SESSION_FILTER)
+            if not path:
+                return False
+        try:
+            session = load_session(path)
+        except DataFileError as e:
+            self._on_error(f"Could not open the session: {e}")
+            return False
+        return self.open_loaded_session(session, str(path))
+
+    def open_loaded_session(self, session: Session, path: str = "") -> bool:
+        """Open a session already read (``sudoku-lab gui --session``, a script); ``path`` goes to the recent list."""
+        if self.is_editing():
+            self.edit_mode.leave()
+        if not self.controller.open_session(session):
+            return False
+        self._opening_path = path
+        if path:
+            self._add_recent(path)
+        return True
+
+    def _on_session_opened(self, session: Session) -> None:
+        path, self._opening_path = self._opening_path or "", None
+        ui = session.ui
+        try:
+            state = ui.get("window_state")
+            if isinstance(state, str) and self.restoreState(QByteArray(base64.b64decode(state, validate=True))):
+                self._tabs_pending = False
+                self.view_host.on_solver(registry()[session.solver])  # no view that does not apply
+            if isinstance(ui.get("speed"), int) and 0 <= ui["speed"] < self.speed_box.count():
+                self.speed_box.setCurrentIndex(ui["speed"])
+            if isinstance(ui.get("step_n"), int):
+                self.step_n.setValue(ui["step_n"])
+        except (binascii.Error, ValueError):  # a hand-edited layout: the current one stays
+            pass
+        self.seed_box.blockSignals(True)
+        self.seed_box.setValue(self.controller.seed)
+        self.seed_box.blockSignals(False)
+        coll = session.puzzle.metadata.get("collection")
+        if coll:  # a bundled puzzle: the browser shows where it is
+            self.puzzle_panel.select_collection(coll)
+            self.puzzle_panel.select_puzzle(session.puzzle.name)
+        name = Path(path).name if path else "session"
+        line = f"Opened {name}: paused at iteration {session.iteration:,}"
+        if session.state is None:  # a plain reset, no restore to wait for
+            self._restoring = None
+            self.statusBar().showMessage(line, 10000)
+            self.sessionOpened.emit(path)
+        else:
+            self._restoring = (path, line)
+
+    def _on_session_restored(self) -> None:
+        if self._restoring is not None:
+            (path, line), self._restoring = self._restoring, None
+            self.statusBar().showMessage(line, 10000)  # after the worker's "Ready" line
+            self.sessionOpened.emit(path)
+
+    def recent_sessions(self) -> list[str]:
+        """The session files saved or opened lately, newest first (at most :data:`RECENT_SESSIONS`)."""
+        if self.settings is None:
+            return list(self._recent)
+        value = self.settings.value("recent_sessions")
+        if isinstance(value, str):  # QSettings gives a one-item list back as its item
+            value = [value]
+        return [str(v) for v in (value or []) if v][:RECENT_SESSIONS]
+
+    def _set_recent(self, paths: list[str]) -> None:
+        paths = paths[:RECENT_SESSIONS]
+        if self.settings is None:
+            self._recent = paths
+        else:
+            self.settings.setValue("recent_sessions", paths)
+        # The menu is refilled when it opens (aboutToShow), never here: this may run in one of its actions' slots.
+
+    def _add_recent(self, path: str) -> None:
+        full = os.path.abspath(path)
+        self._set_recent([full, *(p for p in self.recent_sessions() if p != full)])
+
+    def _fill_recent_menu(self) -> None:
+        menu = self.recent_menu
+        for act in menu.actions():  # later, not now: clear() would delete them at once
+            menu.removeAction(act)
+            act.deleteLater()
+        paths = self.recent_sessions()
+        for i, p in enumerate(paths):
+            here = os.path.isfile(p)
+            act = menu.addAction(f"&{i + 1} {Path(p).name}" + ("" if here else " (missing)"))
+            act.setToolTip(p)
+            act.setStatusTip(p)
+            act.setEnabled(here)
+            act.triggered.connect(lambda _=False, p=p: self.open_session(p))
+        if paths:
+            menu.addSeparator()
+        clear = menu.addAction("Clear the list")
+        clear.setEnabled(bool(paths))
+        clear.triggered.connect(lambda: self._set_recent([]))
+        menu.setEnabled(True)
+
     # ------------------------------------------------------------- showing
     def fit_to_screen(self, available: QRect | None = None) -> None:
         """Size the window to :data:`PREFERRED_SIZE`, or to ``available`` where that is smaller, and centre it there.
@@ -526,10 +734,16 @@ class MainWindow(QMainWindow):
         # A saved layout must not show a view that does not apply to the solver.
         self.view_host.on_solver(registry()[self.controller.solver_name])
 
-    def start(self, puzzle: Puzzle) -> None:
-        """Start the worker (it compiles kernels first) and check the first puzzle in the background."""
+    def start(self, puzzle: Puzzle, session: Session | None = None, session_path: str = "") -> None:
+        """Start the worker (it compiles kernels first) and check the first puzzle in the background.
+
+        With ``session``, that session opens instead (its puzzle, algorithm, parameters, layout and run).
+        """
         self.controller.start()
         QTimer.singleShot(0, self._size_docks)  # dock sizes only take once the window has its own
+        if session is not None:
+            QTimer.singleShot(0, lambda: self.open_loaded_session(session, session_path))
+            return
         coll = puzzle.metadata.get("collection")
         if coll:
             self.puzzle_panel.select_collection(coll)

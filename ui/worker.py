@@ -20,6 +20,7 @@ from sudoku_lab.crash import internal_error_message
 from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.solvers import create
 from sudoku_lab.stepping import loop
+from sudoku_lab.stepping.session import restore_solver
 
 __all__ = ["SolverWorker", "WorkerState", "warm_up"]
 
@@ -85,18 +86,27 @@ class SolverWorker(QObject):
         A message for the user (bad parameter, unexpected exception).
     message(str)
         A status line (what the warm-up compiles).
+    restored()
+        A :meth:`request_restore` is done: the session's solver is the worker's, its frame published.
+    keyframe(int, object)
+        The answer to :meth:`request_keyframe` number ``int``: the solver's ``state_dict()`` taken between
+        two chunks of a run (or at once when idle), or None when there is no solver yet.
     """
 
     stateChanged = Signal(str, bool)
     runEnded = Signal(str)
     error = Signal(str)
     message = Signal(str)
+    keyframe = Signal(int, object)
+    restored = Signal()
 
     def __init__(self):
         super().__init__()
         self._commands: queue.Queue[_Cmd] = queue.Queue()
         self._params_lock = threading.Lock()
         self._pending_params: dict = {}
+        self._pending_keyframes: list[int] = []  # under _params_lock: keyframe requests not answered yet
+        self._next_keyframe = 0
         self._interrupt = threading.Event()  # pause/stop/quit/new command: leave the stepping loop now
         self._quit = threading.Event()
         self._latest_lock = threading.Lock()
@@ -134,6 +144,23 @@ class SolverWorker(QObject):
         with self._params_lock:
             self._pending_params.update(changes)
         self._commands.put(_Cmd("params"))  # no interrupt: a running loop picks them up between chunks
+
+    def request_keyframe(self) -> int:
+        """Ask for the solver's keyframe; :attr:`keyframe` answers with the number returned here.
+
+        A run is not interrupted: the keyframe is taken between two chunks, after the parameter changes
+        queued before it, so it is a state the run really passed through.
+        """
+        with self._params_lock:
+            self._next_keyframe += 1
+            number = self._next_keyframe
+            self._pending_keyframes.append(number)
+        self._commands.put(_Cmd("keyframe"))  # no interrupt: a running loop answers between chunks
+        return number
+
+    def request_restore(self, session) -> None:
+        """Replace the solver by the one a :class:`~sudoku_lab.stepping.session.Session` saved, paused there."""
+        self._send(_Cmd("restore", (session,)))
 
     def set_max_rate(self, rate: float | None) -> None:
         """Iterations per second for teaching speeds; None = as fast as possible."""
@@ -193,6 +220,10 @@ class SolverWorker(QObject):
         elif cmd.kind == "params":
             if self._apply_params():
                 self._publish_now()
+        elif cmd.kind == "keyframe":
+            self._answer_keyframes()
+        elif cmd.kind == "restore":
+            self._restore(cmd.args[0])
         elif cmd.kind in ("run", "step"):
             if self.solver is None or self.state == WorkerState.STOPPED:
                 return
@@ -219,6 +250,30 @@ class SolverWorker(QObject):
         self.solver = solver
         self._publish_now()
         self._set_state(WorkerState.IDLE)
+
+    def _restore(self, session) -> None:
+        with self._params_lock:
+            self._pending_params.clear()
+        self._warm((session.solver,))
+        self.solver = restore_solver(session)
+        self._publish_now()
+        self._set_state(WorkerState.FINISHED if self.solver.done else WorkerState.IDLE)
+        self.restored.emit()
+
+    def _answer_keyframes(self, solver=None) -> None:
+        solver = solver or self.solver
+        with self._params_lock:
+            numbers, self._pending_keyframes = self._pending_keyframes, []
+        if not numbers:
+            return
+        self._apply_params(solver)  # the changes asked for before the keyframe are in it
+        state = solver.state_dict() if solver is not None and solver.puzzle is not None else None
+        for number in numbers:
+            self.keyframe.emit(number, state)
+
+    def _between_chunks(self, solver) -> None:
+        self._apply_params(solver)
+        self._answer_keyframes(solver)
 
     def _warm(self, names) -> bool:
         """Warm the kernels of the solvers of ``names`` not warmed yet; True if there were any."""
@@ -258,7 +313,7 @@ class SolverWorker(QObject):
             term,
             min_interval=1 / 30,
             should_stop=self._should_stop,
-            before_chunk=self._apply_params,
+            before_chunk=self._between_chunks,
             max_rate=self._rate if throttle else None,
             wait=self._interrupt.wait,
             chunk=self._chunk.get(self.solver.name, 1),

@@ -20,3 +20,10 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     )
     g.add_argument("puzzle", nargs="?", help="puzzle to open (file, bundled name or text)")
     g.add_argument("--algo", default=None, help="algorithm to select (see `sudoku-lab algorithms`)")
+    g.add_argument(
+        "--session",
+        metavar="FILE",
+        default=None,
+        help="open a saved session (File > Save session...): its puzzle, algorithm, parameters, seed, "
+        "layout and run, paused where it was saved",
+    )

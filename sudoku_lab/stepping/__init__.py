@@ -1,8 +1,9 @@
 """Stepping a solver: the adaptive-chunk loop and its terminations (:mod:`~sudoku_lab.stepping.loop`),
 compiling the kernels before any clock starts (:mod:`~sudoku_lab.stepping.warmup`), the events a
-curve marks (:mod:`~sudoku_lab.stepping.markers`) and recording a run to seek any iteration of it
+curve marks (:mod:`~sudoku_lab.stepping.markers`), recording a run to seek any iteration of it
 (:mod:`~sudoku_lab.stepping.history`, whose :class:`~sudoku_lab.stepping.history.History` is also
-``sudoku_lab.stepping.History``)."""
+``sudoku_lab.stepping.History``) and sessions, a run saved to a file and continued exactly
+(:mod:`~sudoku_lab.stepping.session`)."""
 
 from __future__ import annotations
 
