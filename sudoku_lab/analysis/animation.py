@@ -467,8 +467,6 @@ def _write_mp4(path: Path, frames, fps: int, size: tuple[int, int]) -> None:
     ffmpeg writes a file by its name and seeks in it (the index goes at the front), so it gets a
     temporary directory of its own; the copy then goes where ``path`` says, renamed into place.
     """
-    import shutil
-
     import imageio_ffmpeg
 
     with tempfile.TemporaryDirectory(prefix="sudoku-lab-animation-") as tmp:
@@ -495,7 +493,8 @@ def _write_mp4(path: Path, frames, fps: int, size: tuple[int, int]) -> None:
 
         def copy(fh: BinaryIO) -> None:
             with open(video, "rb") as src:
-                shutil.copyfileobj(src, fh, 1 << 20)
+                while block := src.read(1 << 20):
+                    fh.write(block)
 
         write_file(path, copy, "animation", binary=True)
 
