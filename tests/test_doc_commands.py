@@ -75,8 +75,8 @@ BUDGET_PARAMS = {"generations": 50, "iterations": 300, "run_budget": 300, "budge
 LOCAL_WORKERS = 2
 #: Sizes of every reproduction, full and quick form alike (clamped to each option's declared range).
 REPRODUCTION_SIZES = {"runs": 2, "puzzles": 1, "solve_runs": 1, "max_tries": 4, "generations": 50, "ga_generations": 50}
-#: Commands that run many solver runs with a default budget when no --until is given.
-DEFAULT_BUDGET_COMMANDS = ("solve", "grades", "compare", "batch")
+#: Commands that run solvers with a default budget when no --until is given (animate: one run, done twice).
+DEFAULT_BUDGET_COMMANDS = ("solve", "grades", "compare", "batch", "animate")
 
 #: Files the text describes rather than ships, written from the TOML example above the command that uses them:
 #: name -> the mistake made in it for each command using the file, in order (none: the example as it is). The README

@@ -7,6 +7,11 @@
   n x n mini-tiles per cell (27 x 27 for 9x9) on a fixed 0..1 colour scale;
 * :func:`convergence_figure`: the solver's declared trace columns on their
   declared axes, with run-end and parameter-change markers;
+* :func:`board_figure`: a snapshot's grid: givens on grey, the solver's digits
+  in blue, cells that clash in red, cells the solver holds fixed tinted green
+  (the lab's board colours); the run animations
+  (:mod:`~sudoku_lab.analysis.animation`) draw their frames with the same
+  helpers;
 * :func:`ecdf_figure`, :func:`box_figure`, :func:`success_figure`,
   :func:`heatmap_figure`: the figures of ``sudoku-lab report``, drawn from
   its data (:class:`~ECDF` and
@@ -46,6 +51,7 @@ __all__ = [
     "grade_figure",
     "probability_figure",
     "convergence_figure",
+    "board_figure",
     "ecdf_figure",
     "box_figure",
     "success_figure",
@@ -236,6 +242,26 @@ def probability_image(p: np.ndarray, n: int) -> np.ndarray:
     return p.transpose(0, 2, 1, 3).reshape(N * n, N * n)
 
 
+def _draw_probability(ax, p: np.ndarray, n: int, givens=None, cmap: str = "viridis"):
+    """Draw p[cell, digit] on ``ax`` as mini-tiles; returns the image (``set_data(probability_image(p, n))``
+    redraws it with other values)."""
+    N = n * n
+    img = probability_image(p, n)
+    im = ax.imshow(img, cmap=cmap, vmin=0.0, vmax=1.0, extent=(0, N * n, N * n, 0), interpolation="nearest")
+    for k in range(N + 1):
+        lw = 2.0 if k % n == 0 else 0.6
+        ax.axhline(k * n, color="white", lw=lw)
+        ax.axvline(k * n, color="white", lw=lw)
+    if givens is not None:
+        for cell in np.flatnonzero(np.asarray(givens).reshape(-1)):
+            r, c = divmod(int(cell), N)
+            ax.add_patch(Rectangle((c * n + 0.15, r * n + 0.15), n - 0.3, n - 0.3, fill=False, ec="#ff7f0e", lw=1.0))
+    ax.set_xticks([(k + 0.5) * n for k in range(N)], [str(k + 1) for k in range(N)])
+    ax.set_yticks([(k + 0.5) * n for k in range(N)], [str(k + 1) for k in range(N)])
+    ax.tick_params(length=0)
+    return im
+
+
 @checked
 def probability_figure(
     p: np.ndarray, n: int, givens: npt.ArrayLike | None = None, title: str = "p[cell, digit]", cmap: str = "viridis"
@@ -250,22 +276,9 @@ def probability_figure(
     givens : array of bool, shape (C,), optional
         Given cells are outlined.
     """
-    N = n * n
-    img = probability_image(p, n)
     fig = Figure(figsize=(6.2, 5.4), layout="constrained")
     ax = fig.subplots()
-    im = ax.imshow(img, cmap=cmap, vmin=0.0, vmax=1.0, extent=(0, N * n, N * n, 0), interpolation="nearest")
-    for k in range(N + 1):
-        lw = 2.0 if k % n == 0 else 0.6
-        ax.axhline(k * n, color="white", lw=lw)
-        ax.axvline(k * n, color="white", lw=lw)
-    if givens is not None:
-        for cell in np.flatnonzero(np.asarray(givens).reshape(-1)):
-            r, c = divmod(int(cell), N)
-            ax.add_patch(Rectangle((c * n + 0.15, r * n + 0.15), n - 0.3, n - 0.3, fill=False, ec="#ff7f0e", lw=1.0))
-    ax.set_xticks([(k + 0.5) * n for k in range(N)], [str(k + 1) for k in range(N)])
-    ax.set_yticks([(k + 0.5) * n for k in range(N)], [str(k + 1) for k in range(N)])
-    ax.tick_params(length=0)
+    im = _draw_probability(ax, p, n, givens, cmap)
     ax.set_title(title)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03, label="probability")
     return fig
@@ -294,13 +307,43 @@ def convergence_figure(
         Run ends beyond this many are merged into bins (:func:`sudoku_lab.stepping.markers.event_markers`).
     """
     from ..solvers import get_solver_class
-    from ..stepping.markers import event_markers
 
     cls = solver or get_solver_class(snapshot.solver)
-    trace = snapshot.trace
-    it = np.asarray(trace["iteration"])
     fig = Figure(figsize=(8, 4.2), layout="constrained")
     ax = fig.subplots()
+    _draw_convergence(ax, snapshot, cls, max_markers)
+    ax.set_title(title if title is not None else f"{cls.title}: {snapshot.puzzle.name or 'puzzle'}")
+    return fig
+
+
+class _Curves:
+    """What :func:`_draw_convergence` drew: each column's line with its data, and the event markers.
+
+    :meth:`upto` shows the curves and markers up to an iteration only (a run animation's frame), on the
+    axes limits of the whole trace, so the axes stay put from frame to frame.
+    """
+
+    def __init__(self, iterations: np.ndarray):
+        self.iterations = iterations
+        self.lines: list[tuple[Any, np.ndarray]] = []  # (Line2D, its y values)
+        self.markers: list[tuple[float, list]] = []  # (iteration, its artists)
+
+    def upto(self, iteration: float) -> None:
+        k = int(np.searchsorted(self.iterations, iteration, side="right"))
+        for line, y in self.lines:
+            line.set_data(self.iterations[:k], y[:k])
+        for at, artists in self.markers:
+            for a in artists:
+                a.set_visible(at <= iteration)
+
+
+def _draw_convergence(ax, snapshot: Snapshot, cls: type[Solver], max_markers: int = 40) -> _Curves:
+    """Draw the declared trace columns of ``snapshot`` on ``ax`` (and twin axes), with markers and a legend."""
+    from ..stepping.markers import event_markers
+
+    trace = snapshot.trace
+    it = np.asarray(trace["iteration"])
+    curves = _Curves(it)
     axes = {}
     for a in cls.axes:
         target = ax if a.side == "left" else ax.twinx()
@@ -315,7 +358,9 @@ def convergence_figure(
             continue
         target = axes[c.axis]
         kw: dict[str, Any] = {"drawstyle": "steps-post"} if c.style == "steps" else {}
-        target.plot(it, trace[c.name], _STYLES[c.style], color=colours[c.name], lw=1.2, label=c.label, **kw)
+        y = np.asarray(trace[c.name])
+        (line,) = target.plot(it, y, _STYLES[c.style], color=colours[c.name], lw=1.2, label=c.label, **kw)
+        curves.lines.append((line, y))
         for t in c.thresholds:
             value = snapshot.params.get(t.param)
             if value is not None:
@@ -330,24 +375,29 @@ def convergence_figure(
     start, stop = (float(it[0]), float(it[-1])) if len(it) else (0.0, float(snapshot.iteration))
     for m in event_markers(snapshot.events, start, stop, max_markers, cls.marked_events):
         if m.kind == "run":
-            ax.axvline(
-                m.iteration,
-                color="#009E73" if m.solved else "#D55E00",
-                lw=0.6 + 0.3 * min(m.count, 5) ** 0.5,
-                alpha=0.5,
-            )
+            drawn = [
+                ax.axvline(
+                    m.iteration,
+                    color="#009E73" if m.solved else "#D55E00",
+                    lw=0.6 + 0.3 * min(m.count, 5) ** 0.5,
+                    alpha=0.5,
+                )
+            ]
         else:
-            ax.axvline(m.iteration, color="#555555", lw=0.9, ls="--", alpha=0.8)
-            ax.annotate(
-                m.label,
-                (m.iteration, 1.0),
-                xycoords=("data", "axes fraction"),
-                rotation=90,
-                va="top",
-                ha="right",
-                fontsize=7,
-                color="#555555",
-            )
+            drawn = [
+                ax.axvline(m.iteration, color="#555555", lw=0.9, ls="--", alpha=0.8),
+                ax.annotate(
+                    m.label,
+                    (m.iteration, 1.0),
+                    xycoords=("data", "axes fraction"),
+                    rotation=90,
+                    va="top",
+                    ha="right",
+                    fontsize=7,
+                    color="#555555",
+                ),
+            ]
+        curves.markers.append((float(m.iteration), drawn))
     handles, labels = [], []
     for target in dict.fromkeys(axes.values()):
         h, lab = target.get_legend_handles_labels()
@@ -355,7 +405,122 @@ def convergence_figure(
         labels += lab
     if handles:
         ax.legend(handles, labels, loc="upper right", fontsize=8)
-    ax.set_title(title if title is not None else f"{cls.title}: {snapshot.puzzle.name or 'puzzle'}")
+    return curves
+
+
+# ------------------------------------------------------------------ boards
+#: The lab's board colours (sudoku_lab_ui.widgets.theme.BOARD): Okabe and Ito's blue and vermillion.
+_BOARD = {
+    "given_bg": "#E3E8EF",
+    "fixed_bg": "#D4EFE3",
+    "given_fg": "#111111",
+    "solver_fg": "#0072B2",
+    "conflict_fg": "#D55E00",
+    "conflict_bg": "#FBE3D6",
+    "thin_line": "#9AA3AD",
+    "thick_line": "#1F2328",
+}
+
+
+class _Board:
+    """A board drawn on ``ax`` once (lines, given cells, a text per cell); :meth:`show` puts a grid on it.
+
+    Givens are dark on slate, the solver's digits blue, a digit that clashes with another in its row,
+    column or box vermillion on a pale red cell, and cells the solver holds fixed (a restart's zone,
+    AC3's prefill) tinted green: the lab's board, redrawn by matplotlib so it needs no display.
+    """
+
+    def __init__(self, ax, puzzle):
+        self.n, self.N = puzzle.n, puzzle.N
+        N, n = self.N, self.n
+        self.givens = np.asarray(puzzle.givens, bool).reshape(-1)
+        ax.set_xlim(0, N)
+        ax.set_ylim(N, 0)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        for side in ax.spines.values():
+            side.set_visible(False)
+        for k in range(N + 1):
+            thick = k % n == 0
+            colour, lw = (_BOARD["thick_line"], 2.0) if thick else (_BOARD["thin_line"], 0.6)
+            ax.axhline(k, color=colour, lw=lw, zorder=3 if thick else 2)
+            ax.axvline(k, color=colour, lw=lw, zorder=3 if thick else 2)
+        self.cells = []
+        self.texts = []
+        size = 150 / N
+        for cell in range(N * N):
+            r, c = divmod(cell, N)
+            bg = Rectangle((c, r), 1, 1, color=_BOARD["given_bg"] if self.givens[cell] else "white", lw=0, zorder=0)
+            ax.add_patch(bg)
+            self.cells.append(bg)
+            self.texts.append(
+                ax.text(
+                    c + 0.5,
+                    r + 0.54,
+                    "",
+                    fontsize=size,
+                    ha="center",
+                    va="center",
+                    weight="bold" if self.givens[cell] else "normal",
+                    zorder=4,
+                )
+            )
+        self._shown: list | None = None
+
+    def show(self, grid: np.ndarray, fixed: np.ndarray | None = None) -> None:
+        """Draw ``grid`` (int8 (C,), 0 = empty) with its conflicts, and ``fixed`` (bool (C,)) tinted."""
+        from ..model.scoring import conflicting_cells
+
+        grid = np.asarray(grid).reshape(-1)
+        clash = conflicting_cells(grid, self.n)
+        held = np.zeros(grid.size, bool) if fixed is None else np.asarray(fixed, bool).reshape(-1) & ~self.givens
+        state = list(zip(grid.tolist(), clash.tolist(), held.tolist()))
+        for cell, (d, bad, fix) in enumerate(state):
+            if self._shown is not None and self._shown[cell] == (d, bad, fix):
+                continue
+            given = self.givens[cell]
+            text = self.texts[cell]
+            text.set_text(SYMBOLS[d - 1] if d > 0 else "")
+            text.set_color(_BOARD["conflict_fg"] if bad else _BOARD["given_fg"] if given else _BOARD["solver_fg"])
+            bg = (
+                _BOARD["given_bg"]
+                if given
+                else _BOARD["conflict_bg"]
+                if bad
+                else _BOARD["fixed_bg"]
+                if fix
+                else "white"
+            )
+            self.cells[cell].set_color(bg)
+        self._shown = state
+
+
+@checked
+def board_figure(snapshot: Snapshot, title: str | None = None, best: bool = False) -> Figure:
+    """A snapshot's grid as the lab draws it: givens, the solver's digits, conflicts and fixed cells.
+
+    Parameters
+    ----------
+    snapshot : Snapshot
+        Its ``grid`` (int8 (C,)) and ``fixed`` (bool (C,)) are drawn.
+    title : str, optional
+        Default: the solver, the iteration and the cost.
+    best : bool
+        Draw ``best_grid`` instead of ``grid``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig = Figure(figsize=(5.0, 5.3), layout="constrained")
+    ax = fig.subplots()
+    board = _Board(ax, snapshot.puzzle)
+    board.show(snapshot.best_grid if best else snapshot.grid, snapshot.fixed)
+    if title is None:
+        cost = snapshot.best_cost if best else snapshot.cost
+        title = f"{snapshot.solver}, iteration {snapshot.iteration:,}, {'best ' if best else ''}cost {cost}"
+    ax.set_title(title)
     return fig
 
 

@@ -26,7 +26,7 @@ __all__ = ["main", "build_parser", "wants_gui", "gui_options", "FRONTEND_GROUP"]
 _CORE = ("gui", "check", "solve", "algorithms", "library", "generate", "bench")
 #: The experiment commands (their modules import scipy, pyarrow, matplotlib or Dask only inside the functions
 #: that use them, so building the parser stays cheap even when these are added).
-_EXPERIMENTS = ("batch", "grades", "reproduce", "compare", "report")
+_EXPERIMENTS = ("batch", "grades", "reproduce", "compare", "report", "animate")
 
 #: Entry-point group of the front ends ``sudoku-lab`` opens with no sub-command (``gui``: the lab window).
 FRONTEND_GROUP = "sudoku_lab.frontends"

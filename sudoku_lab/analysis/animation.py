@@ -1,0 +1,574 @@
+"""Run animations: one solver run drawn frame by frame with matplotlib and written as a GIF or an MP4.
+
+:func:`animate` runs a solver on a puzzle, takes a snapshot every ``every``
+iterations (and the first and the last), and draws each as one frame: the
+board (givens, the current grid, conflicts, cells the solver holds fixed;
+:func:`~sudoku_lab.analysis.figures.board_figure` draws the same) beside one
+view chosen from the solver's declarations (:func:`views`):
+
+``convergence``
+    its declared trace columns up to the frame's iteration, on the axes of the
+    whole run, with a cursor at the frame;
+``probability``
+    its layer of role ``probability`` (p[cell, digit]) as the figures module
+    draws it (:func:`~sudoku_lab.analysis.figures.probability_figure`).
+
+A caption says the solver, the iteration, the cost and the best cost so far.
+Frames are drawn from snapshots, never grabbed from a screen, so this works
+without a display. A ``.gif`` is written by Pillow (which matplotlib brings) and
+a ``.mp4`` (H.264) by the ffmpeg that the ``imageio-ffmpeg`` wheel bundles: no
+program has to be installed.
+
+The run is done twice with the same seed: once to learn its length (and the
+axes of its curves), then again to draw it, stopping at that same iteration.
+Solvers are deterministic for a seed (the conformance kit checks it), so the
+second run is the first one again, and a time budget (``30s``) becomes the
+number of iterations the first run reached. Frames go to the file one at a
+time (memory does not grow with their number), through
+:func:`sudoku_lab.files.write_file`: a failed or cancelled export leaves no
+file (an old one stays as it was).
+
+Frames by phase (one frame per phase of an iteration) will come when the
+solvers declare their phases; today a frame is every N iterations.
+
+Examples
+--------
+>>> from sudoku_lab.analysis import animation
+>>> animation.views("reseda")
+('convergence', 'probability')
+>>> animation.frame_iterations(10, 4)
+(0, 4, 8, 10)
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Callable
+
+import numpy as np
+
+from .._checks import checked
+from ..errors import DataFileError, ParameterError
+from ..files import check_writable, os_reason, write_file
+from ..model.puzzle import Puzzle
+from ..solvers.base import DEFAULT_SEED, Snapshot, Solver
+from ..stepping.loop import Termination
+
+__all__ = [
+    "FORMATS",
+    "FPS_RANGE",
+    "DPI_RANGE",
+    "MAX_FRAMES",
+    "AnimationResult",
+    "views",
+    "frame_iterations",
+    "caption",
+    "check_animation",
+    "animate",
+]
+
+#: File suffixes and what writes them.
+FORMATS = {".gif": "GIF (Pillow)", ".mp4": "MP4, H.264 (the ffmpeg of imageio-ffmpeg)"}
+#: Frames per second: GIF delays are counted in hundredths of a second, and browsers slow down anything
+#: shorter than two of them.
+FPS_RANGE = (1, 50)
+#: Resolutions of a frame (10.24 x 5.12 inches): 100 dpi is 1024 x 512 pixels.
+DPI_RANGE = (40, 300)
+#: The most frames one animation may have: at about 20 a second, ten thousand frames take an hour to draw.
+MAX_FRAMES = 10_000
+#: Frames chosen when ``every`` is not given: about this many.
+DEFAULT_FRAMES = 100
+#: How long a GIF holds its last frame (seconds), so that a looping animation shows how the run ended.
+_GIF_HOLD = 1.5
+_SIZE = (10.24, 5.12)  # inches: 1024 x 512 pixels at 100 dpi, multiples of 16
+
+
+@checked
+@dataclass(frozen=True)
+class AnimationResult:
+    """What :func:`animate` did.
+
+    Attributes
+    ----------
+    path : Path or None
+        The file written (None when cancelled).
+    frames : int
+        Frames written (0 when cancelled).
+    iterations : tuple of int
+        The iteration of each frame, in order.
+    captions : tuple of str
+        The caption of each frame, in order.
+    every : int
+        Iterations between frames.
+    size : (int, int)
+        Width and height of a frame in pixels.
+    last : Snapshot or None
+        The run's last snapshot (None when cancelled before the run ended).
+    reason : str
+        Why the run stopped (``solved``, ``max_iterations``, ...), or ``cancelled``.
+    """
+
+    path: Path | None
+    frames: int
+    iterations: tuple[int, ...]
+    captions: tuple[str, ...]
+    every: int
+    size: tuple[int, int]
+    last: Snapshot | None
+    reason: str
+
+    @property
+    def cancelled(self) -> bool:
+        return self.reason == "cancelled"
+
+
+@checked
+def views(algo: str) -> tuple[str, ...]:
+    """The views :func:`animate` can draw beside the board for the registered solver ``algo``.
+
+    ``convergence`` for every solver; ``probability`` for one that declares a
+    layer of role ``probability``.
+
+    Raises
+    ------
+    ParameterError
+        ``algo`` is not a registered solver.
+    """
+    from ..solvers import get_solver_class
+
+    return tuple(_views(get_solver_class(algo)))
+
+
+def _views(cls: type[Solver]) -> dict[str, str | None]:
+    """View name -> the layer it draws (None for the curves)."""
+    out: dict[str, str | None] = {"convergence": None}
+    prob = [layer.name for layer in cls.layers if layer.role == "probability" and layer.shape is not None]
+    if prob:
+        out["probability"] = prob[0]
+    return out
+
+
+@checked
+def frame_iterations(last: int, every: int) -> tuple[int, ...]:
+    """The iterations a run of ``last`` iterations is drawn at: 0, every, 2 every, ..., and ``last``.
+
+    >>> frame_iterations(60, 20), frame_iterations(0, 5)
+    ((0, 20, 40, 60), (0,))
+    """
+    if last < 0 or every < 1:
+        raise ParameterError(f"frame_iterations needs last >= 0 and every >= 1, got {last} and {every}", name="every")
+    its = list(range(0, last + 1, every))
+    if its[-1] != last:
+        its.append(last)
+    return tuple(its)
+
+
+@checked
+def caption(snapshot: Snapshot, solver: type[Solver] | None = None) -> str:
+    """A frame's caption: ``"Hill climbing (steepest ascent), move 120, cost 4 (best 2)"``.
+
+    The iteration is named as the solver names it (RESEDA: EDA step); a
+    snapshot of a finished solver says so (``: solved``, ``: failed``).
+    """
+    from ..solvers import get_solver_class
+
+    cls = solver or get_solver_class(snapshot.solver)
+    text = f"{cls.title}, {cls.iteration_name} {snapshot.iteration:,}, cost {snapshot.cost} (best {snapshot.best_cost})"
+    return f"{text}: {snapshot.status}" if snapshot.done else text
+
+
+@checked
+def check_animation(
+    out: str | os.PathLike[str],
+    algo: str,
+    *,
+    view: str = "convergence",
+    every: int | None = None,
+    fps: int = 10,
+    dpi: int = 100,
+) -> Path:
+    """Check an animation's options before any work; return ``out`` as a Path.
+
+    Raises
+    ------
+    ParameterError
+        A suffix other than .gif or .mp4, a view the solver does not have (the
+        message names those it has), ``every`` below 1, ``fps`` or ``dpi`` out
+        of :data:`FPS_RANGE` or :data:`DPI_RANGE`, an unknown solver.
+    DataFileError
+        ``out`` cannot be written (a read-only directory, a directory), or is a terminal.
+    """
+    from ..solvers import get_solver_class
+
+    path = Path(out)
+    if path.suffix.lower() not in FORMATS:
+        raise ParameterError(
+            f"animations are written as .gif or .mp4 (the suffix chooses), not {path.name!r}", name="out"
+        )
+    cls = get_solver_class(algo)
+    known = _views(cls)
+    if view not in known:
+        raise ParameterError(
+            f"{cls.name} has no view {view!r}: its views are {', '.join(known)} "
+            "(probability needs a solver with a probability model)",
+            name="view",
+        )
+    if every is not None and every < 1:
+        raise ParameterError(f"every must be at least 1 iteration, got {every}", name="every")
+    for name, value, (lo, hi) in (("fps", fps, FPS_RANGE), ("dpi", dpi, DPI_RANGE)):
+        if not lo <= value <= hi:
+            raise ParameterError(f"{name} must be from {lo} to {hi}, got {value}", name=name)
+    return check_writable(path, "animation", binary=True)
+
+
+@checked
+def animate(
+    puzzle: Puzzle,
+    algo: str,
+    out: str | os.PathLike[str],
+    *,
+    params: Mapping[str, Any] | None = None,
+    seed: int = DEFAULT_SEED,
+    until: Termination | str | None = "solved,10000it",
+    every: int | None = None,
+    view: str = "convergence",
+    fps: int = 10,
+    dpi: int = 100,
+    progress: Callable[[int, int], object] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> AnimationResult:
+    """Run ``algo`` on ``puzzle`` and write the run as an animation (GIF or MP4, by the suffix of ``out``).
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    algo : str
+        A registered solver.
+    out : path
+        ``.gif`` or ``.mp4``. Written to a temporary file and renamed into
+        place at the end; a symlink is followed.
+    params : mapping, optional
+        Solver parameters (checked before anything runs).
+    seed : int
+        The run's seed.
+    until : Termination or str, optional
+        When the run stops (a stopping rule such as ``"solved,500"`` or
+        ``"30s"``; the solver finishing always stops it). Default
+        ``solved,10000it``; None: until solved.
+    every : int, optional
+        Iterations between frames; the first and the last iteration always
+        get one. Default: the run in about 100 frames.
+    view : str
+        What is drawn beside the board: one of :func:`views` of ``algo``.
+    fps : int
+        Frames per second, in :data:`FPS_RANGE`.
+    dpi : int
+        A frame is 10.24 x 5.12 inches at this resolution (100: 1024 x 512 pixels).
+    progress : callable, optional
+        ``progress(done, total)``: while the solver runs, ``total`` is 0 and
+        ``done`` the iterations so far; then, ``done`` frames written of
+        ``total``.
+    should_stop : callable, optional
+        Polled while the solver runs and between frames; True cancels: no file
+        is written and the result's ``reason`` is ``cancelled``.
+
+    Returns
+    -------
+    AnimationResult
+
+    Raises
+    ------
+    ParameterError
+        A bad option (see :func:`check_animation`), a solver parameter or
+        stopping rule that cannot be used, or a run longer than
+        :data:`MAX_FRAMES` frames at this ``every``.
+    DataFileError
+        ``out`` cannot be written.
+
+    Notes
+    -----
+    Every option is checked before the solver runs. The kernels are loaded
+    (or compiled) before the first run's clock starts, so a time budget
+    counts solving only.
+    """
+    from ..solvers import create
+    from ..stepping import loop
+    from ..stepping.warmup import warm_once
+
+    path = check_animation(out, algo, view=view, every=every, fps=fps, dpi=dpi)
+    termination = loop.as_termination(until)
+    solver = create(algo, **dict(params or {}))
+    cls = type(solver)
+    layer = _views(cls)[view]
+    report = progress or (lambda done, total: None)
+    stop = should_stop or (lambda: False)
+
+    warm_once([cls.name])
+    # First run: how long it is, and the whole trace (the axes of the curves).
+    solver.reset(puzzle, seed=seed)
+    report(0, 0)
+    first = None
+    for first in loop.iterate(solver, termination, min_interval=0.25, should_stop=stop):
+        report(first.snapshot.iteration, 0)
+    assert first is not None  # iterate yields at least the final progress
+    if first.reason == "cancelled":
+        return _cancelled(path, every or 1, dpi, first.snapshot)
+    whole = first.snapshot
+    length = whole.iteration
+    if every is None:
+        every = max(1, -(-length // (DEFAULT_FRAMES - 1)))
+    wanted = frame_iterations(length, every)
+    if len(wanted) > MAX_FRAMES:
+        raise ParameterError(
+            f"the run took {length:,} {cls.iteration_name}s: a frame every {every:,} makes {len(wanted):,} frames, "
+            f"more than {MAX_FRAMES:,}; take a larger every (at least {-(-length // (MAX_FRAMES - 1)):,})",
+            name="every",
+        )
+    report(0, len(wanted))
+
+    # Second run: the same seed, stopped at the same iteration, drawn as it goes.
+    renderer = _Renderer(cls, whole, layer, dpi, f"{puzzle.name or 'puzzle'}, seed {seed}")
+    captions: list[str] = []
+    drawn: list[int] = []
+
+    def frames():
+        """The frames of the second run, each an RGB array, drawn as the loop reaches their iterations."""
+        solver.reset(puzzle, seed=seed)
+        term = _Every(loop.MaxIterations(length), every)  # chunks end on the frames' iterations
+        last = None
+        for last in loop.iterate(solver, term, min_interval=0.0, should_stop=stop):
+            if last.reason == "cancelled" or stop():
+                raise _Cancelled
+            snap = last.snapshot
+            if len(drawn) < len(wanted) and snap.iteration == wanted[len(drawn)]:
+                yield draw(snap)
+        if tuple(drawn) != wanted:
+            raise RuntimeError(
+                f"{cls.name} ran differently the second time with seed {seed}: frames at {tuple(drawn)[-3:]}, "
+                f"expected {wanted[-3:]} (a solver must repeat a run exactly for its seed)"
+            )
+
+    def draw(snap: Snapshot) -> np.ndarray:
+        text = caption(snap, cls)
+        image = renderer.frame(snap, text)
+        captions.append(text)
+        drawn.append(snap.iteration)
+        report(len(drawn), len(wanted))
+        return image
+
+    try:
+        if path.suffix.lower() == ".gif":
+            delays = [100 / fps] * (len(wanted) - 1) + [max(100 / fps, 100 * _GIF_HOLD)]
+            write_file(path, lambda fh: _write_gif(fh, frames(), delays), "animation", binary=True)
+        else:
+            _write_mp4(path, frames(), fps, renderer.size)
+    except _Cancelled:
+        return _cancelled(path, every, dpi, None)
+    return AnimationResult(path, len(drawn), tuple(drawn), tuple(captions), every, renderer.size, whole, first.reason)
+
+
+class _Cancelled(Exception):
+    """``should_stop`` said so while the frames were drawn: the file being written is dropped."""
+
+
+def _cancelled(path: Path, every: int, dpi: int, last: Snapshot | None) -> AnimationResult:
+    size = (int(round(_SIZE[0] * dpi)), int(round(_SIZE[1] * dpi)))
+    return AnimationResult(None, 0, (), (), every, size, last, "cancelled")
+
+
+class _Every(Termination):
+    """``inner``, with every chunk ending on a multiple of ``every``: the loop stops on each frame's iteration."""
+
+    def __init__(self, inner: Termination, every: int):
+        self.inner = inner
+        self.every = every
+        self.reason = inner.reason
+
+    def start(self, solver: Solver, now: float) -> None:
+        self.inner.start(solver, now)
+
+    def done(self, solver: Solver, now: float) -> bool:
+        return self.inner.done(solver, now)
+
+    def progress(self, solver: Solver, now: float) -> float:
+        return self.inner.progress(solver, now)
+
+    def cap(self, solver: Solver) -> int | None:
+        to_frame = self.every - solver.iteration % self.every
+        inner = self.inner.cap(solver)
+        return to_frame if inner is None else min(inner, to_frame)
+
+
+# ------------------------------------------------------------------ drawing
+class _Renderer:
+    """One figure, built once: the board and the view are updated in place for each frame, then rasterised."""
+
+    def __init__(self, cls: type[Solver], whole: Snapshot, layer: str | None, dpi: int, board_title: str):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        from . import figures
+
+        self.layer = layer
+        self.n = whole.puzzle.n
+        fig = Figure(figsize=_SIZE, dpi=dpi, layout="constrained")
+        self.canvas = FigureCanvasAgg(fig)
+        left, right = fig.subplots(1, 2, width_ratios=(1.0, 1.25 if layer is None else 1.1))
+        self.board = figures._Board(left, whole.puzzle)
+        left.set_title(board_title, fontsize=10)
+        if layer is None:
+            self.curves = figures._draw_convergence(right, whole, cls)
+            if len(self.curves.iterations):
+                right.set_xlim(0, max(1.0, float(whole.iteration)))
+            for ax in fig.axes:  # the limits of the whole run, kept while the curves grow
+                if ax is not left:
+                    ax.set_autoscale_on(False)
+            self.cursor = right.axvline(0.0, color="#444444", lw=1.0, zorder=5)
+            right.set_title("convergence", fontsize=10)
+            self.image = None
+        else:
+            self.image = figures._draw_probability(right, np.asarray(whole.layers[layer]), self.n, whole.puzzle.givens)
+            fig.colorbar(self.image, ax=right, fraction=0.046, pad=0.03, label="probability")
+            right.set_title(f"p[cell, digit] ({layer})", fontsize=10)
+        self.title = fig.suptitle("", fontsize=12)
+        self.fig = fig
+        w, h = self.canvas.get_width_height()
+        self.size = (w + (-w) % 16, h + (-h) % 16)  # MP4 encoders want multiples of 16
+
+    def frame(self, snap: Snapshot, text: str) -> np.ndarray:
+        """The frame of ``snap``: uint8 (H, W, 3), H and W multiples of 16 (white margins added)."""
+        from . import figures
+
+        self.board.show(snap.grid, snap.fixed)
+        if self.layer is None:
+            self.curves.upto(snap.iteration)
+            self.cursor.set_xdata([snap.iteration, snap.iteration])
+        else:
+            assert self.image is not None
+            self.image.set_data(figures.probability_image(np.asarray(snap.layers[self.layer]), self.n))
+        self.title.set_text(text)
+        self.canvas.draw()
+        rgba = np.asarray(self.canvas.buffer_rgba())
+        h, w = rgba.shape[:2]
+        out = np.full((self.size[1], self.size[0], 3), 255, np.uint8)
+        out[:h, :w] = rgba[..., :3]
+        return out
+
+
+# ------------------------------------------------------------------ writing
+def _write_mp4(path: Path, frames, fps: int, size: tuple[int, int]) -> None:
+    """H.264 by the ffmpeg of imageio-ffmpeg, into a private temporary file, then copied through write_file.
+
+    ffmpeg writes a file by its name and seeks in it (the index goes at the front), so it gets a
+    temporary directory of its own; the copy then goes where ``path`` says, renamed into place.
+    """
+    import imageio_ffmpeg
+
+    with tempfile.TemporaryDirectory(prefix="sudoku-lab-animation-") as tmp:
+        video = os.path.join(tmp, "run.mp4")
+        try:
+            writer = imageio_ffmpeg.write_frames(
+                video,
+                size,
+                fps=fps,
+                codec="libx264",
+                quality=7,
+                macro_block_size=16,
+                ffmpeg_log_level="error",
+                output_params=["-movflags", "+faststart"],
+            )
+            writer.send(None)  # starts ffmpeg
+            try:
+                for image in frames:
+                    writer.send(np.ascontiguousarray(image))
+            finally:
+                writer.close()  # waits for ffmpeg to finish the file (or stops it)
+        except OSError as e:  # a full disk while drawing or encoding: the same one line as writing the file
+            raise DataFileError(f"cannot write animation {path}: {os_reason(e)}", path=path) from None
+
+        def copy(fh: BinaryIO) -> None:
+            with open(video, "rb") as src:
+                while block := src.read(1 << 20):
+                    fh.write(block)
+
+        write_file(path, copy, "animation", binary=True)
+
+
+def _write_gif(fh: BinaryIO, frames, delays: list[float]) -> None:
+    """A looping GIF, written frame by frame: memory holds the previous frame only.
+
+    Each frame after the first is cropped to the rectangle that changed and
+    drawn over the previous one (disposal 1), with a palette of its own (a
+    local colour table of up to 256 colours, from Pillow's quantizer).
+    Pillow's own animated GIF writer keeps every frame until the end.
+    """
+    previous = None
+    k = 0
+    for image in frames:
+        h, w = image.shape[:2]
+        if previous is None:
+            fh.write(b"GIF89a" + struct.pack("<HHBBB", w, h, 0, 0, 0))  # no global colour table
+            fh.write(b"!\xff\x0bNETSCAPE2.0\x03\x01" + struct.pack("<H", 0) + b"\x00")  # loop forever
+            x0, y0, x1, y1 = 0, 0, w, h
+        else:
+            changed = np.any(image != previous, axis=2)
+            rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+            if rows.size:
+                y0, y1, x0, x1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+            else:
+                x0, y0, x1, y1 = 0, 0, 1, 1  # nothing changed: one pixel, as it was
+        delay = int(round(delays[min(k, len(delays) - 1)]))
+        _write_gif_frame(fh, image[y0:y1, x0:x1], (x0, y0), delay)
+        previous = image
+        k += 1
+    fh.write(b";")
+
+
+def _write_gif_frame(fh: BinaryIO, rgb: np.ndarray, offset: tuple[int, int], delay: int) -> None:
+    """One GIF image block: its graphic control extension (``delay`` in hundredths of a second, disposal 1),
+    its descriptor at ``offset`` with a local colour table, and the LZW data Pillow encodes."""
+    import io
+
+    from PIL import Image
+
+    im = Image.fromarray(rgb, "RGB").quantize(256)
+    one = io.BytesIO()
+    im.save(one, "GIF", interlace=False)
+    table, interlaced, data = _gif_parts(one.getvalue())
+    h, w = rgb.shape[:2]
+    bits = max(1, (len(table) // 3 - 1).bit_length()) - 1  # the table holds 2 ** (bits + 1) colours
+    fh.write(b"!\xf9\x04" + struct.pack("<BHBB", 1 << 2, delay, 0, 0))
+    fh.write(b"," + struct.pack("<HHHHB", offset[0], offset[1], w, h, 0x80 | interlaced | bits) + table + data)
+
+
+def _gif_parts(gif: bytes) -> tuple[bytes, int, bytes]:
+    """The colour table, the interlace flag (0x40 or 0) and the image data (LZW code size and sub-blocks,
+    through the block terminator) of the first image of a GIF file."""
+    flags = gif[10]
+    pos = 13
+    table = b""
+    if flags & 0x80:
+        size = 3 * (2 ** ((flags & 7) + 1))
+        table, pos = gif[pos : pos + size], pos + size
+    while gif[pos : pos + 1] == b"!":  # extensions: label, then sub-blocks to a zero length
+        pos += 2
+        while gif[pos]:
+            pos += gif[pos] + 1
+        pos += 1
+    if gif[pos : pos + 1] != b",":
+        raise RuntimeError("Pillow wrote a GIF without an image block")
+    local = gif[pos + 9]
+    pos += 10
+    if local & 0x80:
+        size = 3 * (2 ** ((local & 7) + 1))
+        table, pos = gif[pos : pos + size], pos + size
+    start = pos
+    pos += 1  # LZW minimum code size
+    while gif[pos]:
+        pos += gif[pos] + 1
+    return table, local & 0x40, gif[start : pos + 1]

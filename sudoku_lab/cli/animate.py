@@ -1,0 +1,162 @@
+"""``sudoku-lab animate``: one solver run written as an animated GIF or an MP4 (board and one view)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from .._checks import checked
+from ..analysis.animation import DEFAULT_FRAMES, DPI_RANGE, FPS_RANGE
+from ..solvers.base import DEFAULT_SEED
+from ._console import add_solver_params, int_option, seed_option
+
+__all__ = ["add_cli", "cmd_animate"]
+
+#: The stopping rule when --until is not given.
+DEFAULT_UNTIL = "solved,10000it"
+
+
+@checked
+def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
+    """Declare ``sudoku-lab animate`` on ``sub`` (``algo``: the ``--algo`` of the command line, for ``--help``)."""
+    a = sub.add_parser(
+        "animate",
+        help="write a run as an animated GIF or an MP4 (board and one view)",
+        description="Run --algo on PUZZLE and write the run as an animation: a frame every --every "
+        "iterations (and the first and the last), each the board (givens, the current grid, conflicts) "
+        "beside one view (--view) and a caption with the iteration and the cost. The suffix of --out "
+        "chooses the format: .gif (Pillow) or .mp4 (H.264, by the ffmpeg that imageio-ffmpeg bundles). "
+        "Frames are drawn by matplotlib, so no display is needed. The run is done twice with the same "
+        "seed (first to learn its length, then to draw it), so a time budget becomes the iterations the "
+        "first run reached. Every option is checked before the run; Ctrl-C stops and writes nothing. "
+        "Frames by phase will come once the solvers declare their phases.",
+    )
+    a.add_argument("puzzle", help="file, '-' for stdin, bundled puzzle name or puzzle text (the first puzzle is used)")
+    a.add_argument("--algo", required=True, help="algorithm (see `sudoku-lab algorithms`)")
+    a.add_argument(
+        "--seed",
+        type=seed_option,
+        default=DEFAULT_SEED,
+        help=f"random seed, a non-negative integer (default {DEFAULT_SEED}, as in the lab window)",
+    )
+    a.add_argument(
+        "--until",
+        default=DEFAULT_UNTIL,
+        help=f"stopping rule: solved, 500 (iterations), 30s, 2m, 1e5evals; comma = first that holds "
+        f"(default {DEFAULT_UNTIL})",
+    )
+    a.add_argument(
+        "--every",
+        type=int_option(1),
+        default=None,
+        metavar="N",
+        help=f"a frame every N iterations, at least 1 (default: the run in about {DEFAULT_FRAMES} frames); "
+        "a frame per phase is not offered yet (the solvers do not declare phases)",
+    )
+    a.add_argument(
+        "--view",
+        default="convergence",
+        help="what is drawn beside the board: convergence (the declared curves up to the frame, with a "
+        "cursor) or probability (the model p[cell, digit], for solvers that have one); default convergence",
+    )
+    a.add_argument("--out", required=True, help="the animation file: .gif or .mp4")
+    a.add_argument(
+        "--fps",
+        type=int_option(*FPS_RANGE),
+        default=10,
+        help=f"frames per second, {FPS_RANGE[0]} to {FPS_RANGE[1]} (default 10)",
+    )
+    a.add_argument(
+        "--dpi",
+        type=int_option(*DPI_RANGE),
+        default=100,
+        help=f"resolution, {DPI_RANGE[0]} to {DPI_RANGE[1]}: a frame is 10.24 x 5.12 inches "
+        "(default 100: 1024 x 512 pixels)",
+    )
+    a.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_solver_params(a, algo)
+    a.set_defaults(func=cmd_animate)
+
+
+@checked
+def cmd_animate(args: argparse.Namespace) -> int:
+    from ..analysis import animation
+    from ..engine._progress import ProgressBar, RunProgress, interruptible
+    from ..model.resolve import resolve_puzzle
+    from ..stepping.loop import parse_until
+    from ._console import solver_params
+
+    # Every option is checked before the run: the solver's parameters, the stopping rule, the puzzle, then the
+    # view, the suffix and the file (last, as checking that it can be written makes its folder).
+    params = solver_params(args.algo, args)
+    parse_until(args.until)
+    puzzle = resolve_puzzle(args.puzzle)
+    animation.check_animation(args.out, args.algo, view=args.view, every=args.every, fps=args.fps, dpi=args.dpi)
+
+    show = _Progress(not args.quiet, ProgressBar(enabled=not args.quiet, unit="frames"), RunProgress(not args.quiet))
+    intr = interruptible("stopping: the animation is not written (Ctrl-C again to quit at once)")
+    try:
+        with intr as stop:
+            result = animation.animate(
+                puzzle,
+                args.algo,
+                args.out,
+                params=params,
+                seed=args.seed,
+                until=args.until,
+                every=args.every,
+                view=args.view,
+                fps=args.fps,
+                dpi=args.dpi,
+                progress=show,
+                should_stop=stop.is_set,
+            )
+    finally:
+        show.close()
+    if result.cancelled:
+        print("sudoku-lab: interrupted; no animation written", file=sys.stderr)
+        return intr.exit_status
+    from ..solvers import get_solver_class
+
+    last = result.last
+    assert last is not None  # a run that was not cancelled has its last snapshot
+    name = get_solver_class(args.algo).iteration_name
+    w, h = result.size
+    print(
+        f"wrote {result.path}: {result.frames} frames of {w} x {h}, a frame every {result.every:,} "
+        f"{name}{'s' if result.every > 1 else ''}; {args.algo} seed {args.seed}: {result.reason} after "
+        f"{last.iteration:,} {name}s, best cost {last.best_cost}"
+    )
+    return 0
+
+
+class _Progress:
+    """``animate``'s progress: the run's iterations on one line, then a bar of the frames written."""
+
+    def __init__(self, enabled: bool, bar, line):
+        self.enabled = enabled
+        self.bar = bar
+        self.line = line
+        self.total = 0
+        self._last = time.perf_counter()  # a short run says nothing while it runs
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if total == 0:  # the first run: its length is not known yet
+            now = time.perf_counter()
+            if now - self._last >= (0.25 if self.line.tty else 5.0):
+                self._last = now
+                self.line.line(f"running: {done:,} iterations")
+            return
+        if not self.total:
+            self.line.close()
+            self.total = total
+        self.bar.update(done, total)
+
+    def close(self) -> None:
+        if self.total:
+            self.bar.close()
+        else:
+            self.line.close()

@@ -1,0 +1,259 @@
+"""Run animations (issue 19, item 5): ``sudoku-lab animate`` and :mod:`sudoku_lab.analysis.animation`.
+
+The GIF and the MP4 open and hold the frames --every and the run's length say (Pillow's ``n_frames``,
+imageio-ffmpeg's count); captions follow the run; every bad option is refused in one line before any
+solver runs and leaves no file; a cancelled or failed export leaves no file, and an old one as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+
+import imageio_ffmpeg
+import numpy as np
+import pytest
+from PIL import Image
+
+from sudoku_lab.analysis import animation
+from sudoku_lab.errors import DataFileError, ParameterError
+from sudoku_lab.model import library
+from sudoku_lab.solvers import create
+from sudoku_lab.stepping import loop
+
+HARD = "reseda_fig4_1_hard"
+
+
+def _gif_frames(path) -> int:
+    with Image.open(path) as im:
+        return im.n_frames
+
+
+def _mp4_frames(path) -> int:
+    return imageio_ffmpeg.count_frames_and_secs(str(path))[0]
+
+
+@pytest.fixture
+def no_run(monkeypatch):
+    """Counts solver runs (the stepping loop) and kernel warm-ups: an option refused before any work leaves both 0."""
+    from sudoku_lab.stepping import warmup
+
+    count = {"runs": 0, "warm": 0}
+    real_iterate, real_warm = loop.iterate, warmup.warm_once
+
+    def iterate(*a, **k):
+        count["runs"] += 1
+        return real_iterate(*a, **k)
+
+    def warm(*a, **k):
+        count["warm"] += 1
+        return real_warm(*a, **k)
+
+    monkeypatch.setattr(loop, "iterate", iterate)
+    monkeypatch.setattr(warmup, "warm_once", warm)
+    return count
+
+
+# ---------------------------------------------------------------- files that open
+@pytest.mark.parametrize("suffix", [".gif", ".mp4"])
+def test_animate_writes_a_file_with_a_frame_every_n_iterations_plus_the_last(tmp_path, cli, suffix):
+    out = tmp_path / f"run{suffix}"
+    # The GA does not solve the hard puzzle in 60 generations: frames at 0, 25, 50 and the last, 60.
+    run = cli("animate", HARD, "--algo", "ga", "--seed", "3", "--until", "60", "--every", "25", "--out", out)
+    assert run.returncode == 0, run.stderr
+    assert re.match(rf"wrote {re.escape(str(out))}: 4 frames of 1024 x 512, a frame every 25 generations; ", run.stdout)
+    assert "max_iterations after 60 generations" in run.stdout
+    frames = _gif_frames(out) if suffix == ".gif" else _mp4_frames(out)
+    assert frames == 4
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary file left beside it
+
+
+def test_the_probability_view_and_the_default_frame_count(tmp_path, cli):
+    out = tmp_path / "p.gif"
+    run = cli(
+        "animate", HARD, "--algo", "reseda", "--restart", "none", "--seed", "1", "--view", "probability", "--out", out
+    )
+    assert run.returncode == 0, run.stderr
+    # RESEDA without restarts stops (failed) after 16 EDA steps; with no --every, every step is a frame (at most 100).
+    assert "a frame every 1 EDA step;" in run.stdout and "failed after 16 EDA steps" in run.stdout
+    assert _gif_frames(out) == 17
+
+
+def test_captions_iterations_progress_and_timing(tmp_path):
+    calls = []
+    res = animation.animate(
+        library.puzzle(HARD),
+        "hill_climb",
+        tmp_path / "h.gif",
+        seed=1,
+        every=5,
+        fps=20,
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    # Hill climbing solves it after 16 moves (seed 1): frames at 0, 5, 10, 15 and 16.
+    assert res.iterations == (0, 5, 10, 15, 16) and res.frames == 5 and res.reason == "solved"
+    solver = create("hill_climb")  # the same run stepped by hand: each caption is its snapshot's
+    solver.reset(library.puzzle(HARD), seed=1)
+    for text, it in zip(res.captions, res.iterations):
+        solver.step(it - solver.iteration)
+        s = solver.snapshot()
+        assert text.startswith(f"Hill climbing (steepest ascent), move {it}, cost {s.cost} (best {s.best_cost})")
+    for text, it in zip(res.captions, res.iterations):
+        m = re.fullmatch(r"Hill climbing \(steepest ascent\), move (\d+), cost (\d+) \(best (\d+)\)(: solved)?", text)
+        assert m and int(m.group(1)) == it and int(m.group(3)) <= int(m.group(2))
+    assert res.captions[-1].endswith("cost 0 (best 0): solved")
+    # The run first (total 0, iterations so far), then the frames one by one.
+    assert calls[0] == (0, 0) and all(t == 0 for _, t in calls[: calls.index((0, 5))])
+    assert calls[calls.index((0, 5)) :] == [(k, 5) for k in range(6)]
+    with Image.open(res.path) as im:
+        assert im.size == res.size == (1024, 512)
+        durations = []
+        first = np.asarray(im.convert("RGB"))
+        for k in range(im.n_frames):
+            im.seek(k)
+            durations.append(im.info["duration"])
+        last = np.asarray(im.convert("RGB"))
+    assert durations == [50, 50, 50, 50, 1500]  # 20 fps; the last frame held 1.5 s
+    assert (first != last).any(axis=2).mean() > 0.01  # the board and the curves moved
+
+
+def test_a_time_budget_is_replayed_to_the_same_iteration(tmp_path):
+    res = animation.animate(library.puzzle(HARD), "ga", tmp_path / "g.mp4", seed=2, until="0.3s", every=1000)
+    assert res.reason == "max_seconds" and res.last is not None
+    assert res.iterations[-1] == res.last.iteration and _mp4_frames(res.path) == len(res.iterations)
+
+
+def test_frame_iterations_and_views():
+    assert animation.frame_iterations(60, 25) == (0, 25, 50, 60)
+    assert animation.frame_iterations(50, 25) == (0, 25, 50)
+    assert animation.frame_iterations(0, 7) == (0,)
+    assert animation.views("hill_climb") == ("convergence",)
+    assert animation.views("nbcoin") == ("convergence", "probability")
+    with pytest.raises(ParameterError):
+        animation.frame_iterations(10, 0)
+
+
+# ---------------------------------------------------------------- refused before any work
+BAD = [
+    (["--view", "probability"], "hill_climb has no view 'probability': its views are convergence"),
+    (["--view", "heatmap", "--algo", "reseda"], "its views are convergence, probability"),
+    (["--every", "0"], "argument --every: must be an integer >= 1, got 0"),
+    (["--every", "-3"], "argument --every: must be an integer >= 1, got -3"),
+    (["--out", "{tmp}/run.avi"], "animations are written as .gif or .mp4 (the suffix chooses), not 'run.avi'"),
+    (["--out", "{tmp}/run"], "not 'run'"),
+    (["--out", "{tmp}/file.txt/run.gif"], "cannot write animation {tmp}/file.txt/run.gif: not a directory"),
+    (["--out", "{tmp}/folder.gif"], "animation {tmp}/folder.gif is a directory; give a file name"),
+    (["--until", "3 parsecs"], "cannot read stopping rule '3 parsecs'"),
+    (["--fps", "0"], "argument --fps: must be an integer from 1 to 50, got 0"),
+    (["--fps", "51"], "argument --fps: must be an integer from 1 to 50, got 51"),
+    (["--dpi", "5"], "argument --dpi: must be an integer from 40 to 300, got 5"),
+    (["--algo", "simplex"], "simplex"),
+    (["--alpha", "0.5"], "--alpha is not a parameter of hill_climb"),
+    (["--neighbours", "x"], "unrecognized arguments"),
+    (["--puzzle-is-not-an-option"], "unrecognized arguments"),
+]
+
+
+@pytest.mark.parametrize("extra, message", BAD, ids=[" ".join(e) for e, _ in BAD])
+def test_a_bad_option_is_one_line_before_any_run_and_leaves_no_file(tmp_path, cli, no_run, extra, message):
+    (tmp_path / "file.txt").write_text("not a folder\n")
+    (tmp_path / "folder.gif").mkdir()
+    args = {"--algo": "hill_climb", "--out": str(tmp_path / "run.gif")}
+    rest = []
+    it = iter(extra)
+    for word in it:
+        if word in args:
+            args[word] = next(it).format(tmp=tmp_path)
+        else:
+            rest.append(word)
+    argv = ["animate", HARD, *[x for kv in args.items() for x in kv], *rest]
+    run = cli(*argv)
+    assert run.returncode == 2, run
+    assert message.format(tmp=tmp_path) in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert no_run == {"runs": 0, "warm": 0}
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["file.txt", "folder.gif"]
+
+
+def test_a_bad_puzzle_is_refused_before_any_run(tmp_path, cli, no_run):
+    run = cli("animate", "no_such_puzzle_anywhere", "--algo", "ga", "--out", tmp_path / "x.gif")
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
+    assert no_run == {"runs": 0, "warm": 0} and list(tmp_path.iterdir()) == []
+
+
+def test_the_api_refuses_bad_options_before_any_run(tmp_path, no_run):
+    p = library.puzzle(HARD)
+    for kw, words in (
+        ({"view": "probability"}, "its views are convergence"),
+        ({"every": 0}, "every must be at least 1"),
+        ({"fps": 0}, "fps must be from 1 to 50"),
+        ({"dpi": 1000}, "dpi must be from 40 to 300"),
+        ({"params": {"alpha": 2.0}}, "alpha"),
+        ({"until": "soon"}, "stopping rule"),
+    ):
+        with pytest.raises(ParameterError, match=re.escape(words)):
+            animation.animate(p, "hill_climb", tmp_path / "a.gif", **kw)
+    assert no_run == {"runs": 0, "warm": 0} and list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- cancelled or failed: no file
+@pytest.mark.parametrize("suffix", [".gif", ".mp4"])
+@pytest.mark.parametrize("when", ["running", "drawing"])
+def test_cancelling_leaves_no_file_and_an_old_one_as_it_was(tmp_path, suffix, when):
+    out = tmp_path / f"run{suffix}"
+    out.write_bytes(b"the old animation")
+    state = {"stop": False}
+
+    def progress(done, total):
+        if (when == "running" and total == 0 and done > 0) or (when == "drawing" and done == 2):
+            state["stop"] = True
+
+    res = animation.animate(
+        library.puzzle(HARD),
+        "ga",
+        out,
+        seed=1,
+        until="400",
+        every=50,
+        progress=progress,
+        should_stop=lambda: state["stop"],
+    )
+    assert res.cancelled and res.path is None and res.frames == 0
+    assert out.read_bytes() == b"the old animation"
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]
+
+
+@pytest.mark.parametrize("suffix", [".gif", ".mp4"])
+def test_a_full_disk_while_drawing_is_one_error_and_leaves_no_file(tmp_path, monkeypatch, suffix):
+    real = animation._Renderer.frame
+    count = [0]
+
+    def frame(self, snap, text):
+        count[0] += 1
+        if count[0] == 3:
+            raise OSError(28, "No space left on device")
+        return real(self, snap, text)
+
+    monkeypatch.setattr(animation._Renderer, "frame", frame)
+    with pytest.raises(DataFileError, match=r"^cannot write animation .*: no space left on device$"):
+        animation.animate(library.puzzle(HARD), "ga", tmp_path / f"x{suffix}", seed=1, until="100", every=25)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_stops_the_command_which_says_so_and_writes_nothing(tmp_path, cli, monkeypatch):
+    real = animation.animate
+
+    def interrupted(*a, progress=None, **k):
+        def hit(done, total):
+            if done == 2 and total:
+                os.kill(os.getpid(), signal.SIGINT)  # the command's handler turns it into a stop request
+            progress(done, total)
+
+        return real(*a, progress=hit, **k)
+
+    monkeypatch.setattr(animation, "animate", interrupted)
+    out = tmp_path / "run.gif"
+    run = cli("animate", HARD, "--algo", "ga", "--until", "200", "--every", "20", "--out", out)
+    assert run.returncode == 130
+    assert "interrupted; no animation written" in run.stderr
+    assert list(tmp_path.iterdir()) == []
