@@ -43,7 +43,9 @@ def no_thread_leaks(qapp):
     yield
     qapp.processEvents()
     gc.collect()
-    running = [obj for obj in gc.get_objects() if isinstance(obj, QThread) and _alive(obj) and obj.isRunning()]
+    # type(), not isinstance(): isinstance asks a dead weakref.proxy (matplotlib keeps some) for its __class__,
+    # which raises ReferenceError.
+    running = [obj for obj in gc.get_objects() if issubclass(type(obj), QThread) and _alive(obj) and obj.isRunning()]
     for t in running:  # stop them so the next test starts clean, then fail this one
         t.quit()
         t.wait(5000)
