@@ -410,7 +410,7 @@ class _Runs:
             return 0, 0
         key = (self.config * (int(set_code.max()) + 1) + set_code) * (int(puzzle_code.max()) + 1) + puzzle_code
         _, counts = np.unique(key, return_counts=True)
-        return int(counts.min()), int(counts.max())
+        return int(np.min(counts)), int(np.max(counts))
 
     def cells(self) -> Iterator[tuple[_Group, int, np.ndarray]]:
         """(group, configuration, row indices) of every non-empty pair, in report order; the pooled group last."""

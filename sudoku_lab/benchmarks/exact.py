@@ -300,7 +300,7 @@ def bench_exact(
             out(f"  {name:<50} {per_second[key]:>10,.0f} {seconds[key] * 1e3:>7.1f} ms{col}")
     if per_puzzle:
         slow = names[int(np.argmax(best_ms))]
-        out(f"  exact.solve per puzzle: median {np.median(best_ms):.2f} ms, max {best_ms.max():.2f} ms ({slow})")
+        out(f"  exact.solve per puzzle: median {np.median(best_ms):.2f} ms, max {np.max(best_ms):.2f} ms ({slow})")
     if ratio_to_qqwing:
         out(
             f"  {'ours / qqwing, puzzles per second (above 1: ours is faster)':<64} {'whole process':>13} "
