@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
+    QSizePolicy,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -246,11 +247,13 @@ class Caption(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("presentation_caption")
-        self.setAutoFillBackground(True)
-        pal = self.palette()
-        pal.setColor(self.backgroundRole(), QColor(theme.PRESENTATION["caption_bg"]))
-        pal.setColor(self.foregroundRole(), QColor(theme.PRESENTATION["caption_fg"]))
-        self.setPalette(pal)
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        p = theme.PRESENTATION
+        self.setStyleSheet(
+            f"#presentation_caption {{ background: {p['caption_bg']}; }}"
+            f" QLabel {{ color: {p['caption_fg']}; background: transparent; }}"
+            f" QLabel#caption_event {{ color: {p['caption_event']}; }}"
+        )
         lay = QHBoxLayout(self)
         lay.setContentsMargins(24, 8, 24, 8)
         text = QVBoxLayout()
@@ -258,12 +261,11 @@ class Caption(QWidget):
         self.main.setObjectName("caption_main")
         self.event = QLabel()
         self.event.setObjectName("caption_event")
-        self.event.setStyleSheet(f"color: {theme.PRESENTATION['caption_event']};")
-        self.hint = QLabel("F11 or Esc: leave   V: next view   F1: keys")
+        self.hint = QLabel("Esc: leave\nV: next view\nF1: keys")
         self.hint.setObjectName("caption_hint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom)
-        for lab in (self.main, self.event, self.hint):
-            lab.setPalette(pal)
+        for lab in (self.main, self.event):  # a long line is cut, never makes the window wider than the screen
+            lab.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         text.addWidget(self.main)
         text.addWidget(self.event)
         lay.addLayout(text, 1)
@@ -430,6 +432,7 @@ class Presentation(QObject):
         self.act_present.setChecked(True)
         self._show_view(self._choose_view(self.view_key))
         w.showFullScreen()
+        w.setGeometry(w.screen().geometry())  # without a window manager (a bare X server) full screen is not granted
         self._update_caption()
         QTimer.singleShot(0, self._fit)
         QTimer.singleShot(100, self._fit)  # once the window manager has made it full screen
