@@ -43,6 +43,7 @@ from .board_panel import BoardPanel
 from .controller import Controller
 from .edit_mode import EditMode
 from .params_panel import ParamsPanel
+from .presentation import Presentation
 from .puzzle_panel import PuzzlePanel
 from .run_toolbar import UNTIL, RunToolbar, make_action
 from .view_host import ViewHost, make_dock
@@ -133,6 +134,7 @@ class MainWindow(QMainWindow):
             self,
         )
         self._build_menus()
+        self.presentation = Presentation(self)  # F11, and the keys that drive the lab (after the menus it joins)
         self._build_status_bar()
         self._connect()
         self._on_solver_changed(self.controller.solver_name)
@@ -426,18 +428,19 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------- dialogs
     def shortcut_rows(self) -> list[tuple[str, str]]:
-        acts = [
-            *self.run_toolbar.actions_in_order(),
-            self.act_open,
-            self.act_paste,
-            self.act_edit,
-            self.act_export,
-            self.act_open_session,
-            self.act_save_session,
-            self.act_help,
-            self.act_quit,
-        ]
-        return [(a.shortcut().toString(QKeySequence.NativeText), a.toolTip().split(" (")[0]) for a in acts]
+        """(key, what it does) of every window action with a key, in the order they were made.
+
+        Read from the actions themselves (Help > Keyboard shortcuts, the table in docs/lab.md), so it cannot go
+        stale; an action with several keys lists them joined by ", ".
+        """
+        rows = []
+        for a in self.actions():
+            keys = [k.toString(QKeySequence.NativeText) for k in a.shortcuts() if not k.isEmpty()]
+            if keys:
+                tip = a.toolTip()
+                suffix = f" ({a.shortcut().toString()})"
+                rows.append((", ".join(keys), tip[: -len(suffix)] if tip.endswith(suffix) else tip))
+        return rows
 
     def show_shortcuts(self) -> QDialog:
         dlg = QDialog(self)
@@ -455,6 +458,7 @@ class MainWindow(QMainWindow):
         table.setEditTriggers(QTableWidget.NoEditTriggers)
         lay.addWidget(table)
         lay.addWidget(QLabel("In edit mode: arrows move, 1-9 / A-P type a given, 0 . Delete clear it."))
+        lay.addWidget(QLabel("In presentation mode Esc leaves it (and does not stop the run)."))
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
         buttons.rejected.connect(dlg.reject)
         lay.addWidget(buttons)
@@ -691,6 +695,8 @@ class MainWindow(QMainWindow):
         A restored geometry saved on a larger screen, the frame the window
         manager adds, or docks shown for another solver can each push it out.
         """
+        if self.isFullScreen():  # presentation mode: the whole screen, panels included, is the window's
+            return
         area = available if available is not None else self.screen().availableGeometry()
         frame = self.frameGeometry()
         extra = frame.size() - self.geometry().size()

@@ -80,6 +80,7 @@ class BoardView(QWidget):
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
         self._colors = {k: theme.qcolor(v) for k, v in theme.BOARD.items()}
+        self._presenting = False
         self._puzzle: Puzzle | None = None
         self._grid: np.ndarray | None = None
         self._fixed: np.ndarray | None = None
@@ -303,6 +304,21 @@ class BoardView(QWidget):
         if side == "bottom":
             return QRectF(xs[index], ys[-1] + 2, xs[index + 1] - xs[index], band - 2)
         return QRectF(xs[index], ys[0] - band, xs[index + 1] - xs[index], band - 2)
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode's look (:data:`theme.PRESENTATION`): black lines twice as thick, larger digits,
+        givens in the heaviest weight and solver digits in a normal one, conflicts underlined; off restores
+        the lab's own look."""
+        self._presenting = bool(on)
+        colours = {**theme.BOARD, **(theme.PRESENTATION["board"] if on else {})}
+        self._colors = {k: theme.qcolor(v) for k, v in colours.items()}
+        self._highlight_color = self._colors["highlight"]
+        self._text_cache = None
+        self.update()
+
+    def presenting(self) -> bool:
+        """True in presentation mode's look."""
+        return self._presenting
 
     def set_focus_cell(self, cell: int) -> None:
         """Mark one cell with a thick outline (e.g. AC3's popped cell); -1 for none."""
@@ -547,8 +563,12 @@ class BoardView(QWidget):
     def _paint_lines(self, p: QPainter, rect: QRectF) -> None:
         n, N = self._puzzle.n, self._puzzle.N
         xs, ys = self._lines()
-        thin = QPen(self._colors["thin_line"], 1.0)
-        thick = QPen(self._colors["thick_line"], max(2.0, rect.width() / 220))
+        if self._presenting:  # seen from the back of a room
+            thin = QPen(self._colors["thin_line"], max(1.5, rect.width() / 500))
+            thick = QPen(self._colors["thick_line"], max(4.0, rect.width() / 110))
+        else:
+            thin = QPen(self._colors["thin_line"], 1.0)
+            thick = QPen(self._colors["thick_line"], max(2.0, rect.width() / 220))
         p.setPen(thin)
         for i in range(1, N):
             if i % n:
@@ -565,8 +585,12 @@ class BoardView(QWidget):
         col = self._colors
         cell_px = self.board_rect().width() / N
         p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
-        given_font = _pixel_font(cell_px * 0.62, QFont.Weight.Bold)
-        solver_font = _pixel_font(cell_px * 0.62, QFont.Weight.Medium)
+        if self._presenting:  # larger, and givens and solver digits apart by weight as well as colour
+            given_font = _pixel_font(cell_px * 0.7, QFont.Weight.Black)
+            solver_font = _pixel_font(cell_px * 0.7, QFont.Weight.Normal)
+        else:
+            given_font = _pixel_font(cell_px * 0.62, QFont.Weight.Bold)
+            solver_font = _pixel_font(cell_px * 0.62, QFont.Weight.Medium)
         pencil_font = _pixel_font(cell_px / n * 0.78, QFont.Weight.Normal)
         removed_font = _pixel_font(cell_px / n * 0.78, QFont.Weight.Bold)
         conflicts = self._conflicts if self._overlays["conflicts"] else None
@@ -597,6 +621,8 @@ class BoardView(QWidget):
                 st, w, h = texts[is_given][d - 1]
                 x, y, cw, ch = rects[cell]
                 p.drawStaticText(QPointF(x + (cw - w) / 2, y + (ch - h) / 2), st)
+                if conflict and self._presenting:  # a conflict without colour: underlined
+                    p.fillRect(QRectF(x + cw * 0.2, y + ch * 0.84, cw * 0.6, max(3.0, ch * 0.07)), col["conflict_fg"])
             elif pencil and not givens[cell]:
                 state = None
                 mask = int(domains[cell]) if domains is not None else 0
@@ -604,7 +630,7 @@ class BoardView(QWidget):
 
     def _static_texts(self, cell_px: float, given_font: QFont, solver_font: QFont) -> dict:
         """Per font (given: True, solver: False), each symbol as (QStaticText, width, height), cached per size."""
-        key = (int(cell_px * 0.62), self._puzzle.N)
+        key = (int(cell_px * 0.62), self._puzzle.N, self._presenting)
         if self._text_cache is None or self._text_cache[0] != key:
             out = {}
             for is_given, font in ((True, given_font), (False, solver_font)):

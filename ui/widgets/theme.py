@@ -32,6 +32,7 @@ __all__ = [
     "LINK_COLOURS",
     "PROB_COLORMAP",
     "ENTROPY_COLORMAP",
+    "PRESENTATION",
     "qcolor",
     "ui_font",
     "mono_font",
@@ -95,6 +96,34 @@ LINK_COLOURS = (VERMILLION, BLUE, PURPLE)
 #: pyqtgraph colour map names.
 PROB_COLORMAP = "viridis"
 ENTROPY_COLORMAP = "cividis"
+
+
+#: Presentation mode (a projector seen from the back of a room): pure black on white, thick lines, large
+#: type, and every distinction made twice, so that it survives a washed-out projector and every common
+#: colour-vision deficiency: givens in black, heaviest weight, on grey; the solver's digits in Okabe-Ito
+#: blue, normal weight, on white; conflicts in vermillion, bold and underlined. Curves keep their
+#: Okabe-Ito colours except yellow and sky blue, too pale on white, which become black and blue-green;
+#: both heatmaps use cividis (uniform, readable in grey and for deuteranopes and protanopes).
+PRESENTATION = {
+    "font_scale": 1.8,  # at a 1080-pixel-high screen; in proportion to the screen's height elsewhere
+    "line_scale": 2.5,  # curve, marker and grid-line pens
+    "board": {
+        "background": "#FFFFFF",
+        "given_bg": "#D0D0D0",
+        "fixed_bg": "#BFE6D5",
+        "given_fg": "#000000",
+        "solver_fg": BLUE,
+        "conflict_fg": VERMILLION,
+        "thin_line": "#000000",
+        "thick_line": "#000000",
+    },
+    "foreground": "#000000",
+    "curve_colours": {YELLOW: BLACK, SKY_BLUE: GREEN},
+    "colormap": "cividis",
+    "caption_bg": "#000000",
+    "caption_fg": "#FFFFFF",
+    "caption_event": YELLOW,  # yellow on black: the one pairing where Okabe-Ito's yellow is the strongest
+}
 
 
 def qcolor(color, alpha: float | None = None) -> QColor:
