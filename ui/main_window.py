@@ -45,6 +45,7 @@ from .edit_mode import EditMode
 from .params_panel import ParamsPanel
 from .puzzle_panel import PuzzlePanel
 from .run_toolbar import UNTIL, RunToolbar, make_action
+from .timeline import Timeline
 from .view_host import ViewHost, make_dock
 from .worker import WorkerState
 
@@ -135,6 +136,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self._connect()
+        self.timeline = Timeline(self)  # the dock under the views, Back 1 / Back N, the memory setting
         self._on_solver_changed(self.controller.solver_name)
         self.run_toolbar.on_state(self.controller.state)
         self.fit_to_screen()
@@ -230,7 +232,7 @@ class MainWindow(QMainWindow):
         self._fill_recent_menu()
         f.addSeparator()
         f.addAction(self.act_quit)
-        r = m.addMenu("&Run")
+        r = self.run_menu = m.addMenu("&Run")
         for a in self.run_toolbar.actions_in_order():
             r.addAction(a)
         v = m.addMenu("&View")
@@ -417,6 +419,9 @@ class MainWindow(QMainWindow):
             return
         s = prog.snapshot
         L["iteration"].setText(f"it {s.iteration:,}")
+        info = self.controller.timeline_info
+        if info is not None and info.iteration == s.iteration and info.rewound:
+            L["iteration"].setText(f"iteration {s.iteration:,} of {info.furthest:,} (rewound)")
         L["evaluations"].setText(f"evals {s.evaluations:,}")
         L["cost"].setText(f"best cost {s.best_cost}")
         L["rate"].setText(f"{prog.rate:,.0f} it/s" if prog.rate else "")
@@ -428,6 +433,7 @@ class MainWindow(QMainWindow):
     def shortcut_rows(self) -> list[tuple[str, str]]:
         acts = [
             *self.run_toolbar.actions_in_order(),
+            *self.timeline.actions(),
             self.act_open,
             self.act_paste,
             self.act_edit,
