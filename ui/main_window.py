@@ -419,15 +419,16 @@ class MainWindow(QMainWindow):
             return
         s = prog.snapshot
         L["iteration"].setText(f"it {s.iteration:,}")
-        info = self.controller.timeline_info
-        if info is not None and info.iteration == s.iteration and info.rewound:
-            L["iteration"].setText(f"iteration {s.iteration:,} of {info.furthest:,} (rewound)")
         L["evaluations"].setText(f"evals {s.evaluations:,}")
         L["cost"].setText(f"best cost {s.best_cost}")
         L["rate"].setText(f"{prog.rate:,.0f} it/s" if prog.rate else "")
         L["elapsed"].setText(f"{prog.elapsed:.1f} s")
         if s.solved:
             L["cost"].setText("solved")
+        info = self.controller.timeline_info
+        if info is not None and info.iteration == s.iteration and info.rewound:
+            L["iteration"].setText(f"iteration {s.iteration:,} of {info.furthest:,} (rewound)")
+            L["elapsed"].setText("")  # a frame shown again: no run time of its own
 
     # ------------------------------------------------------------- dialogs
     def shortcut_rows(self) -> list[tuple[str, str]]:

@@ -59,6 +59,8 @@ _PARAM_MARK = QColor("#d35400")
 
 
 def _mb(nbytes: int) -> str:
+    if nbytes < 1e6:
+        return f"{nbytes / 1e3:,.0f} kB"
     return f"{nbytes / 1e6:,.1f} MB" if nbytes < 10e6 else f"{nbytes / 1e6:,.0f} MB"
 
 
@@ -283,7 +285,8 @@ class Timeline(QObject):
         self.label = QLabel()
         self.label.setObjectName("timeline_label")
         self.label.setStyleSheet("color: #444;")
-        self.label.setMinimumWidth(260)
+        # A fixed width: the bar must not jump as the text grows ("57,868 of 57,868 (rewound) · ...").
+        self.label.setFixedWidth(self.label.fontMetrics().horizontalAdvance("0" * 44))
         panel = QWidget()
         panel.setObjectName("timeline")
         lay = QHBoxLayout(panel)
