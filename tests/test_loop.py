@@ -47,6 +47,24 @@ def test_chunk_sizes_do_not_change_the_result():
     assert (a.grid == b.grid).all() and a.best_cost == b.best_cost
 
 
+def test_a_stepper_records_every_chunk_in_a_history_with_the_same_result():
+    """``iterate(step=history.step)``: the lab's worker records its runs; chunks of any size give the same run."""
+    from sudoku_lab.stepping.history import History
+    from sudoku_lab.testing import assert_snapshots_equal
+
+    plain, small, large = _solver(), _solver(), _solver()
+    loop.run(plain, loop.MaxIterations(300), target_chunk=10.0)
+    h_small, h_large = History(small, interval=16), History(large, interval=16)
+    loop.run(small, loop.MaxIterations(300), target_chunk=1e-9, step=h_small.step)
+    loop.run(large, loop.MaxIterations(300), target_chunk=10.0, step=h_large.step)
+    assert h_small.furthest == h_large.furthest == 300
+    assert_snapshots_equal(small.snapshot(), plain.snapshot())
+    assert_snapshots_equal(large.snapshot(), plain.snapshot())
+    at_100 = _solver()
+    at_100.step(100)
+    assert_snapshots_equal(h_small.seek(100), at_100.snapshot())  # every chunk went through the history
+
+
 def test_solver_finishing_ends_the_loop():
     s = _solver("reseda_fig3_1_easy", restart="none")
     last = loop.run(s, loop.MaxIterations(10_000))

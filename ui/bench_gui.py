@@ -70,6 +70,8 @@ class _Window:
         self.c.runEnded.connect(lambda reason: self.ends.append(reason))
         self.late_running: list[float] = []
         self.late_all: list[float] = []
+        self.history_peak = 0  # most bytes a run's history held (the lab records every run)
+        self.history_limit = 0
         self._clock = QElapsedTimer()
         self._last = 0
         self._timer = QTimer()
@@ -117,6 +119,7 @@ class _Window:
         """Solve for each seed as a user would (seed box, Run); steps and seconds in the stepping loop."""
         c = self.c
         steps, seconds = 0, 0.0
+        c.timeline.connect(self._on_timeline)
         self._clock.start()
         self._last = 0
         self._timer.start()
@@ -131,10 +134,26 @@ class _Window:
             steps += c.latest.snapshot.iteration
             seconds += c.latest.elapsed
         self._timer.stop()
+        c.timeline.disconnect(self._on_timeline)
         return steps, seconds
+
+    def _on_timeline(self, info) -> None:
+        """The peak of the bytes the run's history (its keyframes) held, over the frames shown."""
+        self.history_peak = max(self.history_peak, info.memory_used)
+        self.history_limit = info.memory_limit
 
     def close(self) -> None:
         self.win.close()
+
+
+def _peak_rss_mb() -> float:
+    """The process's peak resident memory in MB (getrusage; NaN where it is not available)."""
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return float("nan")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1e6 if sys.platform == "darwin" else peak / 1e3  # bytes on macOS, kilobytes on Linux
 
 
 def main(argv=None) -> int:
@@ -184,6 +203,7 @@ def main(argv=None) -> int:
         ratios = []
         window.late_running.clear()
         window.late_all.clear()
+        window.history_peak = 0
         # Alternate blocks of seeds between the two settings, so a slow patch of a shared machine
         # slows both alike instead of deciding the ratio.
         for block in np.array_split(np.array(seeds), max(1, args.rounds)):
@@ -209,6 +229,10 @@ def main(argv=None) -> int:
             f"{np.median(late) if late.size else float('nan'):.1f} ms, 99th percentile {p99:.1f} ms "
             f"(target < 50 ms); with the resets: 99th percentile "
             f"{np.percentile(late_all, 99) if late_all.size else float('nan'):.1f} ms"
+        )
+        print(
+            f"  memory: the runs' history (keyframes) peaked at {window.history_peak / 1e6:,.2f} MB "
+            f"(limit {window.history_limit / 1e6:,.0f} MB); process peak RSS so far {_peak_rss_mb():,.0f} MB"
         )
         if g_steps != h_steps:
             print(f"  note: iteration counts differ ({g_steps} vs {h_steps}): the runs were not identical")

@@ -96,6 +96,8 @@ class Controller(QObject):
         are the controller's (signalled before), and its solver is being restored in the worker.
     sessionRestored()
         The worker restored the solver of the session opened last (its frame is published).
+    timeline(object)
+        The :class:`~sudoku_lab_ui.worker.TimelineInfo` of the newest frame (emitted just before its ``progress``).
     """
 
     puzzleChanged = Signal(object)
@@ -110,6 +112,7 @@ class Controller(QObject):
     errorOccurred = Signal(str)
     sessionOpened = Signal(object)
     sessionRestored = Signal()
+    timeline = Signal(object)
 
     def __init__(self, parent=None, poll_ms: int = 33):
         super().__init__(parent)
@@ -126,6 +129,7 @@ class Controller(QObject):
         #: which lags it): the parameters that need a reset (``live=False``) can change exactly then.
         self.at_start = True
         self.latest = None
+        self.timeline_info = None  #: the newest frame's TimelineInfo (the recorded run), None before a run
         self._thread = QThread()
         self._thread.setObjectName("sudoku-lab solver")
         self.worker = SolverWorker()
@@ -359,10 +363,28 @@ class Controller(QObject):
     def stop(self) -> None:
         self.worker.request_stop()
 
+    # ------------------------------------------------------------- timeline
+    def seek(self, iteration: int) -> None:
+        """Pause and show the recorded run at ``iteration``; Run or Step then replays it until something changes."""
+        self.start()
+        self.worker.request_seek(iteration)
+
+    def step_back(self, n: int = 1) -> None:
+        """Pause and show the recorded run ``n`` iterations back."""
+        self.start()
+        self.worker.request_step_back(n)
+
+    def set_memory_limit(self, nbytes: int) -> None:
+        """The history's memory limit in bytes, for the next reset (the current run keeps its own)."""
+        self.worker.set_memory_limit(nbytes)
+
     # --------------------------------------------------------------- worker
     def poll(self) -> None:
         """Take the worker's newest progress, if any (timer slot; dropped frames are fine)."""
-        prog = self.worker.take_latest()
+        prog, info = self.worker.take_frame()
+        if info is not None:
+            self.timeline_info = info
+            self.timeline.emit(info)
         if prog is not None:
             self.latest = prog
             self.progress.emit(prog)

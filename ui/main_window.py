@@ -46,6 +46,7 @@ from .params_panel import ParamsPanel
 from .presentation import Presentation
 from .puzzle_panel import PuzzlePanel
 from .run_toolbar import UNTIL, RunToolbar, make_action
+from .timeline import Timeline
 from .view_host import ViewHost, make_dock
 from .worker import WorkerState
 
@@ -137,6 +138,7 @@ class MainWindow(QMainWindow):
         self.presentation = Presentation(self)  # F11, and the keys that drive the lab (after the menus it joins)
         self._build_status_bar()
         self._connect()
+        self.timeline = Timeline(self)  # the dock under the views, Back 1 / Back N, the memory setting
         self._on_solver_changed(self.controller.solver_name)
         self.run_toolbar.on_state(self.controller.state)
         self.fit_to_screen()
@@ -232,7 +234,7 @@ class MainWindow(QMainWindow):
         self._fill_recent_menu()
         f.addSeparator()
         f.addAction(self.act_quit)
-        r = m.addMenu("&Run")
+        r = self.run_menu = m.addMenu("&Run")
         for a in self.run_toolbar.actions_in_order():
             r.addAction(a)
         v = m.addMenu("&View")
@@ -425,6 +427,10 @@ class MainWindow(QMainWindow):
         L["elapsed"].setText(f"{prog.elapsed:.1f} s")
         if s.solved:
             L["cost"].setText("solved")
+        info = self.controller.timeline_info
+        if info is not None and info.iteration == s.iteration and info.rewound:
+            L["iteration"].setText(f"iteration {s.iteration:,} of {info.furthest:,} (rewound)")
+            L["elapsed"].setText("")  # a frame shown again: no run time of its own
 
     # ------------------------------------------------------------- dialogs
     def shortcut_rows(self) -> list[tuple[str, str]]:

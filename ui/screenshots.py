@@ -227,6 +227,48 @@ def long_run(app, out: Path, steps: int) -> Path:
     return path
 
 
+def timeline_run(app, out: Path, steps: int) -> Path:
+    """A long RESEDA run with a parameter change, then the timeline dragged back to about 45% of it."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+
+    from sudoku_lab.model import library
+
+    from .app import create_window
+
+    win = create_window(library.puzzle("ai_escargot"))
+    win.show()
+    _pump(app, lambda: _ready(win), 300, "ready")
+    win.params_panel.spin_box("restart").setCurrentText("partial+full")
+    win.seed_box.setValue(7)
+    _pump(app, lambda: _ready(win) and win.controller.latest.snapshot.params["restart"] == "partial+full", 60, "reset")
+    c = win.controller
+    win.step_n.setValue(steps // 2)
+    win.act_step_n.trigger()  # half the run, a change of alpha there (a mark), the other half
+    _pump(app, lambda: _ready(win) and c.latest.snapshot.iteration == steps // 2, 3600, f"{steps // 2} steps")
+    _set_param(win, "alpha", 0.8)
+    _pump(app, lambda: c.latest is not None and c.latest.snapshot.params["alpha"] == 0.8, 60, "alpha")
+    win.until_box.setCurrentIndex(1)  # for N iterations
+    win.until_value.setValue(steps - steps // 2)
+    win.act_run.trigger()
+    _pump(app, lambda: c.state == "running", 60, "running")
+    _pump(app, lambda: c.state != "running" and c.latest.snapshot.iteration == steps, 3600, f"{steps} steps")
+    win.views["convergence"].set_range_mode(None)
+    _settle(app, 1.0)
+    bar = win.timeline.bar
+    target = int(steps * 0.45)
+    y = bar.height() // 2
+    QTest.mousePress(bar, Qt.LeftButton, Qt.NoModifier, QPoint(bar.x_of(steps), y))
+    QTest.mouseMove(bar, QPoint(bar.x_of(target), y))
+    QTest.mouseRelease(bar, Qt.LeftButton, Qt.NoModifier, QPoint(bar.x_of(target), y))
+    _pump(app, lambda: win.settled() and c.timeline_info is not None and c.timeline_info.rewound, 120, "rewind")
+    _settle(app, 1.5)
+    path = out / "screenshot-timeline.png"
+    save_grab(win, path)
+    win.close()
+    return path
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m sudoku_lab_ui.screenshots",
@@ -240,7 +282,7 @@ def main(argv=None) -> int:
         action="append",
         default=[],
         metavar="NAME",
-        help="remake only this screenshot (repeatable): reseda, long-run or a solver shot's stem",
+        help="remake only this screenshot (repeatable): reseda, long-run, timeline or a solver shot's stem",
     )
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -251,6 +293,7 @@ def main(argv=None) -> int:
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     jobs = [("reseda", lambda: short_run(app, out)), ("long-run", lambda: long_run(app, out, args.long_steps))]
+    jobs.append(("timeline", lambda: timeline_run(app, out, 12_000)))
     jobs += [(Path(s.file).stem.removeprefix("screenshot-"), lambda s=s: take(app, out, s)) for s in shots()]
     unknown = set(args.only) - {name for name, _ in jobs}
     if unknown:

@@ -6,6 +6,12 @@ a locked dict of pending parameter changes, events), never through signals
 publishes immutable :class:`~sudoku_lab.stepping.loop.Progress` objects in a one-slot
 mailbox that the GUI polls on a timer, so frames are dropped, never queued;
 rare state changes (compiling, running, idle, finished, errors) are signals.
+
+Every run is recorded: the worker steps its solver through a
+:class:`~sudoku_lab.stepping.history.History`, so :meth:`SolverWorker.request_seek` can show any
+iteration reached (re-simulated from a keyframe in this thread, never in the GUI's) and Run or Step
+afterwards replays the recorded run until something is changed. Each published frame comes with a
+:class:`TimelineInfo` (the recorded range, its events, the memory the keyframes hold).
 """
 
 from __future__ import annotations
@@ -20,9 +26,10 @@ from sudoku_lab.crash import internal_error_message
 from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.solvers import create
 from sudoku_lab.stepping import loop
+from sudoku_lab.stepping.history import DEFAULT_MEMORY_LIMIT, History
 from sudoku_lab.stepping.session import restore_solver
 
-__all__ = ["SolverWorker", "WorkerState", "warm_up"]
+__all__ = ["SolverWorker", "TimelineInfo", "WorkerState", "warm_up"]
 
 
 def warm_up(names, progress=None) -> None:
@@ -62,6 +69,35 @@ class WorkerState:
     RUNNING = "running"
     FINISHED = "finished"  #: the solver solved the puzzle or gave up
     STOPPED = "stopped"  #: the user stopped the run; reset to start again
+
+
+@dataclass(frozen=True)
+class TimelineInfo:
+    """The recorded run as the worker left it with a published frame (immutable: it crosses threads).
+
+    Attributes
+    ----------
+    iteration : int
+        The iteration of the frame shown.
+    origin, furthest : int
+        The recorded range: any iteration in it can be shown again.
+    events : tuple of Event
+        The recorded run's events up to ``furthest`` (restarts, parameter changes...), for the timeline's marks.
+    memory_used, memory_limit : int
+        Bytes the history's keyframes hold, and the most they may hold.
+    """
+
+    iteration: int
+    origin: int
+    furthest: int
+    events: tuple
+    memory_used: int
+    memory_limit: int
+
+    @property
+    def rewound(self) -> bool:
+        """True when the frame shown is before the end of the recorded run."""
+        return self.iteration < self.furthest
 
 
 @dataclass(frozen=True)
@@ -116,7 +152,11 @@ class SolverWorker(QObject):
         self._warmed: set[str] = set()
         self._chunk: dict[str, int] = {}  # adapted chunk size per solver, reused by the next run
         self._published_iteration = -1  # iteration of the last progress published
+        self._seek_target: int | None = None  # under _params_lock: the newest seek asked for (scrubbing coalesces)
+        self._memory_limit = DEFAULT_MEMORY_LIMIT  # under _rate_lock: the next history's limit
+        self._timeline: TimelineInfo | None = None  # under _latest_lock, published with each frame
         self.solver = None
+        self.history: History | None = None  #: records the solver's run; all stepping goes through it
         self.state = WorkerState.IDLE
 
     # ---------------------------------------------------------- GUI side API
@@ -157,6 +197,31 @@ class SolverWorker(QObject):
             self._pending_keyframes.append(number)
         self._commands.put(_Cmd("keyframe"))  # no interrupt: a running loop answers between chunks
         return number
+
+    def request_seek(self, iteration: int) -> None:
+        """Pause and show the recorded run's state after ``iteration`` (clamped to the recorded range).
+
+        Scrubbing sends many: only the newest one not yet done is done.
+        """
+        with self._params_lock:
+            self._seek_target = int(iteration)
+        self._send(_Cmd("seek"))
+
+    def request_step_back(self, n: int) -> None:
+        """Pause and show the state ``n`` iterations before the current one (not before the recording's origin)."""
+        self._send(_Cmd("back", (int(n),)))
+
+    def set_memory_limit(self, nbytes: int) -> None:
+        """Most bytes the history's keyframes may hold, from the next reset (or session opened) on."""
+        with self._rate_lock:
+            self._memory_limit = int(nbytes)
+
+    def take_frame(self) -> tuple:
+        """(:meth:`take_latest`, the :class:`TimelineInfo` published with that frame or None), taken together."""
+        with self._latest_lock:
+            p, self._latest = self._latest, None
+            info, self._timeline = self._timeline, None
+        return p, info
 
     def request_restore(self, session) -> None:
         """Replace the solver by the one a :class:`~sudoku_lab.stepping.session.Session` saved, paused there."""
@@ -224,6 +289,8 @@ class SolverWorker(QObject):
             self._answer_keyframes()
         elif cmd.kind == "restore":
             self._restore(cmd.args[0])
+        elif cmd.kind in ("seek", "back"):
+            self._seek(cmd.args[0] if cmd.kind == "back" else None)
         elif cmd.kind in ("run", "step"):
             if self.solver is None or self.state == WorkerState.STOPPED:
                 return
@@ -247,6 +314,7 @@ class SolverWorker(QObject):
         self._warm((name,))
         solver = create(name, **params)
         solver.reset(puzzle, seed=seed)
+        self.history = self._record(solver)
         self.solver = solver
         self._publish_now()
         self._set_state(WorkerState.IDLE)
@@ -255,10 +323,35 @@ class SolverWorker(QObject):
         with self._params_lock:
             self._pending_params.clear()
         self._warm((session.solver,))
-        self.solver = restore_solver(session)
+        solver = restore_solver(session)
+        self.history = self._record(solver)  # the session's iteration is the origin of the recording
+        self.solver = solver
         self._publish_now()
         self._set_state(WorkerState.FINISHED if self.solver.done else WorkerState.IDLE)
         self.restored.emit()
+
+    def _record(self, solver) -> History:
+        with self._rate_lock:
+            limit = self._memory_limit
+        return History(solver, memory_limit=limit)
+
+    def _seek(self, back: int | None) -> None:
+        """Show an earlier (or later) iteration of the recorded run: the newest seek asked for, or ``back`` steps."""
+        with self._params_lock:
+            target, self._seek_target = self._seek_target, None
+        h = self.history
+        if h is None or self.solver is None:
+            return
+        if back is not None:
+            target = h.iteration - back
+        elif target is None:
+            return  # coalesced: a newer seek was done already
+        self._apply_params()  # changes asked for before the seek are made where the run was
+        target = max(h.origin, min(int(target), h.furthest))
+        if target != h.iteration:
+            h.seek(target)  # from the nearest keyframe: re-simulated here, never in the GUI thread
+        self._publish_now()
+        self._set_state(WorkerState.FINISHED if self.solver.done else WorkerState.IDLE)
 
     def _answer_keyframes(self, solver=None) -> None:
         solver = solver or self.solver
@@ -291,7 +384,10 @@ class SolverWorker(QObject):
             changes, self._pending_params = self._pending_params, {}
         if not changes or solver is None:
             return False
+        h = self.history
         try:
+            if h is not None and h.solver is solver:
+                return bool(h.set_params(**changes))  # recorded (after a seek back: a new branch)
             return bool(solver.set_params(**changes))
         except SudokuLabError as e:
             self.error.emit(str(e))
@@ -317,6 +413,7 @@ class SolverWorker(QObject):
             max_rate=self._rate if throttle else None,
             wait=self._interrupt.wait,
             chunk=self._chunk.get(self.solver.name, 1),
+            step=self.history.step if self.history is not None else None,
         ):
             if last.done or last.snapshot.iteration != self._published_iteration:
                 # A run's first progress repeats the frame on screen (the reset or the pause): the GUI
@@ -334,9 +431,17 @@ class SolverWorker(QObject):
     def _publish(self, progress) -> None:
         # No sleep(0) to hand the GIL over: the GUI thread takes it while the next kernel call runs
         # (the kernels release it), and handing it over here made the worker wait for it back.
+        info = self._timeline_info(progress.snapshot.iteration)
         with self._latest_lock:
             self._latest = progress
+            self._timeline = info
         self._published_iteration = progress.snapshot.iteration
+
+    def _timeline_info(self, iteration: int) -> TimelineInfo | None:
+        h = self.history
+        if h is None or h.solver is not self.solver:
+            return None
+        return TimelineInfo(int(iteration), h.origin, h.furthest, h.events, h.memory_used, h.memory_limit)
 
     def _publish_now(self) -> None:
         """Publish a snapshot of the current state outside a run (after reset, params, step)."""

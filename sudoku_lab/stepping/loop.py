@@ -373,6 +373,7 @@ def iterate(
     wait: Callable[[float], object] = time.sleep,
     clock: Callable[[], float] = time.perf_counter,
     chunk: int = 1,
+    step: Callable[[int], int] | None = None,
 ) -> Iterator[Progress]:
     """Step ``solver`` in adaptive chunks and yield throttled progress.
 
@@ -406,6 +407,10 @@ def iterate(
     chunk : int
         First chunk size (default 1); a previous run's ``Progress.chunk``
         skips the ramp-up, which matters for short runs.
+    step : callable, optional
+        What advances the solver by a chunk: ``step(n)`` returns the iterations done, as
+        :meth:`Solver.step` (the default). The lab passes a
+        :meth:`~sudoku_lab.stepping.history.History.step`, so every chunk is recorded.
 
     Notes
     -----
@@ -421,6 +426,7 @@ def iterate(
     t0 = clock()
     term.start(solver, t0)
     chunk = max(1, int(chunk))
+    advance = solver.step if step is None else step
     last_yield = -float("inf")
     rate = 0.0
     while True:
@@ -460,7 +466,7 @@ def iterate(
         if n == 0:
             continue
         t1 = clock()
-        done = solver.step(n)
+        done = advance(n)
         dt = clock() - t1
         if done > 0 and dt > 0:
             rate = done / dt if rate == 0 else 0.7 * rate + 0.3 * done / dt

@@ -24,3 +24,5 @@ def test_bench_gui_runs_each_solver_in_the_window_and_headless(name, qapp, capsy
     assert "counts differ" not in out
     assert "Convergence" in head.split("views:")[1]
     assert re.search(r"window / headless: \d+\.\d\d", out)
+    peak = re.search(r"history \(keyframes\) peaked at ([\d.,]+) MB \(limit 200 MB\); process peak RSS", out)
+    assert peak and float(peak.group(1)) > 0, out  # the window's runs are recorded

@@ -234,3 +234,16 @@ def test_events_in_words():
     assert describe_event(Event(300, "param", "alpha", 0.7, 0.9)) == "Iteration 300: alpha changed from 0.7 to 0.9"
     restart = describe_event(Event(1200, "restart", "partial", None, "box 3"))
     assert restart == "Iteration 1,200: partial restart (box 3)"
+
+
+def test_the_readme_names_every_key_of_the_window(window):
+    """The README's table of keys (two keys to a row, `A` / `B` for a pair) holds exactly the window's keys."""
+    readme = (DOCS.parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## In the lab") : readme.index("## Documentation")]
+    cells = re.findall(r"^\|(.+)\|$", section, flags=re.M)
+    keys = set()
+    for row in cells:
+        for i, cell in enumerate(c.strip() for c in row.split("|")):
+            if i % 2 == 0:  # the key columns
+                keys.update(re.findall(r"`([^`]+)`", cell))
+    assert keys == {k for k, _ in window().shortcut_rows()}

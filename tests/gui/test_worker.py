@@ -36,14 +36,19 @@ def worker(qtbot):
 
 
 class ChunkLog:
-    """Wraps ``solver.step``: logs each chunk and calls ``hooks[k]()`` right after chunk k (1-based)."""
+    """Wraps the worker's stepper: logs each chunk of the loop and calls ``hooks[k]()`` right after chunk k (1-based).
 
-    def __init__(self, solver, hooks=None):
-        self.solver = solver
+    The loop steps the solver through the worker's History (which records keyframes, so one chunk of the loop
+    may be two calls of ``solver.step`` split at a keyframe); the chunks are the loop's.
+    """
+
+    def __init__(self, worker, hooks=None):
+        self.solver = worker.solver
         self.hooks = dict(hooks or {})
         self.chunks: list[dict] = []
-        self._step = solver.step
-        solver.step = self.step  # the instance attribute shadows the method for the loop
+        stepper = worker.history if worker.history is not None else self.solver
+        self._step = stepper.step
+        stepper.step = self.step  # the instance attribute shadows the method for the loop
 
     def step(self, n):
         s = self.solver
@@ -79,7 +84,7 @@ def test_a_stop_ends_a_long_run_before_another_chunk_starts(qtbot, worker):
     frames, ended = [], []
     _reset(qtbot, worker, frames, restart="partial+full")
     worker.runEnded.connect(ended.append)
-    log = ChunkLog(worker.solver, {6: worker.request_stop})  # the stop arrives during chunk 6
+    log = ChunkLog(worker, {6: worker.request_stop})  # the stop arrives during chunk 6
     worker.request_run(LONG)
     qtbot.waitUntil(lambda: worker.state == WorkerState.STOPPED and len(ended) == 2, timeout=HANG)
     assert len(log.chunks) == 6, "no chunk may start after the stop request"
@@ -101,7 +106,7 @@ def test_a_stop_interrupts_the_wait_of_a_teaching_speed(qtbot, worker):
     frames, ended = [], []
     _reset(qtbot, worker, frames, restart="partial+full")
     worker.runEnded.connect(ended.append)
-    log = ChunkLog(worker.solver)
+    log = ChunkLog(worker)
     worker.set_max_rate(0.001)
     worker.request_run(LONG)
     qtbot.waitUntil(lambda: len(log.chunks) == 1, timeout=HANG)
@@ -115,7 +120,7 @@ def test_a_pause_ends_a_run_within_the_chunk_and_run_resumes_it(qtbot, worker):
     frames, ended = [], []
     _reset(qtbot, worker, frames, restart="partial+full")
     worker.runEnded.connect(ended.append)
-    log = ChunkLog(worker.solver, {4: worker.request_pause})
+    log = ChunkLog(worker, {4: worker.request_pause})
     worker.request_run(LONG)
     qtbot.waitUntil(lambda: ended == ["cancelled"] and worker.state == WorkerState.IDLE, timeout=HANG)
     assert len(log.chunks) == 4 and worker.solver.iteration == log.chunks[-1]["end"]
@@ -131,7 +136,7 @@ def test_a_pause_ends_a_run_within_the_chunk_and_run_resumes_it(qtbot, worker):
 def test_parameters_sent_while_running_apply_at_the_next_chunk_boundary(qtbot, worker):
     frames = []
     _reset(qtbot, worker, frames, restart="partial+full")
-    log = ChunkLog(worker.solver, {3: lambda: worker.request_params(alpha=0.9, Q=50), 6: worker.request_stop})
+    log = ChunkLog(worker, {3: lambda: worker.request_params(alpha=0.9, Q=50), 6: worker.request_stop})
     worker.request_run(LONG)
     qtbot.waitUntil(
         lambda: bool(_frames(worker, frames)) and worker.state == WorkerState.STOPPED and frames[-1].done, timeout=HANG
@@ -182,7 +187,7 @@ def test_parameters_sent_while_idle_apply_at_once_and_publish_a_frame(qtbot, wor
 def test_every_published_payload_is_read_only(qtbot, worker):
     frames = []
     _reset(qtbot, worker, frames, puzzle="ai_escargot", restart="partial+full", zones="all", Q=40, Q1=8)
-    log = ChunkLog(worker.solver, {3: lambda: worker.request_params(alpha=0.8)})
+    log = ChunkLog(worker, {3: lambda: worker.request_params(alpha=0.8)})
     worker.request_run(loop.MaxIterations(400))  # restarts happen within 400 steps at these settings
     qtbot.waitUntil(
         lambda: bool(_frames(worker, frames)) and frames[-1].done and worker.state != "running", timeout=HANG

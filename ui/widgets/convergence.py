@@ -166,6 +166,14 @@ class ConvergencePlot(QWidget):
         self._pool: list[pg.InfiniteLine] = []
         self._drawn: list[tuple[pg.InfiniteLine, Marker, bool]] = []
         self.max_markers = MAX_MARKERS
+        # The moment shown after a rewind on the timeline (hidden at the end of the recorded run).
+        self.cursor = pg.InfiniteLine(
+            angle=90, movable=False, pen=pg.mkPen("#c0392b", width=2, style=Qt.PenStyle.DashLine)
+        )
+        self.cursor.setZValue(20)
+        self.cursor.setVisible(False)
+        self.plot.addItem(self.cursor, ignoreBounds=True)
+        self._extent: float | None = None
         self._marker_timer = QTimer(self)
         self._marker_timer.setSingleShot(True)
         self._marker_timer.setInterval(MARKER_DELAY_MS)
@@ -421,6 +429,24 @@ class ConvergencePlot(QWidget):
         else:
             self._schedule_markers()
 
+    def set_cursor(self, iteration: float | None, extent: float | None = None) -> None:
+        """Show a vertical cursor at ``iteration`` (None: none) and keep the whole-run range up to ``extent``.
+
+        After a rewind the trace ends at the iteration shown; the range still spans the recorded run
+        (its furthest iteration, ``extent``), so the cursor shows where in it the moment is.
+        """
+        self.cursor.setVisible(iteration is not None)
+        if iteration is not None and float(iteration) != self.cursor.value():
+            self.cursor.setValue(float(iteration))
+        extent = None if iteration is None or extent is None else float(extent)
+        if extent != self._extent:
+            self._extent = extent
+            self._update_x_range()
+
+    def cursor_iteration(self) -> float | None:
+        """Where the cursor is, or None when it is hidden."""
+        return float(self.cursor.value()) if self.cursor.isVisible() else None
+
     def set_iteration_name(self, name: str) -> None:
         """Label of the X axis, e.g. ``"EDA step"`` (a solver's ``iteration_name``)."""
         self.axis_titles.set("bottom", name)
@@ -458,6 +484,8 @@ class ConvergencePlot(QWidget):
         self._trace = None
         self._trace_key = None
         self._x_range = None
+        self._extent = None
+        self.cursor.setVisible(False)
         self._y_ranges.clear()
         if not self._follow:
             self._follow = True
@@ -518,7 +546,7 @@ class ConvergencePlot(QWidget):
             return
         first, last = float(x[0]), float(x[-1])
         if self._window is None or last <= self._window:
-            top = _nice_ceiling(max(last, 10.0), _X_STEPS)
+            top = _nice_ceiling(max(last, self._extent or 0.0, 10.0), _X_STEPS)
             rng = (first if first > top / 2 else 0.0, top)
         else:
             rng = (last - self._window, last + 0.02 * self._window)
