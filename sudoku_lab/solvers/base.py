@@ -12,6 +12,26 @@ and any iteration can be rebuilt from a :meth:`Solver.state_dict` keyframe.
     snap = solver.snapshot()        # read-only copies, safe to hand to another thread
     solver.set_params(alpha=0.9)    # logged as an Event at the current iteration
     key = solver.state_dict()       # ... later: solver.load_state(key) replays exactly
+    step = solver.step_phase()      # one phase of the next iteration, for solvers declaring phases
+
+Phases. A solver may declare the phases of one iteration (``phases``, :class:`~.declare.Phase`,
+in the paper's words). :meth:`Solver.step_phase` advances one phase and returns a
+:class:`PhaseStep` saying what it changed; :attr:`Solver.phase` is the index of the next phase
+(0 between iterations). Stepping phase by phase is the same run, draw for draw, as stepping by
+iterations. The rules mid-iteration (``phase > 0``):
+
+- :meth:`Solver.step` first finishes the current iteration through its remaining phases, and
+  counts it as one of its ``n`` (so ``step(1)`` after two phases ends that iteration);
+- :meth:`Solver.set_params` refuses (ParameterError): a change applies between iterations;
+- :meth:`Solver.snapshot` shows the state so far (``Snapshot.phase`` > 0; ``iteration`` counts
+  whole iterations done, and the trace gets the iteration's row when it ends);
+- :meth:`Solver.state_dict` / :meth:`Solver.load_state` are exact: the keyframe holds the phase
+  and what the iteration has computed so far;
+- a :class:`~sudoku_lab.stepping.history.History` refuses a solver in the middle of an iteration
+  (its keyframes and seeks are at iteration boundaries).
+
+A solver that declares no phases raises RuntimeError from :meth:`Solver.step_phase` (front ends
+offer phase steps only where ``phases`` is not empty).
 
 Parameters are declared once (:class:`Param`) and read by validation, the CLI
 and the UI forms alike. The objective, the trace columns with their axes and
@@ -40,12 +60,14 @@ from ..errors import ParameterError
 from ..model.geometry import geometry
 from ..model.puzzle import Puzzle
 from ..plugins import Registry
-from .declare import COST_AXIS, Axis, Column, Layer, Objective, check_declarations
+from .declare import COST_AXIS, Axis, Column, Layer, Objective, Phase, check_declarations
 
 __all__ = [
     "DEFAULT_SEED",
     "Param",
     "Event",
+    "Phase",
+    "PhaseStep",
     "Snapshot",
     "Trace",
     "Solver",
@@ -373,6 +395,9 @@ class Snapshot:
         declared ``columns``).
     events : tuple of Event
         Parameter changes, restarts and other marks since reset.
+    phase : int
+        Phases of the next iteration already done (:attr:`Solver.phase`): 0 at an iteration
+        boundary, which is where every snapshot is taken unless the solver is stepped by phases.
     """
 
     solver: str
@@ -389,6 +414,7 @@ class Snapshot:
     layers: Mapping[str, Any] = field(default_factory=dict)
     trace: Mapping[str, np.ndarray] = field(default_factory=dict)
     events: tuple = ()
+    phase: int = 0
 
     @property
     def solved(self) -> bool:
@@ -397,6 +423,41 @@ class Snapshot:
     @property
     def done(self) -> bool:
         return self.status in Status.DONE
+
+
+@checked
+@dataclass(frozen=True)
+class PhaseStep:
+    """What one phase step did (:meth:`Solver.step_phase`): read-only, safe to hand to another thread.
+
+    Attributes
+    ----------
+    iteration : int
+        The iteration the phase belongs to, counted from 1: ``Solver.iteration`` once it ends.
+    index : int
+        The phase's index in the solver's ``phases``.
+    name : str
+        The phase's declared name.
+    caption : str
+        One line in words saying what happened ("kept the 10 best of 100 samples, costs 38 to 41").
+    changed : Mapping[str, ndarray]
+        What the phase changed, for views to highlight, under the keys of
+        :data:`~sudoku_lab.solvers.declare.CHANGE_KEYS` (``cells``, ``rows``, ``sample``,
+        ``selected``, ``costs``, ``members``); read-only arrays.
+    ended : bool
+        The phase ended the iteration (the last phase, or an earlier one that solved the puzzle):
+        :attr:`Solver.phase` is back to 0.
+    events : tuple of Event
+        Events the phase logged (a run's end, a restart).
+    """
+
+    iteration: int
+    index: int
+    name: str
+    caption: str
+    changed: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+    ended: bool = False
+    events: tuple = ()
 
 
 # -------------------------------------------------------------------- solvers
@@ -455,6 +516,10 @@ class Solver:
     #: ``"param"`` events (parameter changes) are always drawn, as markers of their own. Other kinds are kept
     #: in ``Snapshot.events`` but not drawn.
     marked_events: ClassVar[tuple[str, ...]] = ("run_end", "restart")
+    #: The phases of one iteration in order, in the paper's words (:meth:`step_phase`); empty: the solver
+    #: steps by whole iterations only. A solver declaring phases implements :meth:`_step_phase` (and, for
+    #: exact keyframes mid-iteration, :meth:`_phase_state` / :meth:`_load_phase_state`).
+    phases: ClassVar[tuple[Phase, ...]] = ()
     #: Parameters a release removed, each with the one line that says why and what to use instead: naming
     #: one (constructor, ``set_params``, ``--param``, a specification) gives that line as a ParameterError.
     retired_params: ClassVar[Mapping[str, str]] = {}
@@ -522,6 +587,8 @@ class Solver:
         self.status = Status.READY
         self.events: list[Event] = []
         self.trace = Trace(self.trace_names())
+        #: Index of the next phase of the current iteration (:meth:`step_phase`): 0 between iterations.
+        self.phase = 0
 
     # ----------------------------------------------------------- parameters
     @classmethod
@@ -563,10 +630,18 @@ class Solver:
         Raises
         ------
         ParameterError
-            Unknown name, bad value, or a parameter that needs a reset while
-            the solver is running (``live=False``).
+            Unknown name, bad value, a parameter that needs a reset while
+            the solver is running (``live=False``), or any change in the middle
+            of an iteration stepped by phases (finish it with ``step(1)``).
         """
         merged = self.validate_params({**self._params, **changes})
+        if self.phase and any(merged[k] != self._params[k] for k in changes):
+            name = next(k for k in changes if merged[k] != self._params[k])
+            raise ParameterError(
+                f"{name} cannot change in the middle of an iteration (after its phase "
+                f"{self.phases[self.phase - 1].name!r}); finish the iteration with step(1) first",
+                name=name,
+            )
         new_events = []
         for name in changes:
             old, new = self._params[name], merged[name]
@@ -614,6 +689,7 @@ class Solver:
         self.status = Status.RUNNING
         self.events = []
         self.trace = Trace(self.trace_names())
+        self.phase = 0
         self._reset()
 
     @property
@@ -628,7 +704,9 @@ class Solver:
     def step(self, n: int = 1) -> int:
         """Advance up to ``n`` iterations; return how many were done (fewer if it finished).
 
-        ``step(a); step(b)`` leaves exactly the state ``step(a + b)`` does.
+        ``step(a); step(b)`` leaves exactly the state ``step(a + b)`` does. In the middle of an
+        iteration stepped by phases (:attr:`phase` > 0), the remaining phases of that iteration run
+        first and it counts as one of the ``n``.
 
         Raises
         ------
@@ -646,7 +724,58 @@ class Solver:
             raise ParameterError(f"Solver.step: n must be a non-negative int, got {n}", name="n")
         if n == 0 or self.status in Status.DONE:
             return 0
-        return self._step(n)
+        done = 0
+        if self.phase:  # finish the iteration the phase steps began: it is one of the n
+            while self.phase and self.status not in Status.DONE:
+                self.step_phase()
+            done, n = 1, n - 1
+            if n == 0 or self.status in Status.DONE:
+                return done
+        return done + self._step(n)
+
+    def step_phase(self) -> PhaseStep | None:
+        """Advance one phase of the current iteration (the solver's declared ``phases``).
+
+        ``len(phases)`` phase steps (fewer when an earlier phase ends the iteration, e.g. by solving
+        the puzzle) leave exactly the state ``step(1)`` does, draw for draw.
+
+        Returns
+        -------
+        PhaseStep or None
+            What the phase did; None when nothing was done because the run is over (it was, or the
+            step found it over before its first phase, as ``step`` returning 0: a lowered budget, a
+            restart that solved the puzzle or found no consistent start).
+
+        Raises
+        ------
+        RuntimeError
+            :meth:`reset` was not called, or the solver declares no phases.
+        """
+        if self.status == Status.READY:
+            raise RuntimeError("call reset(puzzle, seed) before step_phase()")
+        if not self.phases:
+            raise RuntimeError(f"{self.name} declares no phases: step it by whole iterations with step()")
+        if self.status in Status.DONE:
+            return None
+        index, n_events = self.phase, len(self.events)
+        out = self._step_phase(index)
+        if out is None:
+            if index:
+                raise RuntimeError(f"{self.name}._step_phase({index}) did nothing in the middle of an iteration")
+            return None
+        caption, changed, ended = out
+        if not ended and index + 1 >= len(self.phases):
+            raise RuntimeError(f"{self.name}: its last phase ({self.phases[index].name!r}) did not end the iteration")
+        self.phase = 0 if ended else index + 1
+        return PhaseStep(
+            iteration=int(self.iteration) + (0 if ended else 1),
+            index=index,
+            name=self.phases[index].name,
+            caption=caption,
+            changed=MappingProxyType({k: frozen_copy(v) for k, v in changed.items()}),
+            ended=bool(ended),
+            events=tuple(self.events[n_events:]),
+        )
 
     @property
     def done(self) -> bool:
@@ -671,6 +800,7 @@ class Solver:
             layers=MappingProxyType(self._layers()),
             trace=self.trace.arrays(),
             events=tuple(self.events),
+            phase=int(self.phase),
         )
 
     def state_dict(self) -> dict:
@@ -693,6 +823,8 @@ class Solver:
                 "events": list(self.events),
                 "trace": self.trace.state(),
                 "algorithm": self._state(),
+                "phase": self.phase,
+                "phase_state": self._phase_state() if self.phase else None,
             },
             shared,
         )
@@ -713,6 +845,9 @@ class Solver:
         self.events = list(st["events"])
         self.trace = Trace.from_state(st["trace"])
         self._load(st["algorithm"])
+        self.phase = int(st.get("phase", 0))  # keyframes from before phases have none
+        if self.phase:
+            self._load_phase_state(st["phase_state"])
 
     # ------------------------------------------------------- subclass hooks
     def _reset(self) -> None:
@@ -723,6 +858,21 @@ class Solver:
 
     def _layers(self) -> dict[str, Any]:
         return {}
+
+    def _step_phase(self, index: int) -> tuple[str, Mapping[str, np.ndarray], bool] | None:
+        """Hook: run phase ``index`` of the current iteration; ``(caption, changed, ended)``.
+
+        ``ended`` is True when the iteration is over (the counters, trace and status then read as
+        after ``step(1)``). None, at phase 0 only: nothing was done because the run is over.
+        """
+        raise NotImplementedError(f"{type(self).__name__} declares phases but does not implement _step_phase")
+
+    def _phase_state(self) -> Any:
+        """Hook: what the current iteration has computed so far besides the state (a keyframe mid-iteration)."""
+        return None
+
+    def _load_phase_state(self, state: Any) -> None:
+        """Hook: restore :meth:`_phase_state`'s value after :meth:`_load`."""
 
     def _state(self) -> dict:
         raise NotImplementedError
@@ -810,6 +960,8 @@ class KernelSolver(Solver):
     fixed_grid: ClassVar[str] = ""
     #: Most iterations per kernel call (bounds the trace and event buffers).
     chunk: ClassVar[int] = 4096
+    #: What the phases of the current iteration share (see :meth:`_run_phase`); set at its phase 0.
+    _phase_ctx: dict
     _get_arrays: ClassVar[Any] = None  # the State fields' attrgetter, set per class by __init_subclass__
 
     #: Set for each subclass that names its kernel (:meth:`__init_subclass__`): the slots' fillers and the
@@ -905,6 +1057,60 @@ class KernelSolver(Solver):
             if code != RUNNING:
                 self._end(int(code))
         return done
+
+    # --------------------------------------------------------- phases
+    def _step_phase(self, index: int) -> tuple[str, Mapping[str, np.ndarray], bool] | None:
+        """Phase ``index`` of the current iteration; at phase 0 what :meth:`_step` does before a kernel call.
+
+        The budget check, :meth:`_before_step`, :meth:`_before_chunk` and the parameter arrays are
+        taken at phase 0 and kept in :attr:`_phase_ctx` (with a fresh trace row) for the whole
+        iteration; the subclass's :meth:`_run_phase` does the phase and calls
+        :meth:`_close_iteration` from the phase that ends the iteration.
+        """
+        K = self.kernel
+        assert K is not None  # a KernelSolver subclass names its kernel
+        if index == 0:
+            budget = self._params[self.budget_param] if self.budget_param else 0
+            if budget > 0 and self.iteration >= budget:  # as in _step: the budget was lowered below the count
+                self.status = Status.FAILED
+                return None
+            self._before_step()
+            self._before_chunk()
+            if self.status != Status.RUNNING:
+                return None
+            ip, fp = self._kernel_params()
+            self._phase_ctx = {"ip": ip, "fp": fp, "trace": np.zeros(K.TRACE_WIDTH)}
+        return self._run_phase(index, self._phase_ctx)
+
+    def _run_phase(self, index: int, ctx: dict) -> tuple[str, Mapping[str, np.ndarray], bool]:
+        """Hook of a solver declaring phases: phase ``index``, the kernel's own steps in the kernel's order.
+
+        ``ctx`` holds ``ip`` and ``fp`` (the parameter arrays of this iteration), ``trace`` (its row,
+        written as the kernel writes it) and whatever the phases pass on; it is part of a keyframe
+        taken mid-iteration, so keep it to arrays and plain values. Returns ``(caption, changed,
+        ended)`` (see :meth:`Solver._step_phase`).
+        """
+        raise NotImplementedError(f"{type(self).__name__} declares phases but does not implement _run_phase")
+
+    def _close_iteration(self, code: int, event_rows: np.ndarray | None = None) -> None:
+        """End the iteration the phases ran: what :meth:`_step` does after a kernel call that did one.
+
+        Reads the counters, appends the iteration's trace row, hands ``event_rows`` to
+        :meth:`_on_events` and maps a final kernel status ``code`` with :meth:`_end`.
+        """
+        self.iteration = int(self.counters[C_ITERATION])
+        self.evaluations = int(self.counters[C_EVALUATIONS])
+        self.trace.extend(self._phase_ctx["trace"][None, :])
+        if event_rows is not None and len(event_rows):
+            self._on_events(event_rows)
+        if code != RUNNING:
+            self._end(int(code))
+
+    def _phase_state(self) -> Any:
+        return copy.deepcopy(self._phase_ctx)
+
+    def _load_phase_state(self, state: Any) -> None:
+        self._phase_ctx = copy.deepcopy(state)
 
     def _run(self, k: int, trace: np.ndarray, events: np.ndarray, ip: np.ndarray, fp: np.ndarray) -> tuple:
         """The kernel call: up to ``k`` iterations; ``(done, code)`` or ``(done, events written, code)``."""

@@ -62,6 +62,29 @@ Roles
     ``abandoned`` (bool (P,)), ``nest_history`` (int (K, P), one row per
     recorded iteration) with ``history_stride`` (int).
 Other role strings are allowed: a plugin's own view can look for them.
+
+Phases
+------
+A solver may declare the :class:`Phase` s of one iteration, in the paper's words
+(RESEDA: sample, select, update, restart check). ``Solver.step_phase()`` then
+advances one phase and returns a :class:`~sudoku_lab.solvers.base.PhaseStep`
+whose ``changed`` mapping says what that phase changed, under these keys
+(:data:`CHANGE_KEYS`; views highlight the ones they know, and the conformance kit
+checks dtypes and shapes with :func:`check_changes`):
+
+``cells``
+    bool (C,): board cells whose digit the phase changed in ``Snapshot.grid``.
+``rows``
+    bool (C,): rows of the ``probability`` layer the phase moved.
+``sample``
+    int8 (C,): the grid the phase drew, chose or built (RESEDA: the step's best sample).
+``selected``
+    int64 (k,): indices of what the phase selected or kept, best first (RESEDA:
+    the kept samples, into the step's samples).
+``costs``
+    int64 (k,): the costs of the ``selected`` ones, in the same order.
+``members``
+    int64 (k,): members of a population the phase replaced or abandoned (nests, individuals).
 """
 
 from __future__ import annotations
@@ -83,7 +106,10 @@ __all__ = [
     "Column",
     "Threshold",
     "Layer",
+    "Phase",
     "KNOWN_ROLES",
+    "CHANGE_KEYS",
+    "check_changes",
     "check_layers",
     "check_declarations",
     "COST_AXIS",
@@ -221,6 +247,66 @@ class Column:
             object.__setattr__(self, "label", self.name.replace("_", " "))
         if self.style not in ("solid", "dashed", "dotted", "steps"):
             raise ValueError(f"column {self.name!r}: unknown style {self.style!r}")
+
+
+#: The keys of a phase's ``changed`` mapping: ``key -> (dtype, shape)`` (see "Phases" above).
+CHANGE_KEYS: Mapping[str, tuple[str, tuple]] = {
+    "cells": ("bool", ("C",)),
+    "rows": ("bool", ("C",)),
+    "sample": ("int8", ("C",)),
+    "selected": ("int64", ("*",)),
+    "costs": ("int64", ("*",)),
+    "members": ("int64", ("*",)),
+}
+
+
+@checked
+@dataclass(frozen=True)
+class Phase:
+    """One phase of a solver's iteration, as the paper names it.
+
+    Attributes
+    ----------
+    name : str
+        Short name for buttons and captions (``"sample"``, ``"restart check"``).
+    words : str
+        What the phase does, in one line and in the paper's words where it has them.
+    """
+
+    name: str
+    words: str
+
+    def __post_init__(self):
+        if not self.name or not self.words or "\n" in self.name + self.words:
+            raise ValueError(f"phase {self.name!r}: a name and one line of words are required")
+
+
+@checked
+def check_changes(changed: Mapping, snapshot: Snapshot) -> list[str]:
+    """Compare a phase's ``changed`` mapping with :data:`CHANGE_KEYS`; a list of problems (empty if none).
+
+    Every key must be documented, every value a read-only array of its key's dtype and shape (``C``
+    bound from the snapshot's puzzle).
+    """
+    problems = []
+    for key, v in changed.items():
+        if key not in CHANGE_KEYS:
+            problems.append(f"changed key {key!r} is not one of {', '.join(CHANGE_KEYS)}")
+            continue
+        dtype, shape = CHANGE_KEYS[key]
+        if not isinstance(v, np.ndarray):
+            problems.append(f"changed[{key!r}] should be an array, got {type(v).__name__}")
+            continue
+        if v.dtype != np.dtype(dtype):
+            problems.append(f"changed[{key!r}] has dtype {v.dtype}, expected {dtype}")
+        dims = _dims(shape, snapshot, key)
+        if v.ndim != len(dims) or any(w is not None and w != s for w, s in zip(dims, v.shape)):
+            problems.append(f"changed[{key!r}] has shape {v.shape}, expected {shape}")
+        if v.flags.writeable:
+            problems.append(f"changed[{key!r}] is writeable (a phase step holds read-only arrays)")
+    if "costs" in changed and "selected" in changed and len(changed["costs"]) != len(changed["selected"]):
+        problems.append("changed['costs'] and changed['selected'] differ in length")
+    return problems
 
 
 @checked
@@ -416,4 +502,11 @@ def check_declarations(cls: type) -> list[str]:
         unknown = sorted(set(ex[0]) - params)
         if unknown:
             problems.append(f"examples[{i}] names unknown parameters: {', '.join(unknown)}")
+    phases = getattr(cls, "phases", ())
+    if not isinstance(phases, tuple) or not all(isinstance(ph, Phase) for ph in phases):
+        problems.append("phases must be a tuple of Phase declarations")
+    elif len({ph.name for ph in phases}) != len(phases):
+        problems.append("two phases share a name")
+    elif len(phases) == 1:
+        problems.append("one phase is the whole iteration: declare none, or two or more")
     return problems

@@ -38,6 +38,7 @@ from ..exact.ac3 import ac3, initial_domains
 from ..model.geometry import cell_name, geometry
 from ..model.puzzle import Puzzle
 from ._boxes import box_free_cells, box_missing_masks
+from ._reseda_phases import PHASES, run_phase
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold
 
@@ -143,6 +144,7 @@ class Reseda(KernelSolver):
         "failed run's final grid."
     )
     iteration_name = "EDA step"
+    phases = PHASES
     examples = (
         ({}, "reseda_fig4_1_hard"),
         ({"restart": "partial+full", "zones": "all", "Q": 40, "Q1": 8}, "ai_escargot"),
@@ -553,6 +555,9 @@ class Reseda(KernelSolver):
 
     def _run(self, k, trace, events, ip, fp):
         return K.run(self.arrays(), self.geo.units, ip, fp, self.rng, k, trace)
+
+    def _run_phase(self, index, ctx):
+        return run_phase(self, index, ctx)
 
     def _end(self, code):
         steps = int(self.counters[K.C_RUN_STEP])
