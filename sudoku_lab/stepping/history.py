@@ -54,6 +54,11 @@ solver's log up to now, and :attr:`History.furthest` the current iteration.
 **Finished runs.** A solver that solves the puzzle or fails early stops there: :meth:`History.step`
 then returns fewer iterations than asked, and :attr:`History.furthest` is where it stopped.
 
+**Phases.** Keyframes and seeks are at iteration boundaries: a solver in the middle of an iteration
+stepped by phases (``solver.phase > 0``, see :meth:`~sudoku_lab.solvers.Solver.step_phase`) is
+refused, by the constructor and by every call, in one line saying to finish the iteration with
+``solver.step(1)`` (or to start a new history).
+
 The history must do all the stepping (and :meth:`Solver.reset` / :meth:`Solver.load_state` must
 not be called on the solver behind its back): it refuses to go on, in one line, when the solver was
 stepped, reset or restored elsewhere. Only the solver contract is used (``state_dict``,
@@ -140,6 +145,15 @@ def state_nbytes(obj: Any) -> int:
     return total
 
 
+def _whole_iterations(solver: Solver) -> None:
+    if solver.phase:
+        raise RuntimeError(
+            f"{solver.name} is in the middle of iteration {solver.iteration + 1} (stepped by phases, next phase "
+            f"{solver.phases[solver.phase].name!r}): a History records whole iterations; finish it with "
+            "solver.step(1) first"
+        )
+
+
 @checked
 class History:
     """Records a solver's run as it steps and puts it back in the state of any iteration reached.
@@ -158,7 +172,7 @@ class History:
     Raises
     ------
     RuntimeError
-        The solver has not been reset.
+        The solver has not been reset, or is in the middle of an iteration stepped by phases.
     ParameterError
         ``memory_limit`` or ``interval`` is not positive, or the limit is smaller than one keyframe
         of this solver.
@@ -178,6 +192,7 @@ class History:
             raise ParameterError(f"interval must be a positive number of iterations, got {interval}", name="interval")
         if solver.status == Status.READY:
             raise RuntimeError("call solver.reset(puzzle, seed) before History(solver)")
+        _whole_iterations(solver)
         self._solver = solver
         self._limit = int(memory_limit)
         self._interval0 = int(interval)
@@ -382,6 +397,7 @@ class History:
     def _sync(self, one_call: bool = False) -> None:
         """Take in the parameter changes made on the solver since the history last left it."""
         s = self._solver
+        _whole_iterations(s)
         it, n, last = self._at
         if s.iteration != it or len(s.events) < n or (n and s.events[n - 1] is not last and s.events[n - 1] != last):
             raise RuntimeError(
