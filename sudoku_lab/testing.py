@@ -37,6 +37,14 @@ takes one:
 - snapshots are read-only and frozen (nothing in them changes later), and match the
   declarations (layers, trace columns); ``cost`` is 0 exactly when the grid is solved,
   and ``best_cost`` never exceeds the current cost or any traced cost;
+- a solver declaring phases (``Solver.phases``) steps phase by phase exactly as by
+  iterations: :data:`PHASE_ITERATIONS` iterations of ``step_phase()`` calls give, at every
+  iteration boundary, the snapshot and the keyframe ``step(1)`` gives
+  (:func:`assert_snapshots_equal`); each :class:`~sudoku_lab.solvers.PhaseStep` names its
+  declared phase in order, has a one-line caption and a ``changed`` mapping of the documented
+  keys, dtypes and shapes; a keyframe taken mid-iteration replays exactly, ``step(1)`` there
+  finishes the iteration, and ``set_params`` there is refused. A solver declaring none must
+  refuse ``step_phase()`` with a RuntimeError;
 - a stochastic solver solves at least one of its declared examples within
   ``example_budget`` iterations (seed 3), and every solved grid is the exact solver's
   solution.
@@ -63,6 +71,7 @@ from .solvers.base import Param, Snapshot, Solver, Status
 __all__ = [
     "CHECKS",
     "DEFAULT_EXAMPLE",
+    "PHASE_ITERATIONS",
     "SolverCheck",
     "SolverCheckError",
     "assert_snapshots_equal",
@@ -81,6 +90,9 @@ DEFAULT_EXAMPLE: tuple[Mapping[str, Any], str] = ({}, "reseda_fig3_1_easy")
 
 #: The seed of the solving check (the other checks use 7 and 8).
 SOLVE_SEED = 3
+
+#: Iterations the phases check steps phase by phase (long enough for a RESEDA example to restart).
+PHASE_ITERATIONS = 30
 
 
 class SolverCheckError(AssertionError):
@@ -589,6 +601,88 @@ def _check_declared_snapshots(cls, params, puzzle):
             )
 
 
+def _check_phase_step(cls, a, st, i: int, start: int) -> None:
+    """One PhaseStep of ``a`` (phase ``i`` of the iteration after ``start``), against the declarations."""
+    from .solvers.declare import check_changes, check_layers
+
+    names = [ph.name for ph in cls.phases]
+    at = f"iteration {start + 1} phase {i}"
+    _require(
+        st.index == i and st.name == names[i],
+        f"{at}: the phase step says it was phase {st.index} ({st.name!r}), expected {i} ({names[i]!r})",
+    )
+    _require(
+        isinstance(st.caption, str) and st.caption.strip() and "\n" not in st.caption,
+        f"{at}: the caption must be one line of words, got {st.caption!r}",
+    )
+    _require(
+        st.iteration == start + 1 and a.iteration == (start + 1 if st.ended else start),
+        f"{at}: PhaseStep.iteration is {st.iteration} and the solver at {a.iteration} (ended={st.ended})",
+    )
+    _require(a.phase == (0 if st.ended else i + 1), f"{at}: Solver.phase is {a.phase} after it")
+    _require(st.ended or i + 1 < len(names), f"{at}: the last phase did not end the iteration")
+    snap = a.snapshot()
+    _require(snap.phase == a.phase, f"{at}: Snapshot.phase is {snap.phase}, Solver.phase {a.phase}")
+    problems = check_changes(st.changed, snap)
+    _require(not problems, f"{at}: " + "; ".join(problems))
+    if not st.ended:
+        problems = check_layers(cls.layers, snap)
+        _require(not problems, f"{at}: the snapshot's layers mid-iteration: " + "; ".join(problems))
+
+
+def _check_mid_iteration(cls, params, a, b) -> None:
+    """``a`` is after phase 0 of the iteration ``b`` has just done by ``step(1)``."""
+    key = pickle.loads(pickle.dumps(a.state_dict()))
+    c = cls(**params)
+    c.load_state(key)
+    _require(c.phase == a.phase, f"a keyframe taken after phase 0 restores phase {c.phase}, not {a.phase}")
+    _require(c.step(1) == 1, "step(1) in the middle of an iteration must finish it and return 1")
+    d = first_difference(c.state_dict(), b.state_dict())
+    _require(d is None, f"step(1) from a keyframe taken mid-iteration differs from step(1) by iterations ({d})")
+    if any(p.live for p in cls.params):
+        changes = _live_changes(a)
+        try:
+            a.set_params(**changes)
+        except ParameterError:
+            pass
+        else:
+            raise _Broken(f"set_params({changes}) in the middle of an iteration must raise ParameterError")
+
+
+def _check_phases(cls, params, puzzle):
+    if not cls.phases:
+        try:
+            _fresh(cls, params, puzzle).step_phase()
+        except RuntimeError:
+            return
+        raise _Broken("step_phase() on a solver that declares no phases must raise RuntimeError")
+    a, b = _fresh(cls, params, puzzle), _fresh(cls, params, puzzle)
+    for n in range(PHASE_ITERATIONS):
+        if b.done:
+            break
+        start = a.iteration
+        b.step(1)
+        i = 0
+        while True:
+            st = a.step_phase()
+            if st is None:
+                _require(i == 0, f"step_phase() returned None in the middle of iteration {start + 1}")
+                _require(a.done, f"step_phase() returned None at iteration {start}, but the run is not over")
+                break
+            _check_phase_step(cls, a, st, i, start)
+            if st.ended:
+                break
+            if i == 0 and n == PHASE_ITERATIONS // 3:
+                _check_mid_iteration(cls, params, a, b)
+            i += 1
+        try:
+            assert_snapshots_equal(a.snapshot(), b.snapshot(), f"after iteration {b.iteration}, by phases vs step(1)")
+        except AssertionError as e:
+            raise _Broken(str(e)) from None
+        d = first_difference(a.state_dict(), b.state_dict())
+        _require(d is None, f"after iteration {b.iteration}, stepping by phases differs from step(1) ({d})")
+
+
 def _check_solves(cls):
     from . import exact
     from .model import library
@@ -641,6 +735,7 @@ CHECKS: Mapping[str, tuple[Callable[..., None], bool]] = MappingProxyType(
         "snapshots_are_read_only_and_frozen": (_check_read_only, True),
         "snapshots_match_the_declarations": (_check_declared_snapshots, True),
         "history_seeks_and_replays_exactly": (_check_history, True),
+        "phase_steps_equal_iteration_steps": (_check_phases, True),
         "solves_its_examples": (_check_solves, False),
     }
 )

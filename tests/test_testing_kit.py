@@ -195,7 +195,7 @@ class ForgetsALayer(Swaps):
 
 def test_a_correct_solver_passes_every_check():
     check_solver(Swaps)  # raises SolverCheckError otherwise
-    assert len(solver_checks(Swaps)) == 4 + 8 * len(Swaps.examples)
+    assert len(solver_checks(Swaps)) == 4 + 9 * len(Swaps.examples)
 
 
 @pytest.mark.parametrize(

@@ -150,6 +150,9 @@ class Reseda(KernelSolver):
         ({"restart": "partial+full", "zones": "all", "Q": 40, "Q1": 8}, "ai_escargot"),
         ({"restart": "full", "sampling": "independent", "selection": "groups"}, "reseda_fig3_2_medium"),
         ({"coupling": True, "prefilter": "ac3"}, "ai_escargot"),
+        # Partial and full restarts within the contract checks' first 30 iterations (seed 7: a run budget
+        # spent at 8, rho > beta at 16, 23 and 28, a full restart at 28), for the phases check above all.
+        ({"beta": 0.35, "run_budget": 8}, "reseda_fig4_1_hard"),
     )
     objective = Objective(cost="missing symbols")
     axes = (COST_AXIS, Axis("fraction", "rho, entropy", "right", (0.0, 1.0)))
