@@ -18,6 +18,7 @@ from .base import (
     Event,
     KernelSolver,
     Param,
+    PhaseStep,
     Slot,
     Snapshot,
     Solver,
@@ -29,7 +30,7 @@ from .base import (
     registry,
     unregister,
 )
-from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold  # noqa: F401
+from .declare import COST_AXIS, Axis, Column, Layer, Objective, Phase, Threshold  # noqa: F401
 
 __all__ = [
     "COST_AXIS",
@@ -41,6 +42,8 @@ __all__ = [
     "Layer",
     "Objective",
     "Param",
+    "Phase",
+    "PhaseStep",
     "Slot",
     "Snapshot",
     "Solver",

@@ -1,0 +1,365 @@
+"""Stepping phase by phase (Solver.step_phase): RESEDA's four phases against step(), the twins, and the rules."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from sudoku_lab.errors import ParameterError
+from sudoku_lab.model import library
+from sudoku_lab.solvers import Phase, PhaseStep, Solver, create
+from sudoku_lab.solvers.declare import CHANGE_KEYS, check_changes, check_declarations
+from sudoku_lab.stepping.history import History
+from sudoku_lab.testing import assert_snapshots_equal, first_difference
+
+import naive
+
+NAMES = ["sample", "select", "update", "restart check"]
+HARD = "reseda_fig4_1_hard"
+
+
+def _pair(params, puzzle=HARD, seed=0):
+    a, b = create("reseda", **params), create("reseda", **params)
+    pz = library.puzzle(puzzle)
+    a.reset(pz, seed)
+    b.reset(pz, seed)
+    return a, b
+
+
+def _one_iteration(s) -> list[PhaseStep]:
+    """Phase steps until the iteration ends (empty if the run was over)."""
+    out = []
+    while True:
+        st = s.step_phase()
+        if st is None:
+            return out
+        out.append(st)
+        if st.ended:
+            return out
+
+
+def _rng_copy(rng):
+    c = np.random.default_rng()
+    c.bit_generator.state = rng.bit_generator.state
+    return c
+
+
+# ------------------------------------------------------------- same run
+CONFIGS = [
+    ({"beta": 0.35, "run_budget": 8}, HARD),  # partial restarts, then a full one; budget and rho > beta failures
+    ({"beta": 0.3, "run_budget": 8, "Q": 40, "Q1": 8, "zones": "boxes"}, HARD),
+    ({"sampling": "independent", "selection": "groups", "Q": 30, "Q1": 7, "restart": "full", "beta": 0.3}, HARD),
+    ({"prefilter": "ac3", "beta": 0.35, "run_budget": 5, "zone_check": "consistent"}, "ai_escargot"),
+    ({"coupling": True, "beta": 0.35, "run_budget": 5}, "ai_escargot"),
+    ({"restart": "none", "beta": 0.3}, HARD),  # the search stops at the first failure
+]
+
+
+@pytest.mark.parametrize(
+    "params, puzzle", CONFIGS, ids=[",".join(f"{k}={v}" for k, v in p.items()) for p, _ in CONFIGS]
+)
+def test_reseda_phase_by_phase_is_step_by_step(params, puzzle):
+    """Every iteration boundary: the same keyframe (grid, p, costs, rng state, trace, events, counters) and snapshot."""
+    kinds = set()
+    for seed in range(3):
+        a, b = _pair(params, puzzle, seed=seed)
+        for _ in range(40):
+            if b.done:
+                break
+            b.step(1)
+            steps = _one_iteration(a)
+            assert [st.name for st in steps] in (NAMES, ["sample"], [])
+            d = first_difference(a.state_dict(), b.state_dict())
+            assert d is None, f"seed {seed}, iteration {b.iteration}: {d}"
+            assert_snapshots_equal(a.snapshot(), b.snapshot(), f"seed {seed}, iteration {b.iteration}")
+        assert a.done == b.done and a.iteration == b.iteration
+        kinds |= {(e.kind, e.name) for e in a.events}
+    if params.get("restart", "partial+full") == "partial+full":
+        assert ("restart", "partial") in kinds and ("restart", "full") in kinds, kinds
+    elif params["restart"] == "full":
+        assert ("restart", "full") in kinds, kinds
+    else:
+        assert ("run_end", "failed") in kinds and not any(k == "restart" for k, _ in kinds)
+
+
+def test_phases_to_the_end_of_a_solved_run():
+    """An easy puzzle is solved by a sample: the iteration ends at its first phase, as step() ends there."""
+    a, b = _pair({}, "reseda_fig3_1_easy", seed=1)
+    last = None
+    while not b.done:
+        b.step(1)
+        steps = _one_iteration(a)
+        last = steps[-1]
+    assert a.status == b.status == "solved"
+    assert last is not None and last.index == 0 and last.ended and "cost 0, the puzzle is solved" in last.caption
+    assert [e.kind for e in last.events] == ["run_end"]
+    assert_snapshots_equal(a.snapshot(), b.snapshot())
+    assert a.step_phase() is None and a.phase == 0  # a finished run: nothing to do, as step() returns 0
+
+
+def test_phases_replay_the_naive_twins_draw_for_draw():
+    """The phases against tests/naive.py (not the kernel): samples, kept indices and the updated p."""
+    s = create("reseda", beta=0.35, run_budget=8, Q=30, Q1=6)
+    pz = library.puzzle(HARD)
+    s.reset(pz, 4)
+    for _ in range(20):
+        rng = _rng_copy(s.rng)
+        st = s.step_phase()  # sample (a pending restart starts first, with no draws)
+        assert st.name == "sample"
+        p, base = s.p.tolist(), s.base.tolist()
+        ref = [naive.naive_sample_blocks(p, base, pz.n, rng) for _ in range(30)]
+        assert s.samples.tolist() == ref
+        costs = [naive.naive_missing_cost(g, pz.n) for g in ref]
+        assert s.costs.tolist() == costs
+        st = s.step_phase()  # select
+        kept = naive.naive_select_sort(costs, 6, rng)
+        assert st.changed["selected"].tolist() == kept
+        st = s.step_phase()  # update
+        free = [c for c in range(pz.C) if base[c] == 0]
+        assert s.p.tolist() == naive.naive_update(p, ref, kept, free, 0.7)
+        s.step_phase()  # restart check (no draws)
+        assert rng.random() == _rng_copy(s.rng).random()  # both streams at the same place
+
+
+# ------------------------------------------------------- what each phase says
+def test_captions_and_changes_per_phase():
+    s = create("reseda", beta=0.35, run_budget=8)
+    s.reset(library.puzzle(HARD), 7)
+    seen = {"goes on": 0, "budget": 0, "> beta": 0, "partial": 0, "full": 0, "starts": 0}
+    for _ in range(30):
+        before = s.snapshot()
+        sample, select, update, check = _one_iteration(s)
+        assert [sample.name, select.name, update.name, check.name] == NAMES
+        assert [st.index for st in (sample, select, update, check)] == [0, 1, 2, 3]
+        assert {sample.iteration, select.iteration, update.iteration, check.iteration} == {s.iteration}
+        assert [st.ended for st in (sample, select, update, check)] == [False, False, False, True]
+        snap = s.snapshot()
+        for st in (sample, select, update, check):
+            assert not check_changes(st.changed, snap), st
+            assert st.caption and "\n" not in st.caption
+        # sample: the step's best sample, and the cells it changed on the board
+        assert sample.caption.split(": ")[-2].endswith("drew 100 samples (a permutation per box)")
+        assert sample.changed["sample"].tolist() == snap.grid.tolist()
+        if not sample.events:  # (a restart changes the board's fixed cells too)
+            assert np.array_equal(sample.changed["cells"], before.grid != snap.grid)
+        seen["starts"] += "starts:" in sample.caption
+        # select: the kept samples, best first, are the snapshot's "kept" layer
+        Q1 = 10
+        assert select.caption.startswith(f"kept the {Q1} best of 100 samples")
+        assert len(select.changed["selected"]) == Q1
+        assert np.array_equal(snap.layers["kept"], s.samples[select.changed["selected"]])
+        assert np.array_equal(select.changed["costs"], snap.layers["kept_costs"])
+        assert np.array_equal(np.sort(s.costs)[:Q1], select.changed["costs"])
+        assert np.all(np.diff(select.changed["costs"]) >= 0)
+        # update: the rows of p that moved (never a fixed cell's)
+        assert update.caption.startswith("p <- 0.7 p + 0.3 r from the 10 kept samples")
+        assert f"rho = {snap.layers['rho']:.3f}" in update.caption
+        # restart check
+        for key in ("goes on", "budget", "> beta", "partial", "full"):
+            seen[key] += key in check.caption
+        if "goes on" in check.caption:
+            assert not check.events
+        else:
+            assert check.events and check.events[0].kind == "run_end"
+    assert all(seen.values()), seen
+
+
+def test_update_names_the_rows_that_moved():
+    s = create("reseda")
+    s.reset(library.puzzle(HARD), 2)
+    s.step(3)
+    s.step_phase()
+    s.step_phase()
+    p_before = s.snapshot().layers["prob"]
+    update = s.step_phase()
+    p_after = s.snapshot().layers["prob"]
+    moved = np.any(p_after != p_before, axis=1)
+    assert np.array_equal(update.changed["rows"], moved) and moved.any()
+    assert not update.changed["rows"][s.fixed].any()
+    assert f"{int(moved.sum())} of {len(s.free_cells)} free cells' rows moved" in update.caption
+
+
+def test_a_phase_step_is_read_only():
+    s = create("reseda")
+    s.reset(library.puzzle(HARD), 0)
+    st = s.step_phase()
+    with pytest.raises(ValueError):
+        st.changed["sample"][0] = 9
+    with pytest.raises(TypeError):
+        st.changed["new"] = np.zeros(3)  # type: ignore[index]
+    s.step_phase()
+    assert st.changed["sample"].tolist() == s.grid.tolist()  # a copy: later phases do not change it
+
+
+# --------------------------------------------------------- mid-iteration rules
+def test_snapshot_mid_iteration():
+    s = create("reseda")
+    s.reset(library.puzzle(HARD), 0)
+    s.step(2)
+    n_rows = len(s.snapshot().trace["cost"])
+    s.step_phase()
+    snap = s.snapshot()
+    assert (snap.phase, s.phase, snap.iteration) == (1, 1, 2)  # whole iterations done
+    assert len(snap.trace["cost"]) == n_rows  # the iteration's row comes at its end
+    assert len(snap.layers["kept"]) == 0  # this step's samples are not selected yet
+    s.step_phase()
+    assert len(s.snapshot().layers["kept"]) == 10
+    s.step_phase()
+    s.step_phase()
+    snap = s.snapshot()
+    assert (snap.phase, snap.iteration, len(snap.trace["cost"])) == (0, 3, n_rows + 1)
+
+
+@pytest.mark.parametrize("phases_done", [1, 2, 3])
+def test_step_mid_iteration_finishes_it_first(phases_done):
+    a, b = _pair({"beta": 0.35, "run_budget": 8}, seed=7)
+    a.step(5)
+    for _ in range(phases_done):
+        a.step_phase()
+    assert a.step(10) == 10 and a.phase == 0  # the unfinished iteration counts as one of the 10
+    b.step(15)
+    assert first_difference(a.state_dict(), b.state_dict()) is None
+
+
+def test_a_keyframe_mid_iteration_replays_exactly():
+    a, b = _pair({"beta": 0.35, "run_budget": 8}, seed=7)
+    a.step(7)
+    a.step_phase()
+    a.step_phase()
+    key = pickle.loads(pickle.dumps(a.state_dict()))
+    assert key["phase"] == 2 and key["phase_state"] is not None
+    c = create("reseda", beta=0.35, run_budget=8)
+    c.load_state(key)
+    assert c.phase == 2
+    assert_snapshots_equal(c.snapshot(), a.snapshot())
+    rest_a, rest_c = _one_iteration(a), _one_iteration(c)
+    assert [(st.name, st.caption) for st in rest_a] == [(st.name, st.caption) for st in rest_c]
+    b.step(8)
+    assert first_difference(c.state_dict(), b.state_dict()) is None
+    # A keyframe from before phases existed (no "phase" keys) loads at an iteration boundary.
+    old = {k: v for k, v in b.state_dict().items() if k not in ("phase", "phase_state")}
+    d = create("reseda", beta=0.35, run_budget=8)
+    d.load_state(old)
+    assert d.phase == 0 and first_difference(d.state_dict(), b.state_dict()) is None
+
+
+def test_set_params_mid_iteration_is_refused():
+    s = create("reseda")
+    s.reset(library.puzzle(HARD), 0)
+    s.step_phase()
+    with pytest.raises(ParameterError, match="alpha cannot change in the middle of an iteration .* 'sample'"):
+        s.set_params(alpha=0.5)
+    assert s.set_params(alpha=0.7) == []  # no change: nothing to refuse
+    assert s.get_params()["alpha"] == 0.7
+    s.step(1)
+    assert [e.name for e in s.set_params(alpha=0.5)] == ["alpha"]
+
+
+def test_history_refuses_a_solver_mid_iteration():
+    s = create("reseda")
+    s.reset(library.puzzle(HARD), 0)
+    s.step_phase()
+    with pytest.raises(RuntimeError, match=r"middle of iteration 1 .*next phase 'select'.*solver\.step\(1\)"):
+        History(s)
+    s.step(1)
+    h = History(s, interval=2)
+    at = {s.iteration: s.snapshot()}
+    for _ in range(4):
+        h.step(1)
+        at[s.iteration] = s.snapshot()
+    s.step_phase()  # behind the history's back
+    with pytest.raises(RuntimeError, match="middle of iteration 6"):
+        h.step(1)
+    with pytest.raises(RuntimeError, match="middle of iteration 6"):
+        h.seek(2)
+
+
+def test_history_after_phase_steps_at_a_boundary():
+    """Phase steps, then whole-iteration recording: the keyframes replay the phased iterations' state."""
+    a, b = _pair({"beta": 0.35, "run_budget": 8}, seed=7)
+    for _ in range(10):
+        _one_iteration(a)
+    b.step(10)
+    h = History(a, interval=4)
+    h.step(12)
+    b.step(12)
+    assert first_difference(a.state_dict(), b.state_dict()) is None
+    at_15 = h.seek(15)
+    c = create("reseda", beta=0.35, run_budget=8)
+    c.reset(library.puzzle(HARD), 7)
+    c.step(15)
+    assert_snapshots_equal(at_15, c.snapshot())
+
+
+# ------------------------------------------------------------ without phases
+@pytest.mark.parametrize("name", ["hill_climb", "ga", "exact"])
+def test_a_solver_without_phases_refuses_step_phase(name):
+    s = create(name)
+    with pytest.raises(RuntimeError, match="reset"):
+        s.step_phase()
+    s.reset(library.puzzle("reseda_fig3_1_easy"), 0)
+    with pytest.raises(RuntimeError, match=f"{name} declares no phases: step it by whole iterations with step"):
+        s.step_phase()
+    assert s.phase == 0 and s.snapshot().phase == 0
+
+
+def test_step_phase_before_reset():
+    with pytest.raises(RuntimeError, match="call reset"):
+        create("reseda").step_phase()
+
+
+# ------------------------------------------------------------ declarations
+def test_phase_declarations_are_checked():
+    with pytest.raises(ValueError, match="one line"):
+        Phase("sample", "")
+    with pytest.raises(ValueError, match="one line"):
+        Phase("sample", "two\nlines")
+
+    class Two(Solver):
+        phases = (Phase("a", "does a"), Phase("a", "does a again"))
+
+    class One(Solver):
+        phases = (Phase("a", "does a"),)
+
+    class Wrong(Solver):
+        phases = ("a", "b")  # type: ignore[assignment]
+
+    assert "two phases share a name" in check_declarations(Two)
+    assert any("one phase is the whole iteration" in p for p in check_declarations(One))
+    assert "phases must be a tuple of Phase declarations" in check_declarations(Wrong)
+    assert not [p for p in check_declarations(type(create("reseda"))) if "phase" in p]
+
+
+def test_check_changes_names_bad_payloads():
+    s = create("reseda")
+    s.reset(library.puzzle(HARD), 0)
+    snap = s.snapshot()
+
+    def ro(a):
+        a.setflags(write=False)
+        return a
+
+    assert not check_changes({"cells": ro(np.zeros(81, bool)), "selected": ro(np.arange(3))}, snap)
+    problems = check_changes(
+        {
+            "nope": ro(np.zeros(3)),
+            "cells": ro(np.zeros(80, bool)),
+            "rows": ro(np.zeros(81, np.int8)),
+            "sample": np.zeros(81, np.int8),
+            "selected": ro(np.arange(3)),
+            "costs": ro(np.arange(2)),
+        },
+        snap,
+    )
+    text = "\n".join(problems)
+    for part in (
+        "'nope' is not one of",
+        "changed['cells'] has shape (80,)",
+        "changed['rows'] has dtype int8",
+        "changed['sample'] is writeable",
+        "differ in length",
+    ):
+        assert part in text
+    assert set(CHANGE_KEYS) == {"cells", "rows", "sample", "selected", "costs", "members"}
