@@ -363,3 +363,57 @@ def test_check_changes_names_bad_payloads():
     ):
         assert part in text
     assert set(CHANGE_KEYS) == {"cells", "rows", "sample", "selected", "costs", "members"}
+
+
+# ------------------------------------------------------------------ cuckoo
+CUCKOO = [
+    ({}, "mk_hard_a"),
+    ({"nests": 8, "pa": 0.5, "p_pmx": 0.2, "pmx_segment": "current", "ties": "replace"}, "mk_medium_b"),
+    ({"levy": True, "infeasible": "accept", "fill_nodes": 3, "abandon": "worst"}, "ai_escargot"),
+    ({"prefilter": "none", "nests": 3, "fill_nodes": 1, "p_mut": 0.0}, "unique_4x4_a"),  # solved on the way
+    ({"iterations": 25}, "ai_escargot"),  # the budget ends the run
+]
+
+
+@pytest.mark.parametrize(
+    "params, puzzle", CUCKOO, ids=[",".join(map(str, p.values())) or "defaults" for p, _ in CUCKOO]
+)
+def test_cuckoo_phase_by_phase_is_step_by_step(params, puzzle):
+    ops, statuses = set(), set()
+    for seed in (3, 4, 5):  # the 4x4 puzzle: solved at 33, at 10, and by the first nests (seed 5)
+        a, b = create("cuckoo", **params), create("cuckoo", **params)
+        a.reset(library.puzzle(puzzle), seed)
+        b.reset(library.puzzle(puzzle), seed)
+        for _ in range(40):
+            if b.done:
+                break
+            b.step(1)
+            steps = _one_iteration(a)
+            if steps:
+                assert [st.name for st in steps] == ["lay", "compare and replace", "abandon"]
+                lay, compare, abandon = steps
+                assert lay.changed["members"].tolist() == [a.snapshot().layers["picked"]]
+                replaced = a.snapshot().layers["replaced"]
+                assert compare.changed["members"].tolist() == ([] if replaced < 0 else [replaced])
+                assert np.array_equal(abandon.changed["members"], np.flatnonzero(a.snapshot().layers["abandoned"]))
+                ops.add(a.snapshot().layers["operator"])
+            assert first_difference(a.state_dict(), b.state_dict()) is None, (seed, b.iteration)
+            assert_snapshots_equal(a.snapshot(), b.snapshot(), f"seed {seed}, iteration {b.iteration}")
+        assert a.status == b.status
+        statuses.add(a.status)
+    if puzzle == "unique_4x4_a":
+        assert "solved" in statuses
+    elif "iterations" in params:
+        assert statuses == {"failed"} and a.iteration == 25
+    else:
+        assert {"pmx", "sorting"} <= ops
+
+
+def test_cuckoo_captions():
+    s = create("cuckoo")
+    s.reset(library.puzzle("mk_hard_a"), 1)
+    lay, compare, abandon = _one_iteration(s)
+    assert lay.caption.startswith("a cuckoo picked nest 15 (cost 35) and laid a new egg by PMX with the best egg")
+    assert compare.caption.startswith("compared with nest 17 (cost 33): the new egg (cost 32) is better and replaces")
+    assert abandon.caption.startswith("abandoned 9 of 21 nests other than the best (each with probability pa = 0.3)")
+    assert not check_changes(abandon.changed, s.snapshot())

@@ -38,6 +38,7 @@ from ..errors import ParameterError, PuzzleError
 from ..exact.ac3 import ac3, initial_domains
 from ..model.geometry import cell_name, geometry
 from ..model.puzzle import Puzzle
+from ._cuckoo_phases import PHASES, run_phase
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
 
@@ -280,6 +281,7 @@ class Cuckoo(KernelSolver):
         "iteration. Cost: missing symbols over columns and boxes."
     )
     iteration_name = "iteration"
+    phases = PHASES
     examples = (
         ({}, "mk_hard_a"),
         (
@@ -632,6 +634,9 @@ class Cuckoo(KernelSolver):
 
     def _run(self, k, trace, events, ip, fp):
         return K.run(self.arrays(), self.tables, ip, fp, self.rng, k, trace)
+
+    def _run_phase(self, index, ctx):
+        return run_phase(self, index, ctx)
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):
