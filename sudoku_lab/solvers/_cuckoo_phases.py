@@ -43,6 +43,7 @@ def run_phase(s: Cuckoo, index: int, ctx: dict) -> tuple[str, dict, bool]:
 def _lay(s: Cuckoo, ctx: dict) -> tuple[str, dict, bool]:
     ip, fp = ctx["ip"], ctx["fp"]
     t, counters, eggs, costs, best_grid, rng = s.tables, s.counters, s.eggs, s.costs, s.best_grid, s.rng
+    assert rng is not None  # phases run after reset()
     N = int(t.row_nfree.shape[0])
     nests = int(ip[K.P_NESTS])
     b = int(counters[K.C_BEST])
@@ -119,8 +120,9 @@ def _compare(s: Cuckoo, ctx: dict) -> tuple[str, dict, bool]:
     ip = ctx["ip"]
     nests = int(ip[K.P_NESTS])
     i, b, new, c_new = ctx["i"], ctx["b"], ctx["new"], ctx["c_new"]
-    costs = s.costs
-    j = int(s.rng.random() * (nests - 1))
+    costs, rng = s.costs, s.rng
+    assert rng is not None  # phases run after reset()
+    j = int(rng.random() * (nests - 1))
     if j >= i:
         j += 1
     replaced = -1
@@ -149,6 +151,8 @@ def _abandon(s: Cuckoo, ctx: dict) -> tuple[str, dict, bool]:
     nests = int(ip[K.P_NESTS])
     pa = float(fp[K.P_PA])
     worst = ip[K.P_ABANDON] == K.ABANDON_WORST
+    rng = s.rng
+    assert rng is not None  # phases run after reset()
     b = ctx["b"]
     before = s.best_grid.copy()
     best_before = int(counters[K.C_BEST_COST])
@@ -166,7 +170,7 @@ def _abandon(s: Cuckoo, ctx: dict) -> tuple[str, dict, bool]:
     for k in range(nests):
         if k == b:
             continue
-        if abandoned[k] if worst else s.rng.random() < pa:
+        if abandoned[k] if worst else rng.random() < pa:
             counters[K.C_FALLBACKS] += K.build_egg(
                 eggs[k],
                 t.pre,
@@ -180,7 +184,7 @@ def _abandon(s: Cuckoo, ctx: dict) -> tuple[str, dict, bool]:
                 ncand,
                 idx,
                 chosen,
-                s.rng,
+                rng,
             )
             costs[k] = K.egg_cost(eggs[k], t.units, N)
             abandoned[k] = True
