@@ -340,10 +340,6 @@ class Timeline(QObject):
         self.info: TimelineInfo | None = None
         self.clear()
 
-    def actions(self) -> list:
-        """Back 1, Back N (for the shortcut list)."""
-        return [self.act_back, self.act_back_n]
-
     # ------------------------------------------------------------ settings
     def memory_limit_mb(self) -> int:
         """The history memory limit setting in MB (QSettings ``history_memory_mb``, default 200)."""

@@ -333,7 +333,7 @@ _WARMED = False
 def warm_kernels(puzzles=None) -> None:
     """Run every kernel of the exact search once (compiling it on a cold cache), on ``puzzles``.
 
-    Default: a 4 x 4 puzzle and the RESEDA paper's easy 9 x 9. The commands call this through
+    Default: :func:`sudoku_lab.model.library.warm_up_puzzles`. The commands call this through
     :func:`sudoku_lab.stepping.warmup.warm_once`, which also says "compiling" on stderr; the generator
     calls it so that compiling never eats into its time limit. A second call with the default puzzles
     returns at once.
@@ -342,10 +342,9 @@ def warm_kernels(puzzles=None) -> None:
     if puzzles is None:
         if _WARMED:
             return
-        from ..model import library
-        from ..model.puzzle import Puzzle
+        from ..model.library import warm_up_puzzles
 
-        puzzles = [Puzzle.parse("1...\n..2.\n.3..\n...4"), library.puzzle("reseda_fig3_1_easy")]
+        puzzles = warm_up_puzzles()
     exact = sys.modules[__name__]
     for p in puzzles:
         writable = np.array(p.grid)

@@ -40,6 +40,7 @@ __all__ = [
     "puzzle",
     "names",
     "reseda_fig4_2_grades",
+    "warm_up_puzzles",
 ]
 
 #: The puzzle the lab opens on: the RESEDA paper's hard puzzle (Figure 4.1).
@@ -228,3 +229,13 @@ def reseda_fig4_2_grades() -> np.ndarray:
         if ln.strip() and not ln.startswith("#")
     ]
     return np.array([["" if ch == "." else ch for ch in row] for row in rows])
+
+
+@checked
+def warm_up_puzzles() -> list[Puzzle]:
+    """The small puzzles every kernel is first run on: a 4 x 4 and the RESEDA paper's easy 9 x 9 (Figure 3.1).
+
+    One set for the exact search's warm-up (:func:`sudoku_lab.exact.solver.warm_kernels`) and the solvers'
+    (:func:`sudoku_lab.solvers.warm.generic_warm_up`), so what compiles is the same everywhere.
+    """
+    return [Puzzle.parse("1...\n..2.\n.3..\n...4", name="warm-up 4x4"), puzzle("reseda_fig3_1_easy")]

@@ -18,17 +18,6 @@ if TYPE_CHECKING:
 
 __all__ = ["generic_warm_up"]
 
-#: Small puzzles every kernel is run on: 4 x 4 and 9 x 9 (the RESEDA paper's easy puzzle, fig. 3.1).
-_PUZZLE_4 = "1...\n..2.\n.3..\n...4"
-_PUZZLE_9 = "reseda_fig3_1_easy"
-
-
-def _puzzles():
-    from ..model import library
-    from ..model.puzzle import Puzzle
-
-    return [Puzzle.parse(_PUZZLE_4, name="warm-up 4x4"), library.puzzle(_PUZZLE_9)]
-
 
 @checked
 def generic_warm_up(cls: type[Solver]) -> None:
@@ -40,7 +29,9 @@ def generic_warm_up(cls: type[Solver]) -> None:
     best effort (warming is an optimisation, and a solver, e.g. a plugin, that
     cannot take a 4 x 4 puzzle must still work on the puzzles it can).
     """
-    small, nine = _puzzles()
+    from ..model.library import warm_up_puzzles
+
+    small, nine = warm_up_puzzles()
     _step_a_little(cls, nine)
     try:
         _step_a_little(cls, small)

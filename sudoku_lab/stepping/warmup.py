@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, TextIO
 import numpy as np
 
 from .._checks import checked
-from ..solvers.warm import _puzzles, generic_warm_up
+from ..solvers.warm import generic_warm_up
 
 if TYPE_CHECKING:  # names of annotations only: these modules import this one
     from numba.core.dispatcher import Dispatcher
@@ -121,14 +121,16 @@ class WarmUpReport:
 
 def _warm_exact() -> None:
     from ..exact.solver import warm_kernels
+    from ..model.library import warm_up_puzzles
 
-    warm_kernels(_puzzles())
+    warm_kernels(warm_up_puzzles())
 
 
 def _warm_ac3() -> None:
     from ..exact.ac3 import ac3, initial_domains
+    from ..model.library import warm_up_puzzles
 
-    for p in _puzzles():
+    for p in warm_up_puzzles():
         for grid in (p, np.array(p.grid)):
             ac3(grid)
             ac3(grid, hidden_singles=True)
