@@ -72,6 +72,16 @@ class GANext(NamedTuple):
     ocsc: np.ndarray  #: int64 (P', N)
 
 
+class GAPlan(NamedTuple):
+    """A generation's draws (:func:`select_parents`): scratch of :func:`run`, and what the phases pass on."""
+
+    parents: np.ndarray  #: int64 (P', 2): parents a and b of each pair
+    crossed: np.ndarray  #: bool (P',): the pair is crossed
+    picks: np.ndarray  #: bool (P', 2, n): per pair, child 1's and child 2's bands taken from parent a
+    mutated: np.ndarray  #: bool (P',): per child slot, its mutation coin came up
+    swaps: np.ndarray  #: int64 (P', 2): per child slot, the two cells its mutation swaps (-1: none)
+
+
 @jit
 def evaluate(ind, units, N, rsc, csc):
     """Distinct-count fitness of one grid, with its per-row and per-column counts.
@@ -183,6 +193,53 @@ def _pick(sa, sb, ties, rng):
 
 
 @jit
+def band_picks(sa_lines, sb_lines, n, ties, rng, picks):
+    """Which parent each band comes from: ``picks[band]`` true for parent a (see :func:`crossover_rows`).
+
+    Parameters
+    ----------
+    sa_lines, sb_lines : ndarray of int64, shape (N,)
+        The parents' per-line distinct counts (rows for horizontal bands, columns for vertical ones).
+    n : int
+    ties : int
+        TIES_COIN or TIES_FIRST.
+    rng : numpy.random.Generator
+        One draw per tied band (coin), bands in order.
+    picks : ndarray of bool, shape (>= n,)
+        Written.
+    """
+    for band in range(n):
+        sa = 0
+        sb = 0
+        for r in range(band * n, band * n + n):
+            sa += sa_lines[r]
+            sb += sb_lines[r]
+        picks[band] = _pick(sa, sb, ties, rng)
+
+
+@jit
+def copy_bands_rows(a, b, n, picks, child):
+    """Child 1's copy: each horizontal band of boxes from parent a where ``picks`` says so, else from b."""
+    N = n * n
+    for band in range(n):
+        src = a if picks[band] else b
+        for r in range(band * n, band * n + n):
+            for c in range(N):
+                child[r * N + c] = src[r * N + c]
+
+
+@jit
+def copy_bands_cols(a, b, n, picks, child):
+    """Child 2's copy: each vertical band of boxes from parent a where ``picks`` says so, else from b."""
+    N = n * n
+    for band in range(n):
+        src = a if picks[band] else b
+        for r in range(N):
+            for c in range(band * n, band * n + n):
+                child[r * N + c] = src[r * N + c]
+
+
+@jit
 def crossover_rows(a, b, ra, rb, n, child, ties, rng):
     """Child 1 of Sato and Inoue: each horizontal band of boxes from the parent whose band rows score more.
 
@@ -200,34 +257,22 @@ def crossover_rows(a, b, ra, rb, n, child, ties, rng):
         TIES_COIN or TIES_FIRST.
     rng : numpy.random.Generator
         One draw per tied band (coin), bands top to bottom.
+
+    Notes
+    -----
+    :func:`band_picks` then :func:`copy_bands_rows` (the generation calls them in two phases).
     """
-    N = n * n
-    for band in range(n):
-        sa = 0
-        sb = 0
-        for r in range(band * n, band * n + n):
-            sa += ra[r]
-            sb += rb[r]
-        src = a if _pick(sa, sb, ties, rng) else b
-        for r in range(band * n, band * n + n):
-            for c in range(N):
-                child[r * N + c] = src[r * N + c]
+    picks = np.empty(n, dtype=np.bool_)
+    band_picks(ra, rb, n, ties, rng, picks)
+    copy_bands_rows(a, b, n, picks, child)
 
 
 @jit
 def crossover_cols(a, b, ca, cb, n, child, ties, rng):
     """Child 2: each vertical band of boxes from the parent whose band columns score more (see crossover_rows)."""
-    N = n * n
-    for band in range(n):
-        sa = 0
-        sb = 0
-        for c in range(band * n, band * n + n):
-            sa += ca[c]
-            sb += cb[c]
-        src = a if _pick(sa, sb, ties, rng) else b
-        for r in range(N):
-            for c in range(band * n, band * n + n):
-                child[r * N + c] = src[r * N + c]
+    picks = np.empty(n, dtype=np.bool_)
+    band_picks(ca, cb, n, ties, rng, picks)
+    copy_bands_cols(a, b, n, picks, child)
 
 
 @jit
@@ -247,19 +292,25 @@ def mutate(child, box_free, box_nfree, mut_boxes, n_mut, rng):
         Three draws: the box ``int(u * n_mut)``, the first cell ``i = int(u * m)``,
         the second ``j = int(u * (m - 1))``, plus one if ``j >= i``.
     """
+    ci, cj = mutation_cells(box_free, box_nfree, mut_boxes, n_mut, rng)
+    if ci >= 0:
+        t = child[ci]
+        child[ci] = child[cj]
+        child[cj] = t
+
+
+@jit
+def mutation_cells(box_free, box_nfree, mut_boxes, n_mut, rng):
+    """The two cells :func:`mutate` swaps, ``(-1, -1)`` when no box has two free cells (its three draws)."""
     if n_mut == 0:
-        return
+        return -1, -1
     b = mut_boxes[int(rng.random() * n_mut)]
     m = box_nfree[b]
     i = int(rng.random() * m)
     j = int(rng.random() * (m - 1))
     if j >= i:
         j += 1
-    ci = box_free[b, i]
-    cj = box_free[b, j]
-    t = child[ci]
-    child[ci] = child[cj]
-    child[cj] = t
+    return np.int64(box_free[b, i]), np.int64(box_free[b, j])
 
 
 @jit
@@ -334,6 +385,133 @@ def elites_of(fit, E, out):
 
 
 @jit
+def select_parents(fit, rsc, csc, n, E, P2, T, ties, pc, pm, box_free, box_nfree, mut_boxes, n_mut, plan, rng):
+    """Every draw of a generation, in the generation's order: the parents, the crossover and mutation coins.
+
+    Parameters
+    ----------
+    fit, rsc, csc : the current population's fitness and per-row and per-column counts
+    n : int
+    E, P2 : int
+        Elites, and the size of the next population: children fill slots ``E .. P2 - 1`` in pairs.
+    T, ties, pc, pm : tournament size, tie rule, crossover and mutation probabilities
+    box_free, box_nfree, mut_boxes, n_mut : see :func:`mutate`
+    plan : GAPlan
+        Written, pair ``p`` (children ``s, s + 1``, ``s = E + 2p``): ``parents[p]``, ``crossed[p]``,
+        ``picks[p, 0]`` (child 1's bands by rows) and ``picks[p, 1]`` (child 2's by columns) when
+        crossed; per child slot ``s``: ``mutated[s]`` and ``swaps[s]`` (the cells :func:`mutate` swaps).
+    rng : numpy.random.Generator
+        Per pair: :func:`tournament` for parent a, then for parent b, one draw ``u < pc``; if
+        crossing, :func:`band_picks` for child 1 then (when a second slot is left) child 2; then per
+        child placed, one draw ``u < pm`` and, if mutating, :func:`mutation_cells`'s draws.
+
+    Returns
+    -------
+    int
+        Pairs planned (a last single slot is a pair with one child).
+
+    Notes
+    -----
+    The draws are the whole generation's, taken here in the order the paper's loop takes them pair
+    by pair; :func:`cross_pairs` and :func:`mutate_children` then draw nothing. So the phases
+    "select", "cross" and "mutate" each do their own work on the whole population with the same
+    random stream as one pass pair by pair.
+    """
+    s = E
+    p = 0
+    while s < P2:
+        two = s + 1 < P2
+        a = tournament(fit, T, rng)
+        b = tournament(fit, T, rng)
+        plan.parents[p, 0] = a
+        plan.parents[p, 1] = b
+        cross = rng.random() < pc
+        plan.crossed[p] = cross
+        if cross:
+            band_picks(rsc[a], rsc[b], n, ties, rng, plan.picks[p, 0])
+            if two:
+                band_picks(csc[a], csc[b], n, ties, rng, plan.picks[p, 1])
+        k = 2 if two else 1
+        for i in range(k):
+            m = rng.random() < pm
+            plan.mutated[s + i] = m
+            plan.swaps[s + i, 0] = -1
+            plan.swaps[s + i, 1] = -1
+            if m:
+                ci, cj = mutation_cells(box_free, box_nfree, mut_boxes, n_mut, rng)
+                plan.swaps[s + i, 0] = ci
+                plan.swaps[s + i, 1] = cj
+        s += k
+        p += 1
+    return p
+
+
+@jit
+def cross_pairs(pop, out, n, E, plan):
+    """The children of :func:`select_parents`' pairs into ``out[E:]``: band crossover or copies; pairs crossed.
+
+    A crossed pair's child 1 takes its bands by rows (:func:`copy_bands_rows`), child 2 by columns
+    (:func:`copy_bands_cols`); an uncrossed pair's children copy parents a and b. No draws.
+    """
+    P2 = out.shape[0]
+    crossed = 0
+    s = E
+    p = 0
+    while s < P2:
+        two = s + 1 < P2
+        a = plan.parents[p, 0]
+        b = plan.parents[p, 1]
+        if plan.crossed[p]:
+            crossed += 1
+            copy_bands_rows(pop[a], pop[b], n, plan.picks[p, 0], out[s])
+            if two:
+                copy_bands_cols(pop[a], pop[b], n, plan.picks[p, 1], out[s + 1])
+        else:
+            out[s] = pop[a]
+            if two:
+                out[s + 1] = pop[b]
+        s += 2 if two else 1
+        p += 1
+    return crossed
+
+
+@jit
+def mutate_children(out, ofit, orsc, ocsc, E, plan, box_free, box_nfree, units, n, ls):
+    """Children ``E ..``: the planned swap, then the local search if ``ls``, then evaluated; children mutated.
+
+    A child whose mutation coin came up counts as mutated even when no box can swap. No draws.
+    """
+    N = n * n
+    mutated = 0
+    for s in range(E, out.shape[0]):
+        if plan.mutated[s]:
+            mutated += 1
+            ci = plan.swaps[s, 0]
+            if ci >= 0:
+                cj = plan.swaps[s, 1]
+                t = out[s, ci]
+                out[s, ci] = out[s, cj]
+                out[s, cj] = t
+        if ls:
+            local_search(out[s], box_free, box_nfree, units, N)
+        ofit[s] = evaluate(out[s], units, N, orsc[s], ocsc[s])
+    return mutated
+
+
+@jit
+def keep_elites(pop, fit, rsc, csc, out, ofit, orsc, ocsc, E):
+    """Slots ``0 .. E - 1`` of the next population: the ``E`` fittest of ``pop`` (:func:`elites_of`), as they are."""
+    elite = np.empty(max(E, 1), dtype=np.int64)
+    elites_of(fit, E, elite)
+    for e in range(E):
+        q = elite[e]
+        out[e] = pop[q]
+        ofit[e] = fit[q]
+        orsc[e] = rsc[q]
+        ocsc[e] = csc[q]
+
+
+@jit
 def generation(
     pop,
     fit,
@@ -343,6 +521,7 @@ def generation(
     ofit,
     orsc,
     ocsc,
+    plan,
     n,
     box_free,
     box_nfree,
@@ -364,6 +543,8 @@ def generation(
     out, ofit, orsc, ocsc : same, with P' rows
         The next population (written); P' may differ from P (a live change of
         the population size).
+    plan : GAPlan
+        Scratch with at least P' rows (:func:`select_parents`).
     n : int
     box_free, box_nfree, mut_boxes, n_mut : see :func:`mutate`
     units : ndarray of int32, shape (3N, N)
@@ -377,61 +558,88 @@ def generation(
 
     Notes
     -----
-    Slots ``0..E-1`` of ``out`` get the E fittest of ``pop`` (:func:`elites_of`,
-    not re-evaluated). The other slots are filled in pairs, in order; per pair
-    the draws are: tournament for parent a, tournament for parent b, one
-    draw ``u < crossover`` deciding crossover; if crossing, child 1 by rows
-    (:func:`crossover_rows`) and, when a second slot is left, child 2 by
-    columns; else copies of a and b. Then for each child placed: one draw
-    ``u < mutation`` and, if mutating, :func:`mutate`'s draws; then, with
-    the local search on, :func:`local_search` (no draws). A last single
-    slot takes child 1 only (no draws for a child 2). Children are evaluated
-    after the pair.
+    Slots ``0..E-1`` of ``out`` get the E fittest of ``pop`` (:func:`keep_elites`).
+    The other slots are filled in pairs, in order; per pair the draws are:
+    tournament for parent a, tournament for parent b, one draw ``u < crossover``
+    deciding crossover; if crossing, child 1 by rows and, when a second slot is
+    left, child 2 by columns (a coin per tied band); else copies of a and b. Then
+    for each child placed: one draw ``u < mutation`` and, if mutating,
+    :func:`mutate`'s draws; then, with the local search on, :func:`local_search`
+    (no draws). A last single slot takes child 1 only (no draws for a child 2).
+    The draws are taken by :func:`select_parents` in that order; the work is
+    done by :func:`cross_pairs`, :func:`mutate_children` (which evaluates the
+    children) and :func:`keep_elites`, the phases' building blocks.
     """
-    N = n * n
     P2 = out.shape[0]
-    T = iparams[P_TOURNAMENT]
     E = min(iparams[P_ELITES], P2, pop.shape[0])
-    ties = iparams[P_TIES]
-    pc = fparams[P_CROSSOVER]
-    pm = fparams[P_MUTATION]
-    ls = iparams[P_LOCAL]
-    elite = np.empty(max(E, 1), dtype=np.int64)
-    elites_of(fit, E, elite)
-    for e in range(E):
-        q = elite[e]
-        out[e] = pop[q]
-        ofit[e] = fit[q]
-        orsc[e] = rsc[q]
-        ocsc[e] = csc[q]
-    crossed = 0
-    mutated = 0
-    s = E
-    while s < P2:
-        two = s + 1 < P2
-        a = tournament(fit, T, rng)
-        b = tournament(fit, T, rng)
-        if rng.random() < pc:
-            crossed += 1
-            crossover_rows(pop[a], pop[b], rsc[a], rsc[b], n, out[s], ties, rng)
-            if two:
-                crossover_cols(pop[a], pop[b], csc[a], csc[b], n, out[s + 1], ties, rng)
-        else:
-            out[s] = pop[a]
-            if two:
-                out[s + 1] = pop[b]
-        k = 2 if two else 1
-        for i in range(k):
-            if rng.random() < pm:
-                mutated += 1
-                mutate(out[s + i], box_free, box_nfree, mut_boxes, n_mut, rng)
-            if ls:
-                local_search(out[s + i], box_free, box_nfree, units, N)
-            ofit[s + i] = evaluate(out[s + i], units, N, orsc[s + i], ocsc[s + i])
-        s += k
+    select_parents(
+        fit,
+        rsc,
+        csc,
+        n,
+        E,
+        P2,
+        iparams[P_TOURNAMENT],
+        iparams[P_TIES],
+        fparams[P_CROSSOVER],
+        fparams[P_MUTATION],
+        box_free,
+        box_nfree,
+        mut_boxes,
+        n_mut,
+        plan,
+        rng,
+    )
+    crossed = cross_pairs(pop, out, n, E, plan)
+    mutated = mutate_children(out, ofit, orsc, ocsc, E, plan, box_free, box_nfree, units, n, iparams[P_LOCAL])
+    keep_elites(pop, fit, rsc, csc, out, ofit, orsc, ocsc, E)
     counters[C_CROSSOVERS] = crossed
     counters[C_MUTATIONS] = mutated
     counters[C_EVALUATIONS] += P2 - E
+
+
+@jit
+def new_plan(P2, n):
+    """A :class:`GAPlan` for a next population of ``P2`` (contents written by :func:`select_parents`)."""
+    return GAPlan(
+        np.zeros((P2, 2), dtype=np.int64),
+        np.zeros(P2, dtype=np.bool_),
+        np.zeros((P2, 2, n), dtype=np.bool_),
+        np.zeros(P2, dtype=np.bool_),
+        np.zeros((P2, 2), dtype=np.int64),
+    )
+
+
+@jit
+def close_generation(pop, fit, rsc, csc, out, ofit, orsc, ocsc, grid, best_grid, counters, N, trace_row):
+    """The end of a generation: ``out`` becomes the population (same size), the best and the trace row.
+
+    Returns
+    -------
+    int
+        The best fitness of the new population.
+    """
+    full = 2 * N * N
+    if out.shape[0] == pop.shape[0]:
+        pop[:] = out
+        fit[:] = ofit
+        rsc[:] = orsc
+        csc[:] = ocsc
+    best, fb, mean, worst = population_stats(ofit)
+    counters[C_ITERATION] += 1
+    counters[C_BEST_INDEX] = best
+    grid[:] = out[best]
+    counters[C_COST] = full - fb
+    if full - fb < counters[C_BEST_COST]:
+        counters[C_BEST_COST] = full - fb
+        best_grid[:] = out[best]
+    trace_row[0] = counters[C_ITERATION]
+    trace_row[1] = full - fb
+    trace_row[2] = counters[C_BEST_COST]
+    trace_row[3] = fb
+    trace_row[4] = mean
+    trace_row[5] = worst
+    return fb
 
 
 @jit
@@ -497,7 +705,7 @@ def run(state, nxt, units, n, n_mut, iparams, fparams, rng, n_gens, trace):
     N = n * n
     full = 2 * N * N
     budget = iparams[P_BUDGET]
-    same = out.shape[0] == pop.shape[0]
+    plan = new_plan(out.shape[0], n)
     for g in range(n_gens):
         if counters[C_ITERATION] >= budget:
             return g, BUDGET
@@ -510,6 +718,7 @@ def run(state, nxt, units, n, n_mut, iparams, fparams, rng, n_gens, trace):
             ofit,
             orsc,
             ocsc,
+            plan,
             n,
             box_free,
             box_nfree,
@@ -521,25 +730,7 @@ def run(state, nxt, units, n, n_mut, iparams, fparams, rng, n_gens, trace):
             counters,
             rng,
         )
-        if same:
-            pop[:] = out
-            fit[:] = ofit
-            rsc[:] = orsc
-            csc[:] = ocsc
-        best, fb, mean, worst = population_stats(ofit)
-        counters[C_ITERATION] += 1
-        counters[C_BEST_INDEX] = best
-        grid[:] = out[best]
-        counters[C_COST] = full - fb
-        if full - fb < counters[C_BEST_COST]:
-            counters[C_BEST_COST] = full - fb
-            best_grid[:] = out[best]
-        trace[g, 0] = counters[C_ITERATION]
-        trace[g, 1] = full - fb
-        trace[g, 2] = counters[C_BEST_COST]
-        trace[g, 3] = fb
-        trace[g, 4] = mean
-        trace[g, 5] = worst
+        fb = close_generation(pop, fit, rsc, csc, out, ofit, orsc, ocsc, grid, best_grid, counters, N, trace[g])
         if fb == full:
             return g + 1, SOLVED
         if counters[C_ITERATION] >= budget:

@@ -29,6 +29,7 @@ from .._kernels import ga as K
 from ..errors import ParameterError
 from ..model.geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
+from ._ga_phases import PHASES, run_phase
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
 
@@ -81,6 +82,7 @@ class GA(KernelSolver):
         "over rows and columns (the baseline of NB-COIN's Table II)."
     )
     iteration_name = "generation"
+    phases = PHASES
     examples = (
         ({}, "nbcoin_01_easy"),
         ({"population": 30, "elites": 2, "tournament": 2, "ties": "first"}, "nbcoin_106_difficult"),
@@ -270,6 +272,9 @@ class GA(KernelSolver):
             self.pop, self.fit, self.rsc, self.csc = self.next
             self._alloc_scratch()
         return gens, code
+
+    def _run_phase(self, index, ctx):
+        return run_phase(self, index, ctx)
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):
