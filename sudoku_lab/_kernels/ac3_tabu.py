@@ -366,6 +366,133 @@ def make_candidate(
 
 
 @jit
+def build_candidates(
+    S,
+    prefilled,
+    tabu,
+    tabu_mask,
+    cands,
+    cand_drops,
+    counters,
+    peers,
+    units,
+    iparams,
+    fparams,
+    it,
+    cand,
+    cand_pre,
+    best,
+    best_pre,
+    cum,
+    single,
+    log,
+    pops,
+    acnt,
+    rng,
+):
+    """The candidate list of iteration ``it`` (Algorithm 4, lines 4-8): every draw of the iteration.
+
+    Expires the tabu list down to the tenure, builds ``candidates`` candidates from ``S``
+    (:func:`make_candidate`, each propagated), a wiped-out one making its assignment tabu at once,
+    records them in ``cands`` / ``cand_drops`` (costs, tabu flags, statuses ``ST_WIPED``, ``ST_TABU``
+    or ``ST_NOT_BEST``) and keeps the admissible one of least cost (the first on ties) in ``best``
+    (its domains after propagation) and ``best_pre`` (before). Counters: ``C_EVALUATIONS``,
+    ``C_WIPEOUTS``, ``C_N_CAND``, ``C_DEAD`` (for the next iteration) and ``C_MOVED`` (0, until a move).
+    ``cand``, ``cand_pre``, ``cum``, ``single``, ``log``, ``pops``, ``acnt``: scratch (see :func:`run`).
+
+    Returns
+    -------
+    b : int
+        Index of the best admissible candidate, -1 if none.
+    b_cost : int
+        Its cost.
+    wiped : int
+        Candidates wiped out.
+    """
+    C = S.shape[0]
+    L = iparams[P_CANDIDATES]
+    tenure = iparams[P_TENURE]
+    drop = iparams[P_DROP]
+    hidden = iparams[P_HIDDEN] != 0
+    restart = iparams[P_DEAD_END] == DEAD_END_RESTART
+    p_drop = fparams[F_P_DROP]
+    tabu_trim(tabu, counters, tabu_mask, tenure)
+    dead = counters[C_DEAD] != 0
+    aspire = counters[C_BEST_COST]
+    b = -1
+    b_cost = 0
+    wiped = 0
+    for i in range(L):
+        cell, digit, n_drop, ok, tabu_choice = make_candidate(
+            S,
+            cand,
+            cand_pre,
+            prefilled,
+            tabu_mask,
+            peers,
+            units,
+            hidden,
+            p_drop,
+            drop,
+            dead,
+            restart,
+            cand_drops[i],
+            cum,
+            single,
+            log,
+            pops,
+            acnt,
+            rng,
+        )
+        cands[i, K_CELL] = cell
+        cands[i, K_DIGIT] = digit
+        cands[i, K_NDROP] = n_drop
+        if not ok:
+            wiped += 1
+            cands[i, K_COST] = -1
+            cands[i, K_TABU] = 0
+            cands[i, K_STATUS] = ST_WIPED
+            tabu_push(tabu, counters, tabu_mask, cell, digit, it, REASON_WIPEOUT, tenure)
+            continue
+        cost = 0
+        is_tabu = tabu_choice
+        for c in range(C):
+            m = cand[c]
+            if is_single(m):
+                if m != S[c] and (np.int64(tabu_mask[c]) & np.int64(m)) != 0:
+                    is_tabu = True
+            else:
+                cost += 1
+        cands[i, K_COST] = cost
+        cands[i, K_TABU] = 1 if is_tabu else 0
+        cands[i, K_STATUS] = ST_NOT_BEST
+        if is_tabu and not cost < aspire:
+            cands[i, K_STATUS] = ST_TABU
+            continue
+        if b < 0 or cost < b_cost:
+            b = i
+            b_cost = cost
+            for c in range(C):
+                best[c] = cand[c]
+                best_pre[c] = cand_pre[c]
+    counters[C_EVALUATIONS] += L
+    counters[C_WIPEOUTS] += wiped
+    counters[C_N_CAND] = L
+    counters[C_DEAD] = 1 if wiped == L else 0
+    counters[C_MOVED] = 0
+    return b, b_cost, wiped
+
+
+@jit
+def push_differences(S, new, tabu, counters, tabu_mask, it, tenure):
+    """FeatureDifferences(new, S): the assignments of ``S`` that ``new`` lacks, in cell order, enter the tabu list."""
+    for c in range(S.shape[0]):
+        m = S[c]
+        if is_single(m) and new[c] != m:
+            tabu_push(tabu, counters, tabu_mask, c, lowest_digit(m), it, REASON_DIFFERENCE, tenure)
+
+
+@jit
 def run(state, peers, units, iparams, fparams, rng, n_iterations, trace, events):
     """Advance the search by up to ``n_iterations`` iterations.
 
@@ -434,13 +561,10 @@ def run(state, peers, units, iparams, fparams, rng, n_iterations, trace, events)
     log = np.zeros((0, _ac3.LOG_WIDTH), dtype=np.int32)
     pops = np.zeros(C, dtype=np.int32)
     acnt = np.zeros(_ac3.N_COUNTERS, dtype=np.int64)
-    L = iparams[P_CANDIDATES]
     tenure = iparams[P_TENURE]
-    drop = iparams[P_DROP]
     budget = iparams[P_BUDGET]
     hidden = iparams[P_HIDDEN] != 0
     restart = iparams[P_DEAD_END] == DEAD_END_RESTART
-    p_drop = fparams[F_P_DROP]
     n_ev = 0
     done = 0
     code = RUNNING
@@ -452,80 +576,38 @@ def run(state, peers, units, iparams, fparams, rng, n_iterations, trace, events)
             code = BUDGET
             break
         it = counters[C_ITERATION] + 1
-        tabu_trim(tabu, counters, tabu_mask, tenure)
         dead = counters[C_DEAD] != 0
         cost_s = counters[C_COST]
-        aspire = counters[C_BEST_COST]
-        b = -1
-        b_cost = 0
-        wiped = 0
-        for i in range(L):
-            cell, digit, n_drop, ok, tabu_choice = make_candidate(
-                S,
-                cand,
-                cand_pre,
-                prefilled,
-                tabu_mask,
-                peers,
-                units,
-                hidden,
-                p_drop,
-                drop,
-                dead,
-                restart,
-                cand_drops[i],
-                cum,
-                single,
-                log,
-                pops,
-                acnt,
-                rng,
-            )
-            cands[i, K_CELL] = cell
-            cands[i, K_DIGIT] = digit
-            cands[i, K_NDROP] = n_drop
-            if not ok:
-                wiped += 1
-                cands[i, K_COST] = -1
-                cands[i, K_TABU] = 0
-                cands[i, K_STATUS] = ST_WIPED
-                tabu_push(tabu, counters, tabu_mask, cell, digit, it, REASON_WIPEOUT, tenure)
-                continue
-            cost = 0
-            is_tabu = tabu_choice
-            for c in range(C):
-                m = cand[c]
-                if is_single(m):
-                    if m != S[c] and (np.int64(tabu_mask[c]) & np.int64(m)) != 0:
-                        is_tabu = True
-                else:
-                    cost += 1
-            cands[i, K_COST] = cost
-            cands[i, K_TABU] = 1 if is_tabu else 0
-            cands[i, K_STATUS] = ST_NOT_BEST
-            if is_tabu and not cost < aspire:
-                cands[i, K_STATUS] = ST_TABU
-                continue
-            if b < 0 or cost < b_cost:
-                b = i
-                b_cost = cost
-                for c in range(C):
-                    best[c] = cand[c]
-                    best_pre[c] = cand_pre[c]
-        counters[C_EVALUATIONS] += L
-        counters[C_WIPEOUTS] += wiped
-        counters[C_N_CAND] = L
-        counters[C_DEAD] = 1 if wiped == L else 0
-        counters[C_MOVED] = 0
+        b, b_cost, wiped = build_candidates(
+            S,
+            prefilled,
+            tabu,
+            tabu_mask,
+            cands,
+            cand_drops,
+            counters,
+            peers,
+            units,
+            iparams,
+            fparams,
+            it,
+            cand,
+            cand_pre,
+            best,
+            best_pre,
+            cum,
+            single,
+            log,
+            pops,
+            acnt,
+            rng,
+        )
         moved_drop = 0
         if b >= 0:
             if b_cost <= cost_s or (dead and restart):
                 aspiring = cands[b, K_TABU] != 0
                 cands[b, K_STATUS] = ST_ASPIRATION if aspiring else ST_TAKEN
-                for c in range(C):
-                    m = S[c]
-                    if is_single(m) and best[c] != m:
-                        tabu_push(tabu, counters, tabu_mask, c, lowest_digit(m), it, REASON_DIFFERENCE, tenure)
+                push_differences(S, best, tabu, counters, tabu_mask, it, tenure)
                 for c in range(C):
                     S[c] = best[c]
                     pre[c] = best_pre[c]

@@ -46,6 +46,7 @@ from .._checks import checked
 from .._kernels import ac3 as KA, ac3_tabu as K
 from ..exact.ac3 import initial_domains, result_from_kernel
 from ..model.geometry import MASK_DTYPE, cell_name, symbol
+from ._ac3_tabu_phases import PHASES, run_phase
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 
@@ -110,6 +111,7 @@ class AC3Tabu(KernelSolver):
         "cells; unassigned and wiped-out assignments become tabu for a FIFO tenure."
     )
     iteration_name = "iteration"
+    phases = PHASES
     examples = (
         ({}, "mk_hard_a"),
         ({}, "mk_hard_c"),
@@ -351,6 +353,9 @@ class AC3Tabu(KernelSolver):
     # ---------------------------------------------------------------- step
     def _run(self, k, trace, events, ip, fp):
         return K.run(self.arrays(), self.geo.peers, self.geo.units, ip, fp, self.rng, k, trace, events)
+
+    def _run_phase(self, index, ctx):
+        return run_phase(self, index, ctx)
 
     def _on_events(self, rows):
         N = self.puzzle.N
