@@ -214,7 +214,7 @@ class ExportAnimationDialog(QDialog):
         self.view_box.addItems(list(animation.views(run.algo)))
         if current:
             self.view_box.setCurrentText(current)
-        self.every_box.setSuffix(f" {cls.iteration_name}s")
+        self.every_box.setSuffix(f" {cls.iteration_name}(s)")
         self.every_box.setValue(max(1, -(-run.reached // (animation.DEFAULT_FRAMES - 1))))
         self.every_phase.setEnabled(bool(cls.phases))
         self.every_phase.setToolTip(
