@@ -138,8 +138,10 @@ def test_frame_iterations_and_views():
 BAD = [
     (["--view", "probability"], "hill_climb has no view 'probability': its views are convergence"),
     (["--view", "heatmap", "--algo", "reseda"], "its views are convergence, probability"),
-    (["--every", "0"], "argument --every: must be an integer >= 1, got 0"),
-    (["--every", "-3"], "argument --every: must be an integer >= 1, got -3"),
+    (["--every", "0"], "argument --every: must be an integer >= 1 or 'phase', got 0"),
+    (["--every", "-3"], "argument --every: must be an integer >= 1 or 'phase', got -3"),
+    (["--every", "phases"], "argument --every: must be an integer >= 1 or 'phase', got 'phases'"),
+    (["--every", "phase"], "hill_climb declares no phases, so it has no frame per phase: take a frame every N"),
     (["--out", "{tmp}/run.avi"], "animations are written as .gif or .mp4 (the suffix chooses), not 'run.avi'"),
     (["--out", "{tmp}/run"], "not 'run'"),
     (["--out", "{tmp}/file.txt/run.gif"], "cannot write animation {tmp}/file.txt/run.gif: not a directory"),
@@ -257,3 +259,108 @@ def test_ctrl_c_stops_the_command_which_says_so_and_writes_nothing(tmp_path, cli
     assert run.returncode == 130
     assert "interrupted; no animation written" in run.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- a frame every phase, parameter changes
+@pytest.mark.parametrize("suffix", [".gif", ".mp4"])
+def test_a_frame_every_phase_has_one_frame_per_phase_plus_the_first(tmp_path, cli, suffix):
+    out = tmp_path / f"phases{suffix}"
+    run = cli("animate", HARD, "--algo", "reseda", "--seed", "1", "--until", "3", "--every", "phase", "--out", out)
+    assert run.returncode == 0, run.stderr
+    # RESEDA declares 4 phases (sample, select, update, restart check) and does not solve the hard puzzle in
+    # 3 EDA steps: the start, then 3 x 4 phases = 13 frames.
+    assert len(create("reseda").phases) == 4
+    assert re.match(rf"wrote {re.escape(str(out))}: 13 frames of 1024 x 512, a frame every phase; ", run.stdout)
+    assert (_gif_frames(out) if suffix == ".gif" else _mp4_frames(out)) == 13
+
+
+def test_phase_frames_caption_the_phase_and_outline_the_cells_it_changed(tmp_path):
+    res = animation.animate(library.puzzle(HARD), "reseda", tmp_path / "r.gif", seed=1, until="2", every="phase")
+    assert res.frames == 9 and res.every == "phase"
+    assert res.iterations == (0, 1, 1, 1, 1, 2, 2, 2, 2)
+    names = [p.name for p in create("reseda").phases]
+    assert res.phases == ("", *names, *names)
+    # The captions are the phase steps of the same run stepped by hand, with its snapshots' costs.
+    solver = create("reseda")
+    solver.reset(library.puzzle(HARD), seed=1)
+    assert res.captions[0] == animation.caption(solver.snapshot())
+    changed_frames = []
+    for k, text in enumerate(res.captions[1:], start=1):
+        step = solver.step_phase()
+        snap = solver.snapshot()
+        assert text == (
+            f"RESEDA (restarted EDA), EDA step {step.iteration}, phase {step.index + 1}/4 {step.name}: "
+            f"{step.caption} (cost {snap.cost}, best {snap.best_cost})"
+        )
+        if "cells" in step.changed and step.changed["cells"].any():
+            changed_frames.append(k)
+    assert changed_frames  # the sample phase changes the board
+    # Those frames show the orange outline of changed cells; the first frame has none.
+    with Image.open(res.path) as im:
+
+        def orange(k):
+            im.seek(k)
+            rgb = np.asarray(im.convert("RGB")).astype(int)
+            return int((np.abs(rgb - (0xE6, 0x9F, 0x00)).sum(axis=2) < 40)[:, :420].sum())
+
+        assert orange(changed_frames[0]) > 500 and orange(0) == 0
+
+
+def test_the_api_refuses_a_frame_per_phase_for_a_solver_without_phases(tmp_path, no_run):
+    with pytest.raises(ParameterError, match="hill_climb declares no phases") as e:
+        animation.animate(library.puzzle(HARD), "hill_climb", tmp_path / "a.gif", every="phase")
+    assert "\n" not in str(e.value)
+    with pytest.raises(ParameterError, match="every must be a number of iterations or 'phase', got 'phases'"):
+        animation.animate(library.puzzle(HARD), "reseda", tmp_path / "a.gif", every="phases")
+    assert no_run == {"runs": 0, "warm": 0} and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("every", [1, "phase"])
+def test_parameter_changes_are_made_at_their_iterations_in_both_runs(tmp_path, every):
+    changes = [(1, {"alpha": 0.5}), (3, {"alpha": 0.9, "beta": 0.7})]
+    res = animation.animate(
+        library.puzzle(HARD), "reseda", tmp_path / "c.gif", seed=1, until="4", every=every, changes=changes
+    )
+    solver = create("reseda")  # the same run by hand: set_params after 1 and 3 iterations
+    solver.reset(library.puzzle(HARD), seed=1)
+    costs = [solver.snapshot().cost]
+    for it in range(1, 5):
+        if it - 1 in (1, 3):
+            solver.set_params(**dict(changes)[it - 1])
+        solver.step(1)
+        costs.append(solver.snapshot().cost)
+    assert res.last is not None and res.last.events == tuple(solver.events)
+    assert [e.iteration for e in res.last.events if e.kind == "param"] == [1, 3, 3]
+    ends = [text for text, ph in zip(res.captions, res.phases or ("",) * res.frames) if ph in ("", "restart check")]
+    assert [int(re.search(r"cost (\d+)", t).group(1)) for t in ends] == costs
+    if every == "phase":
+        update = [t for t in res.captions if "phase 3/4 update" in t]
+        assert [re.search(r"p <- ([\d.]+) p", t).group(1) for t in update] == ["0.7", "0.5", "0.5", "0.9"]
+
+
+def test_bad_changes_are_refused_before_any_run(tmp_path, no_run):
+    p = library.puzzle(HARD)
+    for changes, words in (
+        ([(5, {"alpha": 0.5}), (2, {"alpha": 0.6})], "change 1 (at iteration 2): changes must be in iteration order"),
+        ([(-1, {"alpha": 0.5})], "change 0 (at iteration -1): changes must be in iteration order, from 0"),
+        ([(3, {"gamma": 1})], "change 0 (at iteration 3): reseda has no parameter 'gamma'"),
+        ([(3, {"alpha": 7})], "change 0 (at iteration 3): alpha must be"),
+        ([(3, {"Q1": 500})], "change 0 (at iteration 3): "),
+        ([(0, {"alpha": 0.5}), (3, {"coupling": True})], "change 1 (at iteration 3): reseda's coupling cannot change"),
+    ):
+        with pytest.raises(ParameterError, match=re.escape(words)):
+            animation.animate(p, "reseda", tmp_path / "a.gif", changes=changes)
+    assert no_run == {"runs": 0, "warm": 0} and list(tmp_path.iterdir()) == []
+
+
+def test_changes_from_an_event_log():
+    from sudoku_lab.solvers import Event
+
+    events = [
+        Event(0, "info", "prefilter", None, "ac3"),
+        Event(4, "param", "alpha", 0.7, 0.5),
+        Event(4, "param", "beta", 0.6, 0.7),
+        Event(9, "restart", "full"),
+        Event(12, "param", "alpha", 0.5, 0.8),
+    ]
+    assert animation.changes_from_events(events) == [(4, {"alpha": 0.5, "beta": 0.7}), (12, {"alpha": 0.8})]

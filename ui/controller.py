@@ -279,6 +279,15 @@ class Controller(QObject):
         self.start()
         self._keyframe_waiters[self.worker.request_keyframe()] = callback
 
+    def request_session_parts(self, callback, max_history_bytes: int | None = None) -> None:
+        """Call ``callback(state, record, note)`` in the GUI thread with the running solver's ``state_dict()`` and
+        its history's :meth:`~sudoku_lab.stepping.history.History.record`, taken together by the worker between
+        chunks (a run goes on): ``record`` is None, and ``note`` says why, when there is no recorded run or its
+        keyframes hold more than ``max_history_bytes`` (None: no limit)."""
+        self.start()
+        number = self.worker.request_history_record(max_history_bytes)
+        self._keyframe_waiters[number] = lambda payload: callback(*payload)
+
     def _on_keyframe(self, number: int, state) -> None:
         callback = self._keyframe_waiters.pop(number, None)
         if callback is not None:

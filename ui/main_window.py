@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRect, QSettings, QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -50,8 +50,11 @@ from .timeline import Timeline
 from .view_host import ViewHost, make_dock
 from .worker import WorkerState
 
-__all__ = ["MainWindow", "UNTIL", "PREFERRED_SIZE", "reference_link", "RECENT_SESSIONS"]
+__all__ = ["MainWindow", "UNTIL", "PREFERRED_SIZE", "reference_link", "RECENT_SESSIONS", "HISTORY_SAVE_DEFAULT_MAX"]
 
+#: File > Include the run's history (rewind) is on by default while the history's keyframes hold at most this
+#: many bytes (50 MB); a choice made in the menu holds whatever the size.
+HISTORY_SAVE_DEFAULT_MAX = 50_000_000
 #: How many session files File > Recent sessions lists (newest first; QSettings key ``recent_sessions``).
 RECENT_SESSIONS = 8
 _SESSION_FILTER = f"Sudoku Lab session (*{SUFFIX});;All files (*)"
@@ -228,6 +231,7 @@ class MainWindow(QMainWindow):
         f.addSeparator()
         f.addAction(self.act_open_session)
         f.addAction(self.act_save_session)
+        self._build_session_extras(f)
         self.recent_menu = f.addMenu("Recent sessions")
         self.recent_menu.setObjectName("recent_sessions_menu")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
@@ -545,9 +549,19 @@ class MainWindow(QMainWindow):
             self._on_error("Nothing to save yet: no puzzle is loaded.")
             return
         target = str(path)
-        c.request_keyframe(lambda state: self._write_session(target, puzzle, name, params, seed, state))
+        if not self.act_session_history.isChecked():
+            c.request_keyframe(lambda state: self._write_session(target, puzzle, name, params, seed, state))
+            return
+        limit = HISTORY_SAVE_DEFAULT_MAX if self._history_choice is None else None
 
-    def _write_session(self, path: str, puzzle, name: str, params: dict, seed: int, state) -> None:
+        def write(state, record, note: str) -> None:
+            self._write_session(target, puzzle, name, params, seed, state, record, note)
+
+        c.request_session_parts(write, limit)
+
+    def _write_session(
+        self, path: str, puzzle, name: str, params: dict, seed: int, state, history=None, note: str = ""
+    ) -> None:
         if state is not None:  # the worker's solver is the truth: a reset pending in the queue came before
             puzzle, name = state["puzzle"], state["solver"]
             if name != self.controller.solver_name or puzzle != self.controller.puzzle:
@@ -560,6 +574,7 @@ class MainWindow(QMainWindow):
             state=state,
             events=tuple(state["events"]) if state is not None else (),
             ui=self.session_ui(),
+            history=history if state is not None else None,
         )
         try:
             save_session(path, session)
@@ -568,8 +583,70 @@ class MainWindow(QMainWindow):
             return
         self._add_recent(path)
         at = f" at iteration {session.iteration:,}" if state is not None else ""
+        if session.history is not None:
+            at += f", with its history (iterations {session.history['origin']:,} to {session.history['furthest']:,})"
+        elif note and self.act_session_history.isChecked() and state is not None:
+            at += f", without its history ({note})"
         self.statusBar().showMessage(f"Saved session {Path(path).name}{at}", 10000)
         self.sessionSaved.emit(path)
+
+    def _build_session_extras(self, menu) -> None:
+        """File > Include the run's history (rewind) and File > Export animation... (after Save session)."""
+        self._history_choice: bool | None = None  # None: on while the history is at most HISTORY_SAVE_DEFAULT_MAX
+        a = self.act_session_history = QAction("Include the run's history (rewind)", self)
+        a.setObjectName("act_session_history")
+        a.setCheckable(True)
+        a.setChecked(True)
+        a.setToolTip(
+            "Save session keeps the recorded run too, so the reopened session can be rewound to any iteration "
+            f"(on by default while the history holds at most {HISTORY_SAVE_DEFAULT_MAX // 1_000_000} MB)"
+        )
+        a.triggered.connect(self._on_history_choice)
+        menu.addAction(a)
+        self.controller.timeline.connect(self._history_default)
+        self.act_export_animation = make_action(
+            self,
+            "Export animation...",
+            None,
+            lambda: self.export_animation(),
+            "Write the run shown as an animated GIF or an MP4 (a frame every N iterations or every phase)",
+        )
+        self.act_export_animation.setObjectName("act_export_animation")
+        acts = menu.actions()
+        menu.insertAction(acts[acts.index(self.act_export) + 1], self.act_export_animation)  # after Export figures
+        self.export_dialog = None
+
+    def _on_history_choice(self, checked: bool) -> None:
+        self._history_choice = bool(checked)  # the user's choice: it holds whatever the history's size
+
+    def _history_default(self, info) -> None:
+        if self._history_choice is None and info is not None:
+            self.act_session_history.setChecked(info.memory_used <= HISTORY_SAVE_DEFAULT_MAX)
+
+    def export_animation(self):
+        """Open File > Export animation... for the run shown (:mod:`.export_animation`); the dialog is returned."""
+        from .export_animation import ExportAnimationDialog, run_to_export
+
+        dialog = self.export_dialog
+        if dialog is None:
+            dialog = self.export_dialog = ExportAnimationDialog(self)
+        if not dialog.running:
+            dialog.set_run(None, "Reading the run...")
+            c = self.controller
+            if c.puzzle is None:
+                dialog.set_run(None, "Nothing to export yet: no puzzle is loaded.")
+            else:
+
+                def got(state, record, note: str) -> None:
+                    if state is None:
+                        dialog.set_run(None, "Nothing to export yet: no run.")
+                    else:
+                        dialog.set_run(run_to_export(state, record))
+
+                c.request_session_parts(got, None)
+        dialog.show()
+        dialog.raise_()
+        return dialog
 
     def open_session(self, path: str | os.PathLike | None = None) -> bool:
         """Open the session file ``path`` (asked for when None); False, with one line in a message box, if it is
@@ -725,6 +802,8 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------- closing
     def closeEvent(self, event) -> None:
+        if self.export_dialog is not None:
+            self.export_dialog.shutdown()  # an export going on is cancelled (it leaves no file)
         self.controller.shutdown()
         if not self._gc_released:
             self._gc_released = True

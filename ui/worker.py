@@ -27,7 +27,7 @@ from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.solvers import create
 from sudoku_lab.stepping import loop
 from sudoku_lab.stepping.history import DEFAULT_MEMORY_LIMIT, History
-from sudoku_lab.stepping.session import restore_solver
+from sudoku_lab.stepping.session import restore_history, restore_solver
 
 __all__ = ["SolverWorker", "TimelineInfo", "WorkerState", "warm_up"]
 
@@ -142,6 +142,7 @@ class SolverWorker(QObject):
         self._params_lock = threading.Lock()
         self._pending_params: dict = {}
         self._pending_keyframes: list[int] = []  # under _params_lock: keyframe requests not answered yet
+        self._pending_records: dict[int, int | None] = {}  # under _params_lock: those that want the history too
         self._next_keyframe = 0
         self._interrupt = threading.Event()  # pause/stop/quit/new command: leave the stepping loop now
         self._quit = threading.Event()
@@ -197,6 +198,38 @@ class SolverWorker(QObject):
             self._pending_keyframes.append(number)
         self._commands.put(_Cmd("keyframe"))  # no interrupt: a running loop answers between chunks
         return number
+
+    def request_history_record(self, max_bytes: int | None = None) -> int:
+        """Ask for the solver's keyframe together with its history's record (for a session that can rewind).
+
+        :attr:`keyframe` answers with the number returned here and ``(state, record, note)``: the
+        solver's ``state_dict()`` and :meth:`History.record() <sudoku_lab.stepping.history.History.record>`
+        taken together in this thread between two chunks (a run goes on), or ``record`` None and ``note``
+        saying why in words (no run recorded, its keyframes holding more than ``max_bytes``, a solver in
+        the middle of an iteration stepped by phases). The record shares the keyframes' arrays, which are
+        never written again, so the GUI thread may encode it while the run goes on.
+        """
+        with self._params_lock:
+            self._next_keyframe += 1
+            number = self._next_keyframe
+            self._pending_keyframes.append(number)
+            self._pending_records[number] = max_bytes
+        self._commands.put(_Cmd("keyframe"))  # no interrupt: a running loop answers between chunks
+        return number
+
+    def _history_record(self, solver, max_bytes: int | None) -> tuple:
+        """(record, note) of the history recording ``solver`` (see :meth:`request_history_record`)."""
+        h = self.history
+        if h is None or solver is None or h.solver is not solver:
+            return None, "no run is recorded yet"
+        if max_bytes is not None and h.memory_used > max_bytes:
+            return None, (
+                f"its history holds {h.memory_used / 1e6:.0f} MB, over the {max_bytes / 1e6:.0f} MB saved by default"
+            )
+        try:
+            return h.record(), ""
+        except RuntimeError as e:
+            return None, str(e)
 
     def request_seek(self, iteration: int) -> None:
         """Pause and show the recorded run's state after ``iteration`` (clamped to the recorded range).
@@ -323,8 +356,14 @@ class SolverWorker(QObject):
         with self._params_lock:
             self._pending_params.clear()
         self._warm((session.solver,))
-        solver = restore_solver(session)
-        self.history = self._record(solver)  # the session's iteration is the origin of the recording
+        if session.history is not None:  # the saved recording: the run can be rewound before the saved iteration
+            with self._rate_lock:
+                limit = max(self._memory_limit, int(session.history.get("memory_limit", 0) or 0))
+            self.history = restore_history(session, memory_limit=limit)
+            solver = self.history.solver
+        else:
+            solver = restore_solver(session)
+            self.history = self._record(solver)  # the session's iteration is the origin of the recording
         self.solver = solver
         self._publish_now()
         self._set_state(WorkerState.FINISHED if self.solver.done else WorkerState.IDLE)
@@ -357,12 +396,16 @@ class SolverWorker(QObject):
         solver = solver or self.solver
         with self._params_lock:
             numbers, self._pending_keyframes = self._pending_keyframes, []
+            records, self._pending_records = self._pending_records, {}
         if not numbers:
             return
         self._apply_params(solver)  # the changes asked for before the keyframe are in it
         state = solver.state_dict() if solver is not None and solver.puzzle is not None else None
         for number in numbers:
-            self.keyframe.emit(number, state)
+            if number in records:  # with the history's record, taken at the same moment
+                self.keyframe.emit(number, (state, *self._history_record(solver, records[number])))
+            else:
+                self.keyframe.emit(number, state)
 
     def _between_chunks(self, solver) -> None:
         self._apply_params(solver)

@@ -28,8 +28,23 @@ time (memory does not grow with their number), through
 :func:`sudoku_lab.files.write_file`: a failed or cancelled export leaves no
 file (an old one stays as it was).
 
-Frames by phase (one frame per phase of an iteration) will come when the
-solvers declare their phases; today a frame is every N iterations.
+**Frames by phase.** With ``every="phase"``, a solver that declares the phases
+of its iteration (:attr:`~sudoku_lab.solvers.Solver.phases`) is drawn after every
+phase: the second run steps it with :meth:`~sudoku_lab.solvers.Solver.step_phase`
+(the same run, draw for draw), and each frame's caption says the iteration, the
+phase and what it did (``"RESEDA ..., EDA step 3, phase 2/4 select: kept ..."``,
+:func:`phase_caption`), with the cells the phase changed
+(``changed["cells"]``) outlined on the board. A run of ``L`` iterations of a
+solver with ``P`` phases has ``1 + L * P`` frames: the start, then one per phase
+(fewer only when a phase ends its iteration early, by solving the puzzle). A
+solver that declares no phases is refused before any work.
+
+**Parameter changes.** ``changes=[(i, {name: value}), ...]`` makes each change
+when the run has done ``i`` iterations (as :meth:`~sudoku_lab.solvers.Solver.set_params`
+would then: it applies from iteration ``i + 1``, and is logged as an event at
+``i``), in both runs, so a run whose parameters were changed while it ran (the
+lab window's) is drawn as it was. :func:`changes_from_events` turns a run's event
+log into this list.
 
 Examples
 --------
@@ -45,7 +60,7 @@ from __future__ import annotations
 import os
 import struct
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Callable
@@ -56,7 +71,7 @@ from .._checks import checked
 from ..errors import DataFileError, ParameterError
 from ..files import check_writable, os_reason, write_file
 from ..model.puzzle import Puzzle
-from ..solvers.base import DEFAULT_SEED, Snapshot, Solver
+from ..solvers.base import DEFAULT_SEED, Event, PhaseStep, Snapshot, Solver
 from ..stepping.loop import Termination
 
 __all__ = [
@@ -69,6 +84,9 @@ __all__ = [
     "frame_iterations",
     "caption",
     "check_animation",
+    "check_changes",
+    "changes_from_events",
+    "phase_caption",
     "animate",
 ]
 
@@ -83,9 +101,12 @@ DPI_RANGE = (40, 300)
 MAX_FRAMES = 10_000
 #: Frames chosen when ``every`` is not given: about this many.
 DEFAULT_FRAMES = 100
+#: ``every`` for a frame after every phase.
+PHASE = "phase"
 #: How long a GIF holds its last frame (seconds), so that a looping animation shows how the run ended.
 _GIF_HOLD = 1.5
 _SIZE = (10.24, 5.12)  # inches: 1024 x 512 pixels at 100 dpi, multiples of 16
+_CHANGED = "#E69F00"  # orange (Okabe-Ito): the outline of a cell a phase changed
 
 
 @checked
@@ -100,11 +121,12 @@ class AnimationResult:
     frames : int
         Frames written (0 when cancelled).
     iterations : tuple of int
-        The iteration of each frame, in order.
+        The iteration of each frame, in order (a phase's frame: the iteration the phase belongs to,
+        counted from 1).
     captions : tuple of str
         The caption of each frame, in order.
-    every : int
-        Iterations between frames.
+    every : int or str
+        Iterations between frames, or ``"phase"``.
     size : (int, int)
         Width and height of a frame in pixels.
     last : Snapshot or None
@@ -117,10 +139,12 @@ class AnimationResult:
     frames: int
     iterations: tuple[int, ...]
     captions: tuple[str, ...]
-    every: int
+    every: int | str
     size: tuple[int, int]
     last: Snapshot | None
     reason: str
+    #: The phase of each frame, in order ("" for a frame between iterations): frames every phase only.
+    phases: tuple[str, ...] = ()
 
     @property
     def cancelled(self) -> bool:
@@ -183,12 +207,104 @@ def caption(snapshot: Snapshot, solver: type[Solver] | None = None) -> str:
 
 
 @checked
+def phase_caption(step: PhaseStep, solver: type[Solver], snapshot: Snapshot | None = None) -> str:
+    """A phase frame's caption: ``"RESEDA (...), EDA step 3, phase 2/4 select: kept the 10 best ..."``.
+
+    With ``snapshot`` (the solver's after the phase), its cost and best cost follow in brackets.
+    """
+    n = len(solver.phases)
+    text = (
+        f"{solver.title}, {solver.iteration_name} {step.iteration:,}, phase {step.index + 1}/{n} "
+        f"{step.name}: {step.caption}"
+    )
+    if snapshot is not None:
+        text += f" (cost {snapshot.cost}, best {snapshot.best_cost})"
+    return text
+
+
+@checked
+def check_changes(
+    algo: str, params: Mapping[str, Any] | None, changes: Sequence[tuple[int, Mapping[str, Any]]] | None
+) -> list[tuple[int, dict[str, Any]]]:
+    """Check parameter changes for :func:`animate` before any work; the values coerced, in order.
+
+    Parameters
+    ----------
+    algo : str
+        A registered solver.
+    params : mapping, optional
+        The run's parameters at its start.
+    changes : sequence of (int, mapping), optional
+        ``(i, {name: value})``: made when the run has done ``i`` iterations, in iteration order.
+
+    Raises
+    ------
+    ParameterError
+        An iteration below 0 or out of order, an unknown parameter, a value out of its range, a
+        parameter that cannot change while a solver runs (``live=False``), or a set of parameters
+        that breaks the solver's rules, naming the change.
+    """
+    from ..solvers import get_solver_class
+
+    cls = get_solver_class(algo)
+    current = cls.full_params(dict(params or {}))
+    out: list[tuple[int, dict[str, Any]]] = []
+    last = 0
+    for k, (it, values) in enumerate(changes or ()):
+        where = f"change {k} (at iteration {it})"
+        if it < last:
+            raise ParameterError(
+                f"{where}: changes must be in iteration order, from 0 (the one before is at {last})", name="changes"
+            )
+        last = it
+        done = {}
+        for name, value in values.items():
+            try:
+                prm = cls.param(name)
+                done[name] = prm.validate(value)
+            except ParameterError as e:
+                raise ParameterError(f"{where}: {e}", name="changes") from None
+            if not prm.live:
+                raise ParameterError(
+                    f"{where}: {cls.name}'s {name} cannot change while it runs (it applies at a reset)", name="changes"
+                )
+        try:
+            current = cls.validate_params({**current, **done})
+        except ParameterError as e:
+            raise ParameterError(f"{where}: {e}", name="changes") from None
+        out.append((int(it), done))
+    return out
+
+
+@checked
+def changes_from_events(events: Sequence[Event]) -> list[tuple[int, dict[str, Any]]]:
+    """The parameter changes of a run's event log, for :func:`animate`'s ``changes``.
+
+    Each ``param`` event becomes a change at its iteration (changes at one iteration in one
+    mapping, the later value of a name winning); other events (restarts, a run's end) are not
+    changes and are left out.
+
+    >>> from sudoku_lab.solvers import Event
+    >>> changes_from_events([Event(30, "param", "alpha", 0.7, 0.9), Event(31, "restart", "full")])
+    [(30, {'alpha': 0.9})]
+    """
+    out: list[tuple[int, dict[str, Any]]] = []
+    for e in events:
+        if e.kind != "param":
+            continue
+        if not out or out[-1][0] != e.iteration:
+            out.append((int(e.iteration), {}))
+        out[-1][1][e.name] = e.new
+    return out
+
+
+@checked
 def check_animation(
     out: str | os.PathLike[str],
     algo: str,
     *,
     view: str = "convergence",
-    every: int | None = None,
+    every: int | str | None = None,
     fps: int = 10,
     dpi: int = 100,
 ) -> Path:
@@ -198,7 +314,8 @@ def check_animation(
     ------
     ParameterError
         A suffix other than .gif or .mp4, a view the solver does not have (the
-        message names those it has), ``every`` below 1, ``fps`` or ``dpi`` out
+        message names those it has), ``every`` below 1, ``every="phase"`` for a
+        solver that declares no phases (or another word), ``fps`` or ``dpi`` out
         of :data:`FPS_RANGE` or :data:`DPI_RANGE`, an unknown solver.
     DataFileError
         ``out`` cannot be written (a read-only directory, a directory), or is a terminal.
@@ -218,7 +335,19 @@ def check_animation(
             "(probability needs a solver with a probability model)",
             name="view",
         )
-    if every is not None and every < 1:
+    if isinstance(every, str):
+        if every != PHASE:
+            raise ParameterError(f"every must be a number of iterations or 'phase', got {every!r}", name="every")
+        if not cls.phases:
+            from ..solvers import registry
+
+            have = ", ".join(n for n, c in registry().items() if c.phases) or "none yet"
+            raise ParameterError(
+                f"{cls.name} declares no phases, so it has no frame per phase: take a frame every N iterations "
+                f"(solvers declaring phases: {have})",
+                name="every",
+            )
+    elif every is not None and every < 1:
         raise ParameterError(f"every must be at least 1 iteration, got {every}", name="every")
     for name, value, (lo, hi) in (("fps", fps, FPS_RANGE), ("dpi", dpi, DPI_RANGE)):
         if not lo <= value <= hi:
@@ -235,12 +364,13 @@ def animate(
     params: Mapping[str, Any] | None = None,
     seed: int = DEFAULT_SEED,
     until: Termination | str | None = "solved,10000it",
-    every: int | None = None,
+    every: int | str | None = None,
     view: str = "convergence",
     fps: int = 10,
     dpi: int = 100,
     progress: Callable[[int, int], object] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    changes: Sequence[tuple[int, Mapping[str, Any]]] | None = None,
 ) -> AnimationResult:
     """Run ``algo`` on ``puzzle`` and write the run as an animation (GIF or MP4, by the suffix of ``out``).
 
@@ -260,9 +390,10 @@ def animate(
         When the run stops (a stopping rule such as ``"solved,500"`` or
         ``"30s"``; the solver finishing always stops it). Default
         ``solved,10000it``; None: until solved.
-    every : int, optional
+    every : int or "phase", optional
         Iterations between frames; the first and the last iteration always
-        get one. Default: the run in about 100 frames.
+        get one. Default: the run in about 100 frames. ``"phase"``: a frame
+        after every phase (solvers declaring phases; see the module notes).
     view : str
         What is drawn beside the board: one of :func:`views` of ``algo``.
     fps : int
@@ -276,6 +407,10 @@ def animate(
     should_stop : callable, optional
         Polled while the solver runs and between frames; True cancels: no file
         is written and the result's ``reason`` is ``cancelled``.
+    changes : sequence of (int, mapping), optional
+        Parameter changes made while the run goes: ``(i, {name: value})`` is
+        made when the run has done ``i`` iterations (see the module notes and
+        :func:`check_changes`, which checks them before any work).
 
     Returns
     -------
@@ -302,6 +437,7 @@ def animate(
 
     path = check_animation(out, algo, view=view, every=every, fps=fps, dpi=dpi)
     termination = loop.as_termination(until)
+    planned = check_changes(algo, params, changes)
     solver = create(algo, **dict(params or {}))
     cls = type(solver)
     layer = _views(cls)[view]
@@ -313,15 +449,25 @@ def animate(
     solver.reset(puzzle, seed=seed)
     report(0, 0)
     first = None
-    for first in loop.iterate(solver, termination, min_interval=0.25, should_stop=stop):
+    plan = _Changes(planned)
+    for first in loop.iterate(
+        solver, _Every(termination, None, plan.at), min_interval=0.25, should_stop=stop, before_chunk=plan.apply
+    ):
         report(first.snapshot.iteration, 0)
     assert first is not None  # iterate yields at least the final progress
     if first.reason == "cancelled":
         return _cancelled(path, every or 1, dpi, first.snapshot)
     whole = first.snapshot
     length = whole.iteration
+    renderer = _Renderer(cls, whole, layer, dpi, f"{puzzle.name or 'puzzle'}, seed {seed}")
+    if every == PHASE:
+        again = create(algo, **dict(params or {}))  # the parameters of the start: the first run changed them
+        return _animate_phases(
+            again, puzzle, seed, planned, length, whole, first.reason, renderer, path, fps, report, stop
+        )
     if every is None:
         every = max(1, -(-length // (DEFAULT_FRAMES - 1)))
+    assert isinstance(every, int)
     wanted = frame_iterations(length, every)
     if len(wanted) > MAX_FRAMES:
         raise ParameterError(
@@ -332,16 +478,18 @@ def animate(
     report(0, len(wanted))
 
     # Second run: the same seed, stopped at the same iteration, drawn as it goes.
-    renderer = _Renderer(cls, whole, layer, dpi, f"{puzzle.name or 'puzzle'}, seed {seed}")
     captions: list[str] = []
     drawn: list[int] = []
 
     def frames():
         """The frames of the second run, each an RGB array, drawn as the loop reaches their iterations."""
+        nonlocal solver
+        solver = create(algo, **dict(params or {}))  # the parameters of the start: the first run changed them
         solver.reset(puzzle, seed=seed)
-        term = _Every(loop.MaxIterations(length), every)  # chunks end on the frames' iterations
+        again = _Changes(planned)
+        term = _Every(loop.MaxIterations(length), every, again.at)  # chunks end on the frames' iterations
         last = None
-        for last in loop.iterate(solver, term, min_interval=0.0, should_stop=stop):
+        for last in loop.iterate(solver, term, min_interval=0.0, should_stop=stop, before_chunk=again.apply):
             if last.reason == "cancelled" or stop():
                 raise _Cancelled
             snap = last.snapshot
@@ -362,31 +510,120 @@ def animate(
         return image
 
     try:
-        if path.suffix.lower() == ".gif":
-            delays = [100 / fps] * (len(wanted) - 1) + [max(100 / fps, 100 * _GIF_HOLD)]
-            write_file(path, lambda fh: _write_gif(fh, frames(), delays), "animation", binary=True)
-        else:
-            _write_mp4(path, frames(), fps, renderer.size)
+        _write(path, frames(), fps, renderer.size)
     except _Cancelled:
         return _cancelled(path, every, dpi, None)
     return AnimationResult(path, len(drawn), tuple(drawn), tuple(captions), every, renderer.size, whole, first.reason)
+
+
+def _write(path: Path, frames, fps: int, size: tuple[int, int]) -> None:
+    if path.suffix.lower() == ".gif":
+        delay, hold = 100 / fps, max(100 / fps, 100 * _GIF_HOLD)
+        write_file(path, lambda fh: _write_gif(fh, frames, delay, hold), "animation", binary=True)
+    else:
+        _write_mp4(path, frames, fps, size)
+
+
+def _animate_phases(
+    solver: Solver,
+    puzzle: Puzzle,
+    seed: int,
+    planned: list[tuple[int, dict[str, Any]]],
+    length: int,
+    whole: Snapshot,
+    reason: str,
+    renderer: _Renderer,
+    path: Path,
+    fps: int,
+    report: Callable[[int, int], object],
+    stop: Callable[[], bool],
+) -> AnimationResult:
+    """The second run of :func:`animate` with ``every="phase"``: the start, then a frame after every phase."""
+    cls = type(solver)
+    total = 1 + length * len(cls.phases)
+    if total > MAX_FRAMES:
+        raise ParameterError(
+            f"the run took {length:,} {cls.iteration_name}s: a frame every phase ({len(cls.phases)} an iteration) "
+            f"makes {total:,} frames, more than {MAX_FRAMES:,}; stop it sooner or take a frame every N iterations",
+            name="every",
+        )
+    report(0, total)
+    captions: list[str] = []
+    drawn: list[int] = []
+    names: list[str] = []
+
+    def draw(snap: Snapshot, text: str, it: int, phase: str, cells=None) -> np.ndarray:
+        image = renderer.frame(snap, text, cells)
+        captions.append(text)
+        drawn.append(it)
+        names.append(phase)
+        report(len(drawn), total)
+        return image
+
+    def frames():
+        solver.reset(puzzle, seed=seed)
+        plan = _Changes(planned)
+        plan.apply(solver)
+        yield draw(solver.snapshot(), caption(solver.snapshot(), cls), 0, "")
+        while solver.iteration < length and not solver.done:
+            if stop():
+                raise _Cancelled
+            if solver.phase == 0:
+                plan.apply(solver)
+            step = solver.step_phase()
+            if step is None:
+                break
+            snap = solver.snapshot()
+            cells = step.changed.get("cells")
+            yield draw(snap, phase_caption(step, cls, snap), step.iteration, step.name, cells)
+        if solver.iteration != length:
+            raise RuntimeError(
+                f"{cls.name} ran differently phase by phase with seed {seed}: it stopped at iteration "
+                f"{solver.iteration}, the run by iterations at {length} (phase steps must repeat the run exactly)"
+            )
+
+    try:
+        _write(path, frames(), fps, renderer.size)
+    except _Cancelled:
+        return _cancelled(path, PHASE, renderer.dpi, None)
+    return AnimationResult(
+        path, len(drawn), tuple(drawn), tuple(captions), PHASE, renderer.size, whole, reason, tuple(names)
+    )
+
+
+class _Changes:
+    """The planned parameter changes of a run, made as it reaches their iterations (``apply`` before each chunk)."""
+
+    def __init__(self, planned: list[tuple[int, dict[str, Any]]]):
+        self.planned = planned
+        self.next = 0
+        self.at = tuple(it for it, _ in planned)
+
+    def apply(self, solver: Solver) -> None:
+        while self.next < len(self.planned) and self.planned[self.next][0] <= solver.iteration:
+            it, values = self.planned[self.next]
+            if it == solver.iteration:
+                solver.set_params(**values)
+            self.next += 1  # one the run went past (it finished on the way) is dropped
 
 
 class _Cancelled(Exception):
     """``should_stop`` said so while the frames were drawn: the file being written is dropped."""
 
 
-def _cancelled(path: Path, every: int, dpi: int, last: Snapshot | None) -> AnimationResult:
+def _cancelled(path: Path, every: int | str, dpi: int, last: Snapshot | None) -> AnimationResult:
     size = (int(round(_SIZE[0] * dpi)), int(round(_SIZE[1] * dpi)))
     return AnimationResult(None, 0, (), (), every, size, last, "cancelled")
 
 
 class _Every(Termination):
-    """``inner``, with every chunk ending on a multiple of ``every``: the loop stops on each frame's iteration."""
+    """``inner``, with every chunk ending on a multiple of ``every`` (if given) and on the iterations ``at``
+    (the planned changes): the loop stops on each frame's iteration and where a change is made."""
 
-    def __init__(self, inner: Termination, every: int):
+    def __init__(self, inner: Termination, every: int | None, at: tuple[int, ...] = ()):
         self.inner = inner
         self.every = every
+        self.at = at
         self.reason = inner.reason
 
     def start(self, solver: Solver, now: float) -> None:
@@ -399,9 +636,13 @@ class _Every(Termination):
         return self.inner.progress(solver, now)
 
     def cap(self, solver: Solver) -> int | None:
-        to_frame = self.every - solver.iteration % self.every
-        inner = self.inner.cap(solver)
-        return to_frame if inner is None else min(inner, to_frame)
+        caps = [c for c in (self.inner.cap(solver),) if c is not None]
+        if self.every is not None:
+            caps.append(self.every - solver.iteration % self.every)
+        ahead = [it - solver.iteration for it in self.at if it > solver.iteration]
+        if ahead:
+            caps.append(min(ahead))
+        return min(caps) if caps else None
 
 
 # ------------------------------------------------------------------ drawing
@@ -415,12 +656,23 @@ class _Renderer:
         from . import figures
 
         self.layer = layer
+        self.dpi = dpi
         self.n = whole.puzzle.n
         fig = Figure(figsize=_SIZE, dpi=dpi, layout="constrained")
         self.canvas = FigureCanvasAgg(fig)
         left, right = fig.subplots(1, 2, width_ratios=(1.0, 1.25 if layer is None else 1.1))
         self.board = figures._Board(left, whole.puzzle)
         left.set_title(board_title, fontsize=10)
+        from matplotlib.patches import Rectangle
+
+        N = whole.puzzle.N
+        self.marks = []  # an outline per cell, shown on the cells a phase changed
+        for cell in range(N * N):
+            r, c = divmod(cell, N)
+            mark = Rectangle((c + 0.06, r + 0.06), 0.88, 0.88, fill=False, ec=_CHANGED, lw=2.2, zorder=5)
+            mark.set_visible(False)
+            left.add_patch(mark)
+            self.marks.append(mark)
         if layer is None:
             self.curves = figures._draw_convergence(right, whole, cls)
             if len(self.curves.iterations):
@@ -440,11 +692,16 @@ class _Renderer:
         w, h = self.canvas.get_width_height()
         self.size = (w + (-w) % 16, h + (-h) % 16)  # MP4 encoders want multiples of 16
 
-    def frame(self, snap: Snapshot, text: str) -> np.ndarray:
-        """The frame of ``snap``: uint8 (H, W, 3), H and W multiples of 16 (white margins added)."""
+    def frame(self, snap: Snapshot, text: str, cells: np.ndarray | None = None) -> np.ndarray:
+        """The frame of ``snap``: uint8 (H, W, 3), H and W multiples of 16 (white margins added); ``cells``
+        (bool (C,)) outlined on the board."""
         from . import figures
 
         self.board.show(snap.grid, snap.fixed)
+        marked = np.zeros(len(self.marks), bool) if cells is None else np.asarray(cells, bool).reshape(-1)
+        for mark, on in zip(self.marks, marked.tolist()):
+            if mark.get_visible() != on:
+                mark.set_visible(on)
         if self.layer is None:
             self.curves.upto(snap.iteration)
             self.cursor.set_xdata([snap.iteration, snap.iteration])
@@ -452,6 +709,7 @@ class _Renderer:
             assert self.image is not None
             self.image.set_data(figures.probability_image(np.asarray(snap.layers[self.layer]), self.n))
         self.title.set_text(text)
+        self.title.set_fontsize(12 if len(text) <= 110 else max(7, int(12 * 110 / len(text))))
         self.canvas.draw()
         rgba = np.asarray(self.canvas.buffer_rgba())
         h, w = rgba.shape[:2]
@@ -499,34 +757,42 @@ def _write_mp4(path: Path, frames, fps: int, size: tuple[int, int]) -> None:
         write_file(path, copy, "animation", binary=True)
 
 
-def _write_gif(fh: BinaryIO, frames, delays: list[float]) -> None:
-    """A looping GIF, written frame by frame: memory holds the previous frame only.
+def _write_gif(fh: BinaryIO, frames, delay: float, hold: float) -> None:
+    """A looping GIF, written frame by frame (``delay`` hundredths of a second each, ``hold`` for the last):
+    memory holds three frames, as each is written when the next one comes (the last is known at the end).
 
     Each frame after the first is cropped to the rectangle that changed and
     drawn over the previous one (disposal 1), with a palette of its own (a
     local colour table of up to 256 colours, from Pillow's quantizer).
     Pillow's own animated GIF writer keeps every frame until the end.
     """
-    previous = None
-    k = 0
+    pending: list = []
     for image in frames:
-        h, w = image.shape[:2]
-        if previous is None:
-            fh.write(b"GIF89a" + struct.pack("<HHBBB", w, h, 0, 0, 0))  # no global colour table
-            fh.write(b"!\xff\x0bNETSCAPE2.0\x03\x01" + struct.pack("<H", 0) + b"\x00")  # loop forever
-            x0, y0, x1, y1 = 0, 0, w, h
-        else:
-            changed = np.any(image != previous, axis=2)
-            rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
-            if rows.size:
-                y0, y1, x0, x1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
-            else:
-                x0, y0, x1, y1 = 0, 0, 1, 1  # nothing changed: one pixel, as it was
-        delay = int(round(delays[min(k, len(delays) - 1)]))
-        _write_gif_frame(fh, image[y0:y1, x0:x1], (x0, y0), delay)
-        previous = image
-        k += 1
+        if pending:
+            _write_gif_image(fh, pending, delay)
+        pending = [image, *pending[:1]]
+    if pending:
+        _write_gif_image(fh, pending, hold)
     fh.write(b";")
+
+
+def _write_gif_image(fh: BinaryIO, pending: list, delay_f: float) -> None:
+    """Write ``pending[0]``, drawn over ``pending[1]`` (the frame before, if any), with its delay."""
+    image = pending[0]
+    previous = pending[1] if len(pending) > 1 else None
+    h, w = image.shape[:2]
+    if previous is None:
+        fh.write(b"GIF89a" + struct.pack("<HHBBB", w, h, 0, 0, 0))  # no global colour table
+        fh.write(b"!\xff\x0bNETSCAPE2.0\x03\x01" + struct.pack("<H", 0) + b"\x00")  # loop forever
+        x0, y0, x1, y1 = 0, 0, w, h
+    else:
+        changed = np.any(image != previous, axis=2)
+        rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
+        if rows.size:
+            y0, y1, x0, x1 = int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+        else:
+            x0, y0, x1, y1 = 0, 0, 1, 1  # nothing changed: one pixel, as it was
+    _write_gif_frame(fh, image[y0:y1, x0:x1], (x0, y0), int(round(delay_f)))
 
 
 def _write_gif_frame(fh: BinaryIO, rgb: np.ndarray, offset: tuple[int, int], delay: int) -> None:

@@ -9,12 +9,28 @@ import time
 from .._checks import checked
 from ..analysis.animation import DEFAULT_FRAMES, DPI_RANGE, FPS_RANGE
 from ..solvers.base import DEFAULT_SEED
-from ._console import add_solver_params, int_option, seed_option
+from ._console import add_solver_params, argparse_type, int_option, seed_option
 
 __all__ = ["add_cli", "cmd_animate"]
 
 #: The stopping rule when --until is not given.
 DEFAULT_UNTIL = "solved,10000it"
+
+
+def _every(text: str) -> int | str:
+    """``--every``: a number of iterations (at least 1) or ``phase``."""
+    if text.strip().lower() == "phase":
+        return "phase"
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise ValueError(f"must be an integer >= 1 or 'phase', got {text!r}") from None
+    if value < 1:
+        raise ValueError(f"must be an integer >= 1 or 'phase', got {value}")
+    return value
+
+
+_every_option = argparse_type(_every)
 
 
 @checked
@@ -29,8 +45,10 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
         "chooses the format: .gif (Pillow) or .mp4 (H.264, by the ffmpeg that imageio-ffmpeg bundles). "
         "Frames are drawn by matplotlib, so no display is needed. The run is done twice with the same "
         "seed (first to learn its length, then to draw it), so a time budget becomes the iterations the "
-        "first run reached. Every option is checked before the run; Ctrl-C stops and writes nothing. "
-        "Frames by phase will come once the solvers declare their phases.",
+        "first run reached. --every phase draws a frame after every phase of an iteration instead (for solvers "
+        "that declare phases: RESEDA, the cuckoo search...), the phase and what it did in the caption and the "
+        "cells it changed outlined: a run of L iterations of P phases has 1 + L*P frames. Every option is "
+        "checked before the run; Ctrl-C stops and writes nothing.",
     )
     a.add_argument("puzzle", help="file, '-' for stdin, bundled puzzle name or puzzle text (the first puzzle is used)")
     a.add_argument("--algo", required=True, help="algorithm (see `sudoku-lab algorithms`)")
@@ -48,11 +66,12 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     )
     a.add_argument(
         "--every",
-        type=int_option(1),
+        type=_every_option,
         default=None,
-        metavar="N",
-        help=f"a frame every N iterations, at least 1 (default: the run in about {DEFAULT_FRAMES} frames); "
-        "a frame per phase is not offered yet (the solvers do not declare phases)",
+        metavar="N|phase",
+        help=f"a frame every N iterations, at least 1 (default: the run in about {DEFAULT_FRAMES} frames), or "
+        "'phase': a frame after every phase of every iteration, with the phase's caption (solvers that declare "
+        "phases only; one line refuses the others before any work)",
     )
     a.add_argument(
         "--view",
@@ -123,10 +142,13 @@ def cmd_animate(args: argparse.Namespace) -> int:
     assert last is not None  # a run that was not cancelled has its last snapshot
     name = get_solver_class(args.algo).iteration_name
     w, h = result.size
+    if isinstance(result.every, int):
+        every = f"a frame every {result.every:,} {name}{'s' if result.every > 1 else ''}"
+    else:
+        every = "a frame every phase"
     print(
-        f"wrote {result.path}: {result.frames} frames of {w} x {h}, a frame every {result.every:,} "
-        f"{name}{'s' if result.every > 1 else ''}; {args.algo} seed {args.seed}: {result.reason} after "
-        f"{last.iteration:,} {name}s, best cost {last.best_cost}"
+        f"wrote {result.path}: {result.frames} frames of {w} x {h}, {every}; {args.algo} seed {args.seed}: "
+        f"{result.reason} after {last.iteration:,} {name}s, best cost {last.best_cost}"
     )
     return 0
 

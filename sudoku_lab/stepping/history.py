@@ -497,3 +497,218 @@ class History:
             ids = {id(k) for k in drop}
             self._keys = [k for k in self._keys if id(k) not in ids]
             self._used = sum(k.nbytes for k in self._keys)
+
+    # ------------------------------------------------------- saving (sessions)
+    def record(self) -> dict[str, Any]:
+        """The recorded run as plain values, for a session file (:func:`sudoku_lab.stepping.session.save_session`).
+
+        :meth:`from_record` rebuilds the history around a solver restored to the state it had when this
+        was taken: its :meth:`seek` then reaches every iteration from :attr:`origin` to :attr:`furthest`
+        with the same snapshots, and stepping replays the recorded run, parameter changes included.
+
+        Returns
+        -------
+        dict
+            ``version`` (1), ``solver`` (its name), ``origin``, ``furthest``, ``iteration`` (where the
+            solver is), ``clean`` (no change made at that iteration since the step reaching it),
+            ``interval`` (the spacing now), ``base_interval`` (the spacing asked for), ``memory_limit``,
+            ``events`` (the recorded run's log, a list of :class:`~sudoku_lab.solvers.Event`),
+            ``changes`` (one ``{"index", "iteration", "params"}`` per recorded ``set_params`` call:
+            ``index`` is its first event's position in ``events``) and ``keyframes`` (one
+            ``{"iteration", "events", "state"}`` each, in order: ``state`` a
+            :meth:`~sudoku_lab.solvers.Solver.state_dict` without its ``puzzle`` and ``events``, which are
+            the solver's puzzle and the first ``events`` entries of the log). The keyframes' arrays are
+            shared, not copied (they are never written again), so this is cheap and may be handed to
+            another thread.
+
+        Raises
+        ------
+        RuntimeError
+            The solver was stepped, reset or restored outside the history, or is in the middle of an
+            iteration stepped by phases.
+        """
+        self._sync()
+        s = self._solver
+        record = list(self._record)
+        keys = []
+        for k in self._keys:
+            events = k.state["events"]
+            n = len(events)
+            if record[:n] != list(events):  # every keyframe is on the recorded run: its log is a prefix of it
+                raise RuntimeError(f"the keyframe at iteration {k.iteration} is not on the recorded run of {s.name}")
+            state = {key: v for key, v in k.state.items() if key not in ("puzzle", "events")}
+            keys.append({"iteration": k.iteration, "events": n, "state": state})
+        return {
+            "version": 1,
+            "solver": s.name,
+            "origin": self._origin,
+            "furthest": self._furthest,
+            "iteration": int(s.iteration),
+            "clean": bool(self._clean),
+            "interval": self._interval,
+            "base_interval": self._interval0,
+            "memory_limit": self._limit,
+            "events": record,
+            "changes": [{"index": c.index, "iteration": c.iteration, "params": dict(c.params)} for c in self._changes],
+            "keyframes": keys,
+        }
+
+    @classmethod
+    def from_record(cls, solver: Solver, record: Any, memory_limit: int | None = None) -> History:
+        """Rebuild a :class:`History` from :meth:`record` around ``solver``, restored where the record was taken.
+
+        Parameters
+        ----------
+        solver : Solver
+            The solver the record was taken from, restored to the state it had then (a session's
+            :func:`~sudoku_lab.stepping.session.restore_solver`): same algorithm, on the recorded run.
+        record : Mapping
+            What :meth:`record` returned (after a round trip through a session file).
+        memory_limit : int, optional
+            The rebuilt history's limit (default: the recorded one); a smaller one thins the keyframes as
+            stepping would.
+
+        Returns
+        -------
+        History
+            Its :meth:`seek` gives the recorded run's snapshots; :meth:`step` replays it.
+
+        Raises
+        ------
+        ValueError
+            The record is malformed (a key missing, a value of the wrong type, keyframes out of order
+            or beyond :attr:`furthest`, a keyframe for another solver), or ``solver`` is not on the
+            recorded run: one line naming what is wrong.
+        ParameterError
+            ``memory_limit`` is not positive or smaller than the origin keyframe.
+        """
+        if solver.status == Status.READY:
+            raise RuntimeError("restore the solver (load_state) before History.from_record(solver, record)")
+        _whole_iterations(solver)
+        r = _checked_record(record, solver)
+        limit = r["memory_limit"] if memory_limit is None else int(memory_limit)
+        if limit <= 0:
+            raise ParameterError(f"memory_limit must be a positive number of bytes, got {limit}", name="memory_limit")
+        h = cls.__new__(cls)
+        h._solver = solver
+        h._limit = limit
+        h._interval0 = r["base_interval"]
+        h._origin = r["origin"]
+        h._interval = r["interval"]
+        h._furthest = r["furthest"]
+        h._record = list(r["events"])
+        h._changes = [_Change(c["index"], c["iteration"], dict(c["params"])) for c in r["changes"]]
+        h._keys = []
+        h._used = 0
+        for k in r["keyframes"]:
+            state = dict(k["state"])
+            state["puzzle"] = solver.puzzle
+            state["events"] = h._record[: k["events"]]
+            own = state_nbytes({key: v for key, v in state.items() if key not in ("puzzle", "events")})
+            key = _Keyframe(k["iteration"], state, own + sys.getsizeof(state["events"]))
+            if not h._keys:
+                if key.nbytes > limit:
+                    raise ParameterError(
+                        f"memory_limit {limit} bytes is smaller than one keyframe of {solver.name} "
+                        f"({key.nbytes} bytes)",
+                        name="memory_limit",
+                    )
+                h._keys.append(key)
+                h._used = key.nbytes
+            else:
+                h._add(key)
+        h._leave(clean=r["clean"])
+        return h
+
+
+_RECORD_KEYS = (
+    ("version", int),
+    ("solver", str),
+    ("origin", int),
+    ("furthest", int),
+    ("iteration", int),
+    ("clean", bool),
+    ("interval", int),
+    ("base_interval", int),
+    ("memory_limit", int),
+    ("events", list),
+    ("changes", list),
+    ("keyframes", list),
+)
+
+
+def _checked_record(record: Any, solver: Solver) -> dict:
+    """The fields of a :meth:`History.record`, checked; ValueError (one line naming what is wrong) otherwise."""
+
+    def kind(v: Any, t: type) -> bool:
+        return isinstance(v, t) and (t is bool or not isinstance(v, bool))
+
+    if not isinstance(record, dict):
+        raise ValueError(f"the history is a {type(record).__name__}, not a mapping")
+    for key, t in _RECORD_KEYS:
+        if key not in record:
+            raise ValueError(f"the history lacks its {key!r} entry")
+        if not kind(record[key], t):
+            raise ValueError(f"the history's {key} is a {type(record[key]).__name__}, not a {t.__name__}")
+    r = record
+    if r["version"] != 1:
+        raise ValueError(f"the history is in version {r['version']}, this Sudoku Lab reads version 1")
+    if r["solver"] != solver.name:
+        raise ValueError(f"the history is of solver {r['solver']!r}, not {solver.name!r}")
+    for key in ("interval", "base_interval", "memory_limit"):
+        if r[key] <= 0:
+            raise ValueError(f"the history's {key} is {r[key]}, not a positive number")
+    if not 0 <= r["origin"] <= r["furthest"]:
+        raise ValueError(f"the history's origin {r['origin']} is not between 0 and its furthest {r['furthest']}")
+    if not r["origin"] <= r["iteration"] <= r["furthest"]:
+        raise ValueError(
+            f"the history's iteration {r['iteration']} is outside its recorded run ({r['origin']} to {r['furthest']})"
+        )
+    events = r["events"]
+    if not all(isinstance(e, Event) for e in events):
+        raise ValueError("the history's events are not all events")
+    for i, c in enumerate(r["changes"]):
+        where = f"the history's change {i}"
+        if not isinstance(c, dict) or not all(k in c for k in ("index", "iteration", "params")):
+            raise ValueError(f"{where} is not a mapping of index, iteration and params")
+        if not (kind(c["index"], int) and kind(c["iteration"], int) and isinstance(c["params"], dict)):
+            raise ValueError(f"{where} has the wrong types (index and iteration integers, params a mapping)")
+        if not 0 <= c["index"] < len(events) or not r["origin"] <= c["iteration"] <= r["furthest"]:
+            raise ValueError(
+                f"{where} (event {c['index']} at iteration {c['iteration']}) is outside the recorded run "
+                f"({len(events)} events, iterations {r['origin']} to {r['furthest']})"
+            )
+    keys = r["keyframes"]
+    if not keys:
+        raise ValueError("the history has no keyframes (its origin's keyframe at least)")
+    previous = None
+    for i, k in enumerate(keys):
+        where = f"the history's keyframe {i}"
+        if not isinstance(k, dict) or not all(x in k for x in ("iteration", "events", "state")):
+            raise ValueError(f"{where} is not a mapping of iteration, events and state")
+        it, n, state = k["iteration"], k["events"], k["state"]
+        if not (kind(it, int) and kind(n, int) and isinstance(state, dict)):
+            raise ValueError(f"{where} has the wrong types (iteration and events integers, state a mapping)")
+        if it > r["furthest"]:
+            raise ValueError(f"{where} is at iteration {it}, beyond the recorded run's furthest {r['furthest']}")
+        if (i == 0 and it != r["origin"]) or (previous is not None and it <= previous):
+            raise ValueError(f"{where} is at iteration {it}: keyframes start at the origin and go up")
+        if not 0 <= n <= len(events):
+            raise ValueError(f"{where} names {n} events, the history has {len(events)}")
+        missing = [x for x in ("solver", "iteration", "params", "rng", "trace", "algorithm") if x not in state]
+        if missing:
+            raise ValueError(f"{where}'s state lacks its {missing[0]!r} entry")
+        if state["solver"] != solver.name or state["iteration"] != it:
+            raise ValueError(
+                f"{where}'s state is of {state['solver']!r} at iteration {state['iteration']!r}, "
+                f"not of {solver.name!r} at {it}"
+            )
+        previous = it
+    # The solver must be where the record was taken, on the recorded run.
+    n = len(solver.events)
+    if solver.iteration != r["iteration"] or n > len(events) or list(solver.events) != events[:n]:
+        raise ValueError(
+            f"the solver (at iteration {solver.iteration}, {n} events) is not where the history was saved "
+            f"(iteration {r['iteration']} of its recorded run)"
+        )
+    return r

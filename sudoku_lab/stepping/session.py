@@ -34,10 +34,16 @@ Saving anything else (a set, an object array, a class of its own) is refused,
 naming where it is, rather than written as text that cannot be read back. Nothing
 is ever pickled.
 
-``history`` is an optional mapping for a recorded run (rewind): its ``keyframes``
-entry, by convention, is a list of :meth:`~sudoku_lab.solvers.Solver.state_dict`
-keyframes in iteration order; each is stored as the tagged JSON above with its
-arrays in the same ``arrays.npz``.
+``history`` is optional: a run's :class:`~sudoku_lab.stepping.history.History` as
+:meth:`~sudoku_lab.stepping.history.History.record` gives it (its keyframes, event log,
+recorded parameter changes, origin, furthest iteration, keyframe spacing and memory
+limit), stored as the tagged JSON above with the keyframes' arrays in the same
+``arrays.npz``. :func:`restore_history` rebuilds it, so a reopened session can rewind
+to any iteration recorded before it was saved::
+
+    save_session(path, session_from_solver(solver, history=history))
+    history = restore_history(load_session(path))   # history.solver continues the run
+    history.seek(20)                                 # the original's iteration 20, exactly
 
 A file that is not a zip archive, is truncated, lacks a member, holds bad JSON,
 names another format or a newer version, names a solver not registered here, or
@@ -62,10 +68,11 @@ import numpy as np
 
 from .. import __version__
 from .._checks import checked
-from ..errors import DataFileError, SudokuLabError
+from ..errors import DataFileError, ParameterError, SudokuLabError
 from ..files import read_bytes, write_file
 from ..model.puzzle import Puzzle
 from ..solvers import Event, Solver, create, registry
+from .history import DEFAULT_MEMORY_LIMIT, History
 
 __all__ = [
     "FORMAT",
@@ -76,6 +83,7 @@ __all__ = [
     "load_session",
     "session_from_solver",
     "restore_solver",
+    "restore_history",
     "encode",
     "decode",
 ]
@@ -124,8 +132,10 @@ class Session:
         Free-form settings of a front end (the window's dock layout as base64
         text, its speed, ...); encodable values only (see the module docstring).
     history : Mapping[str, object] or None
-        A recorded run for rewinding: by convention ``{"keyframes": [state_dict, ...],
-        ...}`` in iteration order; written and read as it is.
+        A recorded run for rewinding: :meth:`History.record
+        <sudoku_lab.stepping.history.History.record>` of the run, taken with ``state``;
+        :func:`restore_history` rebuilds it. None: the reopened run can rewind only
+        to the saved iteration.
     """
 
     puzzle: Puzzle
@@ -526,7 +536,33 @@ def _checked_session(path, f: dict) -> Session:
             words = str(e).splitlines()[0] if str(e) else ""
             detail = f"{type(e).__name__}: {words}" if words else type(e).__name__
             raise _bad(path, f"its saved state does not load into {name} ({detail})") from None
+    if session.history is not None:
+        try:
+            _rebuilt(session)
+        except DataFileError as e:
+            raise _bad(path, str(e)) from None
     return session
+
+
+def _rebuilt(session: Session, memory_limit: int | None = None) -> History:
+    """The session's History around its restored solver; DataFileError (one line) for a history that does not fit."""
+    solver = restore_solver(session)
+    try:
+        history = History.from_record(solver, session.history, memory_limit=memory_limit)
+        scratch = create(session.solver, **dict(session.params))
+        for key in history._keys:  # every keyframe loads into its solver (the first seek there would fail)
+            scratch.load_state(key.state)
+    except ParameterError as e:
+        if memory_limit is not None:
+            raise  # the caller's limit, not the file
+        raise DataFileError(f"the history's memory_limit does not fit its keyframes ({e})") from None
+    except Exception as e:  # noqa: BLE001 - whatever a malformed history breaks, it is one line about the file
+        words = str(e).splitlines()[0] if str(e) else ""
+        if isinstance(e, ValueError) and words.startswith(("the history", "the solver")):
+            raise DataFileError(words) from None
+        detail = f"{type(e).__name__}: {words}" if words else type(e).__name__
+        raise DataFileError(f"its history does not load into {session.solver} ({detail})") from None
+    return history
 
 
 # ------------------------------------------------------------------ solvers
@@ -534,15 +570,32 @@ def _checked_session(path, f: dict) -> Session:
 def session_from_solver(
     solver: Solver,
     ui: Mapping[str, Any] | None = None,
-    history: Mapping[str, Any] | None = None,
+    history: History | Mapping[str, Any] | None = None,
 ) -> Session:
     """The session of ``solver`` now: its puzzle, name, parameters in force, seed, change log and keyframe.
+
+    Parameters
+    ----------
+    solver : Solver
+        A solver after ``reset``.
+    ui : Mapping, optional
+        A front end's settings (see :class:`Session`).
+    history : History or Mapping, optional
+        The :class:`~sudoku_lab.stepping.history.History` recording ``solver`` (its
+        :meth:`~sudoku_lab.stepping.history.History.record` is taken now), or such a record
+        taken at the same moment as the solver's state: the reopened session can rewind.
 
     Raises
     ------
     RuntimeError
         The solver was never reset (it has no puzzle yet).
+    ValueError
+        ``history`` records another solver.
     """
+    if isinstance(history, History):
+        if history.solver is not solver:
+            raise ValueError("session_from_solver: the history records another solver than the one given")
+        history = history.record()
     state = solver.state_dict()
     return Session(
         puzzle=state["puzzle"],
@@ -575,3 +628,33 @@ def restore_solver(session: Session) -> Solver:
     else:
         solver.load_state(session.state)
     return solver
+
+
+@checked
+def restore_history(session: Session, memory_limit: int | None = None) -> History:
+    """The session's solver (:func:`restore_solver`) inside the :class:`~sudoku_lab.stepping.history.History`
+    it was saved with, so the run can be rewound to any iteration recorded before the session was saved.
+
+    ``history.solver`` is the restored solver, at the saved iteration: ``history.seek(i)`` gives the
+    original run's snapshot at ``i`` and stepping on replays the recorded run (its parameter changes
+    included), then goes on exactly as the original would. A session saved without a history gives a new
+    history whose origin is the saved iteration (nothing before it can be shown).
+
+    Parameters
+    ----------
+    session : Session
+    memory_limit : int, optional
+        The history's memory limit in bytes (default: the saved one, or
+        :data:`~sudoku_lab.stepping.history.DEFAULT_MEMORY_LIMIT` without a saved history).
+
+    Raises
+    ------
+    DataFileError
+        The saved history does not fit the session (a key missing, a value of the wrong type, a
+        keyframe beyond the recorded run, arrays missing...): one line naming what is wrong.
+    ParameterError
+        The solver is not registered or refuses the parameters, or ``memory_limit`` is too small.
+    """
+    if session.history is None:
+        return History(restore_solver(session), memory_limit=memory_limit or DEFAULT_MEMORY_LIMIT)
+    return _rebuilt(session, memory_limit)

@@ -220,3 +220,181 @@ def test_the_session_actions_have_their_keys(window):
     assert win.recent_menu.title() == "Recent sessions"
     assert Qt.WindowShortcut == win.act_save_session.shortcutContext()
     win.close()
+
+
+# ------------------------------------------------------------------ sessions with their history, animations
+def _settle(qtbot, win, it):
+    """Wait until the window shows iteration ``it``, idle, its frame drawn everywhere."""
+    qtbot.waitUntil(lambda: iteration(win) == it and win.controller.state == "idle" and win.settled())
+
+
+def _step(qtbot, win, n):
+    start = iteration(win)
+    with qtbot.waitSignal(win.controller.stateChanged, check_params_cb=lambda state: state == "idle"):
+        win.controller.step(n)
+    _settle(qtbot, win, start + n)
+
+
+def _drag(qtbot, bar, start, end):
+    from PySide6.QtCore import QPoint
+
+    y = bar.height() // 2
+    qtbot.mousePress(bar, Qt.LeftButton, pos=QPoint(bar.x_of(start), y))
+    qtbot.mouseMove(bar, QPoint((bar.x_of(start) + bar.x_of(end)) // 2, y))
+    qtbot.mouseMove(bar, QPoint(bar.x_of(end), y))
+    qtbot.mouseRelease(bar, Qt.LeftButton, pos=QPoint(bar.x_of(end), y))
+
+
+def test_a_session_saved_with_its_history_reopens_and_scrubs_back_to_the_original(window, qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from sudoku_lab.testing import assert_snapshots_equal
+
+    path = tmp_path / "history.sudoku-session"
+    win = window("ai_escargot", "hill_climb")
+    c = win.controller
+    assert win.act_session_history.isChecked() and win.act_session_history.isCheckable()  # on: a small history
+    _step(qtbot, win, 12)
+    at_12, board_12 = c.latest.snapshot, win.board.shown_digits().copy()
+    assert c.set_param("w1", 3.0) is None  # a change at 12, made again by the replay
+    _step(qtbot, win, 28)
+    at_40 = c.latest.snapshot
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(path), "")))
+    with qtbot.waitSignal(win.sessionSaved):
+        win.act_save_session.trigger()  # File > Save session..., the file dialog answered
+    assert win.statusBar().currentMessage() == (
+        "Saved session history.sudoku-session at iteration 40, with its history (iterations 0 to 40)"
+    )
+    session = load_session(path)
+    assert session.history is not None and session.history["furthest"] == 40
+    win.close()
+
+    fresh = window("reseda_fig3_1_easy", "reseda")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(lambda *a, **k: (str(path), "")))
+    with qtbot.waitSignal(fresh.sessionOpened):
+        fresh.act_open_session.trigger()  # File > Open session...
+    c2, bar = fresh.controller, fresh.timeline.bar
+    _settle(qtbot, fresh, 40)
+    qtbot.waitUntil(lambda: (bar.origin, bar.furthest, bar.iteration) == (0, 40, 40))
+    assert_snapshots_equal(c2.latest.snapshot, at_40, "reopened at 40")
+
+    _drag(qtbot, bar, 40, 12)  # scrub back before the saved iteration
+    _settle(qtbot, fresh, 12)
+    assert_snapshots_equal(c2.latest.snapshot, at_12, "scrubbed back to 12")
+    assert np.array_equal(fresh.board.shown_digits(), board_12)
+    assert fresh.status_labels["iteration"].text() == "iteration 12 of 40 (rewound)"
+    # Stepping on replays the original run, the change at 12 included.
+    _step(qtbot, fresh, 28)
+    assert_snapshots_equal(c2.latest.snapshot, at_40, "replayed to 40")
+    assert c2.latest.snapshot.params["w1"] == 3.0
+    fresh.close()
+
+
+def test_without_the_history_option_a_session_rewinds_only_to_its_iteration(window, qtbot, tmp_path):
+    path = tmp_path / "plain.sudoku-session"
+    win = window("ai_escargot", "hill_climb")
+    _step(qtbot, win, 15)
+    win.act_session_history.trigger()  # unchecked by the user: a choice that holds
+    assert not win.act_session_history.isChecked()
+    with qtbot.waitSignal(win.sessionSaved):
+        win.save_session(path)
+    assert win.statusBar().currentMessage() == "Saved session plain.sudoku-session at iteration 15"
+    assert load_session(path).history is None
+    win.close()
+    fresh = window("reseda_fig3_1_easy", "reseda")
+    with qtbot.waitSignal(fresh.sessionOpened):
+        assert fresh.open_session(path)
+    _settle(qtbot, fresh, 15)
+    bar = fresh.timeline.bar
+    qtbot.waitUntil(lambda: (bar.origin, bar.furthest) == (15, 15))
+    fresh.close()
+
+
+def test_the_history_option_follows_the_history_size_until_the_user_chooses(window, qtbot, monkeypatch):
+    from sudoku_lab_ui import main_window
+
+    win = window("ai_escargot", "hill_climb")
+    monkeypatch.setattr(main_window, "HISTORY_SAVE_DEFAULT_MAX", 10)  # every history is "large"
+    _step(qtbot, win, 3)
+    qtbot.waitUntil(lambda: not win.act_session_history.isChecked())
+    win.act_session_history.trigger()  # the user wants it anyway
+    assert win.act_session_history.isChecked()
+    _step(qtbot, win, 3)
+    assert win.act_session_history.isChecked()
+    win.close()
+
+
+def _export_dialog(qtbot, win):
+    win.act_export_animation.trigger()  # File > Export animation...
+    dialog = win.export_dialog
+    qtbot.waitUntil(lambda: dialog.isVisible() and dialog.export_button.isEnabled())
+    return dialog
+
+
+def test_export_animation_writes_the_window_run_with_its_changes(window, qtbot, tmp_path):
+    from PIL import Image
+
+    win = window("ai_escargot", "hill_climb")
+    c = win.controller
+    assert win.act_export_animation in win.menuBar().actions()[0].menu().actions()
+    _step(qtbot, win, 8)
+    assert c.set_param("w1", 3.0) is None
+    _step(qtbot, win, 12)
+    at_20 = c.latest.snapshot
+    dialog = _export_dialog(qtbot, win)
+    assert dialog.run.reached == 20 and dialog.run.changes == [(8, {"w1": 3.0})]
+    assert [dialog.view_box.itemText(i) for i in range(dialog.view_box.count())] == ["convergence"]
+    assert not dialog.every_phase.isEnabled()  # hill climbing declares no phases
+    out = tmp_path / "window.gif"
+    dialog.path_edit.setText(str(out))
+    dialog.every_box.setValue(5)
+    dialog.fps_box.setValue(20)
+    with qtbot.waitSignal(dialog.exportFinished, timeout=120_000) as done:
+        qtbot.mouseClick(dialog.export_button, Qt.LeftButton)
+        assert dialog.cancel_button.isEnabled() and not dialog.export_button.isEnabled()
+    result = done.args[0]
+    assert result is not None and not result.cancelled and result.iterations == (0, 5, 10, 15, 20)
+    with Image.open(out) as im:
+        assert im.n_frames == 5
+    # The exported run is the window's: the same final grid, the change made at 8.
+    assert np.array_equal(result.last.grid, at_20.grid) and result.last.events == at_20.events
+    assert dialog.status.text() == f"Wrote {out}: 5 frames"
+    assert win.controller.state == "idle"  # the solver's worker was not used
+    dialog.close()
+    win.close()
+
+
+def test_export_animation_every_phase_and_cancel_leaves_no_file(window, qtbot, tmp_path):
+    from PIL import Image
+
+    win = window("ai_escargot", "reseda")
+    _step(qtbot, win, 2)
+    dialog = _export_dialog(qtbot, win)
+    assert dialog.every_phase.isEnabled()
+    out = tmp_path / "phases.gif"
+    dialog.path_edit.setText(str(out))
+    dialog.every_phase.setChecked(True)
+    with qtbot.waitSignal(dialog.exportFinished, timeout=120_000) as done:
+        qtbot.mouseClick(dialog.export_button, Qt.LeftButton)
+    assert done.args[0].frames == 1 + 2 * 4
+    with Image.open(out) as im:
+        assert im.n_frames == 9
+    out.unlink()
+
+    _step(qtbot, win, 198)  # a longer run, cancelled while its frames are drawn
+    dialog = _export_dialog(qtbot, win)
+    dialog.every_iterations.setChecked(True)
+    dialog.every_box.setValue(1)
+    with qtbot.waitSignal(dialog.exportFinished, timeout=120_000) as done:
+        qtbot.mouseClick(dialog.export_button, Qt.LeftButton)
+        qtbot.waitUntil(lambda: dialog.progress_bar.maximum() > 1 and dialog.progress_bar.value() >= 1)
+        qtbot.mouseClick(dialog.cancel_button, Qt.LeftButton)
+    assert done.args[0].cancelled and dialog.status.text() == "Cancelled: no animation was written"
+    assert list(tmp_path.iterdir()) == []
+    # A bad choice is one line before any work.
+    dialog.path_edit.setText(str(tmp_path / "run.avi"))
+    assert not dialog.start()
+    assert dialog.status.text().startswith("Cannot export: animations are written as .gif or .mp4")
+    assert "\n" not in dialog.status.text() and not dialog.running
+    dialog.close()
+    win.close()

@@ -1,0 +1,357 @@
+"""File > Export animation...: the run shown in the window written as a GIF or an MP4, in the background.
+
+The dialog asks for the view beside the board (:func:`sudoku_lab.analysis.animation.views`), a frame every
+N iterations or every phase (for a solver that declares phases), the frames per second and the file. The run
+exported is the window's: the same puzzle, algorithm, parameters at the start, seed and the parameter changes
+made while it ran (each at the iteration it was made), up to the furthest iteration it reached (also after a
+rewind). :func:`~sudoku_lab.analysis.animation.animate` runs it again from the start in a thread of its own
+(never the solver's, so the window goes on), with a progress bar and Cancel: a cancelled or failed export
+leaves no file.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from sudoku_lab.analysis import animation
+from sudoku_lab.errors import SudokuLabError
+from sudoku_lab.model.puzzle import Puzzle
+from sudoku_lab.solvers import Event, get_solver_class
+from sudoku_lab.stepping import loop
+
+__all__ = ["RunToExport", "run_to_export", "ExportAnimationDialog"]
+
+
+@dataclass(frozen=True)
+class RunToExport:
+    """What the window's run is, for :func:`~sudoku_lab.analysis.animation.animate`.
+
+    Attributes
+    ----------
+    puzzle : Puzzle
+    algo : str
+    params : dict
+        The parameters at the run's start.
+    seed : int
+    changes : list of (int, dict)
+        The parameter changes made while it ran, each at the iteration it was made.
+    reached : int
+        The furthest iteration the run reached.
+    """
+
+    puzzle: Puzzle
+    algo: str
+    params: dict
+    seed: int
+    changes: list
+    reached: int
+
+
+def run_to_export(state: dict, record: dict | None) -> RunToExport:
+    """The run behind a solver's ``state_dict()`` and its history's record (None: the state alone).
+
+    The event log is the history's (up to its furthest iteration) when there is one, else the state's; the
+    parameters at the start are those in force with every parameter changed put back to its first ``old``.
+    """
+    events: list[Event] = list(record["events"]) if record is not None else list(state["events"])
+    reached = int(record["furthest"]) if record is not None else int(state["iteration"])
+    params = dict(state["params"])
+    now = [e for e in state["events"] if e.kind == "param"]
+    for e in reversed(now):  # back to the start: the state's params are after its own events
+        params[e.name] = e.old
+    return RunToExport(
+        puzzle=state["puzzle"],
+        algo=str(state["solver"]),
+        params=params,
+        seed=int(state["seed"]),
+        changes=animation.changes_from_events(events),
+        reached=reached,
+    )
+
+
+class _Job(QObject):
+    """The export thread's voice: its signals reach the dialog in the GUI thread (queued)."""
+
+    progress = Signal(int, int)
+    finished = Signal(object)  # an AnimationResult
+    failed = Signal(str)
+
+
+class ExportAnimationDialog(QDialog):
+    """The Export animation dialog of one window (see the module docstring).
+
+    Signals
+    -------
+    exportFinished(object)
+        The export ended: its :class:`~sudoku_lab.analysis.animation.AnimationResult` (``cancelled`` when
+        cancelled), or None when it failed (the reason is in :attr:`status`).
+    """
+
+    exportFinished = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("export_animation_dialog")
+        self.setWindowTitle("Export animation")
+        self.run: RunToExport | None = None
+        self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()
+        self._job = _Job(self)
+        self._job.progress.connect(self._on_progress)
+        self._job.finished.connect(self._on_finished)
+        self._job.failed.connect(self._on_failed)
+
+        self.what = QLabel("Reading the run...")
+        self.what.setWordWrap(True)
+        self.view_box = QComboBox()
+        self.view_box.setObjectName("export_view")
+        self.every_iterations = QRadioButton("every")
+        self.every_iterations.setObjectName("export_every_iterations")
+        self.every_phase = QRadioButton("every phase")
+        self.every_phase.setObjectName("export_every_phase")
+        self.every_iterations.setChecked(True)
+        group = QButtonGroup(self)
+        group.addButton(self.every_iterations)
+        group.addButton(self.every_phase)
+        self.every_box = QSpinBox()
+        self.every_box.setObjectName("export_every")
+        self.every_box.setRange(1, 10_000_000)
+        self.every_box.setSuffix(" iterations")
+        self.fps_box = QSpinBox()
+        self.fps_box.setObjectName("export_fps")
+        self.fps_box.setRange(*animation.FPS_RANGE)
+        self.fps_box.setValue(10)
+        self.path_edit = QLineEdit(str(Path.cwd() / "run.gif"))
+        self.path_edit.setObjectName("export_path")
+        self.path_edit.setToolTip("The file: .gif or .mp4 (the suffix chooses)")
+        browse = QPushButton("Browse...")
+        browse.clicked.connect(self._browse)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setObjectName("export_progress")
+        self.progress_bar.setRange(0, 1)
+        self.progress_bar.setValue(0)
+        self.status = QLabel("")
+        self.status.setObjectName("export_status")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+
+        every_row = QHBoxLayout()
+        every_row.addWidget(self.every_iterations)
+        every_row.addWidget(self.every_box)
+        every_row.addWidget(self.every_phase)
+        every_row.addStretch(1)
+        path_row = QHBoxLayout()
+        path_row.addWidget(self.path_edit, 1)
+        path_row.addWidget(browse)
+        form = QFormLayout()
+        form.addRow("View beside the board:", self.view_box)
+        form.addRow("A frame:", _wrap(every_row))
+        form.addRow("Frames per second:", self.fps_box)
+        form.addRow("File (.gif or .mp4):", _wrap(path_row))
+
+        self.export_button = QPushButton("Export")
+        self.export_button.setObjectName("export_start")
+        self.export_button.setDefault(True)
+        self.export_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Cancel export")
+        self.cancel_button.setObjectName("export_cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.close_button = QPushButton("Close")
+        self.close_button.clicked.connect(self.close)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        for b in (self.export_button, self.cancel_button, self.close_button):
+            buttons.addWidget(b)
+
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.what)
+        lay.addLayout(form)
+        lay.addWidget(self.progress_bar)
+        lay.addWidget(self.status)
+        lay.addLayout(buttons)
+        self._set_running(False)
+        self.export_button.setEnabled(False)  # until the run is known
+
+    # ------------------------------------------------------------ the run
+    def set_run(self, run: RunToExport | None, note: str = "") -> None:
+        """Show what will be exported (None: nothing to export, ``note`` says why)."""
+        self.run = run
+        if run is None or run.reached < 1:
+            self.what.setText(note or "Nothing to export yet: the run has no iteration. Run or step it first.")
+            self.export_button.setEnabled(False)
+            return
+        cls = get_solver_class(run.algo)
+        changes = sum(len(values) for _, values in run.changes)
+        self.what.setText(
+            f"The run shown: {cls.title} on {run.puzzle.name or 'the puzzle'}, seed {run.seed}, "
+            f"{run.reached:,} {cls.iteration_name}s"
+            + (f", {changes} parameter change{'s' if changes != 1 else ''} made at their iterations" if changes else "")
+            + ". It is run again from the start and drawn."
+        )
+        current = self.view_box.currentText()
+        self.view_box.clear()
+        self.view_box.addItems(list(animation.views(run.algo)))
+        if current:
+            self.view_box.setCurrentText(current)
+        self.every_box.setSuffix(f" {cls.iteration_name}(s)")
+        self.every_box.setValue(max(1, -(-run.reached // (animation.DEFAULT_FRAMES - 1))))
+        self.every_phase.setEnabled(bool(cls.phases))
+        self.every_phase.setToolTip(
+            f"A frame after each of its {len(cls.phases)} phases ({', '.join(p.name for p in cls.phases)})"
+            if cls.phases
+            else f"{cls.title} declares no phases: a frame every N {cls.iteration_name}s"
+        )
+        if not cls.phases:
+            self.every_iterations.setChecked(True)
+        self.export_button.setEnabled(not self.running)
+
+    def options(self) -> dict[str, Any]:
+        """The dialog's choices as :func:`~sudoku_lab.analysis.animation.animate` keywords."""
+        every: int | str = "phase" if self.every_phase.isChecked() else self.every_box.value()
+        return {"view": self.view_box.currentText(), "every": every, "fps": self.fps_box.value()}
+
+    # ------------------------------------------------------------ exporting
+    @property
+    def running(self) -> bool:
+        return self._thread is not None
+
+    def start(self) -> bool:
+        """Check the choices (one line under the bar if one is wrong) and start the export in its thread."""
+        run = self.run
+        if run is None or self.running:
+            return False
+        out = self.path_edit.text().strip()
+        opts = self.options()
+        try:
+            animation.check_animation(out, run.algo, view=opts["view"], every=opts["every"], fps=opts["fps"])
+            animation.check_changes(run.algo, run.params, run.changes)
+        except SudokuLabError as e:
+            self.status.setText(f"Cannot export: {e}")
+            return False
+        self._cancel.clear()
+        job, cancel = self._job, self._cancel
+
+        def work() -> None:
+            try:
+                result = animation.animate(
+                    run.puzzle,
+                    run.algo,
+                    out,
+                    params=run.params,
+                    seed=run.seed,
+                    until=loop.MaxIterations(run.reached),
+                    changes=run.changes,
+                    progress=lambda done, total: job.progress.emit(done, total),
+                    should_stop=cancel.is_set,
+                    **opts,
+                )
+            except SudokuLabError as e:
+                job.failed.emit(f"Export failed: {e}")
+            except Exception as e:  # noqa: BLE001 - a bug is one line here, never a dead thread
+                job.failed.emit(f"Export failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            else:
+                job.finished.emit(result)
+
+        self.status.setText(f"Running {run.algo} again to {run.reached:,} iterations...")
+        self.progress_bar.setRange(0, 0)  # busy while the run goes; then the frames
+        self._thread = threading.Thread(target=work, name="sudoku-lab animation export", daemon=True)
+        self._set_running(True)
+        self._thread.start()
+        return True
+
+    def cancel(self) -> None:
+        """Stop the export: no file is written (an old one stays as it was)."""
+        if self.running:
+            self._cancel.set()
+            self.status.setText("Cancelling...")
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if not self.running:
+            return
+        if total == 0:
+            self.progress_bar.setRange(0, 0)
+            return
+        self.progress_bar.setRange(0, total)
+        self.progress_bar.setValue(done)
+        self.status.setText(f"Drawing frame {done:,} of {total:,}")
+
+    def _on_finished(self, result) -> None:
+        self._done()
+        if result.cancelled:
+            self.status.setText("Cancelled: no animation was written")
+            self.progress_bar.setRange(0, 1)
+            self.progress_bar.setValue(0)
+        else:
+            self.status.setText(f"Wrote {result.path}: {result.frames} frames")
+            self.progress_bar.setValue(self.progress_bar.maximum())
+        self.exportFinished.emit(result)
+
+    def _on_failed(self, text: str) -> None:
+        self._done()
+        self.status.setText(text)
+        self.progress_bar.setRange(0, 1)
+        self.progress_bar.setValue(0)
+        self.exportFinished.emit(None)
+
+    def _done(self) -> None:
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=5)
+        self._set_running(False)
+
+    def _set_running(self, running: bool) -> None:
+        self.export_button.setEnabled(not running and self.run is not None and self.run.reached >= 1)
+        self.cancel_button.setEnabled(running)
+        for w in (self.view_box, self.every_iterations, self.every_box, self.fps_box, self.path_edit):
+            w.setEnabled(not running)
+        self.every_phase.setEnabled(
+            not running and self.run is not None and bool(get_solver_class(self.run.algo).phases)
+        )
+
+    def _browse(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(
+            self, "Export animation", self.path_edit.text(), "GIF (*.gif);;MP4, H.264 (*.mp4)"
+        )
+        if path:
+            if not Path(path).suffix:
+                path += ".mp4" if "mp4" in chosen else ".gif"
+            self.path_edit.setText(path)
+
+    def closeEvent(self, event) -> None:
+        self.cancel()  # closing the dialog cancels an export going on (it leaves no file)
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Cancel an export going on and wait for its thread (the window is closing)."""
+        self.cancel()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout=30)
+
+
+def _wrap(layout) -> QWidget:
+    w = QWidget()
+    layout.setContentsMargins(0, 0, 0, 0)
+    w.setLayout(layout)
+    return w
