@@ -370,7 +370,8 @@ def push_sideways(
 
 
 @jit
-def _set_state(grid, base, row_cnt, col_cnt, GR, GC, best_grid, counters):
+def set_state(grid, base, row_cnt, col_cnt, GR, GC, best_grid, counters):
+    """Score ``grid`` from scratch (:func:`full_scores`): f1, f2 and cost into ``counters``, the run's and the best."""
     f1, f2 = full_scores(grid, base, row_cnt, col_cnt, GR, GC)
     N = row_cnt.shape[0]
     counters[C_F1] = f1
@@ -433,7 +434,7 @@ def start_run(state, iparams, digits, order, rng):
     counters[C_QLEN] = 0
     counters[C_SWAP_A] = -1
     counters[C_SWAP_B] = -1
-    _set_state(grid, base, state.row_cnt, state.col_cnt, GR, GC, state.best_grid, counters)
+    set_state(grid, base, state.row_cnt, state.col_cnt, GR, GC, state.best_grid, counters)
     counters[C_INIT_F1] = counters[C_F1]
     counters[C_INIT_F2] = counters[C_F2]
     counters[C_STUCK_F1] = counters[C_F1]
@@ -482,7 +483,10 @@ def run(state, iparams, fparams, rng, n_moves, trace, events):
     and the search restarts from a new initial state (:func:`start_run`).
     Below that, the state's equal-score successors are queued
     (:func:`push_sideways`) and the search continues from the best queued
-    state (a plateau jump), or restarts when the queue is empty.
+    state (a plateau jump), or restarts when the queue is empty. These are the
+    solver's phases, evaluate swaps, take the best and plateau check
+    (``sudoku_lab/solvers/_hill_climb_phases.py`` calls the same functions in
+    this order).
     """
     grid = state.grid
     base = state.base
@@ -568,7 +572,7 @@ def run(state, iparams, fparams, rng, n_moves, trace, events):
                 counters[C_JUMPS] += 1
                 counters[C_SWAP_A] = -1
                 counters[C_SWAP_B] = -1
-                _set_state(grid, base, row_cnt, col_cnt, GR, GC, best_grid, counters)
+                set_state(grid, base, row_cnt, col_cnt, GR, GC, best_grid, counters)
                 row[E_KIND] = EV_JUMP
                 row[E_REASON] = 0
             else:

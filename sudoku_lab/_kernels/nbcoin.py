@@ -292,6 +292,8 @@ def update_model(
 ):
     """NB-COIN's reward (eq. 4) and punishment (eq. 5) of every free position, then clip and renormalise.
 
+    :func:`reward_model` then :func:`punish_model` (what :func:`run` calls, one generation's update).
+
     Parameters
     ----------
     M : ndarray of float64, shape (N, N, N)
@@ -325,37 +327,78 @@ def update_model(
     divided by its sum (a row left with no mass becomes uniform over its
     allowed digits).
     """
+    prior = np.empty_like(M)
+    reward_model(M, allowed, box_cells, box_free, box_nfree, pop, good, G, k, mode, prior)
+    punish_model(M, allowed, box_cells, box_free, box_nfree, pop, bad, G, k, upper, mode, prior, delta, bound)
+
+
+@jit
+def _set_counts(pop, members, G, cell, scale, f):
+    """``f[d]``: how many of ``pop[members[:G]]`` hold digit d + 1 at ``cell``, times ``scale``; returns their sum."""
+    N = f.shape[0]
+    for d in range(N):
+        f[d] = 0.0
+    for g in range(G):  # unsigned indices: no wrap-around checks
+        f[np.uint64(pop[np.uint64(members[g]), cell] - 1)] += 1.0
+    F = 0.0
+    for d in range(N):
+        f[d] *= scale
+        F += f[d]
+    return F
+
+
+@jit
+def reward_model(M, allowed, box_cells, box_free, box_nfree, pop, good, G, k, mode, prior):
+    """The reward (eq. 4) of every free position: ``M += (k/L) f - (k/L^2) F`` on its allowed digits.
+
+    ``f`` is the good set's count (``mode`` UPDATE_COUNTS) or frequency (UPDATE_FREQUENCIES) of each
+    digit at the position, ``F`` its sum, L = N. Nothing is clipped or renormalised yet
+    (:func:`punish_model` does): in between, a row may leave [0, 1]. ``prior`` (float64 (N, N, N)) gets
+    each free position's row of ``M`` before the reward (the update's ``delta`` is taken against it).
+    No random draws.
+    """
     N = M.shape[0]
     L = float(N)
     a = k / L
     c = k / (L * L)
     scale = 1.0 / G if mode == UPDATE_FREQUENCIES else 1.0
     f = np.empty(N)
+    for b in range(N):
+        for i in range(box_nfree[b]):
+            pos = box_free[b, i]
+            F = _set_counts(pop, good, G, box_cells[b, pos], scale, f)
+            for d in range(N):
+                prior[b, pos, d] = M[b, pos, d]
+                if allowed[b, pos, d]:
+                    M[b, pos, d] = M[b, pos, d] + a * f[d] - c * F
+
+
+@jit
+def punish_model(M, allowed, box_cells, box_free, box_nfree, pop, bad, G, k, upper, mode, prior, delta, bound):
+    """The punishment (eq. 5) of every free position, then clip to [0, upper] and renormalise.
+
+    ``m = M - (k/L) h + (k/L^2) H`` on the allowed digits (``h`` the bad set's count or frequency of
+    each digit at the position, ``H`` its sum), clipped to ``[0, upper]``, 0 on forbidden digits, the
+    row divided by its sum (a row left with no mass becomes uniform over its allowed digits), then
+    :func:`cap_row` with ``bound`` BOUND_CAP. ``delta`` gets the change from ``prior`` (the model
+    before :func:`reward_model`), 0 on given positions. No random draws.
+    """
+    N = M.shape[0]
+    L = float(N)
+    a = k / L
+    c = k / (L * L)
+    scale = 1.0 / G if mode == UPDATE_FREQUENCIES else 1.0
     h = np.empty(N)
     row = np.empty(N)
     delta[:] = 0.0
     for b in range(N):
         for i in range(box_nfree[b]):
             pos = box_free[b, i]
-            cell = box_cells[b, pos]
-            for d in range(N):
-                f[d] = 0.0
-                h[d] = 0.0
-            for g in range(G):  # unsigned indices: no wrap-around checks
-                f[np.uint64(pop[np.uint64(good[g]), cell] - 1)] += 1.0
-                h[np.uint64(pop[np.uint64(bad[g]), cell] - 1)] += 1.0
-            F = 0.0
-            H = 0.0
-            for d in range(N):
-                f[d] *= scale
-                h[d] *= scale
-                F += f[d]
-                H += h[d]
+            H = _set_counts(pop, bad, G, box_cells[b, pos], scale, h)
             total = 0.0
             for d in range(N):
                 if allowed[b, pos, d]:
-                    v = M[b, pos, d] + a * f[d] - c * F
-                    v = v - a * h[d] + c * H
+                    v = M[b, pos, d] - a * h[d] + c * H
                     if v < 0.0:
                         v = 0.0
                     elif v > upper:
@@ -377,7 +420,7 @@ def update_model(
             if bound == BOUND_CAP:
                 cap_row(row, allowed[b, pos], upper)
             for d in range(N):
-                delta[b, pos, d] = row[d] - M[b, pos, d]
+                delta[b, pos, d] = row[d] - prior[b, pos, d]
                 M[b, pos, d] = row[d]
 
 
@@ -413,6 +456,45 @@ def cap_row(row, ok, upper):
         for d in range(N):
             if ok[d] and row[d] < upper:
                 row[d] += share
+
+
+@jit
+def sampling_tables(base, box_avail, N):
+    """What :func:`sample_scored` reads besides the model, from the givens: computed once per :func:`run` call.
+
+    Returns
+    -------
+    box_digits : ndarray of int64, shape (N, N)
+        :func:`unused_digits` of ``box_avail``.
+    cell_row, cell_col : ndarray of int64, shape (C,)
+        Row and column of each cell.
+    row0, col0 : ndarray of int64, shape (N,)
+        Bit masks (bit ``d - 1`` for digit ``d``) of the givens of each row and column.
+    """
+    C = base.shape[0]
+    box_digits = unused_digits(box_avail, N)
+    cell_row = np.empty(C, dtype=np.int64)
+    cell_col = np.empty(C, dtype=np.int64)
+    row0 = np.zeros(N, dtype=np.int64)
+    col0 = np.zeros(N, dtype=np.int64)
+    for c in range(C):
+        r = c // N
+        cell_row[c] = r
+        cell_col[c] = c - r * N
+        if base[c] > 0:
+            bit = np.int64(1) << (base[c] - 1)
+            row0[r] |= bit
+            col0[c - r * N] |= bit
+    return box_digits, cell_row, cell_col, row0, col0
+
+
+@jit
+def givens_into(pop, base, P):
+    """The givens into the first ``P`` rows of ``pop``: :func:`sample_scored` writes only the free cells."""
+    C = base.shape[0]
+    for q in range(P):
+        for c in range(C):
+            pop[q, c] = base[c]
 
 
 @jit
@@ -452,8 +534,11 @@ def run(state, iparams, fparams, rng, n_gen, trace):
     One generation: sample P individuals in order (each with its own draws,
     :func:`sample_scored`) and score them; the first individual with the
     highest fitness is the generation's best. If it has fitness ``2*N*N`` the
-    run succeeds (no update). Otherwise select (no draws), update the model,
-    and stop if the budget is spent.
+    run succeeds (no update). Otherwise rank (:func:`select`, no draws), reward
+    (:func:`reward_model`) and punish (:func:`punish_model`: the clip and the
+    renormalisation too), and stop if the budget is spent. These are the
+    solver's phases (``sudoku_lab/solvers/_nbcoin_phases.py`` calls the same
+    functions in this order).
     """
     M = state.M
     allowed = state.allowed
@@ -478,28 +563,14 @@ def run(state, iparams, fparams, rng, n_gen, trace):
     k = fparams[P_K]
     upper = fparams[P_UPPER]
     optimum = 2 * N * N
-    C = base.shape[0]
     digits = np.empty(N, dtype=np.uint64)
     uorder = np.empty(N, dtype=np.uint64)
     rows = np.empty(N, dtype=np.int64)
     cum = np.empty(N, dtype=np.float64)
     cols = np.empty(N, dtype=np.int64)
-    box_digits = unused_digits(box_avail, N)
-    cell_row = np.empty(C, dtype=np.int64)
-    cell_col = np.empty(C, dtype=np.int64)
-    row0 = np.zeros(N, dtype=np.int64)
-    col0 = np.zeros(N, dtype=np.int64)
-    for c in range(C):
-        r = c // N
-        cell_row[c] = r
-        cell_col[c] = c - r * N
-        if base[c] > 0:
-            bit = np.int64(1) << (base[c] - 1)
-            row0[r] |= bit
-            col0[c - r * N] |= bit
-    for q in range(P):  # the givens, once: sampling writes only the free cells
-        for c in range(C):
-            pop[q, c] = base[c]
+    prior = np.empty_like(M)  # reward_model's copy of the rows it moves, for punish_model's delta
+    box_digits, cell_row, cell_col, row0, col0 = sampling_tables(base, box_avail, N)
+    givens_into(pop, base, P)
     for s in range(n_gen):
         best = 0
         worst = optimum
@@ -548,7 +619,8 @@ def run(state, iparams, fparams, rng, n_gen, trace):
             return s + 1, SOLVED
         select(fitness, P, G, good, bad)
         counters[C_N_SELECTED] = G
-        update_model(M, allowed, box_cells, box_free, box_nfree, pop, good, bad, G, k, upper, mode, delta, bound)
+        reward_model(M, allowed, box_cells, box_free, box_nfree, pop, good, G, k, mode, prior)
+        punish_model(M, allowed, box_cells, box_free, box_nfree, pop, bad, G, k, upper, mode, prior, delta, bound)
         if budget > 0 and counters[C_ITERATION] >= budget:
             return s + 1, BUDGET
     return n_gen, RUNNING

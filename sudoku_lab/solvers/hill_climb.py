@@ -27,6 +27,7 @@ from .._kernels import hill_climb as K
 from ..errors import ParameterError
 from ..model.geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
+from ._hill_climb_phases import PHASES, run_phase
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 
@@ -238,6 +239,8 @@ class HillClimb(KernelSolver):
         ),
     )
 
+    phases = PHASES
+
     kernel = K
     State = HillClimbState
     int_slots = ("greedy", "post_swap", Slot("random_order", value=lambda p: 1), "plateau", "budget", "random_ties")
@@ -317,6 +320,9 @@ class HillClimb(KernelSolver):
     def _run(self, k, trace, events, ip, fp):
         self._init = (int(self.counters[K.C_INIT_F1]), int(self.counters[K.C_INIT_F2]))  # the run's, before the chunk
         return K.run(self.arrays(), ip, fp, self.rng, k, trace, events)
+
+    def _run_phase(self, index, ctx):
+        return run_phase(self, index, ctx)
 
     def _on_events(self, rows):
         for row in rows:

@@ -31,6 +31,7 @@ from .._kernels import nbcoin as K
 from ..model.geometry import geometry
 from ..model.scoring import distinct_count
 from ._boxes import box_free_cells, box_missing_masks
+from ._nbcoin_phases import PHASES, run_phase
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 
@@ -283,6 +284,7 @@ class NBCoin(KernelSolver):
     float_slots = ("k", "upper")
     budget_param = "generations"
     best_cost_counter = None
+    phases = PHASES
 
     # ---------------------------------------------------------------- reset
     def _reset(self):
@@ -340,6 +342,9 @@ class NBCoin(KernelSolver):
     # ---------------------------------------------------------------- step
     def _run(self, k, trace, events, ip, fp):
         return K.run(self.arrays(), ip, fp, self.rng, k, trace)
+
+    def _run_phase(self, index, ctx):
+        return run_phase(self, index, ctx)
 
     # ------------------------------------------------------------ snapshot
     def _layers(self):
