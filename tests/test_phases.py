@@ -9,7 +9,7 @@ import pytest
 
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.model import library
-from sudoku_lab.solvers import Phase, PhaseStep, Solver, create
+from sudoku_lab.solvers import Phase, PhaseStep, Solver, create, registry
 from sudoku_lab.solvers.declare import CHANGE_KEYS, check_changes, check_declarations
 from sudoku_lab.stepping.history import History
 from sudoku_lab.testing import assert_snapshots_equal, first_difference
@@ -294,7 +294,22 @@ def test_history_after_phase_steps_at_a_boundary():
 
 
 # ------------------------------------------------------------ without phases
-@pytest.mark.parametrize("name", ["hill_climb", "ga", "exact"])
+def test_the_six_metaheuristics_declare_their_phases_in_the_papers_words():
+    """Issue 19: every built-in metaheuristic steps by phases; the exact solver (a ground truth) does not."""
+    built_in = {n: c for n, c in registry().items() if c.__module__.startswith("sudoku_lab.solvers.")}
+    declared = {n: [ph.name for ph in c.phases] for n, c in built_in.items()}
+    assert declared == {
+        "reseda": ["sample", "select", "update", "restart check"],
+        "hill_climb": ["evaluate swaps", "take the best", "plateau check"],
+        "nbcoin": ["sample", "rank", "reward", "punish"],
+        "ga": ["select", "cross", "mutate", "replace"],
+        "ac3_tabu": ["candidates", "choose", "propagate", "tabu update"],
+        "cuckoo": ["lay", "compare and replace", "abandon"],
+        "exact": [],
+    }
+
+
+@pytest.mark.parametrize("name", ["exact"])
 def test_a_solver_without_phases_refuses_step_phase(name):
     s = create(name)
     with pytest.raises(RuntimeError, match="reset"):
