@@ -141,7 +141,7 @@ BAD = [
     (["--every", "0"], "argument --every: must be an integer >= 1 or 'phase', got 0"),
     (["--every", "-3"], "argument --every: must be an integer >= 1 or 'phase', got -3"),
     (["--every", "phases"], "argument --every: must be an integer >= 1 or 'phase', got 'phases'"),
-    (["--every", "phase"], "hill_climb declares no phases, so it has no frame per phase: take a frame every N"),
+    (["--every", "phase", "--algo", "exact"], "exact declares no phases, so it has no frame per phase: take a frame every N"),
     (["--out", "{tmp}/run.avi"], "animations are written as .gif or .mp4 (the suffix chooses), not 'run.avi'"),
     (["--out", "{tmp}/run"], "not 'run'"),
     (["--out", "{tmp}/file.txt/run.gif"], "cannot write animation {tmp}/file.txt/run.gif: not a directory"),
@@ -307,8 +307,8 @@ def test_phase_frames_caption_the_phase_and_outline_the_cells_it_changed(tmp_pat
 
 
 def test_the_api_refuses_a_frame_per_phase_for_a_solver_without_phases(tmp_path, no_run):
-    with pytest.raises(ParameterError, match="hill_climb declares no phases") as e:
-        animation.animate(library.puzzle(HARD), "hill_climb", tmp_path / "a.gif", every="phase")
+    with pytest.raises(ParameterError, match="exact declares no phases") as e:
+        animation.animate(library.puzzle(HARD), "exact", tmp_path / "a.gif", every="phase")
     assert "\n" not in str(e.value)
     with pytest.raises(ParameterError, match="every must be a number of iterations or 'phase', got 'phases'"):
         animation.animate(library.puzzle(HARD), "reseda", tmp_path / "a.gif", every="phases")
