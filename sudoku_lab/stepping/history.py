@@ -446,7 +446,12 @@ class History:
         it, n, last, phase = self._at
         if not phase:
             _whole_iterations(s)  # phase steps taken behind the history's back
-        if s.iteration != it or s.phase != phase or len(s.events) < n or (n and s.events[n - 1] is not last and s.events[n - 1] != last):
+        if (
+            s.iteration != it
+            or s.phase != phase
+            or len(s.events) < n
+            or (n and s.events[n - 1] is not last and s.events[n - 1] != last)
+        ):
             raise RuntimeError(
                 f"{s.name} was stepped, reset or restored outside its History (it is at iteration {s.iteration}, "
                 f"the history left it at {it}): step it through the history, or start a new one"
