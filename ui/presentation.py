@@ -4,7 +4,9 @@
 window, with the same worker and run, into a full-screen stage: the board and
 *one* view side by side, every dock, toolbar, menu and status bar hidden, and
 a caption in large words at the bottom (the solver, "iteration i, cost c (best
-b)", and the latest event in words). Type is larger in proportion to the
+b)", and the latest event in words; after a Step phase, what the phase did). A
+caption too long for the screen's width wraps (at most three lines, the rest
+elided) and its tooltip holds it whole. Type is larger in proportion to the
 screen's height, lines and curves are thicker, and the palette is
 :data:`theme.PRESENTATION` (black on white, Okabe-Ito, cividis heatmaps;
 givens, solver digits and conflicts told apart by weight and an underline as
@@ -42,6 +44,7 @@ from PySide6.QtWidgets import (
 
 from sudoku_lab.solvers import registry
 
+from .board_panel import describe_phase
 from .run_toolbar import make_action
 from .widgets import theme
 
@@ -241,6 +244,50 @@ _ACCESS = {
 
 
 # ---------------------------------------------------------------- caption
+class _WrappedLabel(QLabel):
+    """A label that wraps at word boundaries and asks for the height of its wrapped lines (a toolbar's
+    layout does not ask labels for their height at a width), at most ``MAX_LINES``; beyond those, the
+    last line is elided. The full text is always its tooltip."""
+
+    MAX_LINES = 3
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        self._full = ""
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self._full = text
+        self.setToolTip(text)
+        self._fit()
+
+    def full_text(self) -> str:
+        """The whole text (the one shown may be elided past :attr:`MAX_LINES` lines)."""
+        return self._full
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self._fit()
+
+    def _fit(self) -> None:
+        width = max(1, self.contentsRect().width())
+        fm = self.fontMetrics()
+        most = fm.lineSpacing() * self.MAX_LINES
+        shown = self._full
+        super().setText(shown)
+        if self.heightForWidth(width) > most:  # too long even wrapped: cut the end, the tooltip has it all
+            while shown and self.heightForWidth(width) > most:
+                shown = shown[: max(0, len(shown) - max(4, len(shown) // 10))]
+                super().setText(shown.rstrip() + " ...")
+        self.setMinimumHeight(min(most, max(fm.lineSpacing(), self.heightForWidth(width))))
+
+    def setFont(self, font) -> None:  # noqa: N802 (Qt's name)
+        super().setFont(font)
+        self._fit()
+
+
 class Caption(QWidget):
     """The caption in large words: the solver and where the run is, the latest event, and the keys to leave."""
 
@@ -257,15 +304,13 @@ class Caption(QWidget):
         lay = QHBoxLayout(self)
         lay.setContentsMargins(24, 8, 24, 8)
         text = QVBoxLayout()
-        self.main = QLabel()
+        self.main = _WrappedLabel()
         self.main.setObjectName("caption_main")
-        self.event = QLabel()
+        self.event = _WrappedLabel()
         self.event.setObjectName("caption_event")
         self.hint = QLabel("Esc: leave\nV: next view\nF1: keys")
         self.hint.setObjectName("caption_hint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom)
-        for lab in (self.main, self.event):  # a long line is cut, never makes the window wider than the screen
-            lab.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         text.addWidget(self.main)
         text.addWidget(self.event)
         lay.addLayout(text, 1)
@@ -288,6 +333,11 @@ class Caption(QWidget):
         where = f"iteration {s.iteration:,}, cost {s.cost} (best {s.best_cost})"
         words = {"running": "running", "idle": "paused", "stopped": "stopped", "finished": "finished"}
         status = "solved" if s.solved else words.get(state, state)
+        step = getattr(prog, "phase", None)
+        if step is not None:  # a phase step: what it did, in large words; where the run is below
+            self.main.setText(f"{cls.title}: {describe_phase(cls, step)}")
+            self.event.setText(f"{where}  ·  {status}")
+            return
         self.main.setText(f"{cls.title}: {where}  ·  {status}")
         self.event.setText(describe_event(s.events[-1]) if s.events else "No event yet")
 

@@ -285,8 +285,10 @@ class Timeline(QObject):
         self.label = QLabel()
         self.label.setObjectName("timeline_label")
         self.label.setStyleSheet("color: #444;")
-        # A fixed width: the bar must not jump as the text grows ("57,868 of 57,868 (rewound) · ...").
-        self.label.setFixedWidth(self.label.fontMetrics().horizontalAdvance("0" * 44))
+        # As wide as its longest text so far (never cut), and room for a typical one from the start: the bar
+        # must not jump as the text changes ("57,868 of 57,868 (rewound) · memory 12.3 MB of 200 MB").
+        self._label_width = 0
+        self._fit_label("88,888 of 88,888 (rewound) · memory 88.8 MB of 200 MB")
         panel = QWidget()
         panel.setObjectName("timeline")
         lay = QHBoxLayout(panel)
@@ -372,7 +374,9 @@ class Timeline(QObject):
         self.info = info
         self.bar.set_state(info.origin, info.furthest, info.iteration, info.events)
         where = f"{info.iteration:,} of {info.furthest:,}" + (" (rewound)" if info.rewound else "")
-        self.label.setText(f"{where} · memory {_mb(info.memory_used)} of {_mb(info.memory_limit)}")
+        text = f"{where} · memory {_mb(info.memory_used)} of {_mb(info.memory_limit)}"
+        self._fit_label(text)
+        self.label.setText(text)
         self.label.setToolTip(
             f"Recorded iterations {info.origin:,} to {info.furthest:,}; the keyframes hold {info.memory_used:,} "
             f"bytes (limit {info.memory_limit:,}: History memory limit... in the Run menu)"
@@ -380,6 +384,13 @@ class Timeline(QObject):
         conv = self.window.views.get("convergence")
         if conv is not None and hasattr(conv, "set_cursor"):
             conv.set_cursor(info.iteration if info.rewound else None, info.furthest)
+
+    def _fit_label(self, text: str) -> None:
+        """Widen the label to hold ``text`` whole (it only grows, so the bar does not jump back and forth)."""
+        need = self.label.fontMetrics().horizontalAdvance(text) + 12
+        if need > self._label_width:
+            self._label_width = need
+            self.label.setFixedWidth(need)
 
     def on_state(self, state: str) -> None:
         ok = state != WorkerState.COMPILING

@@ -12,6 +12,11 @@ Every run is recorded: the worker steps its solver through a
 iteration reached (re-simulated from a keyframe in this thread, never in the GUI's) and Run or Step
 afterwards replays the recorded run until something is changed. Each published frame comes with a
 :class:`TimelineInfo` (the recorded range, its events, the memory the keyframes hold).
+
+:meth:`SolverWorker.request_step_phase` steps one phase of an iteration (solvers that declare phases),
+through the history too; its frame's ``Progress.phase`` is the :class:`~sudoku_lab.solvers.PhaseStep`,
+so the views can show what that phase changed. Parameter changes asked for in the middle of an
+iteration wait for its end (a solver refuses them there).
 """
 
 from __future__ import annotations
@@ -173,6 +178,10 @@ class SolverWorker(QObject):
     def request_step(self, n: int) -> None:
         self._send(_Cmd("step", (int(n),)))
 
+    def request_step_phase(self) -> None:
+        """Step one phase of the current iteration (a solver that declares phases; others step nothing)."""
+        self._send(_Cmd("phase"))
+
     def request_pause(self) -> None:
         self._send(_Cmd("pause"))
 
@@ -289,6 +298,8 @@ class SolverWorker(QObject):
             self._answer_keyframes()
         elif cmd.kind == "restore":
             self._restore(cmd.args[0])
+        elif cmd.kind == "phase":
+            self._step_phase()
         elif cmd.kind in ("seek", "back"):
             self._seek(cmd.args[0] if cmd.kind == "back" else None)
         elif cmd.kind in ("run", "step"):
@@ -342,16 +353,29 @@ class SolverWorker(QObject):
         h = self.history
         if h is None or self.solver is None:
             return
+        mid = bool(self.solver.phase)  # in the middle of an iteration: Back 1 goes to its start
         if back is not None:
-            target = h.iteration - back
+            target = h.iteration - back + mid
         elif target is None:
             return  # coalesced: a newer seek was done already
         self._apply_params()  # changes asked for before the seek are made where the run was
         target = max(h.origin, min(int(target), h.furthest))
-        if target != h.iteration:
+        if target != h.iteration or mid:
             h.seek(target)  # from the nearest keyframe: re-simulated here, never in the GUI thread
         self._publish_now()
         self._set_state(WorkerState.FINISHED if self.solver.done else WorkerState.IDLE)
+
+    def _step_phase(self) -> None:
+        """One phase through the history, published with its PhaseStep."""
+        s, h = self.solver, self.history
+        if s is None or h is None or self.state == WorkerState.STOPPED or not s.phases:
+            return
+        if s.phase == 0:
+            self._apply_params()  # changes asked for meanwhile apply before the iteration's draws
+        step = h.step_phase() if not s.done else None
+        self._publish(loop.Progress(s.snapshot(), 0.0, 0.0, s.done, s.status if s.done else "", 0.0, phase=step))
+        self._set_state(WorkerState.FINISHED if s.done else WorkerState.IDLE)
+        self.runEnded.emit(s.status if s.done else "phase")
 
     def _answer_keyframes(self, solver=None) -> None:
         solver = solver or self.solver
@@ -383,6 +407,10 @@ class SolverWorker(QObject):
         with self._params_lock:
             changes, self._pending_params = self._pending_params, {}
         if not changes or solver is None:
+            return False
+        if solver.phase:  # in the middle of an iteration stepped by phases: they apply when it ends
+            with self._params_lock:
+                self._pending_params = {**changes, **self._pending_params}
             return False
         h = self.history
         try:
@@ -450,7 +478,7 @@ class SolverWorker(QObject):
 
     def at_start(self) -> bool:
         """True when no iteration has run since the solver's reset (or there is no solver yet)."""
-        return self.solver is None or self.solver.iteration == 0
+        return self.solver is None or (self.solver.iteration == 0 and self.solver.phase == 0)
 
     def _set_state(self, state: str) -> None:
         self.state = state
