@@ -102,6 +102,8 @@ class BoardPanel(QWidget):
         self._cls = None
         self._snapshot = None
         self._phase = None  # the PhaseStep of the frame shown, if it was a phase step
+        #: Show the phase's line under the board (presentation mode has its own caption for it).
+        self.phase_line = True
         self._solution = None
         self._several = False
         self._checking = False
@@ -169,7 +171,7 @@ class BoardPanel(QWidget):
         """Draw a run's snapshot (the window calls it every frame), with the PhaseStep that led to it, if any."""
         self._snapshot = snapshot
         self._phase = phase
-        if phase is not None and self._cls is not None and self._cls.name == snapshot.solver:
+        if phase is not None and self.phase_line and self._cls is not None and self._cls.name == snapshot.solver:
             self.phase_caption.setText(describe_phase(self._cls, phase))
             self.phase_caption.setToolTip(self.phase_caption.text())
             self.phase_caption.show()

@@ -245,15 +245,15 @@ _ACCESS = {
 
 # ---------------------------------------------------------------- caption
 class _WrappedLabel(QLabel):
-    """A label that wraps at word boundaries and asks for the height of its wrapped lines (a toolbar's
-    layout does not ask labels for their height at a width), at most ``MAX_LINES``; beyond those, the
-    last line is elided. The full text is always its tooltip."""
+    """A label whose text is broken into lines at word boundaries to fit its width, at most ``MAX_LINES``
+    (the last elided past them), asking for the height of those lines. The lines are made here, not by
+    QLabel's word wrap, whose height-for-width a toolbar's layout does not follow. The full text is
+    always its tooltip."""
 
     MAX_LINES = 3
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setWordWrap(True)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
         self._full = ""
 
@@ -263,29 +263,39 @@ class _WrappedLabel(QLabel):
         self._fit()
 
     def full_text(self) -> str:
-        """The whole text (the one shown may be elided past :attr:`MAX_LINES` lines)."""
+        """The whole text (the one shown is broken into lines, and elided past :attr:`MAX_LINES`)."""
         return self._full
+
+    def lines(self) -> list[str]:
+        """The lines shown."""
+        return super().text().split("\n")
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if event.oldSize().width() != event.size().width():
             self._fit()
 
-    def _fit(self) -> None:
-        width = max(1, self.contentsRect().width())
-        fm = self.fontMetrics()
-        most = fm.lineSpacing() * self.MAX_LINES
-        shown = self._full
-        super().setText(shown)
-        if self.heightForWidth(width) > most:  # too long even wrapped: cut the end, the tooltip has it all
-            while shown and self.heightForWidth(width) > most:
-                shown = shown[: max(0, len(shown) - max(4, len(shown) // 10))]
-                super().setText(shown.rstrip() + " ...")
-        self.setMinimumHeight(min(most, max(fm.lineSpacing(), self.heightForWidth(width))))
-
     def setFont(self, font) -> None:  # noqa: N802 (Qt's name)
         super().setFont(font)
         self._fit()
+
+    def _fit(self) -> None:
+        fm = self.fontMetrics()
+        width = self.contentsRect().width()
+        lines: list[str] = []
+        if width < 10 * fm.averageCharWidth():  # not laid out yet: one line until it has its width
+            lines = [self._full]
+        else:
+            for word in self._full.split(" "):
+                if lines and fm.horizontalAdvance(lines[-1] + " " + word) <= width:
+                    lines[-1] += " " + word
+                else:
+                    lines.append(word)
+            if len(lines) > self.MAX_LINES:
+                rest = " ".join(lines[self.MAX_LINES - 1 :])
+                lines = lines[: self.MAX_LINES - 1] + [fm.elidedText(rest, Qt.TextElideMode.ElideRight, width)]
+        super().setText("\n".join(lines))
+        self.setMinimumHeight(fm.lineSpacing() * max(1, len(lines)) + 2)
 
 
 class Caption(QWidget):
@@ -473,6 +483,8 @@ class Presentation(QObject):
         for x in self._saved.hidden_board_widgets:
             x.hide()
         w.board.set_presentation(True)
+        bp.phase_line = False  # the caption says it, in large words
+        bp.phase_caption.hide()
         self.caption.set_scale(scale)
         w.addToolBar(Qt.ToolBarArea.BottomToolBarArea, self.caption_bar)
         self.caption_bar.show()
@@ -497,6 +509,9 @@ class Presentation(QObject):
         self._styler.restore()
         self.caption.set_scale(1.0)
         w.board.set_presentation(False)
+        w.board_panel.phase_line = True
+        if w._last_progress is not None:  # the phase's line under the board again, if a phase is shown
+            w.board_panel.show_snapshot(w._last_progress.snapshot, w._last_progress.phase)
         dock = w.view_docks.get(self.view_key)
         if dock is not None:
             dock.setTitleBarWidget(None)

@@ -140,8 +140,11 @@ def test_presentation_caption_shows_the_phase_in_large_words(window, qtbot):
     full = f"{cls.title}: {describe_phase(cls, step)}"
     qtbot.waitUntil(lambda: main.full_text() == full)
     assert main.toolTip() == full
-    # Whole: wrapped, every word on screen (this caption fits three lines at 1920 pixels).
-    assert main.text() == full and main.height() >= main.heightForWidth(main.contentsRect().width())
+    # Whole: wrapped at words, every line within the label, every line's height given (it fits three lines).
+    lines = main.lines()
+    assert " ".join(lines) == full and len(lines) >= 1
+    assert max(main.fontMetrics().horizontalAdvance(line) for line in lines) <= main.contentsRect().width()
+    assert main.height() >= len(lines) * main.fontMetrics().lineSpacing()
     _press(qtbot, win, "Esc")
     qtbot.waitUntil(lambda: not win.isFullScreen())
 
@@ -172,3 +175,25 @@ def test_the_parameter_form_shows_the_values_in_force_when_rewound(window, qtbot
     qtbot.waitUntil(lambda: c.latest.snapshot.params["Q1"] == 12 and c.timeline_info.furthest == 10)
     assert c.current_params()["alpha"] == pytest.approx(0.7) and panel.value("alpha") == pytest.approx(0.7)
     assert not panel.rewound_label.isVisible()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_the_timeline_label_is_never_cut(window, qtbot, size):
+    """Its text fits its width whole at 1280 x 800 and 1920 x 1080 (a shorter form on a narrow window), the bar keeps
+    most of the panel, and the tooltip holds everything."""
+    win = window("ai_escargot")
+    win.resize(*size)
+    win.step_n.setValue(30)
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
+    qtbot.waitUntil(lambda: iteration(win) == 30 and win.settled())
+    _press(qtbot, win, "Left")
+    qtbot.waitUntil(lambda: iteration(win) == 29 and win.settled())
+    t = win.timeline
+    qtbot.waitUntil(lambda: t.panel.width() > 0 and t.label.width() <= 0.45 * t.panel.width() + 1)
+    text = t.label.text()
+    assert text.startswith("29") and "rewound" in text
+    assert t.label.fontMetrics().horizontalAdvance(text) <= t.label.contentsRect().width()
+    assert t.bar.width() >= t.label.width() // 2
+    assert "bytes" in t.label.toolTip()
+    if size == (1920, 1080):
+        assert text.startswith("29 of 30 (rewound) · ") and text.endswith(" of 200 MB")

@@ -66,7 +66,7 @@ class _ImagePanel(QWidget):
         self.thick = pg.PlotCurveItem(pen=pg.mkPen(theme.PLOT["grid_thick"], width=2.5), connect="pairs")
         self.givens = pg.PlotCurveItem(pen=pg.mkPen(theme.PLOT["given_outline"], width=1.5), connect="pairs")
         # Tiles of the cells a phase step moved (RESEDA's update: the rows of p it changed).
-        self.marks = pg.PlotCurveItem(pen=pg.mkPen(theme.VERMILLION, width=2.5), connect="pairs")
+        self.marks = pg.PlotCurveItem(pen=pg.mkPen("#FFFFFF", width=2), connect="pairs")  # white on the colour map
         for item in (self.thin, self.thick, self.givens, self.marks):
             self.plot.addItem(item)
         self.bar = pg.ColorBarItem(
