@@ -358,6 +358,10 @@ class SolverWorker(QObject):
             target = h.iteration - back + mid
         elif target is None:
             return  # coalesced: a newer seek was done already
+        with self._params_lock:
+            pending = bool(self._pending_params)
+        if pending and self.solver.phase:  # where the run was is the end of the iteration under way
+            h.step(1)
         self._apply_params()  # changes asked for before the seek are made where the run was
         target = max(h.origin, min(int(target), h.furthest))
         if target != h.iteration or mid:
@@ -373,6 +377,8 @@ class SolverWorker(QObject):
         if s.phase == 0:
             self._apply_params()  # changes asked for meanwhile apply before the iteration's draws
         step = h.step_phase() if not s.done else None
+        if s.phase == 0:
+            self._apply_params()  # changes asked for during the iteration: made at its end
         self._publish(loop.Progress(s.snapshot(), 0.0, 0.0, s.done, s.status if s.done else "", 0.0, phase=step))
         self._set_state(WorkerState.FINISHED if s.done else WorkerState.IDLE)
         self.runEnded.emit(s.status if s.done else "phase")
@@ -411,6 +417,10 @@ class SolverWorker(QObject):
         if solver.phase:  # in the middle of an iteration stepped by phases: they apply when it ends
             with self._params_lock:
                 self._pending_params = {**changes, **self._pending_params}
+            self.message.emit(
+                f"{', '.join(sorted(changes))}: applies when {solver.iteration_name} {solver.iteration + 1} ends "
+                "(Step phase to its end, or Step)"
+            )
             return False
         h = self.history
         try:
@@ -450,6 +460,8 @@ class SolverWorker(QObject):
         if last is not None and throttle and self._rate() is None:
             self._chunk[self.solver.name] = last.chunk  # the next run starts at full speed
         reason = last.reason if last is not None else "cancelled"
+        if self._apply_params():  # asked for in the middle of an iteration this step finished
+            self._publish_now()
         if self.solver.done:
             self._set_state(WorkerState.FINISHED)
         elif self.state == WorkerState.RUNNING:

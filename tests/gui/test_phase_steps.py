@@ -197,3 +197,47 @@ def test_the_timeline_label_is_never_cut(window, qtbot, size):
     assert "bytes" in t.label.toolTip()
     if size == (1920, 1080):
         assert text.startswith("29 of 30 (rewound) · ") and text.endswith(" of 200 MB")
+
+
+def test_a_parameter_changed_mid_iteration_applies_when_the_iteration_ends(window, qtbot):
+    win = window("ai_escargot")
+    c = win.controller
+    _click_phase(qtbot, win, 0, 1)
+    with qtbot.waitSignal(c.message, check_params_cb=lambda text: "applies when EDA step 1 ends" in text):
+        win.params_panel.spin_box("alpha").setValue(0.9)
+    _click_phase(qtbot, win, 1, 1)
+    assert c.latest.snapshot.params["alpha"] == 0.7  # not in the middle of the iteration
+    _click_phase(qtbot, win, 2, 1)
+    _click_phase(qtbot, win, 3, 1)  # the iteration ends: the change is made there
+    assert c.latest.snapshot.params["alpha"] == 0.9
+    ref = _headless(win)  # alpha 0.9 in the controller's parameters: start the reference at 0.7
+    ref.set_params(alpha=0.7)
+    ref.step(1)
+    ref.set_params(alpha=0.9)
+    s = c.latest.snapshot
+    assert [(e.iteration, e.name, e.new) for e in s.events if e.kind == "param"][-1] == (1, "alpha", 0.9)
+    _steps(qtbot, win, 2)
+    ref.step(2)
+    assert c.latest.snapshot.trace["cost"].tolist() == ref.snapshot().trace["cost"].tolist()
+
+
+def test_the_population_view_marks_the_members_and_the_selection_of_a_phase(qtbot):
+    from sudoku_lab.solvers import PhaseStep
+    from sudoku_lab_ui.solver_views.population import PopulationView
+
+    view = PopulationView()
+    qtbot.addWidget(view)
+    values = np.array([5.0, 3.0, 9.0, 4.0, 7.0])
+    view.set_values(values)
+    step = PhaseStep(
+        2, 1, "replace", "two replaced", {"members": np.array([4, 0]), "selected": np.array([1, 3])}, False
+    )
+    view.set_phase_marks(step, values)
+    assert view.marked["members"].tolist() == [4, 0] and view.marked["selected"].tolist() == [1, 3]
+    assert view.phase_marks["members"].getData()[0].tolist() == [7.0, 5.0]
+    assert "this phase: 2 replaced, 2 selected" in view.summary.text()
+    other = PhaseStep(2, 0, "sample", "samples", {"selected": np.array([1, 40])}, False)  # not population indices
+    view.set_phase_marks(other, values)
+    assert view.marked["selected"].size == 0 and view.marked["members"].size == 0
+    view.set_phase_marks(None, values)
+    assert view.phase_marks["members"].getData()[0].size == 0
