@@ -368,3 +368,120 @@ def test_keyframes_share_the_immutable_events():
     t.load_state(key)
     t.set_params(w1=2.0)
     assert len(key["events"]) == len(s.events) == len(t.events) - 1
+
+
+# ------------------------------------------------------------ phase steps through the history
+def _phased(name, params, puzzle=None, seed=3):
+    s = create(name, **params)
+    puzzle = puzzle or ("reseda_fig4_1_hard" if name == "reseda" else "mk_hard_a")
+    s.reset(library.puzzle(puzzle), seed)
+    return s
+
+
+def _by_iterations(name, params, n, changes=None, puzzle=None, seed=3):
+    """Snapshots of the same run stepped by whole iterations (``changes``: {iteration: params} made there)."""
+    s = _phased(name, params, puzzle, seed)
+    out = {0: s.snapshot()}
+    for i in range(1, n + 1):
+        if changes and i - 1 in changes:
+            s.set_params(**changes[i - 1])
+        s.step(1)
+        out[i] = s.snapshot()
+    return out
+
+
+def _phase_iteration(h):
+    """Phase steps through the history until an iteration ends; the steps."""
+    steps = []
+    while True:
+        st = h.step_phase()
+        assert st is not None
+        steps.append(st)
+        if st.ended:
+            return steps
+
+
+PHASED = [("reseda", {"beta": 0.35, "run_budget": 8}), ("cuckoo", {})]  # RESEDA restarts within 20
+
+
+def _change(name, params):
+    """A live change that leaves the run going for 20 iterations (RESEDA: alpha only, keeping its restarts)."""
+    return {"alpha": 0.8} if name == "reseda" else _live_changes(_phased(name, params))
+
+
+@pytest.mark.parametrize(("name", "params"), PHASED)
+def test_phase_steps_through_a_history_then_seeks_give_the_run_stepped_by_iterations(name, params):
+    ref = _by_iterations(name, params, 20, changes={6: _change(name, params)})
+    assert ref[20].iteration == 20 and any(e.kind == "restart" for e in ref[20].events) == (name == "reseda")
+    s = _phased(name, params)
+    h = History(s, interval=4)
+    for i in range(1, 21):
+        if i - 1 == 6:
+            h.set_params(**_change(name, params))
+        steps = _phase_iteration(h)
+        assert [st.index for st in steps] == list(range(len(steps))) and steps[0].iteration == i
+        assert h.iteration == i == h.furthest
+        assert_snapshots_equal(s.snapshot(), ref[i], f"first pass, iteration {i}")
+    assert h.keyframes == (0, 4, 8, 12, 16, 20)
+    assert h.events == tuple(ref[20].events)
+    for target in (5, 17, 2, 6, 7, 20, 0, 13):
+        assert_snapshots_equal(h.seek(target), ref[target], f"seek {target}")
+
+
+@pytest.mark.parametrize(("name", "params"), PHASED)
+def test_step_phase_after_a_seek_replays_the_recorded_run(name, params):
+    changes = {6: _change(name, params)}
+    ref = _by_iterations(name, params, 12, changes=changes)
+    s = _phased(name, params)
+    h = History(s, interval=4)
+    h.step(6)
+    h.set_params(**changes[6])
+    h.step(6)
+    h.seek(3)
+    for i in range(4, 13):  # across the change recorded at 6: made again before iteration 7's first phase
+        _phase_iteration(h)
+        assert_snapshots_equal(s.snapshot(), ref[i], f"replay, iteration {i}")
+        assert h.furthest == 12  # the same run: no branch, the recorded future kept
+    assert s.get_params() == ref[12].params
+    assert [e for e in h.events if e.kind == "param"] == [e for e in ref[12].events if e.kind == "param"]
+
+
+def test_seek_and_step_from_the_middle_of_an_iteration():
+    params = {"beta": 0.35, "run_budget": 8}
+    ref = _by_iterations("reseda", params, 15)
+    s = _phased("reseda", params)
+    h = History(s, interval=4)
+    h.step(6)
+    first = h.step_phase()
+    h.step_phase()
+    assert (first.iteration, s.phase, h.iteration, h.furthest) == (7, 2, 6, 6)
+    with pytest.raises(ParameterError):
+        h.set_params(alpha=0.8)  # changes apply between iterations
+    assert_snapshots_equal(h.seek(6), ref[6])  # back to the start of the iteration under way
+    assert s.phase == 0 and h.furthest == 6
+    h.step_phase()
+    assert h.step(1) == 1  # finishes iteration 7 (counted as one)
+    assert_snapshots_equal(s.snapshot(), ref[7])
+    h.step(5)
+    h.seek(4)
+    h.step_phase()
+    assert_snapshots_equal(h.seek(10), ref[10])  # forward from mid-iteration on the recorded run
+    h.step_phase()
+    assert_snapshots_equal(h.seek(9), ref[9])  # back, from mid-iteration
+    h.step_phase()
+    h.step_phase()
+    assert h.step(3) == 3
+    assert_snapshots_equal(s.snapshot(), ref[12])
+    assert h.furthest == 12
+    h.step_phase()
+    s.step_phase()  # behind the history's back
+    with pytest.raises(RuntimeError, match="outside its History"):
+        h.step(1)
+
+
+def test_step_phase_refuses_a_solver_without_phases():
+    s = create("exact")
+    s.reset(library.puzzle("reseda_fig3_1_easy"), 0)
+    h = History(s)
+    with pytest.raises(RuntimeError, match="exact declares no phases: step it by whole iterations with History.step"):
+        h.step_phase()

@@ -6,11 +6,18 @@ is on; a toggle is enabled only when the current solver declares a layer of
 its role. The fixed toggles: the best grid instead of the current one, AC3
 candidates as pencil marks (computed off the GUI thread), the difference to
 the puzzle's solution (only for puzzles with a unique one) and conflicts.
+
+After a **Step phase** (a frame whose ``Progress.phase`` is a
+:class:`~sudoku_lab.solvers.PhaseStep`) the cells the phase changed (its
+``changed["cells"]``) are outlined and a line under the board says
+"<iteration> i, phase k/n (name): what it did" (:func:`describe_phase`); both
+clear with the next frame of whole iterations.
 """
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
+import numpy as np
+from PySide6.QtWidgets import QCheckBox, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from sudoku_lab.exact.ac3 import ac3
 
@@ -19,7 +26,23 @@ from .overlays import OverlayCanvas, overlays
 from .widgets.board import BoardView
 from .widgets.flow import FlowLayout
 
-__all__ = ["BoardPanel"]
+__all__ = ["BoardPanel", "describe_phase", "phase_cells"]
+
+
+def describe_phase(cls, step) -> str:
+    """One line for a :class:`~sudoku_lab.solvers.PhaseStep` of solver class ``cls``:
+    "iteration 12, phase 2/4 (select): kept the 10 best of 100 samples..." (in the solver's word for an iteration).
+    """
+    n = len(cls.phases) if cls is not None else 0
+    word = cls.iteration_name if cls is not None else "iteration"
+    return f"{word} {step.iteration:,}, phase {step.index + 1}/{n} ({step.name}): {step.caption}"
+
+
+def phase_cells(step) -> list[int]:
+    """The board cells a phase step changed (its ``changed["cells"]``), as flat indices; none for None."""
+    cells = step.changed.get("cells") if step is not None else None
+    return [] if cells is None else [int(c) for c in np.flatnonzero(cells)]
+
 
 DIFF_TIP = "Mark the digits that differ from the puzzle's solution"
 SEVERAL_TIP = "this puzzle has several solutions"
@@ -43,6 +66,13 @@ class BoardPanel(QWidget):
         lay.setContentsMargins(6, 6, 6, 6)
         self.board = BoardView()
         lay.addWidget(self.board, 1)
+        self.phase_caption = QLabel()
+        self.phase_caption.setObjectName("phase_caption")
+        self.phase_caption.setWordWrap(True)
+        self.phase_caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        self.phase_caption.setStyleSheet("color: #7a2e00; font-weight: bold;")
+        self.phase_caption.hide()
+        lay.addWidget(self.phase_caption)
         row = FlowLayout()  # the toggles wrap under a narrow board instead of widening the window
         self.show_best = QCheckBox("Best grid")
         self.show_best.setToolTip("Show the best grid seen so far instead of the current one")
@@ -71,6 +101,9 @@ class BoardPanel(QWidget):
         lay.addLayout(row)
         self._cls = None
         self._snapshot = None
+        self._phase = None  # the PhaseStep of the frame shown, if it was a phase step
+        #: Show the phase's line under the board (presentation mode has its own caption for it).
+        self.phase_line = True
         self._solution = None
         self._several = False
         self._checking = False
@@ -109,6 +142,8 @@ class BoardPanel(QWidget):
         self._solution = solution
         self._several = several
         self._pencil = None
+        self._phase = None
+        self.phase_caption.hide()
         self.board.set_puzzle(puzzle)
         self.board.set_highlight(())
         self.board.set_solution(solution)
@@ -132,10 +167,23 @@ class BoardPanel(QWidget):
             self.show_diff.setToolTip(DIFF_TIP)
 
     # ---------------------------------------------------------------- drawing
-    def show_snapshot(self, snapshot) -> None:
-        """Draw a run's snapshot (the window calls it every frame)."""
+    def show_snapshot(self, snapshot, phase=None) -> None:
+        """Draw a run's snapshot (the window calls it every frame), with the PhaseStep that led to it, if any."""
         self._snapshot = snapshot
+        self._phase = phase
+        if phase is not None and self.phase_line and self._cls is not None and self._cls.name == snapshot.solver:
+            self.phase_caption.setText(describe_phase(self._cls, phase))
+            self.phase_caption.setToolTip(self.phase_caption.text())
+            self.phase_caption.show()
+        else:
+            self.phase_caption.clear()
+            self.phase_caption.hide()
         self.refresh()
+
+    @property
+    def phase(self):
+        """The PhaseStep of the frame shown (None after whole iterations)."""
+        return self._phase
 
     def refresh(self, *_) -> None:
         """Redraw the board from the latest snapshot and the toggles."""
@@ -144,6 +192,7 @@ class BoardPanel(QWidget):
         if s is None or board.is_editable() or board.puzzle() is None or s.puzzle != board.puzzle():
             return
         board.set_grid(s.best_grid if self.show_best.isChecked() else s.grid, s.fixed)
+        board.set_highlight(phase_cells(self._phase))
         board.set_overlay("conflicts", self.show_conflicts.isChecked())
         board.set_overlay("diff", self.show_diff.isChecked() and self.show_diff.isEnabled())
         canvas = self.draw_layers(s)

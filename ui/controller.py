@@ -312,6 +312,7 @@ class Controller(QObject):
         kept and apply at the next reset.
         """
         cls = self.solver_class
+        self._take_shown_params()
         try:
             prm = cls.param(name)
             v = prm.validate(value)
@@ -329,6 +330,18 @@ class Controller(QObject):
         else:
             self.reset()
         return None
+
+    def _take_shown_params(self) -> None:
+        """Rewound on the timeline, a change continues from the frame shown (a new branch): the live parameters
+        in force there become the controller's, not the ones the recorded run reached later."""
+        info, latest = self.timeline_info, self.latest
+        if info is None or latest is None or not info.rewound:
+            return
+        s = latest.snapshot
+        if s.solver != self.solver_name or s.iteration != info.iteration:
+            return
+        live = {p.name for p in self.solver_class.params if p.live}
+        self.params[self.solver_name].update({k: v for k, v in s.params.items() if k in live})
 
     def set_seed(self, seed: int) -> None:
         self.seed = int(seed)
@@ -368,6 +381,11 @@ class Controller(QObject):
     def step(self, n: int = 1) -> None:
         self.start()
         self.worker.request_step(n)
+
+    def step_phase(self) -> None:
+        """One phase of the current iteration (solvers that declare phases); its frame carries the PhaseStep."""
+        self.start()
+        self.worker.request_step_phase()
 
     def stop(self) -> None:
         self.worker.request_stop()

@@ -119,7 +119,9 @@ class MainWindow(QMainWindow):
         self.run_toolbar = tb = RunToolbar(self, self.controller)
         self.addToolBar(tb)
         # The parts' controls, under the names tests and scripts have always used.
-        self.act_run, self.act_step, self.act_step_n, self.act_stop, self.act_reset = tb.actions_in_order()
+        self.act_run, self.act_step, self.act_step_phase, self.act_step_n, self.act_stop, self.act_reset = (
+            tb.actions_in_order()
+        )
         self.step_n, self.until_box, self.until_value = tb.step_n, tb.until_box, tb.until_value
         self.speed_box, self.seed_box, self.random_seed = tb.speed_box, tb.seed_box, tb.random_seed
         bp = self.board_panel
@@ -397,10 +399,24 @@ class MainWindow(QMainWindow):
     def on_progress(self, prog) -> None:
         """Draw the newest progress (called at most ~30 times per second by the controller's timer)."""
         self._last_progress = prog
-        self.board_panel.show_snapshot(prog.snapshot)
+        self.board_panel.show_snapshot(prog.snapshot, prog.phase)
+        self._show_params_at(prog.snapshot)
         self._set_status_fields(prog)
         final = prog.done or self.controller.state != WorkerState.RUNNING
         self.view_host.on_progress(prog, final)
+
+    def _show_params_at(self, s) -> None:
+        """The parameter form: the values in force at the frame shown when rewound, else the live ones."""
+        c = self.controller
+        info = c.timeline_info
+        rewound = info is not None and info.rewound and info.iteration == s.iteration and s.solver == c.solver_name
+        panel = self.params_panel
+        if rewound:
+            panel.set_values({k: v for k, v in s.params.items() if k in panel.editors})
+            panel.set_rewound(s.iteration, registry()[s.solver].iteration_name)
+        elif panel.rewound_at is not None:
+            panel.set_values(c.current_params())
+            panel.set_rewound(None)
 
     def settled(self) -> bool:
         """True when the solver is idle and its last frame is drawn in every view (tests, screenshots).

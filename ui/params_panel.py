@@ -6,6 +6,10 @@ and range. Values outside the declared range cannot be typed; rules between
 parameters (RESEDA's Q1 <= Q) are checked by the controller and a refusal is
 shown under the form. Parameters that cannot change mid-run are disabled
 while a run is under way.
+
+On the timeline, rewound, the form shows the values in force at the iteration
+shown (the snapshot's), with a line saying so (:meth:`ParamsPanel.set_rewound`);
+a change made there continues the run from that iteration as a new branch.
 """
 
 from __future__ import annotations
@@ -55,7 +59,14 @@ class ParamsPanel(QWidget):
         self._form_host = QWidget()
         self._form = QFormLayout(self._form_host)
         self._form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        self.rewound_label = QLabel()
+        self.rewound_label.setObjectName("params_rewound")
+        self.rewound_label.setWordWrap(True)
+        self.rewound_label.setStyleSheet("color: #8a5a00;")
+        self.rewound_label.hide()
+        self._layout.addWidget(self.rewound_label)
         self._layout.addWidget(self._form_host)
+        self.rewound_at: int | None = None  #: the iteration whose values the form shows when rewound
         self.error_label = QLabel()
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #b00020;")
@@ -159,6 +170,17 @@ class ParamsPanel(QWidget):
                     w.spin.setValue(float(v))
         finally:
             self._updating = False
+
+    def set_rewound(self, iteration: int | None, word: str = "iteration") -> None:
+        """Say the form shows the values in force at ``iteration`` of a rewound run (None: the live values)."""
+        self.rewound_at = iteration
+        if iteration is None:
+            self.rewound_label.hide()
+            return
+        self.rewound_label.setText(
+            f"Values in force at {word} {iteration:,} (rewound). A change continues the run from here as a new branch."
+        )
+        self.rewound_label.show()
 
     def value(self, name: str):
         w = self.editors[name]

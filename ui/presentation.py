@@ -4,7 +4,9 @@
 window, with the same worker and run, into a full-screen stage: the board and
 *one* view side by side, every dock, toolbar, menu and status bar hidden, and
 a caption in large words at the bottom (the solver, "iteration i, cost c (best
-b)", and the latest event in words). Type is larger in proportion to the
+b)", and the latest event in words; after a Step phase, what the phase did). A
+caption too long for the screen's width wraps (at most three lines, the rest
+elided) and its tooltip holds it whole. Type is larger in proportion to the
 screen's height, lines and curves are thicker, and the palette is
 :data:`theme.PRESENTATION` (black on white, Okabe-Ito, cividis heatmaps;
 givens, solver digits and conflicts told apart by weight and an underline as
@@ -42,6 +44,7 @@ from PySide6.QtWidgets import (
 
 from sudoku_lab.solvers import registry
 
+from .board_panel import describe_phase
 from .run_toolbar import make_action
 from .widgets import theme
 
@@ -241,6 +244,60 @@ _ACCESS = {
 
 
 # ---------------------------------------------------------------- caption
+class _WrappedLabel(QLabel):
+    """A label whose text is broken into lines at word boundaries to fit its width, at most ``MAX_LINES``
+    (the last elided past them), asking for the height of those lines. The lines are made here, not by
+    QLabel's word wrap, whose height-for-width a toolbar's layout does not follow. The full text is
+    always its tooltip."""
+
+    MAX_LINES = 3
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        self._full = ""
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self._full = text
+        self.setToolTip(text)
+        self._fit()
+
+    def full_text(self) -> str:
+        """The whole text (the one shown is broken into lines, and elided past :attr:`MAX_LINES`)."""
+        return self._full
+
+    def lines(self) -> list[str]:
+        """The lines shown."""
+        return super().text().split("\n")
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self._fit()
+
+    def setFont(self, font) -> None:  # noqa: N802 (Qt's name)
+        super().setFont(font)
+        self._fit()
+
+    def _fit(self) -> None:
+        fm = self.fontMetrics()
+        width = self.contentsRect().width()
+        lines: list[str] = []
+        if width < 10 * fm.averageCharWidth():  # not laid out yet: one line until it has its width
+            lines = [self._full]
+        else:
+            for word in self._full.split(" "):
+                if lines and fm.horizontalAdvance(lines[-1] + " " + word) <= width:
+                    lines[-1] += " " + word
+                else:
+                    lines.append(word)
+            if len(lines) > self.MAX_LINES:
+                rest = " ".join(lines[self.MAX_LINES - 1 :])
+                lines = lines[: self.MAX_LINES - 1] + [fm.elidedText(rest, Qt.TextElideMode.ElideRight, width)]
+        super().setText("\n".join(lines))
+        self.setMinimumHeight(fm.lineSpacing() * max(1, len(lines)) + 2)
+
+
 class Caption(QWidget):
     """The caption in large words: the solver and where the run is, the latest event, and the keys to leave."""
 
@@ -257,15 +314,13 @@ class Caption(QWidget):
         lay = QHBoxLayout(self)
         lay.setContentsMargins(24, 8, 24, 8)
         text = QVBoxLayout()
-        self.main = QLabel()
+        self.main = _WrappedLabel()
         self.main.setObjectName("caption_main")
-        self.event = QLabel()
+        self.event = _WrappedLabel()
         self.event.setObjectName("caption_event")
         self.hint = QLabel("Esc: leave\nV: next view\nF1: keys")
         self.hint.setObjectName("caption_hint")
         self.hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom)
-        for lab in (self.main, self.event):  # a long line is cut, never makes the window wider than the screen
-            lab.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         text.addWidget(self.main)
         text.addWidget(self.event)
         lay.addLayout(text, 1)
@@ -288,6 +343,11 @@ class Caption(QWidget):
         where = f"iteration {s.iteration:,}, cost {s.cost} (best {s.best_cost})"
         words = {"running": "running", "idle": "paused", "stopped": "stopped", "finished": "finished"}
         status = "solved" if s.solved else words.get(state, state)
+        step = getattr(prog, "phase", None)
+        if step is not None:  # a phase step: what it did, in large words; where the run is below
+            self.main.setText(f"{cls.title}: {describe_phase(cls, step)}")
+            self.event.setText(f"{where}  ·  {status}")
+            return
         self.main.setText(f"{cls.title}: {where}  ·  {status}")
         self.event.setText(describe_event(s.events[-1]) if s.events else "No event yet")
 
@@ -423,6 +483,8 @@ class Presentation(QObject):
         for x in self._saved.hidden_board_widgets:
             x.hide()
         w.board.set_presentation(True)
+        bp.phase_line = False  # the caption says it, in large words
+        bp.phase_caption.hide()
         self.caption.set_scale(scale)
         w.addToolBar(Qt.ToolBarArea.BottomToolBarArea, self.caption_bar)
         self.caption_bar.show()
@@ -447,6 +509,9 @@ class Presentation(QObject):
         self._styler.restore()
         self.caption.set_scale(1.0)
         w.board.set_presentation(False)
+        w.board_panel.phase_line = True
+        if w._last_progress is not None:  # the phase's line under the board again, if a phase is shown
+            w.board_panel.show_snapshot(w._last_progress.snapshot, w._last_progress.phase)
         dock = w.view_docks.get(self.view_key)
         if dock is not None:
             dock.setTitleBarWidget(None)

@@ -1,8 +1,9 @@
-"""The run toolbar: Run/Pause, Step 1, Step N, Stop, Reset, the run's end condition, speed and seed.
+"""The run toolbar: Run/Pause, Step 1, Step phase, Step N, Stop, Reset, the run's end condition, speed and seed.
 
-Its actions carry the window's keyboard shortcuts (Space, Right, Shift+Right,
-Esc, Ctrl+R) and are enabled from the worker's state: nothing runs while the
-kernels compile, a stopped or finished run needs a Reset.
+Its actions carry the window's keyboard shortcuts (Space, Right, Ctrl+Right,
+Shift+Right, Esc, Ctrl+R) and are enabled from the worker's state: nothing runs
+while the kernels compile, a stopped or finished run needs a Reset. Step phase
+is enabled only for a solver that declares the phases of its iterations.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QPushButton, QSpinBox, QToolBar
 
+from sudoku_lab.solvers import get_solver_class
 from sudoku_lab.stepping import loop
 
 from .controller import SPEEDS, Controller
@@ -43,6 +45,13 @@ class RunToolbar(QToolBar):
         self.setToolButtonStyle(Qt.ToolButtonTextOnly)
         self.act_run = make_action(window, "Run", "Space", self._toggle_run, "Run or pause")
         self.act_step = make_action(window, "Step 1", "Right", lambda: c.step(1), "One iteration")
+        self.act_step_phase = make_action(
+            window,
+            "Step phase",
+            "Ctrl+Right",
+            c.step_phase,
+            "One phase of the iteration, showing what it changed (solvers that declare phases)",
+        )
         self.act_step_n = make_action(
             window, "Step N", "Shift+Right", lambda: c.step(self.step_n.value()), "N iterations (N in the box)"
         )
@@ -50,6 +59,7 @@ class RunToolbar(QToolBar):
         self.act_reset = make_action(window, "Reset", "Ctrl+R", c.reset, "Start again from the puzzle with the seed")
         self.addAction(self.act_run)
         self.addAction(self.act_step)
+        self.addAction(self.act_step_phase)
         self.addAction(self.act_step_n)
         self.step_n = QSpinBox()
         self.step_n.setRange(1, 10_000_000)
@@ -90,10 +100,19 @@ class RunToolbar(QToolBar):
         self.random_seed.clicked.connect(self._randomise_seed)
         self.speed_box.currentIndexChanged.connect(lambda i: c.set_speed(self.speed_box.itemData(i)))
         self.until_box.currentIndexChanged.connect(self._on_until_changed)
+        self._state = c.state
+        self._phased = False
+        c.solverChanged.connect(self.set_solver)
+        self.set_solver(c.solver_name)
 
     def actions_in_order(self) -> list[QAction]:
-        """Run, Step 1, Step N, Stop, Reset (for menus and the shortcut list)."""
-        return [self.act_run, self.act_step, self.act_step_n, self.act_stop, self.act_reset]
+        """Run, Step 1, Step phase, Step N, Stop, Reset (for menus and the shortcut list)."""
+        return [self.act_run, self.act_step, self.act_step_phase, self.act_step_n, self.act_stop, self.act_reset]
+
+    def set_solver(self, name: str) -> None:
+        """Step phase only for a solver that declares phases."""
+        self._phased = bool(get_solver_class(name).phases)
+        self.on_state(self._state)
 
     def termination(self) -> loop.Termination:
         """The end condition chosen in the "Run" box."""
@@ -106,11 +125,13 @@ class RunToolbar(QToolBar):
 
     def on_state(self, state: str) -> None:
         """Enable the actions for a :class:`WorkerState`."""
+        self._state = state
         running = state == WorkerState.RUNNING
         self.act_run.setText("Pause" if running else "Run")
         blocked = state in (WorkerState.FINISHED, WorkerState.STOPPED, WorkerState.COMPILING)
         for a in (self.act_run, self.act_step, self.act_step_n):
             a.setEnabled(not blocked or (a is self.act_run and running))
+        self.act_step_phase.setEnabled(self._phased and not blocked)
         self.act_stop.setEnabled(state in (WorkerState.RUNNING, WorkerState.IDLE))
         self.act_reset.setEnabled(state != WorkerState.COMPILING)
 

@@ -8,11 +8,23 @@ Drives the window through its own controls, as a user would, and saves what
 * ``screenshot-long-run.png``: RESEDA on ``ai_escargot`` (restart
   partial+full, seed 7) after ``--long-steps`` steps (32,000), the whole run
   in view, its run ends merged into marks;
+* ``screenshot-timeline.png``: a 12,000-step RESEDA run with a parameter
+  change, the timeline dragged back to 45% of it;
+* ``screenshot-phase-reseda.png``: RESEDA on ``ai_escargot`` after 2,000 EDA
+  steps and then Step phase three times, to the end of the *update* phase
+  (the rows of p it moved marked, the caption under the board);
+* ``screenshot-phase-cuckoo.png``: the cuckoo search on ``mk_hard_c`` after
+  3,000 iterations and a whole iteration stepped phase by phase, to the end of
+  *abandon* (the nests rebuilt marked in the nests view);
+* ``screenshot-presentation.png``: presentation mode (full screen: take it on a
+  1920 x 1080 display) with RESEDA's probability model after a Step phase to
+  *update*, the phase's caption in large words;
 * one file per :class:`Shot` a solver's module in ``ui/solver_views`` adds
   with :func:`register_shot` (its own views in front).
 
 ``--only NAME`` (repeatable) remakes just those files (``reseda``,
-``long-run`` or a shot's file stem without ``screenshot-``).
+``long-run``, ``timeline``, ``phase-reseda``, ``phase-cuckoo``,
+``presentation`` or a shot's file stem without ``screenshot-``).
 
 Run it on a display, e.g. ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m
 sudoku_lab_ui.screenshots docs`` (the window is 1600 x 1000).
@@ -269,6 +281,55 @@ def timeline_run(app, out: Path, steps: int) -> Path:
     return path
 
 
+def phase_run(
+    app,
+    out: Path,
+    file: str,
+    algo: str,
+    puzzle: str,
+    seed: int,
+    steps: int,
+    phases: int,
+    front: tuple[str, ...] = (),
+    present: bool = False,
+) -> Path:
+    """``steps`` whole iterations with Step N, then ``phases`` clicks of Step phase (presentation mode first with
+    ``present``); the window as it shows the last phase."""
+    from sudoku_lab.model import library
+
+    from .app import create_window
+
+    win = create_window(library.puzzle(puzzle))
+    win.resize(1600, 1000)
+    win.show()
+    _pump(app, lambda: _ready(win), 300, "ready")
+    c = win.controller
+    box = win.solver_box
+    box.setCurrentIndex(box.findData(algo))
+    _pump(app, lambda: _ready(win) and c.latest.snapshot.solver == algo, 120, "the solver")
+    win.seed_box.setValue(seed)
+    _pump(app, lambda: _ready(win) and c.latest.snapshot.iteration == 0, 60, "reset")
+    if steps:
+        win.step_n.setValue(steps)
+        win.act_step_n.trigger()
+        _pump(app, lambda: _ready(win) and c.latest.snapshot.iteration == steps, 3600, f"{steps} steps")
+    if present:
+        win.presentation.enter()
+        _settle(app, 1.0)
+    for k in range(phases):
+        win.act_step_phase.trigger()
+        _pump(app, lambda k=k: c.latest.phase is not None and c.latest.phase.index == k and win.settled(), 120, "phase")
+    for key in front:
+        win.view_docks[key].raise_()
+    _settle(app, 1.5)
+    path = out / file
+    save_grab(win, path)
+    if present:
+        win.presentation.leave()
+    win.close()
+    return path
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m sudoku_lab_ui.screenshots",
@@ -282,7 +343,10 @@ def main(argv=None) -> int:
         action="append",
         default=[],
         metavar="NAME",
-        help="remake only this screenshot (repeatable): reseda, long-run, timeline or a solver shot's stem",
+        help=(
+            "remake only this screenshot (repeatable): reseda, long-run, timeline, phase-reseda, phase-cuckoo, "
+            "presentation or a solver shot's stem"
+        ),
     )
     args = ap.parse_args(argv)
     out = Path(args.out)
@@ -294,6 +358,28 @@ def main(argv=None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     jobs = [("reseda", lambda: short_run(app, out)), ("long-run", lambda: long_run(app, out, args.long_steps))]
     jobs.append(("timeline", lambda: timeline_run(app, out, 12_000)))
+    jobs.append(
+        (
+            "phase-reseda",
+            lambda: phase_run(app, out, "screenshot-phase-reseda.png", "reseda", "ai_escargot", 7, 2000, 3),
+        )
+    )
+    jobs.append(
+        (
+            "phase-cuckoo",
+            lambda: phase_run(
+                app, out, "screenshot-phase-cuckoo.png", "cuckoo", "mk_hard_c", 3, 3000, 3, front=("nests",)
+            ),
+        )
+    )
+    jobs.append(
+        (
+            "presentation",
+            lambda: phase_run(
+                app, out, "screenshot-presentation.png", "reseda", "ai_escargot", 7, 300, 3, present=True
+            ),
+        )
+    )
     jobs += [(Path(s.file).stem.removeprefix("screenshot-"), lambda s=s: take(app, out, s)) for s in shots()]
     unknown = set(args.only) - {name for name, _ in jobs}
     if unknown:

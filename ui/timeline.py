@@ -285,8 +285,12 @@ class Timeline(QObject):
         self.label = QLabel()
         self.label.setObjectName("timeline_label")
         self.label.setStyleSheet("color: #444;")
-        # A fixed width: the bar must not jump as the text grows ("57,868 of 57,868 (rewound) · ...").
-        self.label.setFixedWidth(self.label.fontMetrics().horizontalAdvance("0" * 44))
+        # A width of its own, so the bar does not jump as the text changes: room for a typical text
+        # ("57,868 of 57,868 (rewound) · memory 12.3 MB of 200 MB"), but at most 45% of the panel on a
+        # narrow window, where a shorter form of the text is shown (the tooltip has it all).
+        self._label_room = self.label.fontMetrics().horizontalAdvance(
+            "888,888 of 888,888 (rewound) · memory 88.8 MB of 200 MB"
+        )
         panel = QWidget()
         panel.setObjectName("timeline")
         lay = QHBoxLayout(panel)
@@ -297,6 +301,8 @@ class Timeline(QObject):
         lay.addWidget(self.bar, 1)
         lay.addWidget(self.label)
         self.panel = panel
+        panel.installEventFilter(self)  # a new width: the label's width and text again
+        self._size_label()
         self.dock = dock = QDockWidget("Timeline", window)
         dock.setObjectName("dock_timeline")
         dock.setWidget(panel)
@@ -371,8 +377,7 @@ class Timeline(QObject):
     def on_timeline(self, info: TimelineInfo) -> None:
         self.info = info
         self.bar.set_state(info.origin, info.furthest, info.iteration, info.events)
-        where = f"{info.iteration:,} of {info.furthest:,}" + (" (rewound)" if info.rewound else "")
-        self.label.setText(f"{where} · memory {_mb(info.memory_used)} of {_mb(info.memory_limit)}")
+        self.label.setText(self._label_text(info))
         self.label.setToolTip(
             f"Recorded iterations {info.origin:,} to {info.furthest:,}; the keyframes hold {info.memory_used:,} "
             f"bytes (limit {info.memory_limit:,}: History memory limit... in the Run menu)"
@@ -380,6 +385,35 @@ class Timeline(QObject):
         conv = self.window.views.get("convergence")
         if conv is not None and hasattr(conv, "set_cursor"):
             conv.set_cursor(info.iteration if info.rewound else None, info.furthest)
+
+    def _size_label(self) -> None:
+        """The label's width: room for a typical text, at most 45% of the panel."""
+        width = max(80, min(self._label_room + 12, int(self.panel.width() * 0.45)))
+        if width != self.label.width() or self.label.minimumWidth() != width:
+            self.label.setFixedWidth(width)
+
+    def _label_text(self, info: TimelineInfo) -> str:
+        """The longest of the label's forms that fits its width (the tooltip has it all)."""
+        where = f"{info.iteration:,} of {info.furthest:,}" + (" (rewound)" if info.rewound else "")
+        used, limit = _mb(info.memory_used), _mb(info.memory_limit)
+        short = f"{info.iteration:,}/{info.furthest:,}" + (" (rewound)" if info.rewound else "")
+        forms = (
+            f"{where} · memory {used} of {limit}",
+            f"{where} · {used} of {limit}",
+            f"{short} · {used}/{limit}",
+            short,
+        )
+        fm, room = self.label.fontMetrics(), self.label.width() - 6
+        fitting = [f for f in forms if fm.horizontalAdvance(f) <= room]
+        return fitting[0] if fitting else fm.elidedText(short, Qt.TextElideMode.ElideRight, room)
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.panel and event.type() == QEvent.Type.Resize:
+            self._size_label()
+            info = getattr(self, "info", None)
+            if info is not None:
+                self.label.setText(self._label_text(info))
+        return False
 
     def on_state(self, state: str) -> None:
         ok = state != WorkerState.COMPILING

@@ -188,6 +188,8 @@ class ProbabilityModelView(_RoleView, ProbabilityView):
         if p is None:
             return
         self.set_model(p, s.puzzle.n, s.fixed)
+        step = getattr(prog, "phase", None)  # a phase step: the rows of p it moved are marked
+        self.set_marked_rows(step.changed.get("rows") if step is not None else None)
         h_name = layer_of(cls, "entropy")
         h = s.layers.get(h_name) if h_name else None
         if h is not None:

@@ -12,6 +12,11 @@ Every run is recorded: the worker steps its solver through a
 iteration reached (re-simulated from a keyframe in this thread, never in the GUI's) and Run or Step
 afterwards replays the recorded run until something is changed. Each published frame comes with a
 :class:`TimelineInfo` (the recorded range, its events, the memory the keyframes hold).
+
+:meth:`SolverWorker.request_step_phase` steps one phase of an iteration (solvers that declare phases),
+through the history too; its frame's ``Progress.phase`` is the :class:`~sudoku_lab.solvers.PhaseStep`,
+so the views can show what that phase changed. Parameter changes asked for in the middle of an
+iteration wait for its end (a solver refuses them there).
 """
 
 from __future__ import annotations
@@ -174,6 +179,10 @@ class SolverWorker(QObject):
     def request_step(self, n: int) -> None:
         self._send(_Cmd("step", (int(n),)))
 
+    def request_step_phase(self) -> None:
+        """Step one phase of the current iteration (a solver that declares phases; others step nothing)."""
+        self._send(_Cmd("phase"))
+
     def request_pause(self) -> None:
         self._send(_Cmd("pause"))
 
@@ -322,6 +331,8 @@ class SolverWorker(QObject):
             self._answer_keyframes()
         elif cmd.kind == "restore":
             self._restore(cmd.args[0])
+        elif cmd.kind == "phase":
+            self._step_phase()
         elif cmd.kind in ("seek", "back"):
             self._seek(cmd.args[0] if cmd.kind == "back" else None)
         elif cmd.kind in ("run", "step"):
@@ -381,16 +392,35 @@ class SolverWorker(QObject):
         h = self.history
         if h is None or self.solver is None:
             return
+        mid = bool(self.solver.phase)  # in the middle of an iteration: Back 1 goes to its start
         if back is not None:
-            target = h.iteration - back
+            target = h.iteration - back + mid
         elif target is None:
             return  # coalesced: a newer seek was done already
+        with self._params_lock:
+            pending = bool(self._pending_params)
+        if pending and self.solver.phase:  # where the run was is the end of the iteration under way
+            h.step(1)
         self._apply_params()  # changes asked for before the seek are made where the run was
         target = max(h.origin, min(int(target), h.furthest))
-        if target != h.iteration:
+        if target != h.iteration or mid:
             h.seek(target)  # from the nearest keyframe: re-simulated here, never in the GUI thread
         self._publish_now()
         self._set_state(WorkerState.FINISHED if self.solver.done else WorkerState.IDLE)
+
+    def _step_phase(self) -> None:
+        """One phase through the history, published with its PhaseStep."""
+        s, h = self.solver, self.history
+        if s is None or h is None or self.state == WorkerState.STOPPED or not s.phases:
+            return
+        if s.phase == 0:
+            self._apply_params()  # changes asked for meanwhile apply before the iteration's draws
+        step = h.step_phase() if not s.done else None
+        if s.phase == 0:
+            self._apply_params()  # changes asked for during the iteration: made at its end
+        self._publish(loop.Progress(s.snapshot(), 0.0, 0.0, s.done, s.status if s.done else "", 0.0, phase=step))
+        self._set_state(WorkerState.FINISHED if s.done else WorkerState.IDLE)
+        self.runEnded.emit(s.status if s.done else "phase")
 
     def _answer_keyframes(self, solver=None) -> None:
         solver = solver or self.solver
@@ -426,6 +456,14 @@ class SolverWorker(QObject):
         with self._params_lock:
             changes, self._pending_params = self._pending_params, {}
         if not changes or solver is None:
+            return False
+        if solver.phase:  # in the middle of an iteration stepped by phases: they apply when it ends
+            with self._params_lock:
+                self._pending_params = {**changes, **self._pending_params}
+            self.message.emit(
+                f"{', '.join(sorted(changes))}: applies when {solver.iteration_name} {solver.iteration + 1} ends "
+                "(Step phase to its end, or Step)"
+            )
             return False
         h = self.history
         try:
@@ -465,6 +503,8 @@ class SolverWorker(QObject):
         if last is not None and throttle and self._rate() is None:
             self._chunk[self.solver.name] = last.chunk  # the next run starts at full speed
         reason = last.reason if last is not None else "cancelled"
+        if self._apply_params():  # asked for in the middle of an iteration this step finished
+            self._publish_now()
         if self.solver.done:
             self._set_state(WorkerState.FINISHED)
         elif self.state == WorkerState.RUNNING:
@@ -493,7 +533,7 @@ class SolverWorker(QObject):
 
     def at_start(self) -> bool:
         """True when no iteration has run since the solver's reset (or there is no solver yet)."""
-        return self.solver is None or self.solver.iteration == 0
+        return self.solver is None or (self.solver.iteration == 0 and self.solver.phase == 0)
 
     def _set_state(self, state: str) -> None:
         self.state = state

@@ -54,10 +54,16 @@ solver's log up to now, and :attr:`History.furthest` the current iteration.
 **Finished runs.** A solver that solves the puzzle or fails early stops there: :meth:`History.step`
 then returns fewer iterations than asked, and :attr:`History.furthest` is where it stopped.
 
-**Phases.** Keyframes and seeks are at iteration boundaries: a solver in the middle of an iteration
-stepped by phases (``solver.phase > 0``, see :meth:`~sudoku_lab.solvers.Solver.step_phase`) is
-refused, by the constructor and by every call, in one line saying to finish the iteration with
-``solver.step(1)`` (or to start a new history).
+**Phases.** :meth:`History.step_phase` steps a solver that declares phases one phase at a time
+(:meth:`~sudoku_lab.solvers.Solver.step_phase`). Phases are the same run, draw for draw, as whole
+iterations, so phase steps after a seek replay the recorded run (no branch), and the phase ending an
+iteration records it as ``step(1)`` does. Keyframes and seeks stay at iteration boundaries: in the
+middle of an iteration :attr:`History.iteration` is the last whole one, :meth:`History.step` first
+finishes the iteration (counting it as one of its ``n``), :meth:`History.seek` re-simulates to the
+whole iteration asked for (the current one included), and :meth:`History.set_params` is refused as
+the solver's own is. A solver put in the middle of an iteration behind the history's back
+(``solver.step_phase()`` called directly) is refused, by the constructor and by every call, in one
+line saying to finish the iteration with ``solver.step(1)`` (or to start a new history).
 
 The history must do all the stepping (and :meth:`Solver.reset` / :meth:`Solver.load_state` must
 not be called on the solver behind its back): it refuses to go on, in one line, when the solver was
@@ -78,7 +84,7 @@ import numpy as np
 from .._checks import checked
 from ..errors import ParameterError
 from ..model.puzzle import Puzzle
-from ..solvers.base import Event, Snapshot, Solver, Status
+from ..solvers.base import Event, PhaseStep, Snapshot, Solver, Status
 
 __all__ = ["DEFAULT_MEMORY_LIMIT", "DEFAULT_INTERVAL", "History", "state_nbytes"]
 
@@ -303,6 +309,46 @@ class History:
         self._leave(clean=done > 0 or (self._clean and (len(s.events), s.status) == before))
         return done
 
+    def step_phase(self) -> PhaseStep | None:
+        """Advance one phase of the solver's next iteration (:meth:`~sudoku_lab.solvers.Solver.step_phase`), recording.
+
+        Phases are the same run, draw for draw, as whole iterations, so stepping by phases after a
+        seek replays the recorded run as :meth:`step` does (the recorded parameter changes at the
+        current iteration are made before the iteration's first phase) and starts no branch. While
+        the iteration is under way :attr:`iteration` stays at the last whole one; the phase that ends
+        it records it exactly as ``step(1)`` would (a keyframe on the grid, its events). In the
+        middle of an iteration :meth:`step` finishes it (counting it as one) and :meth:`seek` goes
+        back to whole iterations as always; :meth:`set_params` is refused until it ends.
+
+        Returns
+        -------
+        PhaseStep or None
+            What the phase did, or None when the run is over (nothing done).
+
+        Raises
+        ------
+        RuntimeError
+            The solver declares no phases, or was stepped, reset or restored outside the history.
+        """
+        self._sync()
+        s = self._solver
+        if not s.phases:
+            raise RuntimeError(f"{s.name} declares no phases: step it by whole iterations with History.step")
+        if s.phase == 0:  # before the iteration's draws: the recorded changes made at this iteration
+            self._replay_changes(s.iteration + 1)
+        start = int(s.iteration)
+        out = s.step_phase()
+        if out is not None and out.ended:
+            if s.iteration > self._furthest:
+                self._furthest = int(s.iteration)
+                if (s.iteration - self._origin) % self._interval == 0:
+                    self._add(self._keyframe())
+            if s.iteration == self._furthest and len(s.events) > len(self._record):
+                self._record.extend(s.events[len(self._record) :])
+        # Clean (whole-iteration state the recorded run passed through) once an iteration ended here.
+        self._leave(clean=s.phase == 0 and (s.iteration > start or self._clean))
+        return out
+
     def seek(self, iteration: int) -> Snapshot:
         """Put the solver in the exact state it had after ``iteration`` on the recorded run.
 
@@ -391,15 +437,21 @@ class History:
     def _leave(self, clean: bool) -> None:
         """Note where the history leaves the solver, to notice what happens to it before the next call."""
         s = self._solver
-        self._at = (int(s.iteration), len(s.events), s.events[-1] if s.events else None)
+        self._at = (int(s.iteration), len(s.events), s.events[-1] if s.events else None, int(s.phase))
         self._clean = clean  # the state the step (or seek) reaching this iteration left, no change made since
 
     def _sync(self, one_call: bool = False) -> None:
         """Take in the parameter changes made on the solver since the history last left it."""
         s = self._solver
-        _whole_iterations(s)
-        it, n, last = self._at
-        if s.iteration != it or len(s.events) < n or (n and s.events[n - 1] is not last and s.events[n - 1] != last):
+        it, n, last, phase = self._at
+        if not phase:
+            _whole_iterations(s)  # phase steps taken behind the history's back
+        if (
+            s.iteration != it
+            or s.phase != phase
+            or len(s.events) < n
+            or (n and s.events[n - 1] is not last and s.events[n - 1] != last)
+        ):
             raise RuntimeError(
                 f"{s.name} was stepped, reset or restored outside its History (it is at iteration {s.iteration}, "
                 f"the history left it at {it}): step it through the history, or start a new one"
@@ -455,16 +507,28 @@ class History:
                 self._step_to(c.iteration, record)
                 if s.iteration < c.iteration:
                     break  # finished on the way (not on a recorded run)
-            if len(s.events) == c.index:
-                s.set_params(**c.params)
-            elif len(s.events) < c.index or s.events[c.index] != self._record[c.index]:
-                raise RuntimeError(
-                    f"{s.name} did not replay its recorded run: its event log differs at iteration {s.iteration} "
-                    "(its steps must depend only on its state_dict)"
-                )
-            # else: the solver's own step logged that parameter event; nothing to make again
+            self._make_change(c)
             j += 1
         self._step_to(target, record)
+
+    def _replay_changes(self, target: int) -> None:
+        """Make the recorded changes due before iteration ``target``'s draws (the solver is at ``target - 1``)."""
+        s = self._solver
+        j = bisect.bisect_left([c.index for c in self._changes], len(s.events))
+        while j < len(self._changes) and self._changes[j].iteration < target:
+            self._make_change(self._changes[j])
+            j += 1
+
+    def _make_change(self, c: _Change) -> None:
+        s = self._solver
+        if len(s.events) == c.index:
+            s.set_params(**c.params)
+        elif len(s.events) < c.index or s.events[c.index] != self._record[c.index]:
+            raise RuntimeError(
+                f"{s.name} did not replay its recorded run: its event log differs at iteration {s.iteration} "
+                "(its steps must depend only on its state_dict)"
+            )
+        # else: the solver's own step logged that parameter event; nothing to make again
 
     def _step_to(self, target: int, record: bool) -> None:
         s = self._solver

@@ -29,7 +29,7 @@ import numpy as np
 
 from .._checks import checked
 from ..errors import ParameterError
-from ..solvers.base import Snapshot, Solver, Status
+from ..solvers.base import PhaseStep, Snapshot, Solver, Status
 
 __all__ = [
     "Termination",
@@ -349,6 +349,10 @@ class Progress:
     chunk : int
         The adapted chunk size; pass it as ``iterate(..., chunk=)`` to start
         the next run of the same solver at full speed.
+    phase : PhaseStep or None
+        The phase step that led to this snapshot when the front end stepped one phase
+        (:meth:`~sudoku_lab.stepping.history.History.step_phase`), for views to show what it
+        changed; None for whole iterations (the loop never sets it).
     """
 
     snapshot: Snapshot
@@ -358,6 +362,7 @@ class Progress:
     reason: str
     rate: float
     chunk: int = 1
+    phase: PhaseStep | None = None
 
 
 @checked(advice=_TERMINATION_ADVICE)

@@ -178,7 +178,7 @@ class TabuView(_RoleView, QWidget):
     def on_progress(self, prog) -> None:
         s = prog.snapshot
         cls = self._cls(s)
-        key = (s.solver, s.iteration, id(s.puzzle))
+        key = (s.solver, s.iteration, s.phase, id(s.puzzle))  # a phase step changes the state within an iteration
         if key == self._shown_key:
             return
         self._shown_key = key

@@ -15,6 +15,10 @@ iteration ``history_start + (k + 1) * history_stride``) and the trace columns ``
   cost: a nest rebuilt after abandonment shows as a bright stripe, the best
   nest as a dark line.
 - Bottom: operator counts over the run.
+
+After a **Step phase**, the nests the phase touched (its ``changed["members"]``:
+the nest picked, the one compared and replaced, the nests abandoned) are marked
+over their bars with vermillion diamonds, and the read-out names them.
 """
 
 from __future__ import annotations
@@ -114,6 +118,11 @@ class NestsView(_RoleView, QWidget):
         self.bar_plot.addItem(self.bars)
         self.replaced_mark = pg.ScatterPlotItem(symbol="t", size=11, brush=pg.mkBrush("#000000"), pen=None)
         self.bar_plot.addItem(self.replaced_mark)
+        self.phase_mark = pg.ScatterPlotItem(
+            symbol="d", size=13, brush=pg.mkBrush(ABANDONED), pen=pg.mkPen("#000000", width=1)
+        )
+        self.bar_plot.addItem(self.phase_mark)
+        self.marked = np.zeros(0, dtype=np.int64)  # nests marked by the latest phase step
 
         self.hist_plot = self.view.addPlot(row=1, col=0)
         self.hist_plot.setTitle("nest costs over the run (rows: nests)", size="9pt", color=fg)
@@ -159,6 +168,8 @@ class NestsView(_RoleView, QWidget):
         self.readout.setText("no run yet")
         self.bars.setOpts(x=[0.0], height=[0.0], brushes=[OTHER])
         self.replaced_mark.setData([], [])
+        self.phase_mark.setData([], [])
+        self.marked = np.zeros(0, dtype=np.int64)
         self.image.clear()
         self.show_no_history()
         for c in self.curves.values():
@@ -169,7 +180,8 @@ class NestsView(_RoleView, QWidget):
     def on_progress(self, prog) -> None:
         s = prog.snapshot
         cls = self._cls(s)
-        key = (s.solver, s.iteration, id(s.puzzle))
+        step = getattr(prog, "phase", None)
+        key = (s.solver, s.iteration, id(s.puzzle), None if step is None else (step.iteration, step.index))
         if key == self._shown_key:
             return
         self._shown_key = key
@@ -208,7 +220,22 @@ class NestsView(_RoleView, QWidget):
             parts.append(f"latest: {where}{what}{mut}{into}")
         if abandoned is not None:
             parts.append(f"{int(abandoned.sum())} nest{'s' * (int(abandoned.sum()) != 1)} abandoned")
+        self.show_phase_members(step.changed.get("members") if step is not None else None, costs)
+        if step is not None:
+            nests = ", ".join(str(int(m) + 1) for m in self.marked[:12]) + ("..." if len(self.marked) > 12 else "")
+            parts.append(f"phase {step.name}: nest{'s' * (len(self.marked) != 1)} {nests or 'none'}")
         self.readout.setText("; ".join(parts))
+
+    def show_phase_members(self, members, costs: np.ndarray) -> None:
+        """Mark the nests ``members`` (a phase step's, int) over their bars; None or empty clears the marks."""
+        m = np.asarray(members if members is not None else (), dtype=np.int64)
+        m = m[(m >= 0) & (m < len(costs))]
+        self.marked = m
+        if not m.size:
+            self.phase_mark.setData([], [])
+            return
+        rank = np.argsort(self.order, kind="stable")  # nest -> its bar
+        self.phase_mark.setData(rank[m].astype(float), costs[m].astype(float) + 1.2)
 
     # ------------------------------------------------------------------ API
     def show_costs(self, costs: np.ndarray, best: int, abandoned=None, replaced: int = -1) -> None:

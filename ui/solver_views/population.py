@@ -9,6 +9,10 @@ solver's :class:`~sudoku_lab.solvers.declare.Objective`: the higher values
 when the solver declares a native objective it maximises, the lower ones
 otherwise (a cost). The x axis label is the layer's ``help``. The view names
 no solver.
+
+After a **Step phase**, the members the phase replaced (its ``changed["members"]``)
+are marked under the bars at their values (vermillion triangles), and the ones it
+selected (``changed["selected"]``, when they index the population) in green.
 """
 
 from __future__ import annotations
@@ -90,6 +94,14 @@ class PopulationView(_RoleView, QWidget):
             line.setVisible(False)
             self.plot.addItem(line)
             self.lines[key] = line
+        # A phase step's members (replaced: vermillion) and selection (green), at their values under the bars.
+        self.phase_marks = {
+            "members": pg.ScatterPlotItem(symbol="t1", size=12, brush=pg.mkBrush("#D55E00"), pen=None),
+            "selected": pg.ScatterPlotItem(symbol="t1", size=9, brush=pg.mkBrush("#009E73"), pen=None),
+        }
+        for item in self.phase_marks.values():
+            self.plot.addItem(item)
+        self.marked: dict[str, np.ndarray] = {}
         self.plot.getViewBox().sigResized.connect(self._place_labels)
         self.plot.getViewBox().sigXRangeChanged.connect(self._place_labels)
         self.legend_text = ""
@@ -135,6 +147,22 @@ class PopulationView(_RoleView, QWidget):
         if values is None or len(values) == 0 or not self.isVisible():
             return
         self.set_values(np.asarray(values, dtype=float), s.iteration, cls.iteration_name)
+        self.set_phase_marks(getattr(prog, "phase", None), np.asarray(values, dtype=float))
+
+    def set_phase_marks(self, step, values: np.ndarray) -> None:
+        """Mark the members a phase step replaced and the ones it selected (None: clear the marks)."""
+        self.marked = {}
+        for key, item in self.phase_marks.items():
+            idx = step.changed.get(key) if step is not None else None
+            idx = np.asarray(idx if idx is not None else (), dtype=np.int64)
+            if idx.size and (idx.min() < 0 or idx.max() >= len(values)):
+                idx = np.zeros(0, dtype=np.int64)  # not indices into the population (e.g. into samples)
+            self.marked[key] = idx
+            item.setData(values[idx], np.zeros(idx.size))
+        if step is not None:
+            words = {"members": "replaced", "selected": "selected"}
+            parts = [f"{len(v)} {words[k]}" for k, v in self.marked.items() if len(v)]
+            self.summary.setText(self.summary.text() + (f"; this phase: {', '.join(parts)}" if parts else ""))
 
     def set_values(self, values: np.ndarray, iteration: int = 0, iteration_name: str = "iteration") -> None:
         """Draw the histogram of ``values`` and mark best, mean and worst."""

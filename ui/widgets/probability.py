@@ -65,7 +65,9 @@ class _ImagePanel(QWidget):
         self.thin = pg.PlotCurveItem(pen=pg.mkPen(theme.PLOT["grid_thin"], width=1), connect="pairs")
         self.thick = pg.PlotCurveItem(pen=pg.mkPen(theme.PLOT["grid_thick"], width=2.5), connect="pairs")
         self.givens = pg.PlotCurveItem(pen=pg.mkPen(theme.PLOT["given_outline"], width=1.5), connect="pairs")
-        for item in (self.thin, self.thick, self.givens):
+        # Tiles of the cells a phase step moved (RESEDA's update: the rows of p it changed).
+        self.marks = pg.PlotCurveItem(pen=pg.mkPen("#FFFFFF", width=2), connect="pairs")  # white on the colour map
+        for item in (self.thin, self.thick, self.givens, self.marks):
             self.plot.addItem(item)
         self.bar = pg.ColorBarItem(
             values=(0.0, 1.0), colorMap=pg.colormap.get(colormap), label=bar_label, interactive=False, width=18
@@ -90,14 +92,11 @@ class _ImagePanel(QWidget):
 
     def set_outlines(self, cells: np.ndarray, N: int, tile: int) -> None:
         """Outline the tiles of ``cells`` (int, flat indices); a tile is ``tile`` pixels wide."""
-        r, c = np.divmod(np.asarray(cells, dtype=np.int64), N)
-        inset = 0.08 * tile
-        x0, y0 = c * tile + inset, r * tile + inset
-        x1, y1 = x0 + tile - 2 * inset, y0 + tile - 2 * inset
-        # Four edges per tile as (start, end) pairs for connect="pairs".
-        xs = np.stack([x0, x1, x1, x1, x1, x0, x0, x0], axis=1).reshape(-1)
-        ys = np.stack([y0, y0, y0, y1, y1, y1, y1, y0], axis=1).reshape(-1)
-        self.givens.setData(xs.astype(float), ys.astype(float))
+        self.givens.setData(*_tile_edges(cells, N, tile, 0.08))
+
+    def set_marks(self, cells: np.ndarray, N: int, tile: int) -> None:
+        """Mark the tiles of ``cells`` (a phase step's rows), inside the given outlines."""
+        self.marks.setData(*_tile_edges(cells, N, tile, 0.16))
 
     def pixel_at(self, scene_pos: QPointF) -> tuple[int, int] | None:
         """Image (row, column) under a scene position, or None outside the image."""
@@ -112,8 +111,19 @@ class _ImagePanel(QWidget):
 
     def clear(self) -> None:
         self.image.clear()
-        for item in (self.thin, self.thick, self.givens):
+        for item in (self.thin, self.thick, self.givens, self.marks):
             item.setData([], [])
+
+
+def _tile_edges(cells, N: int, tile: int, inset: float) -> tuple[np.ndarray, np.ndarray]:
+    """Four edges per tile of ``cells`` as (start, end) pairs for connect="pairs", ``inset`` tiles inside."""
+    r, c = np.divmod(np.asarray(cells, dtype=np.int64), N)
+    inset = inset * tile
+    x0, y0 = c * tile + inset, r * tile + inset
+    x1, y1 = x0 + tile - 2 * inset, y0 + tile - 2 * inset
+    xs = np.stack([x0, x1, x1, x1, x1, x0, x0, x0], axis=1).reshape(-1)
+    ys = np.stack([y0, y0, y0, y1, y1, y1, y1, y0], axis=1).reshape(-1)
+    return xs.astype(float), ys.astype(float)
 
 
 def _segments(positions: list[int], side: int) -> tuple[np.ndarray, np.ndarray]:
@@ -149,6 +159,7 @@ class ProbabilityView(QWidget):
         self._n = 0
         self._givens: np.ndarray | None = None
         self._hovered = -1
+        self._marked = np.zeros(0, dtype=np.int64)
 
         self.prob_panel = _ImagePanel(theme.PROB_COLORMAP, "p")
         self.entropy_panel = _ImagePanel(theme.ENTROPY_COLORMAP, "entropy")
@@ -209,8 +220,24 @@ class ProbabilityView(QWidget):
         self.entropy_panel.image.setImage(np.clip(h, 0.0, 1.0).reshape(N, N), autoLevels=False, levels=(0.0, 1.0))
         self._update_readout()
 
+    def set_marked_rows(self, rows: np.ndarray | None) -> None:
+        """Mark the cells whose rows of p a phase step moved (bool (C,)); None or all False clears the marks."""
+        cells = np.zeros(0, dtype=np.int64) if rows is None else np.flatnonzero(np.asarray(rows, dtype=bool))
+        self._marked = cells
+        n = self._n
+        if not n:
+            return
+        N = n * n
+        self.prob_panel.set_marks(cells, N, n)
+        self.entropy_panel.set_marks(cells, N, 1)
+
+    def marked_rows(self) -> np.ndarray:
+        """The cells marked by :meth:`set_marked_rows` (flat indices, ascending)."""
+        return self._marked.copy()
+
     def clear(self) -> None:
         """Forget the model and entropy (a new run or a solver without a model)."""
+        self._marked = np.zeros(0, dtype=np.int64)
         self._p = self._h = self._givens = None
         self._n = 0
         self._hovered = -1
@@ -314,6 +341,9 @@ class ProbabilityView(QWidget):
         cells = np.zeros(0, dtype=np.int64) if givens is None else np.flatnonzero(givens)
         self.prob_panel.set_outlines(cells, N, n)
         self.entropy_panel.set_outlines(cells, N, 1)
+        marked = self._marked[self._marked < N * N]
+        self.prob_panel.set_marks(marked, N, n)
+        self.entropy_panel.set_marks(marked, N, 1)
         if self._hovered >= N * N:
             self._hovered = -1
         # Room for the longest read-out, so the images do not jump while the mouse moves.
