@@ -141,7 +141,10 @@ BAD = [
     (["--every", "0"], "argument --every: must be an integer >= 1 or 'phase', got 0"),
     (["--every", "-3"], "argument --every: must be an integer >= 1 or 'phase', got -3"),
     (["--every", "phases"], "argument --every: must be an integer >= 1 or 'phase', got 'phases'"),
-    (["--every", "phase", "--algo", "exact"], "exact declares no phases, so it has no frame per phase: take a frame every N"),
+    (
+        ["--every", "phase", "--algo", "exact"],
+        "exact declares no phases, so it has no frame per phase: take a frame every N",
+    ),
     (["--out", "{tmp}/run.avi"], "animations are written as .gif or .mp4 (the suffix chooses), not 'run.avi'"),
     (["--out", "{tmp}/run"], "not 'run'"),
     (["--out", "{tmp}/file.txt/run.gif"], "cannot write animation {tmp}/file.txt/run.gif: not a directory"),
