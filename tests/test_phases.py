@@ -6,10 +6,11 @@ import pickle
 
 import numpy as np
 import pytest
+from phase_helpers import one_iteration as _one_iteration, pair, rng_copy as _rng_copy  # tests/phase_helpers.py
 
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.model import library
-from sudoku_lab.solvers import Phase, PhaseStep, Solver, create, registry
+from sudoku_lab.solvers import Phase, Solver, create, registry
 from sudoku_lab.solvers.declare import CHANGE_KEYS, check_changes, check_declarations
 from sudoku_lab.stepping.history import History
 from sudoku_lab.testing import assert_snapshots_equal, first_difference
@@ -21,29 +22,7 @@ HARD = "reseda_fig4_1_hard"
 
 
 def _pair(params, puzzle=HARD, seed=0):
-    a, b = create("reseda", **params), create("reseda", **params)
-    pz = library.puzzle(puzzle)
-    a.reset(pz, seed)
-    b.reset(pz, seed)
-    return a, b
-
-
-def _one_iteration(s) -> list[PhaseStep]:
-    """Phase steps until the iteration ends (empty if the run was over)."""
-    out = []
-    while True:
-        st = s.step_phase()
-        if st is None:
-            return out
-        out.append(st)
-        if st.ended:
-            return out
-
-
-def _rng_copy(rng):
-    c = np.random.default_rng()
-    c.bit_generator.state = rng.bit_generator.state
-    return c
+    return pair("reseda", params, puzzle, seed)
 
 
 # ------------------------------------------------------------- same run

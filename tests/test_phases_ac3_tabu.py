@@ -6,13 +6,14 @@ import pickle
 
 import numpy as np
 import pytest
+from phase_helpers import one_iteration as _one_iteration, pair  # tests/phase_helpers.py
 
 from sudoku_lab._kernels import ac3_tabu as K
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.exact import ac3 as ac3_api
 from sudoku_lab.model import library
 from sudoku_lab.model.geometry import cell_name, symbol
-from sudoku_lab.solvers import PhaseStep, create
+from sudoku_lab.solvers import create
 from sudoku_lab.solvers.declare import check_changes
 from sudoku_lab.testing import assert_snapshots_equal, first_difference
 
@@ -22,22 +23,7 @@ NAMES = ["candidates", "choose", "propagate", "tabu update"]
 
 
 def _pair(params, puzzle, seed=0):
-    pz = library.puzzle(puzzle)
-    a, b = create("ac3_tabu", **params), create("ac3_tabu", **params)
-    a.reset(pz, seed)
-    b.reset(pz, seed)
-    return a, b
-
-
-def _one_iteration(s) -> list[PhaseStep]:
-    out = []
-    while True:
-        st = s.step_phase()
-        if st is None:
-            return out
-        out.append(st)
-        if st.ended:
-            return out
+    return pair("ac3_tabu", params, puzzle, seed)
 
 
 def _sets(domains):

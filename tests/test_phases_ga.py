@@ -6,11 +6,12 @@ import pickle
 
 import numpy as np
 import pytest
+from phase_helpers import one_iteration as _one_iteration, pair, rng_copy as _rng_copy  # tests/phase_helpers.py
 
 from sudoku_lab._kernels import ga as K
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.model import library
-from sudoku_lab.solvers import PhaseStep, create
+from sudoku_lab.solvers import create
 from sudoku_lab.solvers.declare import check_changes
 from sudoku_lab.testing import assert_snapshots_equal, first_difference
 
@@ -21,28 +22,7 @@ EASY = "nbcoin_01_easy"
 
 
 def _pair(params, puzzle=EASY, seed=0):
-    pz = library.puzzle(puzzle) if isinstance(puzzle, str) else puzzle
-    a, b = create("ga", **params), create("ga", **params)
-    a.reset(pz, seed)
-    b.reset(pz, seed)
-    return a, b
-
-
-def _one_iteration(s) -> list[PhaseStep]:
-    out = []
-    while True:
-        st = s.step_phase()
-        if st is None:
-            return out
-        out.append(st)
-        if st.ended:
-            return out
-
-
-def _rng_copy(rng):
-    c = np.random.default_rng()
-    c.bit_generator.state = rng.bit_generator.state
-    return c
+    return pair("ga", params, puzzle, seed)
 
 
 # ------------------------------------------------------------- same run

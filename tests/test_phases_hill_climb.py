@@ -6,13 +6,14 @@ import pickle
 
 import numpy as np
 import pytest
+from phase_helpers import one_iteration as _one_iteration, pair, rng_copy as _rng_copy  # tests/phase_helpers.py
 
 from sudoku_lab._kernels import hill_climb as K
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.exact.generate import generate
 from sudoku_lab.model import library
 from sudoku_lab.model.puzzle import Puzzle
-from sudoku_lab.solvers import PhaseStep, create
+from sudoku_lab.solvers import create
 from sudoku_lab.solvers.declare import check_changes
 from sudoku_lab.solvers.hill_climb import HillClimb
 from sudoku_lab.testing import assert_snapshots_equal, first_difference
@@ -25,29 +26,7 @@ HARD = "reseda_fig4_1_hard"
 
 
 def _pair(params, puzzle, seed=0):
-    pz = puzzle if isinstance(puzzle, Puzzle) else library.puzzle(puzzle)
-    a, b = create("hill_climb", **params), create("hill_climb", **params)
-    a.reset(pz, seed)
-    b.reset(pz, seed)
-    return a, b
-
-
-def _one_iteration(s) -> list[PhaseStep]:
-    """Phase steps until the move ends (empty if the run was over)."""
-    out = []
-    while True:
-        st = s.step_phase()
-        if st is None:
-            return out
-        out.append(st)
-        if st.ended:
-            return out
-
-
-def _rng_copy(rng):
-    c = np.random.default_rng()
-    c.bit_generator.state = rng.bit_generator.state
-    return c
+    return pair("hill_climb", params, puzzle, seed)
 
 
 # ------------------------------------------------------------- same run

@@ -6,11 +6,12 @@ import pickle
 
 import numpy as np
 import pytest
+from phase_helpers import one_iteration as _one_iteration, pair, rng_copy as _rng_copy  # tests/phase_helpers.py
 
 from sudoku_lab._kernels import nbcoin as K
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.model import library
-from sudoku_lab.solvers import PhaseStep, create
+from sudoku_lab.solvers import create
 from sudoku_lab.solvers.declare import check_changes
 from sudoku_lab.solvers.nbcoin import model_as_cells
 from sudoku_lab.testing import assert_snapshots_equal, first_difference
@@ -22,29 +23,7 @@ HARD = "nbcoin_106_difficult"
 
 
 def _pair(params, puzzle, seed=0):
-    a, b = create("nbcoin", **params), create("nbcoin", **params)
-    pz = library.puzzle(puzzle)
-    a.reset(pz, seed)
-    b.reset(pz, seed)
-    return a, b
-
-
-def _one_iteration(s) -> list[PhaseStep]:
-    """Phase steps until the generation ends (empty if the run was over)."""
-    out = []
-    while True:
-        st = s.step_phase()
-        if st is None:
-            return out
-        out.append(st)
-        if st.ended:
-            return out
-
-
-def _rng_copy(rng):
-    c = np.random.default_rng()
-    c.bit_generator.state = rng.bit_generator.state
-    return c
+    return pair("nbcoin", params, puzzle, seed)
 
 
 # ------------------------------------------------------------- same run

@@ -194,6 +194,65 @@ def sample_scored(
 
 
 @jit
+def sample_generation(
+    M,
+    box_cells,
+    box_free,
+    box_nfree,
+    box_digits,
+    cell_row,
+    cell_col,
+    row0,
+    col0,
+    pop,
+    fitness,
+    P,
+    optimum,
+    order,
+    digits,
+    rows,
+    cols,
+    cum,
+    rng,
+):
+    """A generation's ``P`` individuals into ``pop[:P]`` and their fitness into ``fitness[:P]``, in turn.
+
+    Each individual's draws (:func:`sample_scored`), then the next's: the phase "sample" and
+    :func:`run` both call this. Returns ``(best, worst, total)``: the index of the fittest (the
+    first of equals), the lowest fitness and the sum of the fitnesses.
+    """
+    best = 0
+    worst = optimum
+    total = 0
+    for q in range(P):
+        fq = sample_scored(
+            M,
+            box_cells,
+            box_free,
+            box_nfree,
+            box_digits,
+            cell_row,
+            cell_col,
+            row0,
+            col0,
+            pop[q],
+            order,
+            digits,
+            rows,
+            cols,
+            cum,
+            rng,
+        )
+        fitness[q] = fq
+        total += fq
+        if fq > fitness[best]:
+            best = q
+        if fq < worst:
+            worst = fq
+    return best, worst, total
+
+
+@jit
 def _draw(M, b, pos, digits, k, rng):
     """:func:`~sudoku_lab._kernels.reseda.draw_digit` on ``M[b, pos]`` over the digits ``digits[:k]``.
 
@@ -572,34 +631,27 @@ def run(state, iparams, fparams, rng, n_gen, trace):
     box_digits, cell_row, cell_col, row0, col0 = sampling_tables(base, box_avail, N)
     givens_into(pop, base, P)
     for s in range(n_gen):
-        best = 0
-        worst = optimum
-        total = 0
-        for q in range(P):
-            fq = sample_scored(
-                M,
-                box_cells,
-                box_free,
-                box_nfree,
-                box_digits,
-                cell_row,
-                cell_col,
-                row0,
-                col0,
-                pop[q],
-                uorder,
-                digits,
-                rows,
-                cols,
-                cum,
-                rng,
-            )
-            fitness[q] = fq
-            total += fq
-            if fq > fitness[best]:
-                best = q
-            if fq < worst:
-                worst = fq
+        best, worst, total = sample_generation(
+            M,
+            box_cells,
+            box_free,
+            box_nfree,
+            box_digits,
+            cell_row,
+            cell_col,
+            row0,
+            col0,
+            pop,
+            fitness,
+            P,
+            optimum,
+            uorder,
+            digits,
+            rows,
+            cols,
+            cum,
+            rng,
+        )
         counters[C_ITERATION] += 1
         counters[C_EVALUATIONS] += P
         counters[C_POP] = P

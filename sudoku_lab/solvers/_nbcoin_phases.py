@@ -68,34 +68,27 @@ def _sample(s: NBCoin, ctx: dict) -> tuple[str, dict, bool]:
     cum = np.empty(N, dtype=np.float64)
     cols = np.empty(N, dtype=np.int64)
     before = s.best_grid.copy()
-    best = 0
-    worst = optimum
-    total = 0
-    for q in range(P):  # run's sampling loop: each individual's draws in turn, then its fitness
-        fq = K.sample_scored(
-            s.M,
-            s.box_cells,
-            s.box_free,
-            s.box_nfree,
-            box_digits,
-            cell_row,
-            cell_col,
-            row0,
-            col0,
-            pop[q],
-            uorder,
-            digits,
-            rows,
-            cols,
-            cum,
-            rng,
-        )
-        fitness[q] = fq
-        total += fq
-        if fq > fitness[best]:
-            best = q
-        if fq < worst:
-            worst = fq
+    best, worst, total = K.sample_generation(  # run's sampling loop: each individual's draws in turn
+        s.M,
+        s.box_cells,
+        s.box_free,
+        s.box_nfree,
+        box_digits,
+        cell_row,
+        cell_col,
+        row0,
+        col0,
+        pop,
+        fitness,
+        P,
+        optimum,
+        uorder,
+        digits,
+        rows,
+        cols,
+        cum,
+        rng,
+    )
     counters[K.C_ITERATION] += 1
     counters[K.C_EVALUATIONS] += P
     counters[K.C_POP] = P
