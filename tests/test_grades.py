@@ -271,3 +271,17 @@ def test_a_puzzle_the_results_do_not_hold_is_named_with_every_puzzle_they_hold_c
     assert err.startswith("sudoku-lab: error: the results hold 20 puzzles, the first 12: kennett_hard_001, ")
     assert err.endswith("lists every one); choose one with the PUZZLE argument (its name or givens)\n")
     assert main(["grades", "--from", str(tmp_path / "r"), "--out", str(tmp_path / "g.png"), "kennett_hard_017"]) == 0
+
+
+def test_on_run_sees_the_grades_grow_run_by_run_and_a_resumed_directorys_runs_first(tmp_path):
+    pz = library.puzzle("reseda_fig3_2_medium")
+    seen = []
+    store = tmp_path / "g.runs"
+    kw = {"until": "solved,60it", "results_file": store, "on_run": seen.append}
+    first = correctness_grades(pz, "hill_climb", {}, runs=3, **kw)
+    assert [g.runs_done for g in seen] == [1, 2, 3]
+    assert seen[-1].grades.tolist() == first.grades.tolist() and seen[-1] is not first
+    seen.clear()
+    more = correctness_grades(pz, "hill_climb", {}, runs=5, **kw)
+    assert [g.runs_done for g in seen] == [1, 2, 3, 4, 5]  # the 3 held runs first, then the 2 new ones
+    assert [r.seed for r in seen[2].runs] == [0, 1, 2] and seen[-1].grades.tolist() == more.grades.tolist()

@@ -21,7 +21,7 @@ import io
 import json
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -275,6 +275,7 @@ def correctness_grades(
     should_stop: Callable[[], bool] | None = None,
     progress: Callable[[int, int], None] | None = None,
     scheduler: str | None = None,
+    on_run: Callable[[GradeResult], None] | None = None,
 ) -> GradeResult:
     """Run ``runs`` seeded runs and grade every cell.
 
@@ -309,6 +310,11 @@ def correctness_grades(
         ``progress(done, total)`` after each run.
     scheduler : str, optional
         Run on a Dask cluster instead (``tcp://host:port`` or ``local:N``).
+    on_run : callable, optional
+        ``on_run(grades_so_far)`` after each run finishes (and once for each
+        run a resumed results directory held), with a new GradeResult of the
+        runs finished so far, in seed order: a live grid (the lab's Correctness
+        grades dialog) redraws from it.
 
     Raises
     ------
@@ -358,10 +364,18 @@ def correctness_grades(
             kind="grades",
         )
     )
+    finished: list = [None] * len(tasks)
+
+    def one_more(i: int, run) -> None:
+        finished[i] = run
+        if on_run is not None:
+            on_run(replace(result, runs=[r for r in finished if r is not None]))
+
     with closing(store):
         done = run_batch(
             tasks,
             store,
+            on_result=one_more if on_run is not None else None,
             jobs=jobs,
             scheduler=scheduler,
             should_stop=should_stop,

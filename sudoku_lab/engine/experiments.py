@@ -827,22 +827,32 @@ class _Hinted:
 
 
 @checked
-def run_batch(tasks: list[Task], store: ResultStore | None = None, **kw: Any) -> list[RunResult | None]:
+def run_batch(
+    tasks: list[Task],
+    store: ResultStore | None = None,
+    on_result: Callable[[int, RunResult], None] | None = None,
+    **kw: Any,
+) -> list[RunResult | None]:
     """Run ``tasks`` through :func:`execute` and return every result in task order.
 
-    Results the store already held are read back from it; a task left
-    unfinished by a stop request is None. Keyword arguments are those of
-    :func:`execute`.
+    Results the store already held are read back from it first; a task left
+    unfinished by a stop request is None. ``on_result(index, result)`` is
+    called for each held result, then for each run as it finishes (a live
+    view of the batch). Other keyword arguments are those of :func:`execute`.
     """
     from .results import fingerprint
 
     out: list[RunResult | None] = [None] * len(tasks)
     kw.setdefault("solvers", tuple(dict.fromkeys(t.solver for t in tasks)))
-    for i, _, res in execute(tasks, total=len(tasks), store=store, **kw):
-        out[i] = res
     if store is not None:
         for i, t in enumerate(tasks):
-            if out[i] is None and t.key in store:
+            if t.key in store:
                 store.check(t.key, fingerprint(t.solver, t.full_params(), t.puzzle.to_line(), t.seed, t.until))
-                out[i] = RunResult.from_row(store.row(t.key))
+                held = out[i] = RunResult.from_row(store.row(t.key))
+                if on_result is not None:
+                    on_result(i, held)
+    for i, _, res in execute(tasks, total=len(tasks), store=store, **kw):
+        out[i] = res
+        if on_result is not None:
+            on_result(i, res)
     return out
