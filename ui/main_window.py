@@ -243,6 +243,17 @@ class MainWindow(QMainWindow):
         r = self.run_menu = m.addMenu("&Run")
         for a in self.run_toolbar.actions_in_order():
             r.addAction(a)
+        r.addSeparator()
+        self.grades_dialog = None
+        self.act_grades = make_action(
+            self,
+            "Correctness grades...",
+            None,
+            lambda: self.show_grades(),
+            "Grade every cell over many seeded runs (the RESEDA paper's Figure 4.2), on the experiment engine",
+        )
+        self.act_grades.setObjectName("act_grades")
+        r.addAction(self.act_grades)
         v = m.addMenu("&View")
         for d in [self.puzzle_dock, self.algo_dock, *self.view_docks.values()]:
             v.addAction(d.toggleViewAction())
@@ -664,6 +675,21 @@ class MainWindow(QMainWindow):
         dialog.raise_()
         return dialog
 
+    def show_grades(self):
+        """Open Run > Correctness grades... (:mod:`.grades_dialog`) on the window's puzzle, solver and parameters
+        (unless grades are running there); the dialog is returned."""
+        from .grades_dialog import GradesDialog
+
+        dialog = self.grades_dialog
+        if dialog is None:
+            dialog = self.grades_dialog = GradesDialog(self)
+        if not dialog.running:
+            c = self.controller
+            dialog.set_defaults(c.puzzle, c.solver_name, c.current_params())
+        dialog.show()
+        dialog.raise_()
+        return dialog
+
     def open_session(self, path: str | os.PathLike | None = None) -> bool:
         """Open the session file ``path`` (asked for when None); False, with one line in a message box, if it is
         unreadable: then nothing changes.
@@ -820,6 +846,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         if self.export_dialog is not None:
             self.export_dialog.shutdown()  # an export going on is cancelled (it leaves no file)
+        if self.grades_dialog is not None:
+            self.grades_dialog.shutdown()  # grades going on are cancelled (the finished runs are kept)
         self.controller.shutdown()
         if not self._gc_released:
             self._gc_released = True

@@ -19,12 +19,15 @@ Drives the window through its own controls, as a user would, and saves what
 * ``screenshot-presentation.png``: presentation mode (full screen: take it on a
   1920 x 1080 display) with RESEDA's probability model after a Step phase to
   *update*, the phase's caption in large words;
+* ``screenshot-grades-dialog.png``: Run > Correctness grades... on
+  ``reseda_fig4_1_hard`` (RESEDA without restarts, 30 runs of 100,000 EDA
+  steps on worker processes) with the paper's Figure 4.2 beside ours;
 * one file per :class:`Shot` a solver's module in ``ui/solver_views`` adds
   with :func:`register_shot` (its own views in front).
 
 ``--only NAME`` (repeatable) remakes just those files (``reseda``,
 ``long-run``, ``timeline``, ``phase-reseda``, ``phase-cuckoo``,
-``presentation`` or a shot's file stem without ``screenshot-``).
+``presentation``, ``grades-dialog`` or a shot's file stem without ``screenshot-``).
 
 Run it on a display, e.g. ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m
 sudoku_lab_ui.screenshots docs`` (the window is 1600 x 1000).
@@ -330,6 +333,38 @@ def phase_run(
     return path
 
 
+def grades_dialog(app, out: Path, runs: int = 30) -> Path:
+    """Run > Correctness grades... on ``reseda_fig4_1_hard`` as in the paper's Figure 4.2 (RESEDA without
+    restarts, 100,000 EDA steps a run), ``runs`` runs on worker processes: the dialog with the paper's grid beside
+    ours (about a minute on two cores)."""
+    import tempfile
+
+    from sudoku_lab.model import library
+
+    from .app import create_window
+
+    win = create_window(library.puzzle("reseda_fig4_1_hard"), "reseda")
+    win.resize(1600, 1000)
+    win.show()
+    _pump(app, lambda: _ready(win), 300, "ready")
+    win.act_grades.trigger()
+    d = win.grades_dialog
+    d.resize(1500, 860)
+    d.params_panel.spin_box("restart").setCurrentText("none")
+    d.runs_box.setValue(runs)
+    d.seed_box.setValue(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        d.results_edit.setText(str(Path(tmp) / "fig4_2.runs"))
+        d.run_button.click()
+        _pump(app, lambda: not d.running, 1800, "the grades")
+        _settle(app, 1.0)
+        path = out / "screenshot-grades-dialog.png"
+        save_grab(d, path)
+    d.close()
+    win.close()
+    return path
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m sudoku_lab_ui.screenshots",
@@ -380,6 +415,7 @@ def main(argv=None) -> int:
             ),
         )
     )
+    jobs.append(("grades-dialog", lambda: grades_dialog(app, out)))
     jobs += [(Path(s.file).stem.removeprefix("screenshot-"), lambda s=s: take(app, out, s)) for s in shots()]
     unknown = set(args.only) - {name for name, _ in jobs}
     if unknown:
