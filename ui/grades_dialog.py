@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QProgressBar,
@@ -49,6 +50,7 @@ from sudoku_lab.analysis import figures
 from sudoku_lab.analysis.grades import MAX_RUNS, GradeResult, agreement, correctness_grades, grades_from_results
 from sudoku_lab.analysis.stats import clopper_pearson
 from sudoku_lab.engine.experiments import default_jobs
+from sudoku_lab.engine.results import load_results
 from sudoku_lab.errors import ParameterError, SudokuLabError
 from sudoku_lab.files import check_writable, write_text
 from sudoku_lab.model import library
@@ -532,25 +534,63 @@ class GradesDialog(QDialog):
         self._fit_image()
 
     # ------------------------------------------------------------ files
-    def open_results(self, path: str | Path | None = None) -> bool:
-        """Grade the runs of results directory ``path`` (asked for when None), as ``sudoku-lab grades --from``."""
+    def open_results(
+        self, path: str | Path | None = None, puzzle: str | None = None, config: str | None = None
+    ) -> bool:
+        """Grade the runs of results directory ``path``, as ``sudoku-lab grades --from PATH [PUZZLE] [--config]``.
+
+        With ``path`` None the directory is asked for, and when it holds several puzzles or configurations the
+        one to grade is asked for too; otherwise such a directory is one line naming them (choose with
+        ``puzzle`` and ``config``). False, with one line under the bar, if nothing was opened.
+        """
         if self.running:
             return False
+        interactive = path is None
         if path is None:
             path = QFileDialog.getExistingDirectory(self, "Open results directory", str(Path.cwd()))
             if not path:
                 return False
-        try:
-            result = grades_from_results(str(path), thresholds=self.thresholds())
-        except SudokuLabError as e:
-            self.status.setText(f"Cannot open {path}: {e}")
-            return False
+        rows: list | None = None
+        while True:
+            try:
+                result = grades_from_results(str(path), puzzle=puzzle, config=config, thresholds=self.thresholds())
+                break
+            except ParameterError as e:
+                several = (e.name == "puzzle" and puzzle is None) or (e.name == "config" and config is None)
+                if not (interactive and several):
+                    self.status.setText(f"Cannot open {path}: {e}")
+                    return False
+                if rows is None:
+                    rows = load_results(str(path)).rows()
+                choice = self._ask_which(rows, str(e.name), puzzle)
+                if choice is None:
+                    self.status.setText(f"Not opened: {e}")
+                    return False
+                if e.name == "puzzle":
+                    puzzle = choice
+                else:
+                    config = choice
+            except SudokuLabError as e:
+                self.status.setText(f"Cannot open {path}: {e}")
+                return False
         self.results_path = Path(path)
         self.show_grades(result)
         self.progress_bar.setRange(0, 1)
         self.progress_bar.setValue(0)
-        self.status.setText(f"Opened {path}: {result.runs_done:,} runs of {result.solver}")
+        what = f"{config or result.solver} on {result.puzzle.name or 'the puzzle'}"
+        self.status.setText(f"Opened {path}: {result.runs_done:,} runs of {what}")
         return True
+
+    def _ask_which(self, rows: list, what: str, puzzle: str | None) -> str | None:
+        """Ask which puzzle (or configuration, among the chosen puzzle's runs) of the results to grade."""
+        if what == "puzzle":
+            options = sorted({r["puzzle"] or r["givens"] for r in rows})
+        else:
+            options = sorted({r["config"] for r in rows if puzzle is None or puzzle in (r["puzzle"], r["givens"])})
+        choice, ok = QInputDialog.getItem(
+            self, "Open results", f"The results hold {len(options)} {what}s. Grade the runs of:", options, 0, False
+        )
+        return str(choice) if ok and choice else None
 
     def export(self, path: str | Path | None = None, dpi: int = 200) -> list[Path]:
         """Write what ``sudoku-lab grades --out PATH --latex`` writes for the grades shown; the files written.

@@ -51,6 +51,7 @@ def _cli_grades(tmp_path, *extra):
 
 def test_the_dialogs_grid_is_the_grid_of_sudoku_lab_grades(qtbot, tmp_path):
     d = _dialog(qtbot, tmp_path)
+    d.jobs_box.setValue(2)  # the dialog's runs on two worker processes, the command's in its own process
     result = _run(qtbot, d)
     assert result is d.result and result.complete and d.status.text().startswith("Done: 6 runs")
     ref = _cli_grades(tmp_path)
@@ -79,7 +80,11 @@ def test_cancel_keeps_the_finished_runs_and_grades_from_and_open_results_show_th
     d = _dialog(qtbot, tmp_path, puzzle="ai_escargot", runs=40, budget=20_000)  # about a second a run
     with qtbot.waitSignal(d.gradesFinished) as got:
         qtbot.mouseClick(d.run_button, Qt.LeftButton)
-        qtbot.waitUntil(lambda: d.progress_bar.value() >= 2)
+        # The grid fills as runs finish: it shows the finished runs while the others go on.
+        qtbot.waitUntil(lambda: d.result is not None and d.result.runs_done >= 2)
+        live = d.result
+        assert d.running and np.array_equal(grade_letters(d.figure), live.grade_grid())
+        assert f"of {live.runs_done} runs solved" in d.summary.text()
         qtbot.mouseClick(d.cancel_button, Qt.LeftButton)
     cancelled = got.args[0]
     assert 2 <= cancelled.runs_done < 40 and d.status.text().startswith(f"Cancelled after {cancelled.runs_done} of 40")
@@ -189,3 +194,40 @@ def test_an_unreachable_scheduler_is_one_line(qtbot, tmp_path):
     assert got.args[0] is None
     text = d.status.text()
     assert text.startswith("Cannot run: ") and f"127.0.0.1:{port}" in text and "\n" not in text
+
+
+def test_results_of_several_puzzles_and_configurations_ask_which_to_grade(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QInputDialog
+
+    from sudoku_lab.engine.batch import run_spec
+    from sudoku_lab.engine.spec import spec_from_options
+
+    spec = spec_from_options(
+        ["hill_climb", "reseda:restart=none"],
+        ["reseda_fig3_2_medium", "reseda_fig3_1_easy"],
+        runs=2,
+        seed=1,
+        seeding="sequential",
+        until="solved,60it",
+    )
+    where = tmp_path / "batch"
+    run_spec(spec, where, jobs=1)
+    d = _dialog(qtbot, tmp_path)
+    # Named by a script: one line naming what the results hold when the choice is missing.
+    assert not d.open_results(where)
+    assert d.status.text().startswith(f"Cannot open {where}: the results hold 2 puzzles: ")
+    assert d.result is None
+    # Asked for in the window: first the puzzle, then the configuration of its runs.
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(where)))
+    asked = []
+
+    def answer(parent, title, label, options, *rest):
+        asked.append(list(options))
+        return ("reseda_fig3_2_medium" if len(asked) == 1 else "hill_climb"), True
+
+    monkeypatch.setattr(QInputDialog, "getItem", staticmethod(answer))
+    assert d.open_results()
+    assert asked == [["reseda_fig3_1_easy", "reseda_fig3_2_medium"], ["hill_climb", "reseda:restart=none"]]
+    want = grades_from_results(where, puzzle="reseda_fig3_2_medium", config="hill_climb", thresholds=(1.0, B))
+    assert d.result.grades.tolist() == want.grades.tolist() and d.result.runs_done == 2
+    assert d.status.text() == f"Opened {where}: 2 runs of hill_climb on reseda_fig3_2_medium"
