@@ -68,7 +68,6 @@ def test_the_dialogs_grid_is_the_grid_of_sudoku_lab_grades(qtbot, tmp_path):
 
 def test_the_dialog_opens_on_the_windows_puzzle_and_solver_from_the_run_menu(window, qtbot):
     win = window("reseda_fig3_2_medium", "hill_climb")
-    win.run_menu.actions()  # the action is in the Run menu
     assert win.act_grades in win.run_menu.actions()
     win.act_grades.trigger()
     d = win.grades_dialog
