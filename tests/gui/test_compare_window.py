@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -162,3 +164,18 @@ def test_the_lab_opens_the_comparison_from_the_run_menu(window, qtbot, warm_kern
     assert cmp.isWindow() and cmp.isVisible()
     win.close()  # closes the comparison and joins its workers
     assert not cmp.isVisible()
+
+
+def test_bench_gui_reports_throughput_with_one_two_and_four_panes(qapp, capsys, warm_kernels):
+    from sudoku_lab_ui import bench_gui
+
+    args = ["--algo", "reseda", "--panes", "1,2,4", "--no-window", "--rounds", "1", "--iterations", "40"]
+    assert bench_gui.main(args) == 0
+    out = capsys.readouterr().out
+    rows = re.findall(
+        r"^\s+(\d) panes?\s*:\s+(\d+) EDA steps.*per pane .* \(ratio (\d\.\d\d)\), total .* \(ratio", out, re.M
+    )
+    assert [r[0] for r in rows] == ["1", "2", "4"], out
+    steps = [int(r[1]) for r in rows]
+    assert steps[1] == 2 * steps[0] and steps[2] == 4 * steps[0] > 0, "the same run in every pane"
+    assert rows[0][2] == "1.00"
