@@ -16,6 +16,14 @@ Throughput = iterations / seconds spent in the stepping loop, summed over the
 same seeds in both settings (reset round trips are not counted). A 10 ms
 QTimer records how late each tick fires while the window runs: its
 99th-percentile lateness is the event loop's latency.
+
+``--panes 1,2,4`` also measures the Compare side by side window
+(:mod:`sudoku_lab_ui.compare_window`): the first solver asked for, with the same
+parameters and seed in every pane, runs in lockstep by iteration to
+``--iterations`` with 1, 2 and 4 panes, the counts alternating in each round.
+Per pane: iterations / seconds in that pane's stepping loop; total: all panes'
+iterations / wall seconds from Run to the end of the comparison; each printed
+with its ratio to the first count.
 """
 
 from __future__ import annotations
@@ -146,6 +154,85 @@ class _Window:
         self.win.close()
 
 
+def parse_panes(text: str) -> list[int]:
+    """Pane counts from ``--panes`` ("1,2,4"); SystemExit naming what is wrong."""
+    try:
+        counts = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        counts = []
+    if not counts or any(not 1 <= n <= 4 for n in counts):
+        raise SystemExit(f"sudoku-lab bench gui: --panes takes pane counts from 1 to 4 such as 1,2,4, got {text!r}")
+    return counts
+
+
+def compare_panes(name: str, params: dict, puzzle, counts, iterations: int, rounds: int, timeout: float) -> dict:
+    """Run the Compare side by side window with each pane count in turn; {count: (iterations, pane s, wall s)}.
+
+    Every pane runs ``name`` with ``params`` and the round's seed (the same in every pane, so every pane does
+    the same work), in lockstep by iteration (chunks of 500) to ``iterations`` (or until solved).
+    """
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from .compare_window import CompareWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (kept alive)
+
+    def wait(cond) -> None:
+        t0 = time.perf_counter()
+        while not cond():
+            ev = QEventLoop()
+            QTimer.singleShot(5, ev.quit)
+            ev.exec()
+            if time.perf_counter() - t0 > timeout:
+                raise TimeoutError("the comparison window did not respond in time")
+
+    win = CompareWindow(puzzle, [(name, params)] * counts[0], seed=0)
+    win.resize(1600, 1000)
+    win.show()
+    totals = {n: [0, 0.0, 0.0] for n in counts}
+    try:
+        for r in range(rounds):
+            for n in counts:
+                win.configure([(name, params)] * n, mode="iterations", chunk=500, limit=iterations or None)
+                win.seed_box.setValue(r)  # resets every pane with the round's seed
+                wait(lambda: win.ready)
+                t0 = time.perf_counter()
+                win.run()
+                wait(lambda: not win.running)
+                wall = time.perf_counter() - t0
+                t = totals[n]
+                t[0] += sum(p.latest.snapshot.iteration for p in win.panes)
+                t[1] += sum(p.seconds for p in win.panes)
+                t[2] += wall
+    finally:
+        win.close()
+    return {n: tuple(v) for n, v in totals.items()}
+
+
+def _print_panes(name: str, pname: str, counts, iterations: int, rounds: int, totals: dict) -> None:
+    from sudoku_lab.solvers import get_solver_class
+
+    cls = get_solver_class(name)
+    unit = cls.iteration_name + "s"
+    print(
+        f"Compare side by side: {cls.title} [{name}] on {pname} in every pane, the same seed in every pane "
+        f"(seeds 0..{rounds - 1}), lockstep by iteration (chunks of 500) to {iterations or 'solved'}, "
+        f"pane counts {', '.join(map(str, counts))} alternating in {rounds} round(s)"
+    )
+    base = None
+    for n in counts:
+        its, pane_sec, wall = totals[n]
+        per_pane = its / pane_sec if pane_sec else float("nan")
+        total = its / wall if wall else float("nan")
+        if base is None:
+            base = (per_pane, total)
+        print(
+            f"  {n} pane{'s' if n > 1 else ' '}: {its:9d} {unit} in {wall:7.3f} s wall; per pane {per_pane:11,.0f} /s "
+            f"(ratio {per_pane / base[0]:.2f}), total {total:11,.0f} /s (ratio {total / base[1]:.2f})"
+        )
+
+
 def _peak_rss_mb() -> float:
     """The process's peak resident memory in MB (getrusage; NaN where it is not available)."""
     try:
@@ -170,7 +257,12 @@ def main(argv=None) -> int:
         "--iterations", type=int, default=20_000, help="most iterations of one run (0: until solved; default 20000)"
     )
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one solve in the window")
+    ap.add_argument(
+        "--panes", default="", help="also the Compare side by side window with these pane counts, e.g. 1,2,4"
+    )
+    ap.add_argument("--no-window", action="store_true", help="skip the lab window's measurement (with --panes)")
     args = ap.parse_args(argv)
+    counts = parse_panes(args.panes) if args.panes else []
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from sudoku_lab.benchmarks.gui import gui_solvers
@@ -185,11 +277,13 @@ def main(argv=None) -> int:
     seeds = list(range(args.runs))
     window = None
     platform = os.environ.get("QT_QPA_PLATFORM") or "xcb"
-    print(
-        f"Throughput with the lab window drawing / headless, seeds 0..{args.runs - 1}, runs until solved or "
-        f"{args.iterations} iterations, one process, Qt platform {platform}; target >= 0.80 for each solver"
-    )
-    for name in names:
+    measured = [] if args.no_window and counts else names
+    if measured:
+        print(
+            f"Throughput with the lab window drawing / headless, seeds 0..{args.runs - 1}, runs until solved or "
+            f"{args.iterations} iterations, one process, Qt platform {platform}; target >= 0.80 for each solver"
+        )
+    for name in measured:
         cls = get_solver_class(name)
         params, pname = cls.examples[0] if cls.examples else ({}, "reseda_fig4_1_hard")
         params = dict(params)
@@ -238,6 +332,14 @@ def main(argv=None) -> int:
             print(f"  note: iteration counts differ ({g_steps} vs {h_steps}): the runs were not identical")
     if window is not None:
         window.close()
+    if counts:
+        name = names[0]
+        cls = get_solver_class(name)
+        params, pname = cls.examples[0] if cls.examples else ({}, "reseda_fig4_1_hard")
+        puzzle = library.puzzle(pname)
+        _headless(name, dict(params), puzzle, seeds[:1], min(args.iterations, 50))  # the kernels loaded first
+        totals = compare_panes(name, dict(params), puzzle, counts, args.iterations, args.rounds, args.timeout)
+        _print_panes(name, pname, counts, args.iterations, args.rounds, totals)
     return 0
 
 

@@ -139,6 +139,7 @@ class MainWindow(QMainWindow):
             self._restore_board,
             self,
         )
+        self.compare_windows: list = []  #: the Compare side by side windows opened (closed with this one)
         self._build_menus()
         self.presentation = Presentation(self)  # F11, and the keys that drive the lab (after the menus it joins)
         self._build_status_bar()
@@ -254,6 +255,14 @@ class MainWindow(QMainWindow):
         )
         self.act_grades.setObjectName("act_grades")
         r.addAction(self.act_grades)
+        self.act_compare = make_action(
+            self,
+            "Compare side by side...",
+            None,
+            lambda: self.open_compare(),
+            "Two to four solvers, or configurations of one, on this puzzle in lockstep, with paired seeds",
+        )
+        r.addAction(self.act_compare)
         v = m.addMenu("&View")
         for d in [self.puzzle_dock, self.algo_dock, *self.view_docks.values()]:
             v.addAction(d.toggleViewAction())
@@ -843,7 +852,27 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.keep_on_screen)  # the window manager's frame is known once shown
 
     # ------------------------------------------------------------- closing
+    def open_compare(self, configs=None):
+        """Open a :class:`~sudoku_lab_ui.compare_window.CompareWindow` on the lab's puzzle and seed: the lab's
+        solver and parameters in the first pane, another solver in the second (None while no puzzle is loaded)."""
+        from .compare_window import DEFAULT_SOLVERS, CompareWindow
+
+        c = self.controller
+        if c.puzzle is None:
+            self.statusBar().showMessage("Load a puzzle first: the comparison runs on the lab's puzzle", 8000)
+            return None
+        if configs is None:
+            other = next(n for n in DEFAULT_SOLVERS if n != c.solver_name)
+            configs = [(c.solver_name, dict(c.params[c.solver_name])), (other, {})]
+        win = CompareWindow(c.puzzle, configs, seed=c.seed, parent=self)
+        self.compare_windows = [w for w in self.compare_windows if w.isVisible()] + [win]
+        win.resize(min(1800, max(1200, self.width())), min(1000, max(800, self.height())))
+        win.show()
+        return win
+
     def closeEvent(self, event) -> None:
+        for win in self.compare_windows:
+            win.close()  # joins its panes' worker threads
         if self.export_dialog is not None:
             self.export_dialog.shutdown()  # an export going on is cancelled (it leaves no file)
         if self.grades_dialog is not None:

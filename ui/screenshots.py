@@ -25,9 +25,13 @@ Drives the window through its own controls, as a user would, and saves what
 * one file per :class:`Shot` a solver's module in ``ui/solver_views`` adds
   with :func:`register_shot` (its own views in front).
 
+* ``screenshot-compare.png``: the Compare side by side window, four panes
+  (RESEDA, hill climbing, GA, cuckoo) on ``ai_escargot`` after 3,000 iterations
+  in lockstep (take it on a 1920 x 1080 display);
+
 ``--only NAME`` (repeatable) remakes just those files (``reseda``,
 ``long-run``, ``timeline``, ``phase-reseda``, ``phase-cuckoo``,
-``presentation``, ``grades-dialog`` or a shot's file stem without ``screenshot-``).
+``presentation``, ``grades-dialog``, ``compare`` or a shot's file stem without ``screenshot-``).
 
 Run it on a display, e.g. ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m
 sudoku_lab_ui.screenshots docs`` (the window is 1600 x 1000).
@@ -365,6 +369,12 @@ def grades_dialog(app, out: Path, runs: int = 30) -> Path:
     return path
 
 
+def _compare_shot(app, out: Path) -> Path:
+    from .compare_window import screenshot
+
+    return screenshot(app, out)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m sudoku_lab_ui.screenshots",
@@ -416,6 +426,7 @@ def main(argv=None) -> int:
         )
     )
     jobs.append(("grades-dialog", lambda: grades_dialog(app, out)))
+    jobs.append(("compare", lambda: _compare_shot(app, out)))
     jobs += [(Path(s.file).stem.removeprefix("screenshot-"), lambda s=s: take(app, out, s)) for s in shots()]
     unknown = set(args.only) - {name for name, _ in jobs}
     if unknown:

@@ -34,6 +34,15 @@ _OPTIONS = (
         help="most iterations of one run (0: until solved; default 20000)",
     ),
     BenchmarkOption("--rounds", type=int_range(1, 1000), default=5, help="alternating blocks (default 5)"),
+    BenchmarkOption(
+        "--panes",
+        default="",
+        metavar="LIST",
+        help="also measure the Compare side by side window with these pane counts, e.g. 1,2,4 (the first "
+        "--algo in every pane, lockstep by iteration to --iterations): iterations/s per pane and in total, "
+        "and their ratios to the first count",
+    ),
+    BenchmarkOption("--no-window", action="store_true", help="with --panes: skip the lab window's measurement"),
 )
 
 
@@ -74,6 +83,10 @@ def _run(args, out: Callable[[str], object]) -> int:
     ]
     for name in names:
         cmd += ["--algo", name]
+    if getattr(args, "panes", ""):
+        cmd += ["--panes", args.panes]
+    if getattr(args, "no_window", False):
+        cmd.append("--no-window")
     done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
     for line in done.stdout.splitlines():
         out(line)
