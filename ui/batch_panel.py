@@ -636,29 +636,34 @@ class BatchPanel(QDialog):
         job, cancel = self._job, self._cancel
 
         def work() -> None:
-            last = [time.monotonic()]
+            last, cost = [time.monotonic()], [0.0]
 
             def progress(p) -> None:
                 job.progress.emit(p)
                 now = time.monotonic()
-                if p.new and (now - last[0] >= REFRESH_SECONDS or p.done == p.total):
-                    last[0] = now
+                # Reading the directory again costs more as it grows: never more than a fifth of the time.
+                if p.new and (now - last[0] >= max(REFRESH_SECONDS, 4 * cost[0]) or p.done == p.total):
                     try:
                         job.report.emit(build_report(load_results(out)))
                     except SudokuLabError:  # nothing readable yet: the next run says more
                         pass
+                    last[0] = time.monotonic()
+                    cost[0] = last[0] - now
 
             try:
-                outcome = run_spec(
-                    spec, out, jobs=jobs, should_stop=cancel.is_set, progress=progress, note=job.note.emit
-                )
-                rep = build_report(load_results(out)) if outcome.done else None
-            except SudokuLabError as e:
-                job.failed.emit(f"Batch failed: {one_line(e)}")
-            except Exception as e:  # noqa: BLE001 - a bug is one line here, never a dead thread
-                job.failed.emit(f"Batch failed: {one_line(e)}")
-            else:
-                job.finished.emit(outcome, rep)
+                try:
+                    outcome = run_spec(
+                        spec, out, jobs=jobs, should_stop=cancel.is_set, progress=progress, note=job.note.emit
+                    )
+                    rep = build_report(load_results(out)) if outcome.done else None
+                except SudokuLabError as e:
+                    job.failed.emit(f"Batch failed: {one_line(e)}")
+                except Exception as e:  # noqa: BLE001 - a bug is one line here, never a dead thread
+                    job.failed.emit(f"Batch failed: {one_line(e)}")
+                else:
+                    job.finished.emit(outcome, rep)
+            except RuntimeError:  # the panel is gone (its window closed): nobody wants the result
+                pass
 
         self.outcome = None
         self.progress_bar.setRange(0, 0)  # busy while the workers start

@@ -3,6 +3,8 @@ rows, Cancel leaves a directory that reopens and resumes, and a broken file is o
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -81,6 +83,17 @@ def test_form_writes_the_specification(qtbot, panel, tmp_path):
     spec = panel.spec()
     assert [c.label for c in spec.configs] == ["reseda:alpha=0.5", "reseda:alpha=0.7"]
     assert spec.total == 2 * 2 * 3
+    assert all(c.until is None for c in spec.configs)
+
+    # The text is what runs: a line typed at its end (in the last [[solvers]] table) is a solver's own budget.
+    edit = panel.toml_edit
+    edit.setFocus()
+    qtbot.keyClick(edit, Qt.Key_End, Qt.ControlModifier)
+    qtbot.keyClicks(edit, 'until = "solved,100it"')
+    assert [c.until for c in panel.spec().configs] == ["solved,100it", "solved,100it"]
+    # ... until the form is touched again: the form writes the text anew.
+    qtbot.keyClicks(panel.name_edit, "2")
+    assert "100it" not in edit.toPlainText() and 'name = "panel-test2"' in edit.toPlainText()
 
 
 def test_table_equals_report_and_saved_toml_runs_headless(qtbot, panel, tmp_path, capsys):
@@ -116,14 +129,26 @@ def test_table_equals_report_and_saved_toml_runs_headless(qtbot, panel, tmp_path
 
 def test_cancel_keeps_the_runs_and_run_resumes(qtbot, panel, tmp_path, monkeypatch):
     out = tmp_path / "cancelled"
-    # Enough runs that Cancel, clicked when the first one is reported, comes before the last.
-    fill(qtbot, panel, out, runs=20, iterations=1000, params="alpha=[0.5,0.7],Q=20", puzzles=("reseda_fig4_1_hard",))
-    first = []
+    fill(qtbot, panel, out, runs=8, iterations=1000)
+    import sudoku_lab_ui.batch_panel as bp
+
+    # The batch waits after its first run until Cancel has been clicked, so the click always comes mid-batch.
+    clicked = threading.Event()
+
+    def held_back(*args, progress, **kwargs):
+        def wait_for_cancel(p):
+            progress(p)
+            if p.new == 1:
+                assert clicked.wait(timeout=120)
+
+        return run_spec(*args, progress=wait_for_cancel, **kwargs)
+
+    monkeypatch.setattr(bp, "run_spec", held_back)
 
     def on_progress(p):
-        if p.new >= 1 and not first:
-            first.append(p.done)
+        if p.new >= 1 and not clicked.is_set():
             qtbot.mouseClick(panel.cancel_button, Qt.LeftButton)
+            clicked.set()
 
     panel._job.progress.connect(on_progress)
     with qtbot.waitSignal(panel.batchFinished) as got:
@@ -150,8 +175,7 @@ def test_cancel_keeps_the_runs_and_run_resumes(qtbot, panel, tmp_path, monkeypat
         assert "incomplete" in again.notes.text()
         assert again.toml_edit.toPlainText() == panel.toml_edit.toPlainText()
         # Resumed in two worker processes, the table refreshed after every run (live), then the final report.
-        import sudoku_lab_ui.batch_panel as bp
-
+        monkeypatch.setattr(bp, "run_spec", run_spec)
         monkeypatch.setattr(bp, "REFRESH_SECONDS", 0.0)
         shown = []
         again.reportShown.connect(lambda rep: shown.append(sum(r.runs for r in rep.summary)))
