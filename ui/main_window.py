@@ -263,6 +263,17 @@ class MainWindow(QMainWindow):
             "Two to four solvers, or configurations of one, on this puzzle in lockstep, with paired seeds",
         )
         r.addAction(self.act_compare)
+        self.act_batch = make_action(
+            self,
+            "Batch experiment...",
+            None,
+            lambda: self.batch_experiment(),
+            "Solvers x parameter values x puzzles x runs on the experiment engine: a live report and ECDF; "
+            "the specification saved as TOML runs headless with `sudoku-lab batch`",
+        )
+        self.act_batch.setObjectName("act_batch")
+        r.addAction(self.act_batch)
+        self.batch_panel = None
         v = m.addMenu("&View")
         for d in [self.puzzle_dock, self.algo_dock, *self.view_docks.values()]:
             v.addAction(d.toggleViewAction())
@@ -699,6 +710,16 @@ class MainWindow(QMainWindow):
         dialog.raise_()
         return dialog
 
+    def batch_experiment(self):
+        """Open Run > Batch experiment... (:mod:`.batch_panel`), one panel per window; the panel is returned."""
+        from .batch_panel import BatchPanel
+
+        if self.batch_panel is None:
+            self.batch_panel = BatchPanel(self)
+        self.batch_panel.show()
+        self.batch_panel.raise_()
+        return self.batch_panel
+
     def open_session(self, path: str | os.PathLike | None = None) -> bool:
         """Open the session file ``path`` (asked for when None); False, with one line in a message box, if it is
         unreadable: then nothing changes.
@@ -877,6 +898,8 @@ class MainWindow(QMainWindow):
             self.export_dialog.shutdown()  # an export going on is cancelled (it leaves no file)
         if self.grades_dialog is not None:
             self.grades_dialog.shutdown()  # grades going on are cancelled (the finished runs are kept)
+        if self.batch_panel is not None:
+            self.batch_panel.shutdown()  # a batch going on is cancelled (its finished runs are kept)
         self.controller.shutdown()
         if not self._gc_released:
             self._gc_released = True

@@ -25,13 +25,15 @@ Drives the window through its own controls, as a user would, and saves what
 * one file per :class:`Shot` a solver's module in ``ui/solver_views`` adds
   with :func:`register_shot` (its own views in front).
 
+* ``screenshot-batch-panel.png``: Run > Batch experiment... after a small experiment (three configurations,
+  two puzzle sets, 10 runs) ran to its end: the form, the TOML, the report's table and the run-length ECDF;
 * ``screenshot-compare.png``: the Compare side by side window, four panes
   (RESEDA, hill climbing, GA, cuckoo) on ``ai_escargot`` after 3,000 iterations
   in lockstep (take it on a 1920 x 1080 display);
 
 ``--only NAME`` (repeatable) remakes just those files (``reseda``,
 ``long-run``, ``timeline``, ``phase-reseda``, ``phase-cuckoo``,
-``presentation``, ``grades-dialog``, ``compare`` or a shot's file stem without ``screenshot-``).
+``presentation``, ``grades-dialog``, ``compare``, ``batch-panel`` or a shot's file stem without ``screenshot-``).
 
 Run it on a display, e.g. ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m
 sudoku_lab_ui.screenshots docs`` (the window is 1600 x 1000).
@@ -369,6 +371,41 @@ def grades_dialog(app, out: Path, runs: int = 30) -> Path:
     return path
 
 
+def batch_panel_shot(app, out: Path) -> Path:
+    """Run > Batch experiment...: three configurations (RESEDA at two alphas, hill climbing) on two puzzle sets,
+    10 runs each, run to the end in the panel's worker processes; the table and the run-length ECDF."""
+    import tempfile
+
+    from sudoku_lab.model import library
+
+    from .app import create_window
+
+    win = create_window(library.puzzle("reseda_fig3_1_easy"))
+    win.show()
+    _pump(app, lambda: _ready(win), 300, "ready")
+    panel = win.batch_experiment()
+    panel.resize(1800, 1000)
+    panel.name_edit.setText("alpha-and-hill-climb")
+    panel.solver_rows[0].params.setText("alpha=[0.5,0.9]")
+    panel.add_solver("hill_climb", "")
+    panel.puzzle_rows[0].combo.setCurrentText("kennett/easy")
+    panel.puzzle_rows[0].sample.setValue(3)
+    panel.add_puzzles("mk_medium_a", 0)
+    panel.runs_box.setValue(10)
+    panel.iterations_box.setValue(5000)
+    panel.seconds_box.setValue(2)
+    panel._form_changed()
+    with tempfile.TemporaryDirectory() as tmp:
+        panel.out_edit.setText(str(Path(tmp) / "alpha-and-hill-climb-results"))
+        panel.start()
+        _pump(app, lambda: not panel.running, 1800, "the batch")
+        _settle(app, 1.5)
+        path = out / "screenshot-batch-panel.png"
+        save_grab(panel, path)
+    win.close()
+    return path
+
+
 def _compare_shot(app, out: Path) -> Path:
     from .compare_window import screenshot
 
@@ -427,6 +464,7 @@ def main(argv=None) -> int:
     )
     jobs.append(("grades-dialog", lambda: grades_dialog(app, out)))
     jobs.append(("compare", lambda: _compare_shot(app, out)))
+    jobs.append(("batch-panel", lambda: batch_panel_shot(app, out)))
     jobs += [(Path(s.file).stem.removeprefix("screenshot-"), lambda s=s: take(app, out, s)) for s in shots()]
     unknown = set(args.only) - {name for name, _ in jobs}
     if unknown:

@@ -87,6 +87,7 @@ from .tables import (
     format_comparisons,
     format_ecdf,
     format_summary,
+    summary_cells,
 )
 
 if TYPE_CHECKING:
@@ -104,6 +105,7 @@ __all__ = [
     "compare_pairs",
     "logrank",
     "build_report",
+    "summary_cells",
     "format_summary",
     "format_comparisons",
     "format_ecdf",

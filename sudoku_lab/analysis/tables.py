@@ -15,7 +15,7 @@ from ..errors import ParameterError
 if TYPE_CHECKING:  # names of annotations only: the report imports this module
     from .report import ECDF, Comparison, SummaryRow
 
-__all__ = ["FORMATS", "format_summary", "format_comparisons", "format_ecdf"]
+__all__ = ["FORMATS", "summary_cells", "format_summary", "format_comparisons", "format_ecdf"]
 
 FORMATS = ("text", "markdown", "latex", "csv")
 #: The label of the pooled group (every run of a configuration) when there is more than one group.
@@ -145,6 +145,41 @@ def _breaks(groups: Sequence[str]) -> list[int]:
 
 
 @checked
+def summary_cells(rows: Sequence[SummaryRow], by: str = "puzzle_set") -> tuple[list[str], list[list[str]]]:
+    """The summary's column heads and cell texts, exactly as :func:`format_summary` prints them as text.
+
+    A head may hold a line break (``iterations\nmean / median``); Markdown and LaTeX print it as a space.
+    The lab's batch panel shows these cells, so its table and ``sudoku-lab report`` never differ.
+    """
+    head = [
+        _GROUP_HEADS.get(by, "group"),
+        "configuration",
+        "solved",
+        "95 % interval",
+        "iterations\nmean / median",
+        "evaluations\nmean / median",
+        "seconds\nmean / median",
+        "s per run",
+        "ETS (s)",
+    ]
+    cells = [
+        [
+            r.group,
+            r.config,
+            f"{r.successes}/{r.runs}",
+            _interval(*r.interval),
+            _pair(r.mean_iterations, r.median_iterations),
+            _pair(r.mean_evaluations, r.median_evaluations),
+            _pair(r.mean_seconds, r.median_seconds),
+            _num(r.seconds_per_run),
+            _num(r.ets),
+        ]
+        for r in rows
+    ]
+    return head, cells
+
+
+@checked
 def format_summary(rows: Sequence[SummaryRow], fmt: str = "text", by: str = "puzzle_set") -> str:
     """The summary as an aligned text table, Markdown, a LaTeX tabular or CSV (plain numbers, one row each)."""
     _check_format(fmt)
@@ -193,31 +228,7 @@ def format_summary(rows: Sequence[SummaryRow], fmt: str = "text", by: str = "puz
                 for r in rows
             ],
         )
-    head = [
-        _GROUP_HEADS.get(by, "group"),
-        "configuration",
-        "solved",
-        "95 % interval",
-        "iterations\nmean / median",
-        "evaluations\nmean / median",
-        "seconds\nmean / median",
-        "s per run",
-        "ETS (s)",
-    ]
-    cells = [
-        [
-            r.group,
-            r.config,
-            f"{r.successes}/{r.runs}",
-            _interval(*r.interval),
-            _pair(r.mean_iterations, r.median_iterations),
-            _pair(r.mean_evaluations, r.median_evaluations),
-            _pair(r.mean_seconds, r.median_seconds),
-            _num(r.seconds_per_run),
-            _num(r.ets),
-        ]
-        for r in rows
-    ]
+    head, cells = summary_cells(rows, by)
     return _render(head, cells, fmt, {2, 3, 4, 5, 6, 7, 8}, _breaks([r.group + "\0" * r.pooled for r in rows]))
 
 
