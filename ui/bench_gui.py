@@ -17,8 +17,9 @@ same seeds in both settings (reset round trips are not counted). A 10 ms
 QTimer records how late each tick fires while the window runs: its
 99th-percentile lateness is the event loop's latency.
 
-``--panes 1,2,4`` also measures the Compare side by side window
-(:mod:`sudoku_lab_ui.compare_window`): the first solver asked for, with the same
+It also measures the Compare side by side window
+(:mod:`sudoku_lab_ui.compare_window`; ``--panes``, default ``1,2,4``, ``--panes ""``
+skips it): the first solver asked for, with the same
 parameters and seed in every pane, runs in lockstep by iteration to
 ``--iterations`` with 1, 2 and 4 panes, the counts alternating in each round.
 Per pane: iterations / seconds in that pane's stepping loop; total: all panes'
@@ -258,7 +259,9 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one solve in the window")
     ap.add_argument(
-        "--panes", default="", help="also the Compare side by side window with these pane counts, e.g. 1,2,4"
+        "--panes",
+        default="1,2,4",
+        help='the Compare side by side window with these pane counts (default 1,2,4; "" skips it)',
     )
     ap.add_argument("--no-window", action="store_true", help="skip the lab window's measurement (with --panes)")
     args = ap.parse_args(argv)

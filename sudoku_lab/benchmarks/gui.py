@@ -36,9 +36,9 @@ _OPTIONS = (
     BenchmarkOption("--rounds", type=int_range(1, 1000), default=5, help="alternating blocks (default 5)"),
     BenchmarkOption(
         "--panes",
-        default="",
+        default="1,2,4",
         metavar="LIST",
-        help="also measure the Compare side by side window with these pane counts, e.g. 1,2,4 (the first "
+        help="measure the Compare side by side window with these pane counts (default 1,2,4; '' skips it; the first "
         "--algo in every pane, lockstep by iteration to --iterations): iterations/s per pane and in total, "
         "and their ratios to the first count",
     ),
@@ -83,8 +83,7 @@ def _run(args, out: Callable[[str], object]) -> int:
     ]
     for name in names:
         cmd += ["--algo", name]
-    if getattr(args, "panes", ""):
-        cmd += ["--panes", args.panes]
+    cmd += ["--panes", getattr(args, "panes", "1,2,4")]
     if getattr(args, "no_window", False):
         cmd.append("--no-window")
     done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
