@@ -870,3 +870,27 @@ def save(fig: Figure, path: str | os.PathLike[str], dpi: int = 200) -> Path:
     fmt = figure_format(target)
     write_file(target, lambda fh: fig.savefig(fh, format=fmt, dpi=dpi), "figure", binary=fmt != "svg")
     return target
+
+
+# ------------------------------------------------------------ every view
+#: Names :mod:`~sudoku_lab.analysis.view_figures` provides here too (``figures.view_figure(snapshot, "nests")``).
+_VIEW_NAMES = (
+    "FigureStyle",
+    "ViewData",
+    "view_names",
+    "view_title",
+    "view_figure",
+    "view_data",
+    "export_view",
+    "export_view_data",
+    "provenance",
+)
+
+
+def __getattr__(name: str):
+    """The view figures (:mod:`~sudoku_lab.analysis.view_figures`) under this module's name, imported on use."""
+    if name in _VIEW_NAMES:
+        from . import view_figures
+
+        return getattr(view_figures, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
