@@ -330,6 +330,37 @@ def phase_run(
     return path
 
 
+def export_view_run(app, out: Path, file: str = "screenshot-export-view.png") -> Path:
+    """The cuckoo search 300 iterations into a hard puzzle, File > Export view... on its nests: the dialog."""
+    from sudoku_lab.model import library
+
+    from .app import create_window
+
+    win = create_window(library.puzzle("mk_hard_c"))
+    win.resize(1600, 1000)
+    win.show()
+    _pump(app, lambda: _ready(win), 300, "ready")
+    c = win.controller
+    win.solver_box.setCurrentIndex(win.solver_box.findData("cuckoo"))
+    _pump(app, lambda: _ready(win) and c.latest.snapshot.solver == "cuckoo", 120, "the solver")
+    win.seed_box.setValue(3)
+    _pump(app, lambda: _ready(win) and c.latest.snapshot.iteration == 0, 60, "reset")
+    win.step_n.setValue(300)
+    win.act_step_n.trigger()
+    _pump(app, lambda: _ready(win) and c.latest.snapshot.iteration == 300, 600, "300 steps")
+    dialog = win.export_view("nests")
+    dialog.resize(1100, 560)
+    dialog.dpi_box.setValue(120)
+    done = dialog.renders
+    _pump(app, lambda: dialog.renders > done and not dialog._timer.isActive(), 120, "the preview")
+    _settle(app, 1.0)
+    path = out / file
+    save_grab(dialog, path)
+    dialog.close()
+    win.close()
+    return path
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m sudoku_lab_ui.screenshots",
@@ -345,7 +376,7 @@ def main(argv=None) -> int:
         metavar="NAME",
         help=(
             "remake only this screenshot (repeatable): reseda, long-run, timeline, phase-reseda, phase-cuckoo, "
-            "presentation or a solver shot's stem"
+            "presentation, export-view or a solver shot's stem"
         ),
     )
     args = ap.parse_args(argv)
@@ -380,6 +411,7 @@ def main(argv=None) -> int:
             ),
         )
     )
+    jobs.append(("export-view", lambda: export_view_run(app, out)))
     jobs += [(Path(s.file).stem.removeprefix("screenshot-"), lambda s=s: take(app, out, s)) for s in shots()]
     unknown = set(args.only) - {name for name, _ in jobs}
     if unknown:

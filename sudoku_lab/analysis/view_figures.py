@@ -546,6 +546,8 @@ def _draw_nests(snapshot: Snapshot, cls: type[Solver], title: str | None) -> Fig
     ax.set_ylabel("cost")
     _integers(ax.xaxis)
     ax.set_xlim(-0.6, P - 0.4)
+    if P and costs.max() > 0:
+        ax.set_ylim(0, float(costs.max()) * 1.45)  # room for the legend above the bars
     ax.grid(True, axis="y", color="#e5e5e5", lw=0.6)
     from matplotlib.patches import Patch
 
