@@ -444,7 +444,10 @@ def _draw_runs(snapshot: Snapshot, cls: type[Solver], title: str | None) -> Figu
             ax.bar(x[~solved], y[~solved], color="#D55E00", label="not solved", width=0.8)
         if solved.any():
             ax.scatter(x[solved], np.zeros(int(solved.sum())), color="#009E73", marker="v", zorder=3, label="solved")
-        _integers(ax.xaxis)
+        if len(rows) <= 20:
+            ax.set_xticks(x)  # one tick per run (an integer locator gives fractions for a single run)
+        else:
+            _integers(ax.xaxis)
         _integers(ax.yaxis)
         ax.set_xlabel("run")
         header = dict(d.columns)[cost_key]
@@ -480,7 +483,7 @@ def _draw_tabu(snapshot: Snapshot, cls: type[Solver], title: str | None) -> Figu
             c + 0.93,
             r + 0.1,
             SYMBOLS[int(digit) - 1],
-            fontsize=60 / N,
+            fontsize=85 / N,
             ha="right",
             va="top",
             color=colour,
