@@ -648,17 +648,20 @@ class MainWindow(QMainWindow):
         self.export_view_dialog = None
         for key, dock in self.view_docks.items():
             dock.setContextMenuPolicy(Qt.CustomContextMenu)
-            dock.customContextMenuRequested.connect(lambda pos, k=key, d=dock: self._dock_menu(k, d, pos))
+            dock.customContextMenuRequested.connect(
+                lambda pos, k=key, d=dock: self.dock_menu(k).exec(d.mapToGlobal(pos))
+            )
 
-    def _dock_menu(self, key: str, dock, pos) -> None:
-        """A view dock's context menu: "Export this view...", then the window's usual dock list."""
+    def dock_menu(self, key: str):
+        """The context menu of view dock ``key``: "Export <its title>...", then the window's usual dock list."""
         menu = self.createPopupMenu()
         first = menu.actions()[0] if menu.actions() else None
-        act = QAction(f"Export {dock.windowTitle()}...", menu)
+        act = QAction(f"Export {self.view_docks[key].windowTitle()}...", menu)
+        act.setObjectName("act_export_this_view")
         act.triggered.connect(lambda: self.export_view(key))
         menu.insertAction(first, act)
         menu.insertSeparator(first)
-        menu.exec(dock.mapToGlobal(pos))
+        return menu
 
     def current_view(self) -> str:
         """Key of the view dock holding the keyboard focus, else "board"."""

@@ -359,6 +359,8 @@ def _draw_convergence(ax, snapshot: Snapshot, cls: type[Solver], max_markers: in
         target = axes[c.axis]
         kw: dict[str, Any] = {"drawstyle": "steps-post"} if c.style == "steps" else {}
         y = np.asarray(trace[c.name])
+        if len(it) < 3:  # a trace of one or two points (the exact solver's) is invisible as a line alone
+            kw["marker"] = "o"
         (line,) = target.plot(it, y, _STYLES[c.style], color=colours[c.name], lw=1.2, label=c.label, **kw)
         curves.lines.append((line, y))
         for t in c.thresholds:

@@ -191,6 +191,10 @@ def _apply_style(fig: Figure, style: FigureStyle) -> Figure:
         factor = style.font_size / BASE_FONT
         for t in fig.findobj(Text):
             t.set_fontsize(float(t.get_fontsize()) * factor)
+    raw = getattr(fig, "_view_title", None)
+    sup = getattr(fig, "_suptitle", None)
+    if raw is not None and sup is not None:  # the title wrapped again for the new width and font size
+        sup.set_text(_wrap(raw, fig.get_figwidth(), float(sup.get_fontsize())))
     return fig
 
 
@@ -323,14 +327,29 @@ def _draw_probability(snapshot: Snapshot, cls: type[Solver], title: str | None) 
         ax.tick_params(length=0)
         ax.set_title("entropy per cell (normalised)", fontsize=10)
         fig.colorbar(im2, ax=ax, fraction=0.046, pad=0.03, label="entropy")
-    fig.suptitle(title if title is not None else _label(snapshot, cls))
+    _suptitle(fig, title if title is not None else _label(snapshot, cls))
     return fig
+
+
+def _wrap(text: str, width_in: float, points: float) -> str:
+    """``text`` wrapped to a figure ``width_in`` inches wide at ``points`` (a character is about 0.55 em)."""
+    import textwrap
+
+    width = max(20, int(width_in * 72 / (0.55 * points)))
+    return "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
+
+
+def _suptitle(fig: Figure, text: str, **kw) -> None:
+    """The figure's title, wrapped to its width (again by :func:`_apply_style` when the size changes)."""
+    t = fig.suptitle(text, **kw)
+    t.set_text(_wrap(text, fig.get_figwidth(), float(t.get_fontsize())))
+    fig._view_title = text  # type: ignore[attr-defined]
 
 
 def _integers(axis) -> None:
     from matplotlib.ticker import MaxNLocator
 
-    axis.set_major_locator(MaxNLocator(integer=True))
+    axis.set_major_locator(MaxNLocator(nbins="auto", integer=True))  # "auto": as many as the axis has room for
 
 
 def _empty(ax, text: str) -> None:
@@ -408,9 +427,12 @@ def _ac3_arrays(snapshot: Snapshot, cls: type[Solver]):
 
 def _draw_ac3(snapshot: Snapshot, cls: type[Solver], title: str | None) -> Figure:
     result, caption, before, after = _ac3_arrays(snapshot, cls)
-    fig = Figure(figsize=(5.6, 6.0), layout="constrained")
+    fig = Figure(figsize=(6.0, 6.4), layout="constrained")
     ax = fig.subplots()
-    _pencil_board(ax, snapshot, after, before & ~after)
+    # Removals are struck only for an AC3 of one move (a few); the puzzle's AC3 or a prefilter removes
+    # most candidates, which would bury the domains left under red.
+    one_move = caption.startswith("the solver's") and "prefilter" not in caption
+    _pencil_board(ax, snapshot, after, before & ~after if one_move else None)
     N = snapshot.puzzle.N
     cell = result.wipeout_cell
     state = (
@@ -418,8 +440,9 @@ def _draw_ac3(snapshot: Snapshot, cls: type[Solver], title: str | None) -> Figur
         if result.consistent
         else "wipe-out" + (f" at r{cell // N + 1}c{cell % N + 1}" if cell is not None else "")
     )
-    ax.set_title(f"{caption}: {result.n_removed} removals (red), {result.n_fixed} cells fixed, {state}", fontsize=9)
-    fig.suptitle(title if title is not None else _label(snapshot, cls))
+    removed = f"{result.n_removed} removals{' (red)' * one_move}"
+    ax.set_title(f"{caption}: {removed}, {result.n_fixed} cells fixed, {state}", fontsize=9)
+    _suptitle(fig, title if title is not None else _label(snapshot, cls))
     return fig
 
 
@@ -456,7 +479,7 @@ def _draw_runs(snapshot: Snapshot, cls: type[Solver], title: str | None) -> Figu
         ax.grid(True, axis="y", color="#e5e5e5", lw=0.6)
         ax.legend(loc="upper right", fontsize=8)
         ax.set_title(f"{len(rows)} run{'s' * (len(rows) != 1)}, {int(solved.sum())} solved", fontsize=10)
-    fig.suptitle(title if title is not None else _label(snapshot, cls))
+    _suptitle(fig, title if title is not None else _label(snapshot, cls))
     return fig
 
 
@@ -513,7 +536,7 @@ def _draw_tabu(snapshot: Snapshot, cls: type[Solver], title: str | None) -> Figu
         side.set_title(f"tabu list, oldest first{more}", fontsize=9)
     else:
         _empty(side, "the tabu list is empty")
-    fig.suptitle(title if title is not None else _label(snapshot, cls))
+    _suptitle(fig, title if title is not None else _label(snapshot, cls))
     return fig
 
 
@@ -572,7 +595,7 @@ def _draw_nests(snapshot: Snapshot, cls: type[Solver], title: str | None) -> Fig
         hx.set_title("each nest's cost over time", fontsize=10)
     else:
         _empty(hx, "no history yet")
-    fig.suptitle(title if title is not None else _label(snapshot, cls))
+    _suptitle(fig, title if title is not None else _label(snapshot, cls))
     return fig
 
 
@@ -597,6 +620,8 @@ def _draw_population(snapshot: Snapshot, cls: type[Solver], title: str | None) -
         integral = bool(np.all(values == np.round(values))) and hi - lo <= 60
         bins = np.arange(lo - 0.5, hi + 1.5) if integral else np.linspace(lo, hi if hi > lo else lo + 1, 31)
         ax.hist(values, bins=bins.tolist(), color="#56B4E9", edgecolor="white")
+        if integral:
+            _integers(ax.xaxis)
         maximise = _fitness_sense(cls)
         best, worst = (hi, lo) if maximise else (lo, hi)
         for v, name, colour, ls in (
@@ -609,7 +634,7 @@ def _draw_population(snapshot: Snapshot, cls: type[Solver], title: str | None) -
         ax.set_xlabel(d.help if d is not None else "value")
         ax.set_ylabel("members")
         ax.set_title(f"{values.size} members", fontsize=10)
-    fig.suptitle(title if title is not None else _label(snapshot, cls))
+    _suptitle(fig, title if title is not None else _label(snapshot, cls))
     return fig
 
 
@@ -644,7 +669,8 @@ def _draw_box_models(snapshot: Snapshot, cls: type[Solver], title: str | None) -
         ax.tick_params(length=0)
     if im is not None:
         fig.colorbar(im, ax=axes, fraction=0.03, pad=0.02, label="M[box, position, digit]")
-    fig.suptitle(
+    _suptitle(
+        fig,
         (title if title is not None else _label(snapshot, cls))
         + "\nrows: positions in the box, columns: digits; outlined: the rows that moved most",
         fontsize=10,
@@ -716,7 +742,9 @@ def _draw_unit_counts(snapshot: Snapshot, cls: type[Solver], title: str | None) 
         for k in ("f", "f1", "f2")
         if isinstance(snapshot.layers.get(k), (int, float, np.integer, np.floating))
     )
-    fig.suptitle((title if title is not None else _label(snapshot, cls)) + (f"\n{extra}" if extra else ""), fontsize=11)
+    _suptitle(
+        fig, (title if title is not None else _label(snapshot, cls)) + (f"\n{extra}" if extra else ""), fontsize=11
+    )
     return fig
 
 

@@ -41,7 +41,13 @@ def test_export_view_dialog_previews_and_writes(window, qtbot, tmp_path):
     qtbot.waitUntil(dialog.isVisible)
     views = [dialog.view_box.itemData(i) for i in range(dialog.view_box.count())]
     assert views == ["board", "convergence", "ac3", "nests"]
-    dialog.view_box.setCurrentIndex(views.index("nests"))
+    assert dialog.view() == "board"  # no view dock has the focus
+    dialog.close()
+    menu = win.dock_menu("nests")  # the Nests dock's context menu
+    first = menu.actions()[0]
+    assert first.text() == "Export Nests..."
+    first.trigger()
+    assert dialog.isVisible() and dialog.view() == "nests"
     dialog.unit_box.setCurrentIndex(dialog.unit_box.findData("in"))
     dialog.width_box.setValue(4.0)
     dialog.height_box.setValue(3.0)
@@ -84,7 +90,6 @@ def test_export_view_says_a_bad_option_in_one_line(window, qtbot, tmp_path):
     win = window("reseda_fig3_1_easy", "hill_climb")
     _step(qtbot, win, 3)
     dialog = win.export_view(None)
-    assert dialog.view() == "board"  # no view dock has the focus
     dialog.set_snapshot(win.controller.latest.snapshot, 1, "hill_climb_state")  # the lab's panel -> its figure
     assert dialog.view() == "unit_counts"
     _rendered(qtbot, dialog, 0)
