@@ -662,6 +662,63 @@ class MainWindow(QMainWindow):
         acts = menu.actions()
         menu.insertAction(acts[acts.index(self.act_export) + 1], self.act_export_animation)  # after Export figures
         self.export_dialog = None
+        self._build_export_view(menu)
+
+    def _build_export_view(self, menu) -> None:
+        """File > Export view... (after Export figures), and "Export this view..." on each view dock's menu."""
+        self.act_export_view = make_action(
+            self,
+            "Export view...",
+            None,
+            lambda: self.export_view(),
+            "Any view of the run shown (the focused one first) as PNG/SVG/PDF at a chosen size, DPI and font "
+            "size, or its data as CSV with a JSON provenance sidecar",
+        )
+        self.act_export_view.setObjectName("act_export_view")
+        menu.insertAction(self.act_export_animation, self.act_export_view)
+        self.export_view_dialog = None
+        for key, dock in self.view_docks.items():
+            dock.setContextMenuPolicy(Qt.CustomContextMenu)
+            dock.customContextMenuRequested.connect(
+                lambda pos, k=key, d=dock: self.dock_menu(k).exec(d.mapToGlobal(pos))
+            )
+
+    def dock_menu(self, key: str):
+        """The context menu of view dock ``key``: "Export <its title>...", then the window's usual dock list."""
+        menu = self.createPopupMenu()
+        first = menu.actions()[0] if menu.actions() else None
+        act = QAction(f"Export {self.view_docks[key].windowTitle()}...", menu)
+        act.setObjectName("act_export_this_view")
+        act.triggered.connect(lambda: self.export_view(key))
+        menu.insertAction(first, act)
+        menu.insertSeparator(first)
+        return menu
+
+    def current_view(self) -> str:
+        """Key of the view dock holding the keyboard focus, else "board"."""
+        focus = self.focusWidget()
+        for key, dock in self.view_docks.items():
+            if focus is not None and dock.isAncestorOf(focus):
+                return key
+        return "board"
+
+    def export_view(self, view: str | None = None):
+        """Open File > Export view... on the latest frame, showing ``view`` (the focused one when None).
+
+        The dialog (:mod:`.export_view`) draws through :mod:`sudoku_lab.analysis.view_figures`; returned.
+        """
+        from .export_view import ExportViewDialog
+
+        dialog = self.export_view_dialog
+        if dialog is None:
+            dialog = self.export_view_dialog = ExportViewDialog(self)
+        prog = self._last_progress
+        dialog.set_snapshot(
+            prog.snapshot if prog is not None else None, self.controller.seed, view or self.current_view()
+        )
+        dialog.show()
+        dialog.raise_()
+        return dialog
 
     def _on_history_choice(self, checked: bool) -> None:
         self._history_choice = bool(checked)  # the user's choice: it holds whatever the history's size

@@ -33,7 +33,7 @@ Drives the window through its own controls, as a user would, and saves what
 
 ``--only NAME`` (repeatable) remakes just those files (``reseda``,
 ``long-run``, ``timeline``, ``phase-reseda``, ``phase-cuckoo``,
-``presentation``, ``grades-dialog``, ``compare``, ``batch-panel`` or a shot's file stem without ``screenshot-``).
+``presentation``, ``grades-dialog``, ``compare``, ``batch-panel``, ``export-view`` or a shot's file stem without ``screenshot-``).
 
 Run it on a display, e.g. ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m
 sudoku_lab_ui.screenshots docs`` (the window is 1600 x 1000).
@@ -406,6 +406,37 @@ def batch_panel_shot(app, out: Path) -> Path:
     return path
 
 
+def export_view_run(app, out: Path, file: str = "screenshot-export-view.png") -> Path:
+    """The cuckoo search 300 iterations into a hard puzzle, File > Export view... on its nests: the dialog."""
+    from sudoku_lab.model import library
+
+    from .app import create_window
+
+    win = create_window(library.puzzle("mk_hard_c"))
+    win.resize(1600, 1000)
+    win.show()
+    _pump(app, lambda: _ready(win), 300, "ready")
+    c = win.controller
+    win.solver_box.setCurrentIndex(win.solver_box.findData("cuckoo"))
+    _pump(app, lambda: _ready(win) and c.latest.snapshot.solver == "cuckoo", 120, "the solver")
+    win.seed_box.setValue(3)
+    _pump(app, lambda: _ready(win) and c.latest.snapshot.iteration == 0, 60, "reset")
+    win.step_n.setValue(300)
+    win.act_step_n.trigger()
+    _pump(app, lambda: _ready(win) and c.latest.snapshot.iteration == 300, 600, "300 steps")
+    dialog = win.export_view("nests")
+    dialog.resize(1100, 560)
+    dialog.dpi_box.setValue(120)
+    done = dialog.renders
+    _pump(app, lambda: dialog.renders > done and not dialog._timer.isActive(), 120, "the preview")
+    _settle(app, 1.0)
+    path = out / file
+    save_grab(dialog, path)
+    dialog.close()
+    win.close()
+    return path
+
+
 def _compare_shot(app, out: Path) -> Path:
     from .compare_window import screenshot
 
@@ -427,7 +458,7 @@ def main(argv=None) -> int:
         metavar="NAME",
         help=(
             "remake only this screenshot (repeatable): reseda, long-run, timeline, phase-reseda, phase-cuckoo, "
-            "presentation or a solver shot's stem"
+            "presentation, grades-dialog, compare, batch-panel, export-view or a solver shot's stem"
         ),
     )
     args = ap.parse_args(argv)
@@ -465,6 +496,7 @@ def main(argv=None) -> int:
     jobs.append(("grades-dialog", lambda: grades_dialog(app, out)))
     jobs.append(("compare", lambda: _compare_shot(app, out)))
     jobs.append(("batch-panel", lambda: batch_panel_shot(app, out)))
+    jobs.append(("export-view", lambda: export_view_run(app, out)))
     jobs += [(Path(s.file).stem.removeprefix("screenshot-"), lambda s=s: take(app, out, s)) for s in shots()]
     unknown = set(args.only) - {name for name, _ in jobs}
     if unknown:

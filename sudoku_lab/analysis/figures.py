@@ -359,6 +359,8 @@ def _draw_convergence(ax, snapshot: Snapshot, cls: type[Solver], max_markers: in
         target = axes[c.axis]
         kw: dict[str, Any] = {"drawstyle": "steps-post"} if c.style == "steps" else {}
         y = np.asarray(trace[c.name])
+        if len(it) < 3:  # a trace of one or two points (the exact solver's) is invisible as a line alone
+            kw["marker"] = "o"
         (line,) = target.plot(it, y, _STYLES[c.style], color=colours[c.name], lw=1.2, label=c.label, **kw)
         curves.lines.append((line, y))
         for t in c.thresholds:
@@ -870,3 +872,27 @@ def save(fig: Figure, path: str | os.PathLike[str], dpi: int = 200) -> Path:
     fmt = figure_format(target)
     write_file(target, lambda fh: fig.savefig(fh, format=fmt, dpi=dpi), "figure", binary=fmt != "svg")
     return target
+
+
+# ------------------------------------------------------------ every view
+#: Names :mod:`~sudoku_lab.analysis.view_figures` provides here too (``figures.view_figure(snapshot, "nests")``).
+_VIEW_NAMES = (
+    "FigureStyle",
+    "ViewData",
+    "view_names",
+    "view_title",
+    "view_figure",
+    "view_data",
+    "export_view",
+    "export_view_data",
+    "provenance",
+)
+
+
+def __getattr__(name: str):
+    """The view figures (:mod:`~sudoku_lab.analysis.view_figures`) under this module's name, imported on use."""
+    if name in _VIEW_NAMES:
+        from . import view_figures
+
+        return getattr(view_figures, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
