@@ -33,7 +33,8 @@ Drives the window through its own controls, as a user would, and saves what
 
 ``--only NAME`` (repeatable) remakes just those files (``reseda``,
 ``long-run``, ``timeline``, ``phase-reseda``, ``phase-cuckoo``,
-``presentation``, ``grades-dialog``, ``compare``, ``batch-panel``, ``export-view`` or a shot's file stem without ``screenshot-``).
+``presentation``, ``grades-dialog``, ``compare``, ``batch-panel``, ``export-view``
+or a shot's file stem without ``screenshot-``).
 
 Run it on a display, e.g. ``xvfb-run -a -s "-screen 0 1600x1000x24" python -m
 sudoku_lab_ui.screenshots docs`` (the window is 1600 x 1000).
