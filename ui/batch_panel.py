@@ -19,15 +19,13 @@ headless with ``sudoku-lab batch FILE``.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
     QFileDialog,
     QFormLayout,
     QGroupBox,
@@ -55,18 +53,12 @@ from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.files import read_text, write_text
 from sudoku_lab.solvers import get_solver_class, registry
 
+from .background import Task, TaskDialog, one_line, show_count, show_idle
+
 __all__ = ["BatchPanel", "form_toml", "one_line"]
 
 #: Seconds between two refreshes of the live table while runs finish (the last run always refreshes it).
 REFRESH_SECONDS = 0.5
-
-
-def one_line(e: BaseException) -> str:
-    """An error as one line: its message's first line (a bug names its type)."""
-    text = str(e).strip().splitlines()[0] if str(e).strip() else ""
-    if isinstance(e, SudokuLabError):
-        return text or type(e).__name__
-    return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
 def _toml_value(value: Any) -> str:
@@ -216,16 +208,6 @@ class _PuzzleRow(QWidget):
         return self.combo.currentText(), self.sample.value()
 
 
-class _Job(QObject):
-    """The batch thread's voice: its signals reach the panel in the GUI thread (queued)."""
-
-    progress = Signal(object)  # BatchProgress
-    report = Signal(object)  # a Report of the runs finished so far
-    finished = Signal(object, object)  # BatchOutcome, Report or None
-    failed = Signal(str)
-    note = Signal(str)
-
-
 def _puzzle_choices() -> list[str]:
     from sudoku_lab.model import library
 
@@ -238,8 +220,11 @@ def _puzzle_choices() -> list[str]:
     return out
 
 
-class BatchPanel(QDialog):
+class BatchPanel(TaskDialog):
     """The Batch experiment panel of one window (see the module docstring).
+
+    Cancel (or closing the panel) stops the batch promptly: every finished run is kept, and Run resumes
+    where it stopped.
 
     Signals
     -------
@@ -252,6 +237,7 @@ class BatchPanel(QDialog):
 
     batchFinished = Signal(object)
     reportShown = Signal(object)
+    CANCELLING = "Cancelling: the finished runs are kept..."
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -260,11 +246,12 @@ class BatchPanel(QDialog):
         self.report: Report | None = None
         self.outcome = None
         self.spec_path: Path | None = None  # the specification file the text came from (relative puzzle files)
-        self._thread: threading.Thread | None = None
-        self._cancel = threading.Event()
-        self._job = _Job(self)
+        # progress: a BatchProgress; partial: the Report of the runs finished so far;
+        # finished: (the BatchOutcome, its Report or None)
+        self._job = Task("batch panel", "Batch", "Batch failed: ", self)
+        self._job.runningChanged.connect(self._set_running)
         self._job.progress.connect(self._on_progress)
-        self._job.report.connect(self._on_live_report)
+        self._job.partial.connect(self._on_live_report)
         self._job.finished.connect(self._on_finished)
         self._job.failed.connect(self._on_failed)
         self._job.note.connect(lambda text: self.status.setText(text))
@@ -387,8 +374,7 @@ class BatchPanel(QDialog):
         buttons.addWidget(self.cancel_button)
         self.progress_bar = QProgressBar()
         self.progress_bar.setObjectName("batch_progress")
-        self.progress_bar.setRange(0, 1)
-        self.progress_bar.setValue(0)
+        show_idle(self.progress_bar)
         self.progress_bar.setFormat("%v of %m runs")
         self.status = QLabel("")
         self.status.setObjectName("batch_status")
@@ -580,8 +566,7 @@ class BatchPanel(QDialog):
         self._out_auto = False
         self.out_edit.setText(str(Path(path)))
         held, total = len(rep.results), _total(prov)
-        self.progress_bar.setRange(0, max(total or held, 1))
-        self.progress_bar.setValue(held)
+        show_count(self.progress_bar, held, total or held)
         more = f"; Run adds the {total - held:,} missing" if total and held < total else ""
         self.status.setText(f"Opened {path}: {held:,} of {total or held:,} runs{more}")
         return True
@@ -614,10 +599,6 @@ class BatchPanel(QDialog):
             self.out_edit.setText(path)
 
     # ------------------------------------------------------------ running
-    @property
-    def running(self) -> bool:
-        return self._thread is not None
-
     def start(self) -> bool:
         """Check the specification (one line under the bar if it is wrong) and run it in a thread of its own."""
         if self.running:
@@ -632,61 +613,39 @@ class BatchPanel(QDialog):
             self._set_out(spec)
             out = self.out_edit.text().strip()
         jobs = self.workers_box.value()
-        self._cancel.clear()
-        job, cancel = self._job, self._cancel
 
-        def work() -> None:
+        def work(task: Task) -> tuple[Any, Report | None]:
             last, cost = [time.monotonic()], [0.0]
 
             def progress(p) -> None:
-                job.progress.emit(p)
+                task.progress.emit(p)
                 now = time.monotonic()
                 # Reading the directory again costs more as it grows: never more than a fifth of the time.
                 if p.new and (now - last[0] >= max(REFRESH_SECONDS, 4 * cost[0]) or p.done == p.total):
                     try:
-                        job.report.emit(build_report(load_results(out)))
+                        task.partial.emit(build_report(load_results(out)))
                     except SudokuLabError:  # nothing readable yet: the next run says more
                         pass
                     last[0] = time.monotonic()
                     cost[0] = last[0] - now
 
-            try:
-                try:
-                    outcome = run_spec(
-                        spec, out, jobs=jobs, should_stop=cancel.is_set, progress=progress, note=job.note.emit
-                    )
-                    rep = build_report(load_results(out)) if outcome.done else None
-                except SudokuLabError as e:
-                    job.failed.emit(f"Batch failed: {one_line(e)}")
-                except Exception as e:  # noqa: BLE001 - a bug is one line here, never a dead thread
-                    job.failed.emit(f"Batch failed: {one_line(e)}")
-                else:
-                    job.finished.emit(outcome, rep)
-            except RuntimeError:  # the panel is gone (its window closed): nobody wants the result
-                pass
+            outcome = run_spec(
+                spec, out, jobs=jobs, should_stop=task.should_stop, progress=progress, note=task.note.emit
+            )
+            return outcome, build_report(load_results(out)) if outcome.done else None
 
         self.outcome = None
         self.progress_bar.setRange(0, 0)  # busy while the workers start
         self.status.setText(
             f"Starting {jobs} worker process{'es' if jobs != 1 else ''}..." if jobs > 1 else "Starting..."
         )
-        self._thread = threading.Thread(target=work, name="sudoku-lab batch panel", daemon=True)
-        self._set_running(True)
-        self._thread.start()
-        return True
-
-    def cancel(self) -> None:
-        """Stop the batch promptly: every finished run is kept, and Run resumes where it stopped."""
-        if self.running:
-            self._cancel.set()
-            self.status.setText("Cancelling: the finished runs are kept...")
+        return self._job.start(work)
 
     def _on_progress(self, p) -> None:
         if not self.running:
             return
-        self.progress_bar.setRange(0, max(p.total, 1))
-        self.progress_bar.setValue(p.done)
-        if self._cancel.is_set():
+        show_count(self.progress_bar, p.done, p.total)
+        if self._job.cancelled:
             return
         eta = p.eta
         left = f", about {eta:,.0f} s left" if eta == eta and p.done < p.total else ""
@@ -696,14 +655,13 @@ class BatchPanel(QDialog):
         if self.running:
             self._show_report(rep, final=False)
 
-    def _on_finished(self, outcome, rep) -> None:
-        self._done()
+    def _on_finished(self, ended: tuple[Any, Report | None]) -> None:
+        outcome, rep = ended
         self.outcome = outcome
         out = self.out_edit.text().strip()
         if rep is not None:
             self._show_report(rep, final=True)
-        self.progress_bar.setRange(0, max(outcome.total, 1))
-        self.progress_bar.setValue(outcome.done)
+        show_count(self.progress_bar, outcome.done, outcome.total)
         if outcome.interrupted:
             self.status.setText(
                 f"Cancelled after {outcome.done:,} of {outcome.total:,} runs: they are kept in {out}; "
@@ -717,17 +675,8 @@ class BatchPanel(QDialog):
         self.batchFinished.emit(outcome)
 
     def _on_failed(self, text: str) -> None:
-        self._done()
-        self.status.setText(text)
-        self.progress_bar.setRange(0, 1)
-        self.progress_bar.setValue(0)
+        self.show_failure(text)
         self.batchFinished.emit(None)
-
-    def _done(self) -> None:
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(timeout=30)
-        self._set_running(False)
 
     def _set_running(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
@@ -790,18 +739,6 @@ class BatchPanel(QDialog):
             for i in range(self.table.rowCount())
         ]
         return head, cells
-
-    # ------------------------------------------------------------ closing
-    def closeEvent(self, event) -> None:
-        self.cancel()  # closing the panel cancels a batch going on (its finished runs are kept)
-        super().closeEvent(event)
-
-    def shutdown(self) -> None:
-        """Cancel a batch going on and wait for its thread (the window is closing)."""
-        self.cancel()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout=60)
 
 
 def _total(prov: dict) -> int | None:

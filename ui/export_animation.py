@@ -11,16 +11,14 @@ leaves no file.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
-    QDialog,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -39,6 +37,8 @@ from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.model.puzzle import Puzzle
 from sudoku_lab.solvers import Event, get_solver_class
 from sudoku_lab.stepping import loop
+
+from .background import Task, TaskDialog, show_idle
 
 __all__ = ["RunToExport", "run_to_export", "ExportAnimationDialog"]
 
@@ -90,16 +90,10 @@ def run_to_export(state: dict, record: dict | None) -> RunToExport:
     )
 
 
-class _Job(QObject):
-    """The export thread's voice: its signals reach the dialog in the GUI thread (queued)."""
-
-    progress = Signal(int, int)
-    finished = Signal(object)  # an AnimationResult
-    failed = Signal(str)
-
-
-class ExportAnimationDialog(QDialog):
+class ExportAnimationDialog(TaskDialog):
     """The Export animation dialog of one window (see the module docstring).
+
+    Cancel (or closing the dialog) stops the export: no file is written (an old one stays as it was).
 
     Signals
     -------
@@ -109,15 +103,16 @@ class ExportAnimationDialog(QDialog):
     """
 
     exportFinished = Signal(object)
+    SHUTDOWN_SECONDS = 30.0
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("export_animation_dialog")
         self.setWindowTitle("Export animation")
         self.run: RunToExport | None = None
-        self._thread: threading.Thread | None = None
-        self._cancel = threading.Event()
-        self._job = _Job(self)
+        # progress: (frames drawn, frames in all; 0 while the run goes); finished: an AnimationResult
+        self._job = Task("animation export", "Export", "Export failed: ", self)
+        self._job.runningChanged.connect(self._set_running)
         self._job.progress.connect(self._on_progress)
         self._job.finished.connect(self._on_finished)
         self._job.failed.connect(self._on_failed)
@@ -149,8 +144,7 @@ class ExportAnimationDialog(QDialog):
         browse.clicked.connect(self._browse)
         self.progress_bar = QProgressBar()
         self.progress_bar.setObjectName("export_progress")
-        self.progress_bar.setRange(0, 1)
-        self.progress_bar.setValue(0)
+        show_idle(self.progress_bar)
         self.status = QLabel("")
         self.status.setObjectName("export_status")
         self.status.setWordWrap(True)
@@ -232,10 +226,6 @@ class ExportAnimationDialog(QDialog):
         return {"view": self.view_box.currentText(), "every": every, "fps": self.fps_box.value()}
 
     # ------------------------------------------------------------ exporting
-    @property
-    def running(self) -> bool:
-        return self._thread is not None
-
     def start(self) -> bool:
         """Check the choices (one line under the bar if one is wrong) and start the export in its thread."""
         run = self.run
@@ -249,46 +239,29 @@ class ExportAnimationDialog(QDialog):
         except SudokuLabError as e:
             self.status.setText(f"Cannot export: {e}")
             return False
-        self._cancel.clear()
-        job, cancel = self._job, self._cancel
 
-        def work() -> None:
-            try:
-                result = animation.animate(
-                    run.puzzle,
-                    run.algo,
-                    out,
-                    params=run.params,
-                    seed=run.seed,
-                    until=loop.MaxIterations(run.reached),
-                    changes=run.changes,
-                    progress=lambda done, total: job.progress.emit(done, total),
-                    should_stop=cancel.is_set,
-                    **opts,
-                )
-            except SudokuLabError as e:
-                job.failed.emit(f"Export failed: {e}")
-            except Exception as e:  # noqa: BLE001 - a bug is one line here, never a dead thread
-                job.failed.emit(f"Export failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
-            else:
-                job.finished.emit(result)
+        def work(task: Task) -> animation.AnimationResult:
+            return animation.animate(
+                run.puzzle,
+                run.algo,
+                out,
+                params=run.params,
+                seed=run.seed,
+                until=loop.MaxIterations(run.reached),
+                changes=run.changes,
+                progress=lambda done, total: task.progress.emit((done, total)),
+                should_stop=task.should_stop,
+                **opts,
+            )
 
         self.status.setText(f"Running {run.algo} again to {run.reached:,} iterations...")
         self.progress_bar.setRange(0, 0)  # busy while the run goes; then the frames
-        self._thread = threading.Thread(target=work, name="sudoku-lab animation export", daemon=True)
-        self._set_running(True)
-        self._thread.start()
-        return True
+        return self._job.start(work)
 
-    def cancel(self) -> None:
-        """Stop the export: no file is written (an old one stays as it was)."""
-        if self.running:
-            self._cancel.set()
-            self.status.setText("Cancelling...")
-
-    def _on_progress(self, done: int, total: int) -> None:
+    def _on_progress(self, counts: tuple[int, int]) -> None:
         if not self.running:
             return
+        done, total = counts
         if total == 0:
             self.progress_bar.setRange(0, 0)
             return
@@ -297,28 +270,17 @@ class ExportAnimationDialog(QDialog):
         self.status.setText(f"Drawing frame {done:,} of {total:,}")
 
     def _on_finished(self, result) -> None:
-        self._done()
         if result.cancelled:
             self.status.setText("Cancelled: no animation was written")
-            self.progress_bar.setRange(0, 1)
-            self.progress_bar.setValue(0)
+            show_idle(self.progress_bar)
         else:
             self.status.setText(f"Wrote {result.path}: {result.frames} frames")
             self.progress_bar.setValue(self.progress_bar.maximum())
         self.exportFinished.emit(result)
 
     def _on_failed(self, text: str) -> None:
-        self._done()
-        self.status.setText(text)
-        self.progress_bar.setRange(0, 1)
-        self.progress_bar.setValue(0)
+        self.show_failure(text)
         self.exportFinished.emit(None)
-
-    def _done(self) -> None:
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            thread.join(timeout=5)
-        self._set_running(False)
 
     def _set_running(self, running: bool) -> None:
         self.export_button.setEnabled(not running and self.run is not None and self.run.reached >= 1)
@@ -337,17 +299,6 @@ class ExportAnimationDialog(QDialog):
             if not Path(path).suffix:
                 path += ".mp4" if "mp4" in chosen else ".gif"
             self.path_edit.setText(path)
-
-    def closeEvent(self, event) -> None:
-        self.cancel()  # closing the dialog cancels an export going on (it leaves no file)
-        super().closeEvent(event)
-
-    def shutdown(self) -> None:
-        """Cancel an export going on and wait for its thread (the window is closing)."""
-        self.cancel()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout=30)
 
 
 def _wrap(layout) -> QWidget:

@@ -20,16 +20,14 @@ the same files as ``sudoku-lab grades --out FIGURE --latex``: the figure (.png, 
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QMargins, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QMargins, Qt, QTimer, Signal
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
@@ -59,6 +57,7 @@ from sudoku_lab.model.resolve import resolve_puzzle
 from sudoku_lab.solvers import get_solver_class, registry
 from sudoku_lab.solvers.base import DEFAULT_SEED
 
+from .background import Task, TaskDialog, show_count, show_idle
 from .params_panel import ParamsPanel
 
 __all__ = ["GradesDialog", "PAPER_PUZZLE", "grade_letters"]
@@ -87,17 +86,11 @@ def grade_letters(fig) -> np.ndarray:
     return out
 
 
-class _Job(QObject):
-    """The grading thread's voice: its signals reach the dialog in the GUI thread (queued)."""
-
-    progress = Signal(int, int)
-    partial = Signal(object)  # a GradeResult of the runs finished so far
-    finished = Signal(object, bool)  # the GradeResult, cancelled
-    failed = Signal(str)
-
-
-class GradesDialog(QDialog):
+class GradesDialog(TaskDialog):
     """The Correctness grades dialog of one window (see the module docstring).
+
+    Cancel (or closing the dialog) stops the runs: every finished run stays in the results directory (Run
+    again resumes).
 
     Attributes
     ----------
@@ -116,6 +109,7 @@ class GradesDialog(QDialog):
     """
 
     gradesFinished = Signal(object)
+    CANCELLING = "Cancelling: the finished runs are kept..."
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -126,12 +120,13 @@ class GradesDialog(QDialog):
         self.results_path: Path | None = None
         self._window_puzzle: Puzzle | None = None
         self._params: dict = {}
-        self._thread: threading.Thread | None = None
-        self._cancel = threading.Event()
         self._pending: GradeResult | None = None  # the newest partial grades not drawn yet
         self._last_draw = 0.0
         self._asked = 0  # runs asked for by the run under way
-        self._job = _Job(self)
+        # progress: (runs finished, runs in all); partial: the GradeResult of the runs finished so far;
+        # finished: (the GradeResult, cancelled)
+        self._job = Task("grades", "Grades", "Cannot run: ", self)
+        self._job.runningChanged.connect(self._set_running)
         self._job.progress.connect(self._on_progress)
         self._job.partial.connect(self._on_partial)
         self._job.finished.connect(self._on_finished)
@@ -242,8 +237,7 @@ class GradesDialog(QDialog):
 
         self.progress_bar = QProgressBar()
         self.progress_bar.setObjectName("grades_progress")
-        self.progress_bar.setRange(0, 1)
-        self.progress_bar.setValue(0)
+        show_idle(self.progress_bar)
         self.progress_bar.setFormat("%v of %m runs")
         self.status = QLabel("")
         self.status.setObjectName("grades_status")
@@ -340,10 +334,6 @@ class GradesDialog(QDialog):
         return Path.cwd() / f"grades-{puzzle.name or 'puzzle'}-{self.solver_name}-{stamp}.runs"
 
     # ------------------------------------------------------------ running
-    @property
-    def running(self) -> bool:
-        return self._thread is not None
-
     def start(self) -> bool:
         """Check the settings (one line under the bar if one is wrong) and start the runs in their thread."""
         if self.running:
@@ -370,47 +360,30 @@ class GradesDialog(QDialog):
             results_file=results,
             scheduler=scheduler,
         )
-        self._cancel.clear()
-        job, cancel = self._job, self._cancel
 
-        def work() -> None:
-            try:
-                result = correctness_grades(
-                    puzzle,
-                    should_stop=cancel.is_set,
-                    progress=lambda done, total: job.progress.emit(done, total),
-                    on_run=job.partial.emit,
-                    **kw,
-                )
-            except SudokuLabError as e:  # a setting the core refuses, a results directory of another experiment
-                job.failed.emit(f"Cannot run: {e}")
-            except Exception as e:  # noqa: BLE001 - a bug is one line here, never a dead thread
-                first = str(e).splitlines()[0] if str(e) else ""
-                job.failed.emit(f"Grades failed: {type(e).__name__}: {first}")
-            else:
-                job.finished.emit(result, cancel.is_set())
+        def work(task: Task) -> tuple[GradeResult, bool]:
+            # A setting the core refuses, a results directory of another experiment: "Cannot run: ..."
+            result = correctness_grades(
+                puzzle,
+                should_stop=task.should_stop,
+                progress=lambda done, total: task.progress.emit((done, total)),
+                on_run=task.partial.emit,
+                **kw,
+            )
+            return result, task.cancelled
 
         self._asked = int(kw["runs"])  # type: ignore[call-overload]
         self.results_path = results
         self.result = None
         self.status.setText(f"Starting {kw['jobs']} worker(s)..." if not scheduler else f"Reaching {scheduler}...")
         self.progress_bar.setRange(0, 0)  # busy until the first progress
-        self._thread = threading.Thread(target=work, name="sudoku-lab grades", daemon=True)
-        self._set_running(True)
-        self._thread.start()
-        return True
+        return self._job.start(work)
 
-    def cancel(self) -> None:
-        """Stop the runs: every finished run stays in the results directory (Run again resumes)."""
-        if self.running:
-            self._cancel.set()
-            self.status.setText("Cancelling: the finished runs are kept...")
-
-    def _on_progress(self, done: int, total: int) -> None:
+    def _on_progress(self, counts: tuple[int, int]) -> None:
         if not self.running:
             return
-        self.progress_bar.setRange(0, max(1, total))
-        self.progress_bar.setValue(done)
+        done, total = counts
+        show_count(self.progress_bar, done, total)
         self.status.setText(f"{done:,} of {total:,} runs finished, saved in {self.results_path}")
 
     def _on_partial(self, result: GradeResult) -> None:
@@ -428,12 +401,11 @@ class GradesDialog(QDialog):
         if result is not None:
             self.show_grades(result)
 
-    def _on_finished(self, result: GradeResult, cancelled: bool) -> None:
-        self._done()
+    def _on_finished(self, ended: tuple[GradeResult, bool]) -> None:
+        result, cancelled = ended
         self._pending = None
         self.show_grades(result)
-        self.progress_bar.setRange(0, max(1, len(result.seeds)))
-        self.progress_bar.setValue(result.runs_done)
+        show_count(self.progress_bar, result.runs_done, len(result.seeds))
         where = self.results_path
         if cancelled or not result.complete:
             self.status.setText(
@@ -445,20 +417,12 @@ class GradesDialog(QDialog):
         self.gradesFinished.emit(result)
 
     def _on_failed(self, text: str) -> None:
-        self._done()
-        self.status.setText(text.splitlines()[0] if text else "Grades failed")
-        self.progress_bar.setRange(0, 1)
-        self.progress_bar.setValue(0)
+        self.show_failure(text)
         self.gradesFinished.emit(None)
 
-    def _done(self) -> None:
-        thread, self._thread = self._thread, None
-        self._redraw_timer.stop()
-        if thread is not None:
-            thread.join(timeout=10)
-        self._set_running(False)
-
     def _set_running(self, running: bool) -> None:
+        if not running:
+            self._redraw_timer.stop()
         self.run_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
         self.open_button.setEnabled(not running)
@@ -575,8 +539,7 @@ class GradesDialog(QDialog):
                 return False
         self.results_path = Path(path)
         self.show_grades(result)
-        self.progress_bar.setRange(0, 1)
-        self.progress_bar.setValue(0)
+        show_idle(self.progress_bar)
         what = f"{config or result.solver} on {result.puzzle.name or 'the puzzle'}"
         self.status.setText(f"Opened {path}: {result.runs_done:,} runs of {what}")
         return True
@@ -630,18 +593,6 @@ class GradesDialog(QDialog):
         path = QFileDialog.getExistingDirectory(self, "Results directory", str(Path.cwd()))
         if path:
             self.results_edit.setText(path)
-
-    # ------------------------------------------------------------ closing
-    def closeEvent(self, event) -> None:
-        self.cancel()  # closing the dialog cancels the runs (the finished ones are kept)
-        super().closeEvent(event)
-
-    def shutdown(self) -> None:
-        """Cancel the runs going on and wait for their thread (the window is closing)."""
-        self.cancel()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout=60)
 
 
 def _render(fig) -> QImage:
