@@ -373,6 +373,8 @@ def test_bench_gui_is_the_lab_benchmark_in_a_subprocess(monkeypatch):
         "20000",
         "--algo",
         "reseda",
+        "--panes",
+        "1,2,4",
     ]
     assert lines == ["line one", "line two"]
     args = parser.parse_args(["bench", "gui", "--algo", "all", "--iterations", "50"])

@@ -237,7 +237,7 @@ def test_grades_out_must_be_a_file(tmp_path, capsys):
 #: report, under a fresh name in the per-user state folder, with as little machinery as possible.
 _WRITES = re.compile(
     r"os\.replace\(|os\.rename\(|\.rename\(|\.write_text\(|\.write_bytes\(|shutil\.(copy|move)"
-    r"|savefig\((?!fh\b)|(?<!\w)write_table\((?!table, fh\b)|grab\(\)\.save\((?!buf\b)|NamedTemporaryFile"
+    r"|savefig\((?!(fh|buf)\b)|(?<!\w)write_table\((?!table, fh\b)|grab\(\)\.save\((?!buf\b)|NamedTemporaryFile"
     r"|mkstemp|open\([^)]*[\"'][wax]b?\+?[\"']|\.to_(csv|parquet|json)\((?!\))"
 )
 _OWN_WRITERS = {"sudoku_lab/files.py", "sudoku_lab/crash.py"}

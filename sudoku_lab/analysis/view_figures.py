@@ -94,6 +94,7 @@ BASE_FONT = 10.0
 
 
 # ------------------------------------------------------------------ style
+@checked
 @dataclass(frozen=True)
 class FigureStyle:
     """Size, resolution and font size of an exported figure.
@@ -800,6 +801,7 @@ def view_figure(
 
 
 # ------------------------------------------------------------------ data
+@checked
 @dataclass(frozen=True)
 class ViewData:
     """The arrays a view plots, as the equal-length columns of one table.
