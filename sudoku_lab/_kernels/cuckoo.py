@@ -443,6 +443,100 @@ def levy_swaps(sigma, cap, rng):
 
 
 @jit
+def abandon_and_close(state, tables, iparams, fparams, rng, b, i, replaced, op, mutated, cand, ncand, idx, chosen, row):
+    """Steps 4 and 5 of an iteration (see :func:`run`): abandon nests, track the best, write the records.
+
+    Rebuilds the abandoned nests other than the best ``b`` (marking them in ``state.abandoned``), moves
+    the best nest to the first of the lowest cost if strictly lower, copies it to ``best_grid`` on a
+    strict improvement, counts the iteration, stores the iteration's pick ``i``, ``replaced`` nest,
+    operator ``op`` and ``mutated`` flag in the counters, writes the trace ``row`` and the nest history.
+    ``cand``, ``ncand``, ``idx`` and ``chosen`` are :func:`build_egg`'s scratch. :func:`run` and the
+    "abandon" phase both call it. Returns the best nest's index.
+    """
+    eggs = state.eggs
+    costs = state.costs
+    abandoned = state.abandoned
+    counters = state.counters
+    hist = state.hist
+    N = tables.row_nfree.shape[0]
+    C = eggs.shape[1]
+    nests = iparams[P_NESTS]
+    pa = fparams[P_PA]
+    H = hist.shape[0]
+    if iparams[P_ABANDON] == ABANDON_WORST:  # mark the worst first: highest cost, then lowest index
+        n_worst = min(int(pa * nests), nests - 1)
+        for _t in range(n_worst):
+            w = -1
+            for k in range(nests):
+                if k != b and not abandoned[k] and (w < 0 or costs[k] > costs[w]):
+                    w = k
+            abandoned[w] = True
+    for k in range(nests):
+        if k == b:
+            continue
+        if abandoned[k] if iparams[P_ABANDON] == ABANDON_WORST else rng.random() < pa:
+            counters[C_FALLBACKS] += build_egg(
+                eggs[k],
+                tables.pre,
+                N,
+                tables.row_free,
+                tables.row_nfree,
+                tables.row_avail,
+                tables.dom,
+                iparams[P_FILL_NODES],
+                cand,
+                ncand,
+                idx,
+                chosen,
+                rng,
+            )
+            costs[k] = egg_cost(eggs[k], tables.units, N)
+            abandoned[k] = True
+            counters[C_ABANDONED] += 1
+            counters[C_EVALUATIONS] += 1
+    low = 0
+    total = 0
+    for k in range(nests):
+        total += costs[k]
+        if costs[k] < costs[low]:
+            low = k
+    if costs[low] < costs[b]:
+        b = low
+    counters[C_BEST] = b
+    if costs[b] < counters[C_BEST_COST]:
+        counters[C_BEST_COST] = costs[b]
+        for c in range(C):
+            state.best_grid[c] = eggs[b, c]
+    counters[C_ITERATION] += 1
+    counters[C_PICKED] = i
+    counters[C_REPLACED] = replaced
+    counters[C_OPERATOR] = op
+    counters[C_MUTATED] = mutated
+    row[0] = counters[C_ITERATION]
+    row[1] = costs[b]
+    row[2] = counters[C_BEST_COST]
+    row[3] = total / nests
+    row[4] = counters[C_PMX]
+    row[5] = counters[C_SORTING]
+    row[6] = counters[C_MUTATIONS]
+    row[7] = counters[C_ABANDONED]
+    counters[C_HIST_PENDING] += 1
+    if counters[C_HIST_PENDING] >= counters[C_HIST_STRIDE]:
+        r = counters[C_HIST_LEN]
+        for k in range(nests):
+            hist[r, k] = costs[k]
+        counters[C_HIST_LEN] = r + 1
+        counters[C_HIST_PENDING] = 0
+        if r + 1 == H:  # full: keep rows 1, 3, 5, ... (multiples of the doubled stride)
+            for t in range(H // 2):
+                for k in range(nests):
+                    hist[t, k] = hist[2 * t + 1, k]
+            counters[C_HIST_LEN] = H // 2
+            counters[C_HIST_STRIDE] *= 2
+    return b
+
+
+@jit
 def run(state, tables, iparams, fparams, rng, n_it, trace):
     """Advance the cuckoo search by up to ``n_it`` iterations.
 
@@ -500,13 +594,10 @@ def run(state, tables, iparams, fparams, rng, n_it, trace):
     best_grid = state.best_grid
     abandoned = state.abandoned
     counters = state.counters
-    hist = state.hist
-    pre = tables.pre
     dom = tables.dom
     units = tables.units
     row_free = tables.row_free
     row_nfree = tables.row_nfree
-    row_avail = tables.row_avail
     mut_rows = tables.mut_rows
     n_mut = tables.n_mut
     N = row_nfree.shape[0]
@@ -517,15 +608,11 @@ def run(state, tables, iparams, fparams, rng, n_it, trace):
     levy = iparams[P_LEVY]
     ties = iparams[P_TIES]
     infeasible = iparams[P_INFEASIBLE]
-    node_limit = iparams[P_FILL_NODES]
-    abandon = iparams[P_ABANDON]
-    pa = fparams[P_PA]
     p_pmx = fparams[P_P_PMX]
     p_mut = fparams[P_P_MUT]
     cum1 = fparams[P_CUM1]
     cum2 = fparams[P_CUM2]
     sigma = fparams[P_LEVY_SIGMA]
-    H = hist.shape[0]
     new = np.empty(C, dtype=np.int8)
     child = np.empty(N, dtype=np.int8)
     pos2 = np.empty(N + 1, dtype=np.int64)
@@ -602,64 +689,9 @@ def run(state, tables, iparams, fparams, rng, n_it, trace):
             replaced = j
             if c_new < costs[b]:
                 b = j
-        if abandon == ABANDON_WORST:  # mark the worst first: highest cost, then lowest index
-            n_worst = min(int(pa * nests), nests - 1)
-            for _t in range(n_worst):
-                w = -1
-                for k in range(nests):
-                    if k != b and not abandoned[k] and (w < 0 or costs[k] > costs[w]):
-                        w = k
-                abandoned[w] = True
-        for k in range(nests):
-            if k == b:
-                continue
-            if abandoned[k] if abandon == ABANDON_WORST else rng.random() < pa:
-                counters[C_FALLBACKS] += build_egg(
-                    eggs[k], pre, N, row_free, row_nfree, row_avail, dom, node_limit, cand, ncand, idx, chosen, rng
-                )
-                costs[k] = egg_cost(eggs[k], units, N)
-                abandoned[k] = True
-                counters[C_ABANDONED] += 1
-                counters[C_EVALUATIONS] += 1
-        low = 0
-        total = 0
-        for k in range(nests):
-            total += costs[k]
-            if costs[k] < costs[low]:
-                low = k
-        if costs[low] < costs[b]:
-            b = low
-        counters[C_BEST] = b
-        if costs[b] < counters[C_BEST_COST]:
-            counters[C_BEST_COST] = costs[b]
-            for c in range(C):
-                best_grid[c] = eggs[b, c]
-        counters[C_ITERATION] += 1
-        counters[C_PICKED] = i
-        counters[C_REPLACED] = replaced
-        counters[C_OPERATOR] = op
-        counters[C_MUTATED] = mutated
-        trace[s, 0] = counters[C_ITERATION]
-        trace[s, 1] = costs[b]
-        trace[s, 2] = counters[C_BEST_COST]
-        trace[s, 3] = total / nests
-        trace[s, 4] = counters[C_PMX]
-        trace[s, 5] = counters[C_SORTING]
-        trace[s, 6] = counters[C_MUTATIONS]
-        trace[s, 7] = counters[C_ABANDONED]
-        counters[C_HIST_PENDING] += 1
-        if counters[C_HIST_PENDING] >= counters[C_HIST_STRIDE]:
-            row = counters[C_HIST_LEN]
-            for k in range(nests):
-                hist[row, k] = costs[k]
-            counters[C_HIST_LEN] = row + 1
-            counters[C_HIST_PENDING] = 0
-            if row + 1 == H:  # full: keep rows 1, 3, 5, ... (multiples of the doubled stride)
-                for t in range(H // 2):
-                    for k in range(nests):
-                        hist[t, k] = hist[2 * t + 1, k]
-                counters[C_HIST_LEN] = H // 2
-                counters[C_HIST_STRIDE] *= 2
+        abandon_and_close(
+            state, tables, iparams, fparams, rng, b, i, replaced, op, mutated, cand, ncand, idx, chosen, trace[s]
+        )
         if counters[C_BEST_COST] == 0:
             return s + 1, SOLVED
         if budget > 0 and counters[C_ITERATION] >= budget:

@@ -2,10 +2,11 @@
 
 One iteration of :func:`sudoku_lab._kernels.cuckoo.run` (the paper's Algorithm 8, one cuckoo) cut
 into its three phases, calling the kernel's own jitted building blocks (``pmx_row``,
-``sorting_row``, ``take_child_row``, ``levy_swaps``, ``mutate_once``, ``egg_cost``,
-``build_egg``) in the kernel's order and updating the counters, the trace row and the nest
-history as it does, so three phase steps leave exactly the state ``step(1)`` leaves, draw for
-draw (see :mod:`._reseda_phases` for why the building blocks are called rather than re-written).
+``sorting_row``, ``take_child_row``, ``levy_swaps``, ``mutate_once``, ``egg_cost``, and
+``abandon_and_close`` for the whole "abandon" phase: abandoning, tracking the best, the counters,
+the trace row and the nest history) in the kernel's order, so three phase steps leave exactly the
+state ``step(1)`` leaves, draw for draw (see :mod:`._reseda_phases` for why the building blocks are
+called rather than re-written).
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ def _compare(s: Cuckoo, ctx: dict) -> tuple[str, dict, bool]:
 
 def _abandon(s: Cuckoo, ctx: dict) -> tuple[str, dict, bool]:
     ip, fp, row = ctx["ip"], ctx["fp"], ctx["trace"]
-    t, counters, eggs, costs, abandoned = s.tables, s.counters, s.eggs, s.costs, s.abandoned
+    t, counters, costs, abandoned = s.tables, s.counters, s.costs, s.abandoned
     N = int(t.row_nfree.shape[0])
     nests = int(ip[K.P_NESTS])
     pa = float(fp[K.P_PA])
@@ -156,68 +157,27 @@ def _abandon(s: Cuckoo, ctx: dict) -> tuple[str, dict, bool]:
     b = ctx["b"]
     before = s.best_grid.copy()
     best_before = int(counters[K.C_BEST_COST])
-    if worst:  # mark the worst first: highest cost, then lowest index
-        for _ in range(min(int(pa * nests), nests - 1)):
-            w = -1
-            for k in range(nests):
-                if k != b and not abandoned[k] and (w < 0 or costs[k] > costs[w]):
-                    w = k
-            abandoned[w] = True
     cand = np.zeros((N, N), dtype=np.int64)  # build_egg's scratch
     ncand = np.zeros(N, dtype=np.int64)
     idx = np.zeros(N, dtype=np.int64)
     chosen = np.zeros(N, dtype=np.int64)
-    for k in range(nests):
-        if k == b:
-            continue
-        if abandoned[k] if worst else rng.random() < pa:
-            counters[K.C_FALLBACKS] += K.build_egg(
-                eggs[k],
-                t.pre,
-                N,
-                t.row_free,
-                t.row_nfree,
-                t.row_avail,
-                t.dom,
-                int(ip[K.P_FILL_NODES]),
-                cand,
-                ncand,
-                idx,
-                chosen,
-                rng,
-            )
-            costs[k] = K.egg_cost(eggs[k], t.units, N)
-            abandoned[k] = True
-            counters[K.C_ABANDONED] += 1
-            counters[K.C_EVALUATIONS] += 1
-    low = 0
-    total = 0
-    for k in range(nests):
-        total += costs[k]
-        if costs[k] < costs[low]:
-            low = k
-    if costs[low] < costs[b]:
-        b = low
-    counters[K.C_BEST] = b
-    if costs[b] < counters[K.C_BEST_COST]:
-        counters[K.C_BEST_COST] = costs[b]
-        s.best_grid[:] = eggs[b]
-    counters[K.C_ITERATION] += 1
-    counters[K.C_PICKED] = ctx["i"]
-    counters[K.C_REPLACED] = ctx["replaced"]
-    counters[K.C_OPERATOR] = ctx["op"]
-    counters[K.C_MUTATED] = ctx["mutated"]
-    row[:] = (
-        counters[K.C_ITERATION],
-        costs[b],
-        counters[K.C_BEST_COST],
-        total / nests,
-        counters[K.C_PMX],
-        counters[K.C_SORTING],
-        counters[K.C_MUTATIONS],
-        counters[K.C_ABANDONED],
+    b = K.abandon_and_close(
+        s.arrays(),
+        t,
+        ip,
+        fp,
+        rng,
+        b,
+        ctx["i"],
+        ctx["replaced"],
+        ctx["op"],
+        ctx["mutated"],
+        cand,
+        ncand,
+        idx,
+        chosen,
+        row,
     )
-    _history_row(s, nests)
     if counters[K.C_BEST_COST] == 0:
         code = K.SOLVED
     elif ip[K.P_BUDGET] > 0 and counters[K.C_ITERATION] >= ip[K.P_BUDGET]:
@@ -238,20 +198,3 @@ def _abandon(s: Cuckoo, ctx: dict) -> tuple[str, dict, bool]:
         caption += f"; the budget of {int(ip[K.P_BUDGET])} iterations is spent"
     s._close_iteration(code)
     return caption, {"members": members, "cells": s.best_grid != before}, True
-
-
-def _history_row(s: Cuckoo, nests: int) -> None:
-    """The kernel's nest history: a row of every nest's cost every ``stride`` iterations, thinned when full."""
-    counters, hist = s.counters, s.hist
-    H = hist.shape[0]
-    counters[K.C_HIST_PENDING] += 1
-    if counters[K.C_HIST_PENDING] >= counters[K.C_HIST_STRIDE]:
-        r = int(counters[K.C_HIST_LEN])
-        hist[r, :nests] = s.costs[:nests]
-        counters[K.C_HIST_LEN] = r + 1
-        counters[K.C_HIST_PENDING] = 0
-        if r + 1 == H:  # full: keep rows 1, 3, 5, ... (multiples of the doubled stride)
-            for q in range(H // 2):
-                hist[q, :nests] = hist[2 * q + 1, :nests]
-            counters[K.C_HIST_LEN] = H // 2
-            counters[K.C_HIST_STRIDE] *= 2
