@@ -639,3 +639,14 @@ def test_rate_qqwing_agreement_table(capsys):
     assert out[0].split()[:3] == ["level", "puzzles", "easy"]
     assert out[1].split()[:3] == ["easy:1", "1", "1"]
     assert out[-1].endswith("mean ranks per level increase the same way")
+
+
+def test_rate_grades_figure(tmp_path, capsys):
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    out = tmp_path / "tech.png"
+    args = ["rate", "--grades", str(docs / "figure_4_2_cuckoo_mk_medium_a.grades.json"), "--figure", str(out)]
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"wrote {out}"
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["rate", "kennett_hard_130", "--figure", str(out)]) == 2
+    assert capsys.readouterr().err == "sudoku-lab: error: --figure draws the grades of one --grades file\n"

@@ -38,7 +38,30 @@ __all__ = [
     "CorrelationReport",
     "technique_correlation",
     "load_grade_fractions",
+    "TECHNIQUE_COLOURS",
 ]
+
+#: A colour per technique of :data:`sudoku_lab.exact.human.TECHNIQUES` (the figures and the lab's overlay):
+#: greens for HoDoKu's easy techniques, oranges for medium, blues and purples for hard, pink for the last resort;
+#: all light enough for a digit or a grade letter on top.
+TECHNIQUE_COLOURS: tuple[str, ...] = (
+    "#edf8e9",  # full house
+    "#c7e9c0",  # naked single
+    "#74c476",  # hidden single
+    "#fee391",  # locked candidates (pointing)
+    "#fec44f",  # locked candidates (claiming)
+    "#fdae6b",  # naked pair
+    "#fd8d3c",  # naked triple
+    "#fdd0a2",  # hidden pair
+    "#f16913",  # hidden triple
+    "#c6dbef",  # naked quad
+    "#9ecae1",  # hidden quad
+    "#6baed6",  # X-wing
+    "#4292c6",  # swordfish
+    "#bcbddc",  # XY-wing
+    "#9e9ac8",  # simple colouring
+    "#f768a1",  # trial and error (bifurcation)
+)
 
 #: qqwing's difficulty classes, easiest first (its ``Difficulty`` enum without UNKNOWN).
 QQWING_CLASSES: tuple[str, ...] = ("simple", "easy", "intermediate", "expert")

@@ -44,6 +44,12 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
         help="grades files written by `sudoku-lab grades` (.grades.json): Spearman's rho between each cell's "
         "fraction of correct runs and its technique level, per puzzle and pooled",
     )
+    r.add_argument(
+        "--figure",
+        default=None,
+        metavar="OUT",
+        help="with one --grades file: draw its grade grid with each cell coloured by its technique (.png/.svg/.pdf)",
+    )
     r.set_defaults(func=cmd_rate)
 
 
@@ -57,6 +63,8 @@ def cmd_rate(args: argparse.Namespace) -> int:
     from ..model.resolve import resolve_puzzles
     from ._console import print_table
 
+    if args.figure is not None and (args.grades is None or len(args.grades) != 1):
+        raise ParameterError("--figure draws the grades of one --grades file", name="figure")
     if args.grades is not None:
         if args.puzzle or args.qqwing:
             raise ParameterError("--grades reads the puzzles from the grades files; give no PUZZLE", name="grades")
@@ -129,6 +137,11 @@ def _correlation(args: argparse.Namespace) -> int:
     from ._console import print_table
 
     loaded = [load_grade_fractions(path) for path in args.grades]
+    if args.figure is not None:
+        from ..analysis import figures
+        from ..analysis.grades import grade_cells
+
+        figures.check_figure_path(args.figure, 200)
     report = technique_correlation(
         [f for _, _, f in loaded],
         [rate(p).cell_rank for p, _, _ in loaded],
@@ -149,4 +162,15 @@ def _correlation(args: argparse.Namespace) -> int:
         )
         return 0
     print_table(["puzzle", "free cells", "Spearman rho", "p"], report.rows(), right={1, 2, 3})
+    if args.figure is not None:
+        p, solver, f = loaded[0]
+        fig = figures.grade_technique_figure(
+            cell_technique=rate(p).cell_technique,
+            grades=grade_cells(f, p.givens),
+            givens=p.givens,
+            digits=p.grid,
+            fraction=f,
+            title=f"{p.name or 'puzzle'}: {solver}, grades and techniques",
+        )
+        print(f"wrote {figures.save(fig, args.figure)}")
     return 0
