@@ -289,7 +289,6 @@ def grade_technique_figure(
         raise ValueError("grade_technique_figure needs a GradeResult, or grades and cell_technique")
     grades = np.asarray(grades)
     N = int(round(grades.size**0.5))
-    n = int(round(N**0.5))
     grades = grades.reshape(N, N)
     tech = np.asarray(cell_technique).reshape(N, N).astype(int)
     givens = (tech < 0) if givens is None else np.asarray(givens, bool).reshape(N, N)
@@ -331,7 +330,6 @@ def grade_technique_figure(
         title_fontsize=8,
         frameon=False,
     )
-    del n
     return fig
 
 

@@ -59,7 +59,7 @@ def _label(arg: str, name: str | None, k: int) -> str:
 
 @checked
 def cmd_rate(args: argparse.Namespace) -> int:
-    from ..exact.human import TECHNIQUES, rate
+    from ..exact.human import rate
     from ..model.resolve import resolve_puzzles
     from ._console import print_table
 
@@ -100,7 +100,6 @@ def cmd_rate(args: argparse.Namespace) -> int:
         [[label, r.grade, str(r.score), r.hardest.name, str(len(r.steps))] for label, r in rated],
         right={2, 4},
     )
-    del TECHNIQUES
     return status
 
 

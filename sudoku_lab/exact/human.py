@@ -389,7 +389,7 @@ def _hidden_single(b: _Board) -> Step | None:
 
 
 def _locked(b: _Board) -> Step | None:
-    N, n = b.N, b.n
+    N = b.N
     # pointing: in a box, the digit's cells lie in one row (column): remove it from the rest of that line
     for bx in range(N):
         cells = b.units[2 * N + bx]
@@ -432,7 +432,6 @@ def _locked(b: _Board) -> Step | None:
                         f"locked candidates (claiming): in {b.unit_name(u)}, {symbol(d)} lies only in box "
                         f"{bx + 1}, so it is removed from {_cells(sorted(c for c, _ in elims), N)}",
                     )
-    del n
     return None
 
 
