@@ -586,3 +586,67 @@ def test_every_command_with_a_seed_starts_from_the_default_seed_of_the_lab():
     assert {"solve", "generate", "compare", "batch", "grades", "reproduce"} <= set(defaults)
     assert {n: d for n, d in defaults.items() if d not in (DEFAULT_SEED, None)} == {}
     assert ExperimentSpec.__dataclass_fields__["seed"].default == DEFAULT_SEED
+
+
+# ------------------------------------------------------------------- rate
+def test_rate_one_puzzle_prints_grade_and_path(capsys):
+    assert main(["rate", "kennett_hard_130"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("kennett_hard_130: hard (score ")
+    assert "hardest technique: XY-wing" in lines[0]
+    assert (
+        "  28. X-wing: 5 in rows 6, 9 lies only in columns 1, 9, so it is removed from the rest of those columns: "
+        "r5c1, r5c9" in lines
+    )
+
+
+def test_rate_a_collection_prints_a_table(capsys):
+    assert main(["rate", "benchmarks/small_unique"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].split() == ["puzzle", "grade", "score", "hardest", "technique", "steps"]
+    assert rows[1].split()[:2] == ["unique_4x4_a", "easy"] and rows[2].split()[:2] == ["unique_16x16_a", "easy"]
+
+
+def test_rate_json(capsys):
+    assert main(["rate", "ai_escargot", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["name"] == "ai_escargot" and d["grade"] == "extreme"
+    assert d["hardest"] == "trial and error (bifurcation)" and d["steps"][0]["text"]
+
+
+def test_rate_errors_are_one_line(capsys):
+    assert main(["rate", "1" + "." * 71 + "2" + "." * 8]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("sudoku-lab: error: puzzle 1: the puzzle has several solutions: ") and err.count("\n") == 1
+    assert main(["rate"]) == 2
+    assert capsys.readouterr().err == "sudoku-lab: error: name at least one puzzle, file or collection to rate\n"
+
+
+def test_rate_grades_reports_spearman_per_puzzle_and_pooled(capsys):
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    assert main(["rate", "--grades", str(docs / "figure_4_2_ac3_tabu_mk_hard_b.grades.json")]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].split() == ["puzzle", "free", "cells", "Spearman", "rho", "p"]
+    assert rows[1].split()[:4] == ["mk_hard_b", "(ac3_tabu)", "55", "0.612"]
+    assert rows[2].split()[:3] == ["pooled", "55", "0.612"]
+
+
+@pytest.mark.needs_qqwing
+def test_rate_qqwing_agreement_table(capsys):
+    assert main(["rate", "--qqwing", "kennett/easy:1", "kennett/fiendish:1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:3] == ["level", "puzzles", "easy"]
+    assert out[1].split()[:3] == ["easy:1", "1", "1"]
+    assert out[-1].endswith("mean ranks per level increase the same way")
+
+
+def test_rate_grades_figure(tmp_path, capsys):
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    out = tmp_path / "tech.png"
+    args = ["rate", "--grades", str(docs / "figure_4_2_cuckoo_mk_medium_a.grades.json"), "--figure", str(out)]
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"wrote {out}"
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["rate", "kennett_hard_130", "--figure", str(out)]) == 2
+    assert capsys.readouterr().err == "sudoku-lab: error: --figure draws the grades of one --grades file\n"

@@ -616,6 +616,9 @@ def _string_constants(path: Path):
 OTHER_PROGRAMS = {
     "--solve": "qqwing",
     "--one-line": "qqwing",
+    "--stats": "qqwing",
+    "--csv": "qqwing",
+    "--nosolution": "qqwing",
     "--long-steps": "python -m sudoku_lab_ui.screenshots",
     "--timeout": "python -m sudoku_lab_ui.bench_gui",
     "--reinstall": "apt-get",

@@ -7,6 +7,12 @@ its role. The fixed toggles: the best grid instead of the current one, AC3
 candidates as pencil marks (computed off the GUI thread), the difference to
 the puzzle's solution (only for puzzles with a unique one) and conflicts.
 
+**Techniques** (View > Techniques): every free cell coloured by the technique
+its placement needed when the puzzle is solved by human techniques
+(:func:`sudoku_lab.exact.human.rate`, computed off the GUI thread), with a
+legend under the board; the colours are
+:data:`sudoku_lab.analysis.difficulty.TECHNIQUE_COLOURS`.
+
 After a **Step phase** (a frame whose ``Progress.phase`` is a
 :class:`~sudoku_lab.solvers.PhaseStep`) the cells the phase changed (its
 ``changed["cells"]``) are outlined and a line under the board says
@@ -26,7 +32,24 @@ from .overlays import OverlayCanvas, overlays
 from .widgets.board import BoardView
 from .widgets.flow import FlowLayout
 
-__all__ = ["BoardPanel", "describe_phase", "phase_cells"]
+__all__ = ["BoardPanel", "describe_phase", "phase_cells", "technique_legend"]
+
+
+def technique_legend(rating) -> str:
+    """Rich text for the techniques overlay: the grade, then a colour square per technique used, with its cells."""
+    from sudoku_lab.analysis.difficulty import TECHNIQUE_COLOURS
+    from sudoku_lab.exact.human import TECHNIQUES
+
+    tech = rating.cell_technique
+    parts = []
+    for t in sorted({int(x) for x in tech.tolist() if x >= 0}):
+        k = int(np.sum(tech == t))
+        parts.append(
+            f'<span style="background:{TECHNIQUE_COLOURS[t]};">&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;'
+            f"{TECHNIQUES[t].name} ({k})"
+        )
+    head = f"<b>Techniques</b>: {rating.grade} (HoDoKu score {rating.score}) &nbsp; "
+    return head + " &nbsp; ".join(parts)
 
 
 def describe_phase(cls, step) -> str:
@@ -73,6 +96,12 @@ class BoardPanel(QWidget):
         self.phase_caption.setStyleSheet("color: #7a2e00; font-weight: bold;")
         self.phase_caption.hide()
         lay.addWidget(self.phase_caption)
+        self.technique_legend = QLabel()
+        self.technique_legend.setObjectName("technique_legend")
+        self.technique_legend.setWordWrap(True)
+        self.technique_legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        self.technique_legend.hide()
+        lay.addWidget(self.technique_legend)
         row = FlowLayout()  # the toggles wrap under a narrow board instead of widening the window
         self.show_best = QCheckBox("Best grid")
         self.show_best.setToolTip("Show the best grid seen so far instead of the current one")
@@ -110,6 +139,61 @@ class BoardPanel(QWidget):
         self._pencil: tuple | None = None  # (puzzle, AC3 domains)
         self._pending_pencil = None  # the puzzle whose AC3 runs in the background
         self._jobs = Jobs(self)
+        self._techniques_on = False
+        self._rating: tuple | None = None  # (puzzle, Rating or the error's text)
+
+    # ------------------------------------------------------------- techniques
+    def set_techniques(self, on: bool) -> None:
+        """Show or hide the techniques overlay (each free cell coloured by the technique its placement needed)."""
+        self._techniques_on = bool(on)
+        self._apply_techniques()
+
+    def techniques_shown(self) -> bool:
+        """Whether the techniques overlay is on."""
+        return self._techniques_on
+
+    def rating(self):
+        """The :class:`~sudoku_lab.exact.human.Rating` of the board's puzzle, once computed (None before)."""
+        puzzle = self.board.puzzle()
+        if self._rating is None or puzzle is None or self._rating[0] != puzzle:
+            return None
+        return self._rating[1] if not isinstance(self._rating[1], str) else None
+
+    def _apply_techniques(self) -> None:
+        from sudoku_lab.analysis.difficulty import TECHNIQUE_COLOURS
+
+        board = self.board
+        puzzle = board.puzzle()
+        if not self._techniques_on or puzzle is None or board.is_editable():
+            board.set_cell_colors(None)
+            self.technique_legend.hide()
+            return
+        if self._rating is None or self._rating[0] != puzzle:
+            board.set_cell_colors(None)
+            self.technique_legend.setText("Techniques: solving by human techniques...")
+            self.technique_legend.show()
+            if not self._jobs.busy("techniques"):
+                self._jobs.submit(
+                    "techniques",
+                    lambda: _rate(puzzle),
+                    lambda r: self._techniques_ready(puzzle, r),
+                    lambda e: self._techniques_ready(puzzle, str(e)),
+                )
+            return
+        value = self._rating[1]
+        if isinstance(value, str):
+            board.set_cell_colors(None)
+            self.technique_legend.setText(f"Techniques: {value}")
+        else:
+            board.set_cell_colors(
+                {c: TECHNIQUE_COLOURS[t] for c, t in enumerate(value.cell_technique.tolist()) if t >= 0}
+            )
+            self.technique_legend.setText(technique_legend(value))
+        self.technique_legend.show()
+
+    def _techniques_ready(self, puzzle, value) -> None:
+        self._rating = (puzzle, value)
+        self._apply_techniques()
 
     @property
     def show_shading(self) -> QCheckBox | None:
@@ -148,6 +232,7 @@ class BoardPanel(QWidget):
         self.board.set_highlight(())
         self.board.set_solution(solution)
         self._update_diff_toggle()
+        self._apply_techniques()
         self.refresh()
 
     def set_checking(self, checking: bool) -> None:
@@ -241,3 +326,10 @@ class BoardPanel(QWidget):
     def _pencil_ready(self, puzzle, domains) -> None:
         self._pencil = (puzzle, domains)
         self.refresh()
+
+
+def _rate(puzzle):
+    """The human-technique rating of ``puzzle`` (off the GUI thread)."""
+    from sudoku_lab.exact.human import rate
+
+    return rate(puzzle)

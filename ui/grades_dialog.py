@@ -27,6 +27,7 @@ import numpy as np
 from PySide6.QtCore import QMargins, Qt, QTimer, Signal
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
@@ -261,8 +262,17 @@ class GradesDialog(TaskDialog):
         self.export_button.clicked.connect(lambda: self.export())
         self.close_button = QPushButton("Close")
         self.close_button.clicked.connect(self.close)
+        self.techniques_box = QCheckBox("Techniques")
+        self.techniques_box.setObjectName("grades_techniques")
+        self.techniques_box.setToolTip(
+            "Colour each cell by the technique its placement needs when the puzzle is solved by human techniques, "
+            "and give Spearman's rho between the fraction of correct runs and the technique's rank "
+            "(`sudoku-lab rate --grades`)"
+        )
+        self.techniques_box.toggled.connect(self._redraw)
+        self._rating = None  # (puzzle, Rating) of the techniques shown
         buttons = QHBoxLayout()
-        for b in (self.open_button, self.export_button):
+        for b in (self.open_button, self.export_button, self.techniques_box):
             buttons.addWidget(b)
         buttons.addStretch(1)
         for b in (self.run_button, self.cancel_button, self.close_button):
@@ -451,8 +461,30 @@ class GradesDialog(TaskDialog):
 
     def make_figure(self, result: GradeResult):
         """The figure of ``result``: :func:`~sudoku_lab.analysis.figures.grade_figure`, with the paper's grid
-        beside it on its puzzle (the figure ``sudoku-lab grades --compare paper`` draws)."""
+        beside it on its puzzle (the figure ``sudoku-lab grades --compare paper`` draws); with Techniques
+        checked, :func:`~sudoku_lab.analysis.figures.grade_technique_figure` (each cell coloured by the
+        technique its placement needs)."""
+        rating = self.rating(result.puzzle) if self.techniques_box.isChecked() else None
+        if rating is not None:
+            return figures.grade_technique_figure(result, cell_technique=rating.cell_technique)
         return figures.grade_figure(result, reference=self.reference(result.puzzle))
+
+    def rating(self, puzzle: Puzzle):
+        """The human-technique :class:`~sudoku_lab.exact.human.Rating` of ``puzzle`` (cached), or None if it has
+        none (several solutions)."""
+        from sudoku_lab.errors import PuzzleError
+        from sudoku_lab.exact.human import rate
+
+        if self._rating is None or self._rating[0] != puzzle:
+            try:
+                self._rating = (puzzle, rate(puzzle))
+            except PuzzleError:
+                self._rating = (puzzle, None)
+        return self._rating[1]
+
+    def _redraw(self, *_) -> None:
+        if self.result is not None and self.result.runs_done > 0:
+            self.show_grades(self.result)
 
     def show_grades(self, result: GradeResult) -> None:
         """Draw ``result``'s grid and say how many runs were solved, with the interval."""
@@ -477,6 +509,18 @@ class GradesDialog(TaskDialog):
             f"A {int(np.sum(free == 'A'))}, B {int(np.sum(free == 'B'))}, blank {int(np.sum(free == ''))}. "
             f"{result.solver}, {result.until} per run."
         )
+        rating = self.rating(result.puzzle) if self.techniques_box.isChecked() else None
+        if rating is not None:
+            from sudoku_lab.analysis.difficulty import technique_correlation
+
+            rep = technique_correlation([result.fraction], [rating.cell_rank])
+            rho = "undefined (one technique rank only)" if rep.rho[0] != rep.rho[0] else f"{rep.rho[0]:.3f}"
+            p = "" if rep.p[0] != rep.p[0] else f", p = {rep.p[0]:.3g}"
+            text += (
+                f"<br>Techniques: {rating.grade} (HoDoKu score {rating.score}); Spearman's rho between the fraction "
+                f"of correct runs and the technique's rank over the free cells: {rho}{p}."
+            )
+            return text
         ref = self.reference(result.puzzle)
         if ref is not None:
             ours = result.grade_grid()

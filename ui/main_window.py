@@ -277,6 +277,18 @@ class MainWindow(QMainWindow):
         v = m.addMenu("&View")
         for d in [self.puzzle_dock, self.algo_dock, *self.view_docks.values()]:
             v.addAction(d.toggleViewAction())
+        v.addSeparator()
+        self.act_techniques = make_action(
+            self,
+            "Techniques",
+            None,
+            lambda: self.board_panel.set_techniques(self.act_techniques.isChecked()),
+            "Colour each cell by the technique its placement needs when the puzzle is solved by human "
+            "techniques (singles ... XY-wing, simple colouring, trial and error), with a legend under the board",
+        )
+        self.act_techniques.setCheckable(True)
+        self.act_techniques.setObjectName("act_techniques")
+        v.addAction(self.act_techniques)
         h = m.addMenu("&Help")
         self.act_help = make_action(self, "Keyboard shortcuts", "F1", self.show_shortcuts)
         h.addAction(self.act_help)

@@ -372,6 +372,58 @@ def grades_dialog(app, out: Path, runs: int = 30) -> Path:
     return path
 
 
+def techniques_shot(app, out: Path, puzzle: str = "kennett_fiendish_197") -> Path:
+    """View > Techniques on a fiendish Kennett puzzle: every cell coloured by the technique its placement needs
+    (singles, locked candidates, subsets, wings, trial and error), the legend under the board."""
+    from sudoku_lab.model import library
+
+    from .app import create_window
+
+    win = create_window(library.puzzle(puzzle), "hill_climb")
+    win.resize(1600, 1000)
+    win.show()
+    _pump(app, lambda: _ready(win), 300, "ready")
+    win.act_techniques.trigger()
+    _pump(app, lambda: bool(win.board.cell_colors()), 120, "the techniques")
+    _settle(app)
+    path = out / "screenshot-techniques.png"
+    save_grab(win, path)
+    win.close()
+    return path
+
+
+def grades_techniques_shot(app, out: Path, runs: int = 20) -> Path:
+    """Run > Correctness grades... with Techniques checked: hill climbing's grades on a hard Kennett puzzle (an
+    X-wing and an XY-wing in its path), each cell coloured by its technique, Spearman's rho under the grid."""
+    import tempfile
+
+    from sudoku_lab.model import library
+
+    from .app import create_window
+
+    win = create_window(library.puzzle("kennett_hard_130"), "hill_climb")
+    win.resize(1600, 1000)
+    win.show()
+    _pump(app, lambda: _ready(win), 300, "ready")
+    win.act_grades.trigger()
+    d = win.grades_dialog
+    d.resize(1500, 860)
+    d.runs_box.setValue(runs)
+    d.seed_box.setValue(0)
+    d.budget_box.setValue(2000)
+    with tempfile.TemporaryDirectory() as tmp:
+        d.results_edit.setText(str(Path(tmp) / "techniques.runs"))
+        d.run_button.click()
+        _pump(app, lambda: not d.running, 1800, "the grades")
+        d.techniques_box.click()
+        _settle(app, 1.0)
+        path = out / "screenshot-grades-techniques.png"
+        save_grab(d, path)
+    d.close()
+    win.close()
+    return path
+
+
 def batch_panel_shot(app, out: Path) -> Path:
     """Run > Batch experiment...: three configurations (RESEDA at two alphas, hill climbing) on two puzzle sets,
     10 runs each, run to the end in the panel's worker processes; the table and the run-length ECDF."""
@@ -459,7 +511,8 @@ def main(argv=None) -> int:
         metavar="NAME",
         help=(
             "remake only this screenshot (repeatable): reseda, long-run, timeline, phase-reseda, phase-cuckoo, "
-            "presentation, grades-dialog, compare, batch-panel, export-view or a solver shot's stem"
+            "presentation, grades-dialog, compare, batch-panel, export-view, techniques, grades-techniques or a "
+            "solver shot's stem"
         ),
     )
     args = ap.parse_args(argv)
@@ -498,6 +551,8 @@ def main(argv=None) -> int:
     jobs.append(("compare", lambda: _compare_shot(app, out)))
     jobs.append(("batch-panel", lambda: batch_panel_shot(app, out)))
     jobs.append(("export-view", lambda: export_view_run(app, out)))
+    jobs.append(("techniques", lambda: techniques_shot(app, out)))
+    jobs.append(("grades-techniques", lambda: grades_techniques_shot(app, out)))
     jobs += [(Path(s.file).stem.removeprefix("screenshot-"), lambda s=s: take(app, out, s)) for s in shots()]
     unknown = set(args.only) - {name for name, _ in jobs}
     if unknown:

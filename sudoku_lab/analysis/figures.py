@@ -59,6 +59,7 @@ __all__ = [
     "save",
     "check_figure_path",
     "DPI_RANGE",
+    "grade_technique_figure",
 ]
 
 _GIVEN_BG = "#d9d9d9"
@@ -232,6 +233,103 @@ def grade_figure(
 
         sm = ScalarMappable(norm=Normalize(0, 1), cmap=cmap)
         fig.colorbar(sm, ax=axes[0], fraction=0.046, pad=0.03, label="fraction of runs correct")
+    return fig
+
+
+@checked
+def grade_technique_figure(
+    result: GradeResult | None = None,
+    *,
+    cell_technique: npt.ArrayLike | None = None,
+    grades: npt.ArrayLike | None = None,
+    givens: npt.ArrayLike | None = None,
+    digits: npt.ArrayLike | None = None,
+    fraction: npt.ArrayLike | None = None,
+    title: str | None = None,
+) -> Figure:
+    """The grade grid with each free cell coloured by the technique its placement needed, and a legend.
+
+    Parameters
+    ----------
+    result : GradeResult, optional
+        Supplies grades, givens, digits and fraction (else pass them).
+    cell_technique : array of int, shape (C,), optional
+        Index in :data:`sudoku_lab.exact.human.TECHNIQUES` per cell, -1 for givens
+        (:attr:`sudoku_lab.exact.human.Rating.cell_technique`); computed from the puzzle when omitted.
+    grades, givens, digits, fraction : arrays, optional
+        As for :func:`grade_figure`; the fraction of correct runs is printed in the corner of cells below 100 %.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Notes
+    -----
+    The colours are :data:`sudoku_lab.analysis.difficulty.TECHNIQUE_COLOURS`; the legend names each technique
+    present with its HoDoKu level (easy ... extreme) and how many cells needed it.
+    """
+    from matplotlib.patches import Patch
+
+    from ..exact.human import TECHNIQUES, rate
+    from .difficulty import TECHNIQUE_COLOURS
+
+    if result is not None:
+        N = result.puzzle.N
+        grades = result.grade_grid() if result.runs else result.grades_from_file
+        givens = result.puzzle.givens
+        digits = result.puzzle.grid
+        if result.runs:
+            fraction = result.fraction
+        if cell_technique is None:
+            cell_technique = rate(result.puzzle).cell_technique
+        if title is None:
+            title = f"{result.puzzle.name or 'puzzle'}: {result.solver}, grades and techniques"
+    if grades is None or cell_technique is None:
+        raise ValueError("grade_technique_figure needs a GradeResult, or grades and cell_technique")
+    grades = np.asarray(grades)
+    N = int(round(grades.size**0.5))
+    grades = grades.reshape(N, N)
+    tech = np.asarray(cell_technique).reshape(N, N).astype(int)
+    givens = (tech < 0) if givens is None else np.asarray(givens, bool).reshape(N, N)
+    digits = None if digits is None else np.asarray(digits).reshape(N, N)
+    frac = None if fraction is None else np.asarray(fraction, float).reshape(N, N)
+    fig = Figure(figsize=(7.6, 5.0), layout="constrained")
+    ax = fig.subplots()
+    _draw_grades(ax, grades, givens, digits, None, None, None, title or "grades and techniques")
+    for r in range(N):
+        for c in range(N):
+            t = tech[r, c]
+            if t >= 0 and not givens[r, c]:
+                ax.add_patch(Rectangle((c, r), 1, 1, color=TECHNIQUE_COLOURS[t], zorder=0.5))
+                if frac is not None and frac[r, c] < 1.0:
+                    ax.text(
+                        c + 0.95,
+                        r + 0.95,
+                        f"{100 * frac[r, c]:.0f}",
+                        fontsize=180 / N * 0.35,
+                        ha="right",
+                        va="bottom",
+                        color="#333333",
+                        zorder=4,
+                    )
+    used = sorted({int(t) for t in tech[~givens].ravel() if t >= 0})
+    handles = [
+        Patch(
+            facecolor=TECHNIQUE_COLOURS[t],
+            edgecolor="#555555",
+            label=f"{TECHNIQUES[t].name} ({TECHNIQUES[t].grade}, {int(np.sum(tech[~givens] == t))})",
+        )
+        for t in used
+    ]
+    fig.legend(
+        handles=handles,
+        loc="outside right upper",
+        fontsize=8,
+        title="technique needed (level, cells)",
+        title_fontsize=8,
+        frameon=False,
+    )
     return fig
 
 

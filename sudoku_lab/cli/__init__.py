@@ -23,7 +23,7 @@ __all__ = ["main", "build_parser", "wants_gui", "gui_options", "FRONTEND_GROUP"]
 
 #: The sub-commands that need none of the experiment modules, in the order ``--help`` lists them; each is the
 #: module of that name in this package, with ``add_cli(sub, algo)`` declaring it.
-_CORE = ("gui", "check", "solve", "algorithms", "library", "generate", "bench")
+_CORE = ("gui", "check", "solve", "rate", "algorithms", "library", "generate", "bench")
 #: The experiment commands (their modules import scipy, pyarrow, matplotlib or Dask only inside the functions
 #: that use them, so building the parser stays cheap even when these are added).
 _EXPERIMENTS = ("batch", "grades", "reproduce", "compare", "report", "animate")

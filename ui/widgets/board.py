@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QFont, QPainter, QPen, QPolygonF, QStaticText, QTransform
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen, QPolygonF, QStaticText, QTransform
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from sudoku_lab.exact.ac3 import mask_to_digits
@@ -91,6 +91,7 @@ class BoardView(QWidget):
         self._highlight: frozenset[int] = frozenset()
         self._highlight_color = self._colors["highlight"]
         self._cell_sets: dict[str, tuple[frozenset[int], object]] = {}
+        self._cell_colors: dict[int, QColor] = {}
         self._links: dict[str, tuple[np.ndarray, object]] = {}
         self._margins: dict[str, dict[int, tuple[str, object]]] = {}
         self._focus = -1
@@ -123,6 +124,7 @@ class BoardView(QWidget):
         self._grid = self._fixed = self._domains = self._removed = self._shading = self._solution = None
         self._highlight = frozenset()
         self._cell_sets, self._links, self._margins = {}, {}, {}
+        self._cell_colors = {}
         self._focus = -1
         if not same_size:
             self._selected = -1
@@ -227,6 +229,23 @@ class BoardView(QWidget):
         ):
             self._cell_sets = new
             self.update()
+
+    def set_cell_colors(self, colors: Mapping[int, object] | None) -> None:
+        """A background colour per cell (e.g. the technique each cell needed), over the other backgrounds.
+
+        Parameters
+        ----------
+        colors : mapping of int to colour, or None
+            Flat cell index to a colour (``"#rrggbb"`` or QColor); None or empty clears them.
+        """
+        new = {int(c): theme.qcolor(v) for c, v in (colors or {}).items()}
+        if new != self._cell_colors:
+            self._cell_colors = new
+            self.update()
+
+    def cell_colors(self) -> dict[int, QColor]:
+        """The per-cell background colours of :meth:`set_cell_colors`."""
+        return dict(self._cell_colors)
 
     def cell_sets(self) -> dict[str, frozenset[int]]:
         """The named cell sets shown (:meth:`set_cell_sets`)."""
@@ -549,6 +568,9 @@ class BoardView(QWidget):
             else:
                 continue
             p.fillRect(self.cell_rect(cell), color)
+        for cell, color in () if self._editable else self._cell_colors.items():  # editing givens: plain board
+            if 0 <= cell < self._puzzle.C:
+                p.fillRect(self.cell_rect(cell), color)
         if self._selected >= 0 and self._editable:
             p.fillRect(self.cell_rect(self._selected), col["selection_bg"])
         for cells, color in self._cell_sets.values():
