@@ -3,7 +3,7 @@
 The colours are the lab's (:func:`sudoku_lab.analysis.figures.board_figure` draws the same board with
 matplotlib): givens bold and dark on slate, the solver's digits blue, a digit that clashes with another
 in its row, column or box vermillion on a pale red cell, cells the solver holds fixed (a restart's zone,
-AC3's prefill) tinted green, and the cells the last phase changed outlined in orange.
+AC3's prefill) tinted green, and the cells the last phase changed outlined in purple.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ COLOURS = {
     "conflict_bg": "#FBE3D6",
     "thin_line": "#9AA3AD",
     "thick_line": "#1F2328",
-    "changed": "#E69F00",
+    "changed": "#7E2F8E",
 }
 
 

@@ -145,6 +145,10 @@ class Lab:
     refresh_interval = 0.5
     #: Seconds of stepping per chunk while running (the chunk size never changes the run).
     chunk_seconds = 0.05
+    #: Most (width, height) in pixels of the view beside the board and of the curves: each figure keeps its own
+    #: proportions and is drawn at the resolution that fits (72 dpi at most).
+    view_pixels = (640, 440)
+    curves_pixels = (600, 330)
 
     def __init__(
         self,
@@ -264,8 +268,8 @@ class Lab:
         self.caption = widgets.HTML(layout=widgets.Layout(min_height="1.6em"))
         self.error = widgets.HTML(layout=widgets.Layout(min_height="1.4em"))
         self.board = widgets.HTML()
-        self.view_image = widgets.Image(format="png", layout=widgets.Layout(width="400px"))
-        self.curves_image = widgets.Image(format="png", layout=widgets.Layout(width="560px"))
+        self.view_image = widgets.Image(format="png")
+        self.curves_image = widgets.Image(format="png")
         form = widgets.VBox(
             [widgets.HTML("<b>Parameters</b>"), *self.param_widgets.values()]
             if self.param_widgets
@@ -275,6 +279,8 @@ class Lab:
         controls = widgets.HBox(
             [self.step_button, self.phase_button, self.back_button, self.run_button, self.reset_button]
         )
+        # A narrow notebook puts the view under the board (and the form under the curves) instead of shrinking them.
+        wrap = widgets.Layout(flex_flow="row wrap", align_items="flex-start", grid_gap="8px")
         self.widget = widgets.VBox(
             [
                 self.title,
@@ -283,8 +289,8 @@ class Lab:
                 self.status,
                 self.caption,
                 self.error,
-                widgets.HBox([self.board, widgets.VBox([self.view_select, self.view_image])]),
-                widgets.HBox([self.curves_image, form]),
+                widgets.HBox([self.board, widgets.VBox([self.view_select, self.view_image])], layout=wrap),
+                widgets.HBox([self.curves_image, form], layout=wrap),
             ],
             layout=widgets.Layout(width="100%"),
         )
@@ -330,7 +336,7 @@ class Lab:
         where = f"{cls.iteration_name} {snap.iteration:,}"
         if snap.iteration < furthest:
             where += f" of {furthest:,} (rewound)"
-        phase = f", phase {s.phase}/{len(cls.phases)} done" if s.phase else ""
+        phase = f" + phase {s.phase}/{len(cls.phases)} of the next" if s.phase else ""
         state = "running" if self.running else "paused" if snap.status == "running" else snap.status
         self.status.value = (
             f"{where}{phase} &nbsp;|&nbsp; cost {snap.cost} &nbsp;|&nbsp; best cost {snap.best_cost} "
@@ -338,8 +344,8 @@ class Lab:
         )
         self.caption.value = f"<i>{_escape(self._caption)}</i>"
         self.board.value = board_html(snap, changed=self._changed)
-        self.view_image.value = figure_png(view_figure(snap, self.view_select.value, width=5.6, height=4.6, dpi=72))
-        self.curves_image.value = figure_png(view_figure(snap, "convergence", width=7.8, height=3.4, dpi=72))
+        self.view_image.value = _png(snap, self.view_select.value, self.view_pixels)
+        self.curves_image.value = _png(snap, "convergence", self.curves_pixels)
         params = snap.params
         started = snap.iteration > 0 or furthest > h.origin
         for name, w in self.param_widgets.items():
@@ -538,6 +544,13 @@ class Lab:
     def board_html(self) -> str:
         """The board's HTML as shown now."""
         return str(self.board.value)
+
+
+def _png(snapshot: Snapshot, view: str, pixels: tuple[int, int]) -> bytes:
+    """One view as a PNG at most ``pixels`` (width, height), its text a little larger than a paper figure's."""
+    fig = view_figure(snapshot, view, font_size=11)
+    w, h = fig.get_size_inches()
+    return figure_png(fig, dpi=int(min(72, pixels[0] / w, pixels[1] / h)))
 
 
 def _escape(text: str) -> str:
