@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from sudoku_lab.files import write_text
+
 __all__ = ["KERNEL_NAME", "this_python_kernel", "execute_notebook", "main"]
 
 #: The name of the temporary kernel specification (this Python).
@@ -33,10 +35,8 @@ def this_python_kernel() -> Iterator[str]:
         spec = Path(tmp) / "kernels" / KERNEL_NAME
         spec.mkdir(parents=True)
         argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-        (spec / "kernel.json").write_text(
-            json.dumps({"argv": argv, "display_name": "Sudoku Lab (this Python)", "language": "python"}),
-            encoding="utf-8",
-        )
+        spec_text = json.dumps({"argv": argv, "display_name": "Sudoku Lab (this Python)", "language": "python"})
+        write_text(spec / "kernel.json", spec_text, "kernel specification")
         saved = {k: os.environ.get(k) for k in ("JUPYTER_PATH", "JUPYTER_PLATFORM_DIRS")}
         os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (tmp, saved["JUPYTER_PATH"]) if p)
         os.environ["JUPYTER_PLATFORM_DIRS"] = "1"  # jupyter_core's future default (else a DeprecationWarning)
@@ -84,12 +84,16 @@ def execute_notebook(path: str | os.PathLike[str], timeout: int = 900, write: bo
             kernel_name=kernel,
             resources={"metadata": {"path": str(path.parent)}},
             store_widget_state=False,
+            record_timing=False,  # saved notebooks change only when their outputs do
         )
         client.execute()
     nb.metadata.pop("widgets", None)
+    for cell in nb.cells:  # timings of an earlier run
+        cell.metadata.pop("execution", None)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     if write:
-        nbformat.write(nb, path)
+        text = nbformat.writes(nb)
+        write_text(path, text if text.endswith("\n") else text + "\n", "notebook")
     return nb
 
 

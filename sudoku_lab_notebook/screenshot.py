@@ -20,6 +20,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from sudoku_lab.files import write_file, write_text
+
 CELL = """from sudoku_lab_notebook import Lab
 lab = Lab(solver="reseda", puzzle="ai_escargot", seed=0)
 lab"""
@@ -53,6 +55,10 @@ def _wait_for(url: str, seconds: float) -> None:
     raise SystemExit(f"JupyterLab did not answer at {url} within {seconds:.0f} s")
 
 
+def _write_png(path: Path, png: bytes) -> None:
+    write_file(path, lambda fh: fh.write(png), "screenshot", binary=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m sudoku_lab_notebook.screenshot", description=__doc__.splitlines()[0]
@@ -67,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="sudoku-lab-shot-") as tmp:
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CELL)])
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-        nbformat.write(nb, Path(tmp) / "lab.ipynb")
+        write_text(Path(tmp) / "lab.ipynb", nbformat.writes(nb), "notebook")
         port = _free_port()
         env = {**os.environ, "JUPYTER_PLATFORM_DIRS": "1"}
         server = subprocess.Popen(
@@ -106,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
                         break
                     except Exception:
                         if attempt == 2:
-                            page.screenshot(path=str(args.out.with_suffix(".failed.png")))
+                            _write_png(args.out.with_suffix(".failed.png"), page.screenshot())
                             raise
                 for k in range(1, 4):  # each click once the kernel has drawn the one before
                     step.click()
@@ -119,9 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                 page.get_by_role("button", name="Step phase", exact=True).click()
                 page.get_by_text("phase 1/4 (sample)", exact=False).first.wait_for(timeout=120_000)
                 page.wait_for_timeout(1000)
-                output = page.locator(".jp-OutputArea-output").first
-                args.out.parent.mkdir(parents=True, exist_ok=True)
-                output.screenshot(path=str(args.out))
+                _write_png(args.out, page.locator(".jp-OutputArea-output").first.screenshot())
                 browser.close()
         finally:
             server.terminate()
