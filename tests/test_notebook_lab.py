@@ -179,3 +179,21 @@ def test_board_html_marks_givens_and_outlines_changed_cells(lab):
     html = board_html(snap, changed=changed)
     assert re.findall(r'<rect class="changed" data-cell="(\d+)"', html) == ["0", "80"]
     assert html.count('class="digit given"') == int(np.count_nonzero(np.asarray(snap.puzzle.givens)))
+
+
+def test_the_notebook_lab_loads_no_qt_and_no_window():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from sudoku_lab_notebook import Lab\n"
+        "lab = Lab(solver='hill_climb', puzzle='reseda_fig3_1_easy', seed=1)\n"
+        "lab.step(2)\n"
+        "bad = sorted(m for m in sys.modules if m == 'matplotlib.pyplot' or m.split('.')[0] in ('PySide6', "
+        "'shiboken6', 'pyqtgraph', 'sudoku_lab_ui'))\n"
+        "print(lab.iteration, bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == "2 []"
