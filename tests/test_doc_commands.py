@@ -94,6 +94,10 @@ NOT_RUN = {
     "python -m pytest": "the test suite itself",
     "sudo apt-get install": "installs Debian packages as root; tests/test_startup.py checks this list against the "
     "libraries Qt loads",
+    "jupyter lab": "serves until stopped; tests/test_notebooks.py runs the example notebooks headless",
+    "python -m sudoku_lab_notebook.execute": "rewrites a notebook's outputs; tests/test_notebooks.py runs every "
+    "example notebook the same way, without --write",
+    "python -m sudoku_lab_notebook.screenshot": "a dev tool: drives JupyterLab in Chromium, which CI does not install",
     "dask scheduler": "serves until stopped; tests/test_cluster.py and tests/test_batch.py start local clusters",
     "dask worker": "serves until stopped, on a scheduler at head:8786",
     "sudoku-lab batch spec.toml --scheduler tcp://head:8786": "needs a Dask cluster at head:8786 (parsed only)",

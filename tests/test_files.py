@@ -245,7 +245,8 @@ _OWN_WRITERS = {"sudoku_lab/files.py", "sudoku_lab/crash.py"}
 
 def test_every_writer_goes_through_the_files_module(repo_root):
     found = []
-    for path in sorted([*(repo_root / "sudoku_lab").rglob("*.py"), *(repo_root / "ui").rglob("*.py")]):
+    packages = ("sudoku_lab", "ui", "sudoku_lab_notebook")
+    for path in sorted(p for package in packages for p in (repo_root / package).rglob("*.py")):
         rel = path.relative_to(repo_root).as_posix()
         if rel in _OWN_WRITERS:
             continue
