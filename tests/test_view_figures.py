@@ -13,7 +13,7 @@ from sudoku_lab import __version__
 from sudoku_lab.analysis import figures, view_figures as vf
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.model import library
-from sudoku_lab.solvers import create, registry
+from sudoku_lab.solvers import create, get_solver_class, registry
 
 BUILT_IN = [name for name, cls in registry().items() if cls.__module__.startswith("sudoku_lab.solvers.")]
 PUZZLE = "ai_escargot"  # hard enough that no solver (but the exact one) is done after a few iterations
@@ -29,6 +29,7 @@ EXPECTED = {
     "ac3_tabu": ("board", "convergence", "ac3", "tabu"),
     "cuckoo": ("board", "convergence", "ac3", "nests"),
     "exact": ("board", "convergence", "ac3"),
+    "acs": ("board", "convergence", "ac3", "probability", "population"),
 }
 PAIRS = [(name, view) for name in BUILT_IN for view in vf.view_names(name)]
 
@@ -99,8 +100,9 @@ def _expected_column(snap, view):
         return "digit", np.asarray(L["tabu"]).reshape(-1, 4)[:, 1]
     if view == "nests":
         return "cost", np.asarray(L["nest_costs"])
-    if view == "population":
-        return "fitness", np.asarray(L["fitness"])
+    if view == "population":  # the layer of role "population": the GA's fitness, NB-COIN's, the ants' failed cells
+        name = next(d.name for d in get_solver_class(snap.solver).layers if d.role == "population")
+        return name, np.asarray(L[name])
     if view == "box_models":
         return "p", np.asarray(L["models"]).reshape(-1)
     if view == "unit_counts":

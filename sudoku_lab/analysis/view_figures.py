@@ -313,7 +313,7 @@ def _draw_probability(snapshot: Snapshot, cls: type[Solver], title: str | None) 
         _empty(axes[0], "no probability model yet")
     else:
         im = _fig._draw_probability(axes[0], p, n, snapshot.fixed)
-        axes[0].set_title(f"p[cell, digit] ({d.name})", fontsize=10)
+        axes[0].set_title(d.help.split(" (")[0].split(":")[0], fontsize=10)  # the layer's own words, short
         fig.colorbar(im, ax=axes[0], fraction=0.046, pad=0.03, label="probability")
     if h is not None:
         ax = axes[1]
