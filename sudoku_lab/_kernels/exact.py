@@ -507,7 +507,6 @@ def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights,
     """
     stack, remaining, branch_cell, queue, seg, cell_weights, unit_bits = ws
     C = grid.shape[0]
-    N = units.shape[1]
     stats[STAT_NODES] = 0
     stats[STAT_EXHAUSTED] = 0
     n_queued = _init_masks(grid, units, cell_units, stack[0], queue)
