@@ -41,8 +41,11 @@ numba widens ``uint32`` arithmetic to 64 bits anyway, and signed scalars keep
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
-from .common import jit, lowest_digit, popcount
+from .common import jit, jit_inline, lowest_digit
 
 __all__ = [
     "solve_grid",
@@ -129,6 +132,70 @@ def _cell_at(transposed, line, pos, N):
     return line * N + pos
 
 
+@intrinsic
+def _trailing_zeros(typingctx, x):
+    """Index of the lowest set bit of a non-zero int64 (one instruction: LLVM's ``cttz``)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _bit_count(typingctx, x):
+    """Number of set bits of an int64 (one instruction where the CPU has one: LLVM's ``ctpop``)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.int64(types.int64), codegen
+
+
+@jit_inline
+def _clear_digits(boards, cell, removed):
+    """Take ``cell`` out of the board of every digit of ``removed`` (the digits its mask just lost)."""
+    w = cell >> 6
+    keep = ~(np.int64(1) << (cell & 63))
+    while removed:
+        low = removed & -removed
+        removed ^= low
+        boards[_trailing_zeros(low), w] &= keep
+
+
+@jit
+def _fill_boards(masks, boards):
+    """Per digit, the cells that still have it as a candidate, as bits (cell ``c``: bit ``c % 64`` of word ``c // 64``)."""
+    boards[:] = 0
+    for cell in range(masks.shape[0]):
+        m = np.int64(masks[cell])
+        bit = np.int64(1) << (cell & 63)
+        while m:
+            low = m & -m
+            m ^= low
+            boards[_trailing_zeros(low), cell >> 6] |= bit
+
+
+@jit
+def _peer_boards(units, cell_units, out):
+    """Per cell, its peers as bits of ``ceil(C / 64)`` words (cell ``c``: bit ``c % 64`` of word ``c // 64``).
+
+    The union of the cell's three units without the cell itself: the same
+    cells as its row of the ``peers`` table.
+    """
+    W = out.shape[1]
+    unit_board = np.zeros((units.shape[0], W), dtype=np.int64)
+    for u in range(units.shape[0]):
+        for k in range(units.shape[1]):
+            c = units[u, k]
+            unit_board[u, c >> 6] |= np.int64(1) << (c & 63)
+    for cell in range(cell_units.shape[0]):
+        for w in range(W):
+            out[cell, w] = unit_board[cell_units[cell, 0], w] | unit_board[cell_units[cell, 1], w]
+            out[cell, w] |= unit_board[cell_units[cell, 2], w]
+        out[cell, cell >> 6] &= ~(np.int64(1) << (cell & 63))
+
+
 @jit
 def _unit_bits(cell_units, out):
     """Per cell, its three units as bits of two words: unit ``u`` is bit ``u % 64`` of word ``u // 64``.
@@ -146,7 +213,7 @@ def _unit_bits(cell_units, out):
             out[cell, u >> 6] |= np.int64(1) << (u & 63)
 
 
-@jit
+@jit_inline
 def _blame(weights, units, cell_weights, u):
     """A refutation in unit ``u``: its weight gains 1, and so does the cached weight of each of its cells."""
     weights[u] += 1
@@ -155,15 +222,17 @@ def _blame(weights, units, cell_weights, u):
 
 
 @jit
-def _strike(masks, cell, bits, queue, n_queued):
+def _strike(masks, boards, cell, bits, queue, n_queued):
     """Remove ``bits`` from a cell that has some of them; queue it if it became fixed.
 
     Returns the new queue length, or -1 if the cell has no candidate left.
     """
-    m = np.int64(masks[cell]) & ~bits
+    old = np.int64(masks[cell])
+    m = old & ~bits
     if m == 0:
         return -1
     masks[cell] = m
+    _clear_digits(boards, cell, old & bits)
     if m & (m - 1) == 0:
         queue[n_queued] = cell
         n_queued += 1
@@ -171,11 +240,11 @@ def _strike(masks, cell, bits, queue, n_queued):
 
 
 @jit
-def _strike_locked(masks, cell, bits, queue, n_queued, line_unit, box_unit, tables, learn):
+def _strike_locked(masks, boards, cell, bits, queue, n_queued, line_unit, box_unit, tables, learn):
     """:func:`_strike` for a locked-candidates rule: a wipe-out blames the line and the box (dom/wdeg)."""
     units, cell_units = tables
-    weights, cell_weights, _ = learn
-    n_queued = _strike(masks, cell, bits, queue, n_queued)
+    weights, cell_weights, _, _ = learn
+    n_queued = _strike(masks, boards, cell, bits, queue, n_queued)
     if n_queued < 0:
         _blame(weights, units, cell_weights, line_unit)
         _blame(weights, units, cell_weights, box_unit)
@@ -183,19 +252,21 @@ def _strike_locked(masks, cell, bits, queue, n_queued, line_unit, box_unit, tabl
 
 
 @jit
-def _locked_candidates(masks, tables, learn, queue, n_queued, seg):
+def _locked_candidates(masks, boards, tables, learn, queue, n_queued, seg):
     """One pass of pointing and claiming over every box-line intersection.
 
     Parameters
     ----------
     masks : ndarray of uint32, shape (C,)
         Candidate masks, narrowed in place.
+    boards : ndarray of int64, shape (N, W)
+        The same candidates per digit as cell bits (:func:`_fill_boards`), kept in step.
     tables : tuple
         ``(units, cell_units)`` geometry tables.
     learn : tuple
-        ``(weights, cell_weights, unit_bits)``: unit weights (the line and
-        box of a refutation gain 1), their sum per cell (kept equal to it),
-        and the units of each cell as bits (unused here).
+        ``(weights, cell_weights, unit_bits, peer_boards)``: unit weights
+        (the line and box of a refutation gain 1), their sum per cell (kept
+        equal to it); the last two are unused here.
     queue : ndarray of int32, shape (C,)
         Cells that become fixed are appended at ``n_queued``.
     n_queued : int
@@ -255,7 +326,7 @@ def _locked_candidates(masks, tables, learn, queue, n_queued, seg):
                             changed = 1
                             box = band + k if t == 0 else k * n + line // n
                             n_queued = _strike_locked(
-                                masks, cell, bits, queue, n_queued, t * N + line, 2 * N + box, tables, learn
+                                masks, boards, cell, bits, queue, n_queued, t * N + line, 2 * N + box, tables, learn
                             )
                             if n_queued < 0:
                                 return -1, n_queued
@@ -281,31 +352,38 @@ def _locked_candidates(masks, tables, learn, queue, n_queued, seg):
                             changed = 1
                             box = band + k if t == 0 else k * n + band // n
                             n_queued = _strike_locked(
-                                masks, cell, bits, queue, n_queued, t * N + line, 2 * N + box, tables, learn
+                                masks, boards, cell, bits, queue, n_queued, t * N + line, 2 * N + box, tables, learn
                             )
                             if n_queued < 0:
                                 return -1, n_queued
     return changed, n_queued
 
 
-@jit
-def _propagate(masks, peers, units, cell_units, locked, learn, queue, n_queued, seg, dirty0, dirty1):
+@jit_inline
+def _propagate(masks, boards, peers, units, cell_units, locked, learn, queue, n_queued, seg, dirty0, dirty1):
     """Propagate singles (and locked candidates) to a fixed point, in place.
 
     Parameters
     ----------
     masks : ndarray of uint32, shape (C,)
         Candidate masks of one node; narrowed in place.
+    boards : ndarray of int64, shape (N, W)
+        The same candidates per digit, as cell bits (:func:`_fill_boards`);
+        kept in step with ``masks``. A fixed cell's digit is struck from
+        the peers that have it (its peer bits and the digit's board), not
+        from all of them in turn; peers are numbered in increasing order,
+        so the strikes happen in the same order either way.
     peers : ndarray of int32, shape (C, P)
     units : ndarray of int32, shape (3N, N)
     cell_units : ndarray of int32, shape (C, 3)
     locked : bool
         Also apply locked candidates (pointing and claiming).
     learn : tuple
-        ``(weights, cell_weights, unit_bits)``: unit weights (int64, 3N; the
-        unit(s) behind a refutation gain 1), their sum over each cell's
-        three units (int64, C; kept equal to it), and each cell's units as
-        bits (int64, (C, 2), from :func:`_unit_bits`).
+        ``(weights, cell_weights, unit_bits, peer_boards)``: unit weights
+        (int64, 3N; the unit(s) behind a refutation gain 1), their sum over
+        each cell's three units (int64, C; kept equal to it), each cell's
+        units as bits (int64, (C, 2), :func:`_unit_bits`) and its peers as
+        bits (int64, (C, W), :func:`_peer_boards`).
     queue : ndarray of int32, shape (C,)
         ``queue[:n_queued]``: fixed cells whose digit has not been removed
         from their peers yet. Used as scratch afterwards.
@@ -331,7 +409,7 @@ def _propagate(masks, peers, units, cell_units, locked, learn, queue, n_queued, 
     A cell enters the queue only when its mask goes from several bits to
     one, which happens once per cell, so ``C`` slots always suffice.
     """
-    weights, cell_weights, unit_bits = learn
+    weights, cell_weights, unit_bits, peer_boards = learn
     N = units.shape[1]
     n_units = units.shape[0]
     full = (np.int64(1) << N) - 1
@@ -341,34 +419,52 @@ def _propagate(masks, peers, units, cell_units, locked, learn, queue, n_queued, 
             cell = queue[head]
             head += 1
             bit = np.int64(masks[cell])
-            for j in range(peers.shape[1]):
-                p = np.uintp(peers[cell, j])  # unsigned: no negative-index wrap-around test
-                m = np.int64(masks[p])
-                left = m & ~bit
-                if left == 0:
-                    for a in range(3):
-                        for b in range(3):
-                            if cell_units[cell, a] == cell_units[p, b]:
-                                _blame(weights, units, cell_weights, cell_units[cell, a])
-                    return False
-                # Branch-free: whether the peer had the digit is data the CPU cannot predict.
-                # (_strike written out: numba counts references to the arrays of every call.)
-                struck = np.int64((m & bit) != 0)
-                masks[p] = left
-                dirty0 |= unit_bits[p, 0] & -struck
-                dirty1 |= unit_bits[p, 1] & -struck
-                queue[n_queued] = p
-                n_queued += struck & np.int64(left & (left - 1) == 0)
+            digit = _trailing_zeros(bit)
+            for w in range(peer_boards.shape[1]):
+                hits = peer_boards[cell, w] & boards[digit, w]
+                if hits == 0:
+                    continue
+                boards[digit, w] ^= hits
+                # The peers that have the digit, in increasing order (the order of ``peers``).
+                while hits:
+                    low = hits & -hits
+                    hits ^= low
+                    p = w * 64 + _trailing_zeros(low)
+                    m = np.int64(masks[p]) ^ bit
+                    if m == 0:
+                        for a in range(3):
+                            for b in range(3):
+                                if cell_units[cell, a] == cell_units[p, b]:
+                                    _blame(weights, units, cell_weights, cell_units[cell, a])
+                        return False
+                    masks[p] = m
+                    dirty0 |= unit_bits[p, 0]
+                    dirty1 |= unit_bits[p, 1]
+                    if m & (m - 1) == 0:
+                        queue[n_queued] = p
+                        n_queued += 1
         # Hidden singles only once naked singles are exhausted: they are the
         # costlier scan, and naked singles often finish a node on their own.
-        for u in range(n_units):
+        # The dirty units in increasing order; one marked during the pass is scanned in it if it
+        # comes later, in the next pass if it came earlier (as a scan of every unit in turn would).
+        u = 0
+        while u < n_units:
             if u < 64:
-                if (dirty0 >> u) & 1 == 0:
+                later = dirty0 & (np.int64(-1) << u)
+                if later == 0:
+                    u = 64
                     continue
+                u = _trailing_zeros(later)
+                if u >= n_units:
+                    break
                 dirty0 ^= np.int64(1) << u
             else:
-                if (dirty1 >> (u - 64)) & 1 == 0:
-                    continue
+                later = dirty1 & (np.int64(-1) << (u - 64))
+                if later == 0:
+                    break
+                u = 64 + _trailing_zeros(later)
+                if u >= n_units:
+                    break
                 dirty1 ^= np.int64(1) << (u - 64)
             once = np.int64(0)
             twice = np.int64(0)
@@ -377,8 +473,7 @@ def _propagate(masks, peers, units, cell_units, locked, learn, queue, n_queued, 
                 m = np.int64(masks[units[u, k]])
                 twice |= once & m
                 once |= m
-                if m & (m - 1) == 0:
-                    fixed |= m
+                fixed |= m & -np.int64(m & (m - 1) == 0)  # branch-free: m if the cell is fixed
             if once != full:
                 _blame(weights, units, cell_weights, u)
                 return False
@@ -396,16 +491,18 @@ def _propagate(masks, peers, units, cell_units, locked, learn, queue, n_queued, 
                 if target < 0:
                     _blame(weights, units, cell_weights, u)
                     return False
+                _clear_digits(boards, target, np.int64(masks[target]) ^ bit)
                 masks[target] = bit
                 dirty0 |= unit_bits[target, 0]
                 dirty1 |= unit_bits[target, 1]
                 queue[n_queued] = target
                 n_queued += 1
+            u += 1
         if head < n_queued:
             continue
         if not locked:
             return True
-        changed, n_queued = _locked_candidates(masks, (units, cell_units), learn, queue, n_queued, seg)
+        changed, n_queued = _locked_candidates(masks, boards, (units, cell_units), learn, queue, n_queued, seg)
         if changed < 0:
             return False
         if changed == 0:
@@ -415,7 +512,7 @@ def _propagate(masks, peers, units, cell_units, locked, learn, queue, n_queued, 
         dirty1 = -1
 
 
-@jit
+@jit_inline
 def _branch_cell(masks, cell_weights):
     """The unfixed cell minimising candidates / unit weight, or -1 if all are fixed.
 
@@ -434,15 +531,14 @@ def _branch_cell(masks, cell_weights):
     best_count = np.int64(1)
     best_weight = np.int64(0)
     for cell in range(masks.shape[0]):
-        m = np.int64(masks[cell])
-        if m & (m - 1):
-            count = popcount(m)
-            weight = cell_weights[cell]
-            # count / weight < best_count / best_weight, without division.
-            if count * best_weight < best_count * weight:
-                best = cell
-                best_count = count
-                best_weight = weight
+        count = _bit_count(np.int64(masks[cell]))
+        weight = cell_weights[cell]
+        # Unfixed and count / weight < best_count / best_weight, without division; one
+        # test rarely true rather than a test per cell of whether it is fixed.
+        if (count > 1) & (count * best_weight < best_count * weight):
+            best = cell
+            best_count = count
+            best_weight = weight
     return best
 
 
@@ -451,26 +547,33 @@ def _pick(remaining, rng):
     """One digit bit of ``remaining``: the lowest, or a uniformly random one."""
     if rng is None:
         return remaining & -remaining
-    skip = rng.integers(0, popcount(remaining))
+    skip = rng.integers(0, _bit_count(remaining))
     for _ in range(skip):
         remaining &= remaining - 1
     return remaining & -remaining
 
 
 @jit
-def _workspace(C, N):
-    """Scratch arrays of :func:`_search` for grids of C = N * N cells."""
+def _workspace(units, cell_units):
+    """Scratch arrays of :func:`_search`, and the cell and peer bits of the geometry."""
+    C = cell_units.shape[0]
+    N = units.shape[1]
     n = 2
     while n * n < N:
         n += 1
     stack = np.empty((C + 1, C), dtype=np.uint32)
     remaining = np.empty(C + 1, dtype=np.int64)
     branch_cell = np.empty(C + 1, dtype=np.int32)
-    queue = np.empty(C + 1, dtype=np.int32)  # one spare slot for the branch-free append
+    queue = np.empty(C, dtype=np.int32)
     seg = np.empty((2, 2, N, n), dtype=np.int64)
     cell_weights = np.empty(C, dtype=np.int64)
     unit_bits = np.empty((C, 2), dtype=np.int64)
-    return stack, remaining, branch_cell, queue, seg, cell_weights, unit_bits
+    W = (C + 63) // 64
+    boards = np.empty((C + 1, N, W), dtype=np.int64)
+    peer_boards = np.empty((C, W), dtype=np.int64)
+    _unit_bits(cell_units, unit_bits)
+    _peer_boards(units, cell_units, peer_boards)
+    return stack, boards, remaining, branch_cell, queue, seg, cell_weights, unit_bits, peer_boards
 
 
 @jit
@@ -505,7 +608,7 @@ def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights,
         Number of solutions found (at most ``limit``); 0 if the givens clash
         or a value is outside 0..N.
     """
-    stack, remaining, branch_cell, queue, seg, cell_weights, unit_bits = ws
+    stack, boards, remaining, branch_cell, queue, seg, cell_weights, unit_bits, peer_boards = ws
     C = grid.shape[0]
     stats[STAT_NODES] = 0
     stats[STAT_EXHAUSTED] = 0
@@ -514,9 +617,9 @@ def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights,
         return 0
     for c in range(C):
         cell_weights[c] = weights[cell_units[c, 0]] + weights[cell_units[c, 1]] + weights[cell_units[c, 2]]
-    _unit_bits(cell_units, unit_bits)
-    learn = (weights, cell_weights, unit_bits)
-    ok = _propagate(stack[0], peers, units, cell_units, locked, learn, queue, n_queued, seg, -1, -1)
+    _fill_boards(stack[0], boards[0])
+    learn = (weights, cell_weights, unit_bits, peer_boards)
+    ok = _propagate(stack[0], boards[0], peers, units, cell_units, locked, learn, queue, n_queued, seg, -1, -1)
     depth = 0
     remaining[0] = 0
     count = 0
@@ -546,15 +649,27 @@ def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights,
         remaining[depth] ^= bit
         cell = branch_cell[depth]
         if remaining[depth] != 0:
-            for c in range(C):
-                stack[depth + 1, c] = stack[depth, c]
+            stack[depth + 1] = stack[depth]
+            boards[depth + 1] = boards[depth]
             depth += 1
             remaining[depth] = 0
+        _clear_digits(boards[depth], cell, np.int64(stack[depth, cell]) ^ bit)
         stack[depth, cell] = bit
         queue[0] = cell
         # The node is its parent's fixed point (where no unit has a hidden single) with one cell narrowed.
         ok = _propagate(
-            stack[depth], peers, units, cell_units, locked, learn, queue, 1, seg, unit_bits[cell, 0], unit_bits[cell, 1]
+            stack[depth],
+            boards[depth],
+            peers,
+            units,
+            cell_units,
+            locked,
+            learn,
+            queue,
+            1,
+            seg,
+            unit_bits[cell, 0],
+            unit_bits[cell, 1],
         )
     stats[STAT_NODES] = nodes
     return count
@@ -590,7 +705,7 @@ def solve_grid(grid, peers, units, cell_units, locked, limit, node_budget, weigh
     int
         Number of solutions found, at most ``limit``; 0 for clashing givens.
     """
-    ws = _workspace(grid.shape[0], units.shape[1])
+    ws = _workspace(units, cell_units)
     return _search(grid, peers, units, cell_units, locked, limit, node_budget, weights, None, out, stats, ws)
 
 
@@ -628,7 +743,7 @@ def random_fill(grid, peers, units, cell_units, locked, node_budget, weights, rn
         1 if a completion was found, 0 if there is none or the budget ran out
         (``stats[STAT_EXHAUSTED]`` tells which).
     """
-    ws = _workspace(grid.shape[0], units.shape[1])
+    ws = _workspace(units, cell_units)
     return _search(grid, peers, units, cell_units, locked, 1, node_budget, weights, rng, out, stats, ws)
 
 
@@ -653,7 +768,7 @@ def solve_batch(grids, peers, units, cell_units, locked, limit, out, counts, nod
     nodes : ndarray of int64, shape (P,)
         Output: branches tried per grid.
     """
-    ws = _workspace(grids.shape[1], units.shape[1])
+    ws = _workspace(units, cell_units)
     weights = np.empty(units.shape[0], dtype=np.int64)
     stats = np.zeros(N_STATS, dtype=np.int64)
     budget = np.iinfo(np.int64).max
