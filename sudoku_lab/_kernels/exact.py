@@ -165,7 +165,7 @@ def _clear_digits(boards, cell, removed):
 
 @jit
 def _fill_boards(masks, boards):
-    """Per digit, the cells that still have it as a candidate, as bits (cell ``c``: bit ``c % 64`` of word ``c // 64``)."""
+    """Per digit, the cells that still have it as a candidate (cell ``c``: bit ``c % 64`` of word ``c // 64``)."""
     boards[:] = 0
     for cell in range(masks.shape[0]):
         m = np.int64(masks[cell])
