@@ -429,7 +429,7 @@ def _propagate(masks, boards, peers, units, cell_units, locked, learn, queue, n_
                 while hits:
                     low = hits & -hits
                     hits ^= low
-                    p = w * 64 + _trailing_zeros(low)
+                    p = np.uintp(w * 64 + _trailing_zeros(low))  # unsigned: no wrap-around test
                     m = np.int64(masks[p]) ^ bit
                     if m == 0:
                         for a in range(3):
@@ -469,8 +469,9 @@ def _propagate(masks, boards, peers, units, cell_units, locked, learn, queue, n_
             once = np.int64(0)
             twice = np.int64(0)
             fixed = np.int64(0)
+            row = units[u]
             for k in range(N):
-                m = np.int64(masks[units[u, k]])
+                m = np.int64(masks[np.uintp(row[k])])
                 twice |= once & m
                 once |= m
                 fixed |= m & -np.int64(m & (m - 1) == 0)  # branch-free: m if the cell is fixed
