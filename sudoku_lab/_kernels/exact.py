@@ -31,11 +31,33 @@ yet. The last alternative of a node reuses the node's own row instead of a
 copy, so the stack only grows at real choice points; it never needs more
 than ``C + 1`` rows because every level fixes at least one more cell.
 
+What makes it fast without changing what it finds (the same solutions in
+the same order, the same branches and the same learnt weights as the plain
+implementation kept in ``tests/naive_exact.py``, which the tests check):
+
+- ``boards[k]`` holds the same candidates per digit, as bits over the cells
+  (``ceil(C / 64)`` words per digit), kept in step with the masks; a fixed
+  cell's digit is struck from ``peer bits & digit bits``, the peers that
+  still have it, in increasing cell order as the ``peers`` table lists them;
+- hidden singles are looked for only in *dirty* units, those with a cell
+  changed since the unit's last scan (two words of unit bits), in
+  increasing unit order: a unit unchanged since a scan that found nothing
+  finds nothing again;
+- the unit weights are also kept summed per cell, so branching reads one
+  number per cell; popcount and lowest-set-bit are single instructions
+  (LLVM's ``ctpop`` and ``cttz``) and the hot helpers are inlined
+  (:data:`~sudoku_lab._kernels.common.jit_inline`), so no array is
+  reference-counted per call;
+- the root's masks come from each unit's givens in one pass; propagation
+  reaches the same fixed point in any order, and a refuted root ends the
+  search (it blames no unit, which nothing reads).
+
 Every function takes the geometry tables of :func:`sudoku_lab.model.geometry.geometry`
 (``peers`` int32 [C, P], ``units`` int32 [3N, N], ``cell_units`` int32
-[C, 3]) and works for box sizes 2..5. Masks are read into ``int64`` scalars:
-numba widens ``uint32`` arithmetic to 64 bits anyway, and signed scalars keep
-``m & -m`` (lowest set bit) exact.
+[C, 3]) and works for box sizes 2..5; the peer bits are made from ``units``
+and ``cell_units`` (the ``peers`` table lists the same cells). Masks are
+read into ``int64`` scalars: numba widens ``uint32`` arithmetic to 64 bits
+anyway, and signed scalars keep ``m & -m`` (lowest set bit) exact.
 """
 
 from __future__ import annotations
