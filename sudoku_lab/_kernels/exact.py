@@ -63,7 +63,7 @@ anyway, and signed scalars keep ``m & -m`` (lowest set bit) exact.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
+from llvmlite import ir  # type: ignore[import-untyped]
 from numba import types
 from numba.extending import intrinsic
 

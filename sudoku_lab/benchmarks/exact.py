@@ -52,7 +52,7 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -66,7 +66,7 @@ __all__ = ["bench_exact", "MEASURES", "TDOKU_PUBLISHED", "TDOKU_ENV"]
 
 #: tdoku's published top1465 figure: github.com/t-dillon/tdoku, benchmarks/results_i7-1065G7/best_results.txt
 #: (dataset ``puzzles3_magictour_top1465``, row ``tdoku``), the machine its README's tables come from.
-TDOKU_PUBLISHED = {
+TDOKU_PUBLISHED: dict[str, Any] = {
     "set": "top1465",
     "puzzles": 1465,
     "per_second": 140435.4,

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -103,7 +104,7 @@ class SearchResult:
 _BOX_BY_CELLS = {k**4: k for k in BOX_SIZES}
 
 
-def _puzzle_class() -> type:
+def _puzzle_class() -> Any:
     """:class:`sudoku_lab.model.puzzle.Puzzle`, imported on first use (the puzzle model imports this module)."""
     global _PUZZLE
     if _PUZZLE is None:
@@ -116,7 +117,7 @@ def _puzzle_class() -> type:
 _PUZZLE: type | None = None
 
 
-def _checked_grid(puzzle) -> tuple[np.ndarray, int]:
+def _checked_grid(puzzle: Any) -> tuple[np.ndarray, int]:
     """:func:`as_grid`, with a short way for what needs no conversion.
 
     A :class:`~sudoku_lab.model.puzzle.Puzzle` was checked when it was made
