@@ -382,7 +382,7 @@ def _locked_candidates(masks, boards, tables, learn, queue, n_queued, seg):
 
 
 @jit_inline
-def _propagate(masks, boards, peers, units, cell_units, locked, learn, queue, n_queued, seg, dirty0, dirty1):
+def _propagate(masks, boards, peers, units, cell_units, locked, learn, queue, n_queued, seg, dirty0, dirty1, N, W):
     """Propagate singles (and locked candidates) to a fixed point, in place.
 
     Parameters
@@ -419,6 +419,10 @@ def _propagate(masks, boards, peers, units, cell_units, locked, learn, queue, n_
         whose masks did not change since such a scan would find nothing
         again, so skipping it changes no outcome, while scanning one more
         unit than needed only costs time.
+    N, W : int
+        Side of the grid and words per board (``units.shape[1]``,
+        ``boards.shape[1]``), as arguments so that a caller passing
+        constants gets loops of known length.
 
     Returns
     -------
@@ -432,8 +436,7 @@ def _propagate(masks, boards, peers, units, cell_units, locked, learn, queue, n_
     one, which happens once per cell, so ``C`` slots always suffice.
     """
     weights, cell_weights, unit_bits, peer_boards = learn
-    N = units.shape[1]
-    n_units = units.shape[0]
+    n_units = 3 * N
     full = (np.int64(1) << N) - 1
     head = 0
     while True:
@@ -442,7 +445,7 @@ def _propagate(masks, boards, peers, units, cell_units, locked, learn, queue, n_
             head += 1
             bit = np.int64(masks[cell])
             digit = _trailing_zeros(bit)
-            for w in range(peer_boards.shape[1]):
+            for w in range(W):
                 hits = peer_boards[cell, w] & boards[digit, w]
                 if hits == 0:
                     continue
@@ -536,7 +539,7 @@ def _propagate(masks, boards, peers, units, cell_units, locked, learn, queue, n_
 
 
 @jit_inline
-def _branch_cell(masks, cell_weights):
+def _branch_cell(masks, cell_weights, C):
     """The unfixed cell minimising candidates / unit weight, or -1 if all are fixed.
 
     Parameters
@@ -544,6 +547,8 @@ def _branch_cell(masks, cell_weights):
     masks : ndarray of uint32, shape (C,)
     cell_weights : ndarray of int64, shape (C,)
         Per cell, the sum of the weights of its three units.
+    C : int
+        Number of cells (a constant where the caller knows it).
 
     Returns
     -------
@@ -553,7 +558,7 @@ def _branch_cell(masks, cell_weights):
     best = -1
     best_count = np.int64(1)
     best_weight = np.int64(0)
-    for cell in range(masks.shape[0]):
+    for cell in range(C):
         count = _bit_count(np.int64(masks[cell]))
         weight = cell_weights[cell]
         # Unfixed and count / weight < best_count / best_weight, without division; one
@@ -601,6 +606,37 @@ def _workspace(units, cell_units):
 
 @jit
 def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights, rng, out, stats, ws):
+    """:func:`_search_body`, compiled twice: with the sizes of a 9 x 9 grid as constants, and for any size.
+
+    The 9 x 9 copy is the same code with ``N = 9``, ``W = 2`` and ``C = 81`` known to the compiler, which
+    unrolls the loops over a unit's cells and over board words; it finds exactly what the general copy finds.
+    """
+    if units.shape[1] == 9:
+        return _search_body(
+            grid, peers, units, cell_units, locked, limit, node_budget, weights, rng, out, stats, ws, 9, 2, 81
+        )
+    C = grid.shape[0]
+    return _search_body(
+        grid,
+        peers,
+        units,
+        cell_units,
+        locked,
+        limit,
+        node_budget,
+        weights,
+        rng,
+        out,
+        stats,
+        ws,
+        units.shape[1],
+        (C + 63) // 64,
+        C,
+    )
+
+
+@jit_inline
+def _search_body(grid, peers, units, cell_units, locked, limit, node_budget, weights, rng, out, stats, ws, N, W, C):
     """Depth-first search for up to ``limit`` solutions of one grid.
 
     Parameters
@@ -624,6 +660,8 @@ def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights,
         Output: branches tried, budget exhausted flag.
     ws : tuple
         Workspace from :func:`_workspace`.
+    N, W, C : int
+        Side, words per digit board, cells.
 
     Returns
     -------
@@ -632,7 +670,6 @@ def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights,
         or a value is outside 0..N.
     """
     stack, boards, remaining, branch_cell, queue, seg, cell_weights, unit_bits, peer_boards = ws
-    C = grid.shape[0]
     stats[STAT_NODES] = 0
     stats[STAT_EXHAUSTED] = 0
     n_queued = _init_masks(grid, units, cell_units, stack[0], queue)
@@ -642,14 +679,14 @@ def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights,
         cell_weights[c] = weights[cell_units[c, 0]] + weights[cell_units[c, 1]] + weights[cell_units[c, 2]]
     _fill_boards(stack[0], boards[0])
     learn = (weights, cell_weights, unit_bits, peer_boards)
-    ok = _propagate(stack[0], boards[0], peers, units, cell_units, locked, learn, queue, n_queued, seg, -1, -1)
+    ok = _propagate(stack[0], boards[0], peers, units, cell_units, locked, learn, queue, n_queued, seg, -1, -1, N, W)
     depth = 0
     remaining[0] = 0
     count = 0
     nodes = 0
     while True:
         if ok:
-            cell = _branch_cell(stack[depth], cell_weights)
+            cell = _branch_cell(stack[depth], cell_weights, C)
             if cell < 0:
                 if count < out.shape[0]:
                     for c in range(C):
@@ -693,6 +730,8 @@ def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights,
             seg,
             unit_bits[cell, 0],
             unit_bits[cell, 1],
+            N,
+            W,
         )
     stats[STAT_NODES] = nodes
     return count
