@@ -798,7 +798,9 @@ def test_options_are_data_the_command_line_turns_into_arguments(cli):
     out = cli("bench", "exact", "--repeat", "0")
     assert out.returncode == 2
     assert "argument --repeat: must be an integer from 1 to 1,000, got 0" in out.stderr
-    with pytest.raises(ParameterError, match="benchmark 'exact' has no option runs; its options: set, repeat, tdoku, only"):
+    with pytest.raises(
+        ParameterError, match="benchmark 'exact' has no option runs; its options: set, repeat, tdoku, only"
+    ):
         run_benchmark("exact", runs=3)
     with pytest.raises(TypeError, match="option flags such as '--runs'"):
         BenchmarkOption("runs", default=3)
