@@ -312,6 +312,109 @@ def test_bench_exact_command_refuses_an_unknown_measure(cli):
     ]
 
 
+FAKE_TDOKU = """#!{python}
+\"\"\"A stand-in for tdoku's run_benchmark: checks its options, counts the puzzle lines, prints tdoku's CSV line.\"\"\"
+import sys
+args = sys.argv[1:]
+assert args[:8] == ["-s", "tdoku", "-t", "1", "-w", "1", "-c", "1"], args
+lines = [ln for ln in open(args[8]).read().split() if ln]
+assert len(lines) == {puzzles} and all(len(ln) == 81 for ln in lines), len(lines)
+if {fail}:
+    print("puzzle failed validation", file=sys.stderr)
+    sys.exit(3)
+print("GNU,12.2.0, -O3  -march=native," + args[8] + ",tdoku,{rate},15.5,7.9,9.05")
+"""
+
+
+def _fake_tdoku(tmp_path: Path, puzzles: int, rate: float = 50000.0, fail: bool = False) -> Path:
+    exe = tmp_path / "run_benchmark"
+    exe.write_text(FAKE_TDOKU.format(python=sys.executable, puzzles=puzzles, rate=rate, fail=fail))
+    exe.chmod(0o755)
+    return exe
+
+
+def test_bench_exact_measures_tdoku_in_the_same_run_when_given(tmp_path, monkeypatch):
+    monkeypatch.delenv("SUDOKU_LAB_TDOKU", raising=False)
+    puzzles = _fiendish(6)
+    lines = []
+    r = bench_exact(
+        puzzles, out=lines.append, repeat=2, only=("solve", "batch"), tdoku=_fake_tdoku(tmp_path, 6, rate=12345.5)
+    )
+    assert r["tdoku_per_second"] == 12345.5
+    assert r["tdoku_published"] is None  # six puzzles are not top1465
+    assert set(r["ratio_to_tdoku"]) == {"solve", "batch"} and r["ratio_to_tdoku_published"] == {}
+    for key in ("solve", "batch"):
+        assert r["ratio_to_tdoku"][key] == pytest.approx(r["per_second"][key] / 12345.5)
+    assert "tdoku" not in r["seconds"]
+    text = "\n".join(lines)
+    assert (
+        "tdoku (github.com/t-dillon/tdoku), the fastest public solver, on this set: 12,346 puzzles/s measured here"
+        in text
+    )
+    assert "ours / tdoku, puzzles per second (above 1: ours is faster)" in text and "measured here" in text
+    row = next(
+        ln for ln in lines if ln.startswith("    exact.solve_many, one kernel call") and ln.rstrip().endswith("x")
+    )
+    assert row.split()[-2:] == ["-", ratio_text(r["ratio_to_tdoku"]["batch"], 1).strip()]
+    assert not list(tmp_path.glob("sudoku-lab-tdoku-*"))  # its puzzle file is gone
+
+
+def test_bench_exact_takes_tdoku_from_the_environment_and_survives_its_failure(tmp_path, monkeypatch):
+    monkeypatch.setenv("SUDOKU_LAB_TDOKU", str(_fake_tdoku(tmp_path, 3, fail=True)))
+    lines = []
+    r = bench_exact(_fiendish(3), out=lines.append, repeat=1, only=("solve",))
+    assert r["tdoku_per_second"] is None and r["ratio_to_tdoku"] == {}
+    assert r["per_second"]["solve"] > 0
+    assert any(ln.startswith("  tdoku failed (") and ln.endswith("not compared") for ln in lines)
+    monkeypatch.setenv("SUDOKU_LAB_TDOKU", str(tmp_path / "no-such-program"))
+    lines.clear()
+    r = bench_exact(_fiendish(2), out=lines.append, repeat=1, only=("solve",))
+    assert r["tdoku_per_second"] is None
+    assert any("was not found or is not executable: not run" in ln for ln in lines)
+
+
+def test_bench_exact_runs_tdoku_on_9x9_sets_only(tmp_path):
+    puzzles = [(p.name, p.grid) for p in load_puzzles(resource_path("puzzles", "benchmarks", "lewis_16x16_50.csv"))[:2]]
+    lines = []
+    r = bench_exact(puzzles, out=lines.append, repeat=1, only=("solve",), tdoku=_fake_tdoku(tmp_path, 2))
+    assert r["tdoku_per_second"] is None and r["tdoku_published"] is None
+    assert "  tdoku solves 9x9 puzzles only: not run" in lines
+    assert not any("ours / tdoku" in ln for ln in lines)
+
+
+def test_bench_exact_on_top1465_shows_tdokus_published_figure(monkeypatch):
+    from sudoku_lab.benchmarks.exact import TDOKU_PUBLISHED
+
+    monkeypatch.delenv("SUDOKU_LAB_TDOKU", raising=False)
+    puzzles = [(p.name, p.grid) for p in load_puzzles(resource_path("puzzles", "benchmarks", "top1465.csv"))]
+    lines = []
+    r = bench_exact(puzzles, out=lines.append, repeat=1, only=("batch",), label="benchmarks/top1465")
+    assert r["tdoku_published"] == TDOKU_PUBLISHED and TDOKU_PUBLISHED["per_second"] == 140435.4
+    assert r["ratio_to_tdoku_published"]["batch"] == pytest.approx(r["per_second"]["batch"] / 140435.4)
+    assert r["tdoku_per_second"] is None and r["ratio_to_tdoku"] == {}
+    text = "\n".join(lines)
+    assert "tdoku published on top1465: 140,435 puzzles/s (7.1 us per puzzle) on another machine:" in text
+    assert "Intel Core i7-1065G7" in text and "benchmarks/results_i7-1065G7/best_results.txt" in text
+    assert "on this set: not measured here" in text
+    row = next(ln for ln in lines if ln.startswith("    exact.solve_many, one kernel call"))
+    assert row.split()[-2:] == [ratio_text(r["ratio_to_tdoku_published"]["batch"], 1).strip(), "-"]
+    # A part of the set is not what the published figure measured.
+    lines.clear()
+    r = bench_exact(puzzles[:100], out=lines.append, repeat=1, only=("batch",), label="benchmarks/top1465")
+    assert r["tdoku_published"] is None and not any("tdoku" in ln for ln in lines)
+
+
+def test_bench_exact_command_takes_a_tdoku_program(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("SUDOKU_LAB_TDOKU", raising=False)
+    path = tmp_path / "three.csv"
+    path.write_text(format_collection(load_puzzles(resource_path("puzzles", "papers.csv"))[:3], "csv"))
+    exe = _fake_tdoku(tmp_path, 3, rate=99999.0)
+    args = ["bench", "exact", "--set", str(path), "--repeat", "1", "--only", "solve", "--tdoku", str(exe)]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "on this set: 99,999 puzzles/s measured here" in out
+
+
 # ----------------------------------------------------------------- RESEDA
 def test_numpy_reseda_samples_keep_the_givens_and_fill_boxes_with_permutations():
     pz = library.puzzle("reseda_fig3_1_easy")
@@ -695,7 +798,9 @@ def test_options_are_data_the_command_line_turns_into_arguments(cli):
     out = cli("bench", "exact", "--repeat", "0")
     assert out.returncode == 2
     assert "argument --repeat: must be an integer from 1 to 1,000, got 0" in out.stderr
-    with pytest.raises(ParameterError, match="benchmark 'exact' has no option runs; its options: set, repeat, only"):
+    with pytest.raises(
+        ParameterError, match="benchmark 'exact' has no option runs; its options: set, repeat, tdoku, only"
+    ):
         run_benchmark("exact", runs=3)
     with pytest.raises(TypeError, match="option flags such as '--runs'"):
         BenchmarkOption("runs", default=3)

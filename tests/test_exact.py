@@ -424,3 +424,129 @@ def test_a_bad_grid_in_a_batch_is_named():
         exact.solve_many(grids, 3)
     assert str(info.value) == "grid 3: r2c2 holds 12, which is not a digit of a 9x9 puzzle (0 for a blank, 1-9)"
     assert info.value.cells == (10,) and info.value.digit == 12
+
+
+# ------------------------------------------------------------------ the fast kernel equals its slow twin
+def _both_kernels(grid, n, *, limit=2, budget=10**9, seed=None):
+    """Run the package's kernel and tests/naive_exact.py's (the search before its speed-up) on one grid.
+
+    Returns, per kernel: the count, the solutions found (in order), the branches tried, the budget flag
+    and the unit weights learnt (None for a root refuted by propagation, where nothing searches after
+    the blame: the fast kernel fills the root from each unit's givens and blames no unit there).
+    """
+    import naive_exact  # tests/naive_exact.py
+
+    from sudoku_lab._kernels import exact as fast
+    from sudoku_lab.model.geometry import geometry
+
+    geo = geometry(n)
+    tables = (geo.peers, geo.units, geo.cell_units)
+    found = []
+    for kernel in (naive_exact, fast):
+        out = np.zeros((limit, geo.C), dtype=np.int8)
+        stats = np.zeros(fast.N_STATS, dtype=np.int64)
+        weights = np.ones(3 * geo.N, dtype=np.int64)
+        if seed is None:
+            count = kernel.solve_grid(
+                grid, *tables, n >= exact.LOCKED_CANDIDATES_MIN_BOX, limit, budget, weights, out, stats
+            )
+        else:
+            rng = np.random.default_rng(seed)
+            count = kernel.random_fill(
+                grid, *tables, n >= exact.LOCKED_CANDIDATES_MIN_BOX, budget, weights, rng, out[:1], stats
+            )
+        root_refuted = count == 0 and stats[0] == 0
+        found.append(
+            (int(count), out[: min(count, limit)].tobytes(), stats.tolist(), None if root_refuted else weights.tolist())
+        )
+    return found
+
+
+def _collection_grids(name, step=1, count=None):
+    puzzles = load_puzzles(resource_path("puzzles", name))[::step][:count]
+    return [(p.grid, p.n) for p in puzzles]
+
+
+@pytest.mark.parametrize(
+    "name, step, count, budget",
+    [
+        ("benchmarks/top1465.csv", 37, None, 10**9),
+        ("benchmarks/17_clue.csv", 1, 25, 10**9),
+        ("benchmarks/hardest_1106.csv", 9, None, 10**9),
+        ("benchmarks/lewis_16x16_40.csv", 1, 6, 4000),
+        ("benchmarks/lewis_16x16_45.csv", 1, 6, 4000),
+        ("benchmarks/lewis_25x25_40.csv", 1, 3, 1500),
+        ("benchmarks/lewis_25x25_45.csv", 1, 3, 1500),
+    ],
+)
+def test_the_kernel_searches_exactly_like_its_slow_twin(name, step, count, budget):
+    """Same solutions in the same order, same branches, same budget flag, same learnt weights (hence
+    the same answer from exact.solve's restarts); the 16 x 16 and 25 x 25 ones with locked candidates."""
+    for grid, n in _collection_grids(name, step, count):
+        slow, fast = _both_kernels(grid, n, limit=2, budget=budget)
+        assert fast == slow
+        slow, fast = _both_kernels(grid, n, budget=budget, seed=7)
+        assert fast == slow
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_the_kernel_finds_several_solutions_in_its_twins_order(n):
+    solved, grid, cells = deadly_rectangle(n)
+    grid[cells] = 0
+    slow, fast = _both_kernels(grid, n, limit=3)
+    assert fast == slow and fast[0] == 2
+    empty = np.zeros(n**4, dtype=np.int8)
+    slow, fast = _both_kernels(empty, n, limit=5, budget=20000)
+    assert fast == slow and fast[0] == 5
+    for seed in range(3):
+        slow, fast = _both_kernels(empty, n, budget=20000, seed=seed)
+        assert fast == slow and fast[0] == 1
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_the_kernel_refutes_what_its_twin_refutes(n):
+    """Clashing givens, a cell left without candidates, search-refuted puzzles and random junk."""
+    rng = np.random.default_rng(n)
+    geo_c = n**4
+    grids = []
+    for _ in range(150):
+        grids.append(np.where(rng.random(geo_c) < 0.35, rng.integers(0, n * n + 1, geo_c), 0).astype(np.int8))
+    if n in SEARCH_REFUTED:
+        grids.append(to_grid(SEARCH_REFUTED[n]))
+    refuted = 0
+    for grid in grids:
+        slow, fast = _both_kernels(grid, n, limit=2, budget=5000)
+        assert fast == slow
+        refuted += fast[0] == 0
+    assert refuted > 10  # the junk does exercise refutations
+
+
+def test_puzzles_and_int8_grids_take_the_short_check_with_the_same_answers():
+    """A Puzzle (checked when made) and a contiguous int8 grid skip as_grid; the answers do not change."""
+    from sudoku_lab.exact import solver
+    from sudoku_lab.model.puzzle import Puzzle
+
+    p = load_puzzles(resource_path("puzzles", "benchmarks/top1465.csv"))[3]
+    grid, n = solver._checked_grid(p)
+    assert grid is p.grid and n == 3
+    a = np.array(p.grid)
+    grid, n = solver._checked_grid(a)
+    assert grid is a and n == 3
+    wide = a.astype(np.int64)
+    assert np.array_equal(solver._checked_grid(wide)[0], a)
+    strided = np.repeat(a, 2)[::2]  # int8 but not contiguous: goes through as_grid
+    assert not strided.flags.c_contiguous and np.array_equal(solver._checked_grid(strided)[0], a)
+    expected = exact.solve(Puzzle(a, n=3))
+    for form in (p, a, wide, strided, a.reshape(9, 9)):
+        assert np.array_equal(exact.solve(form), expected)
+        assert exact.count_solutions(form) == 1
+
+
+@pytest.mark.parametrize("value", [10, -1, 127, -128])
+def test_an_int8_grid_with_a_bad_digit_still_gets_the_one_line_error(value):
+    grid = np.zeros(81, dtype=np.int8)
+    grid[40] = value
+    for fn in (exact.solve, exact.count_solutions, exact.search):
+        with pytest.raises(PuzzleError, match=f"r5c5 holds {value}, which is not a digit of a 9x9 puzzle") as info:
+            fn(grid)
+        assert info.value.kind == "bad_symbol" and info.value.cells == (40,)

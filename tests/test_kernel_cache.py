@@ -1,7 +1,7 @@
 """Kernels shared across modules stay safe with numba's on-disk cache.
 
 numba keys a cached kernel on its own source file only: a kernel of
-``_kernels/exact.py`` that calls ``popcount`` from ``_kernels/common.py`` would
+``_kernels/ac3.py`` that calls ``popcount`` from ``_kernels/common.py`` would
 keep running the old, inlined ``popcount`` after ``common.py`` changed.
 ``_kernels/common.py`` therefore puts the cache in a directory named after a
 hash of every kernel source. These tests edit the helper in a copy of the
@@ -21,22 +21,22 @@ import pytest
 
 import sudoku_lab
 
-# _branch_cell (exact search) picks the multi-candidate cell with the fewest candidates, counted by
-# common.popcount: cell 1 (2 candidates) here. With popcount returning 0 it picks the first such cell, 0.
+# _find_hidden_single (AC3) masks out the digits of a unit's singleton cells, found with common.popcount: in a
+# unit of two fixed cells (digits 1 and 2) there is no news, so the caller prints 1. With popcount returning 0
+# the two fixed digits look like hidden singles, and it prints 0. (The exact search counts bits with an
+# instruction of its own, so it no longer serves as the caller here.)
 CALLER = r"""
 import json, sys
 import numpy as np
 import sudoku_lab
 from sudoku_lab._kernels import common
-from sudoku_lab._kernels.exact import _branch_cell
-
-masks = np.array([0b1111, 0b0011, 0b0111], dtype=np.uint32)
-best = _branch_cell(masks, np.zeros((3, 3), dtype=np.int32), np.ones(1, dtype=np.int64))
-stats = _branch_cell.stats
-json.dump({"result": int(best), "package": sudoku_lab.__file__, "cache_dir": str(common.CACHE_DIR),
+from sudoku_lab._kernels.ac3 import _find_hidden_single
+domains = np.array([0b01, 0b10], dtype=np.uint32)
+kind = _find_hidden_single(domains, np.array([[0, 1]], dtype=np.int32), 0b11)[0]
+stats = _find_hidden_single.stats
+json.dump({"result": int(kind == 0), "package": sudoku_lab.__file__, "cache_dir": str(common.CACHE_DIR),
            "hits": sum(stats.cache_hits.values()), "misses": sum(stats.cache_misses.values())}, sys.stdout)
 """
-
 #: Appended to the copy's common.py: popcount redefined, so ``from .common import popcount`` gets this one.
 EDIT = '''
 

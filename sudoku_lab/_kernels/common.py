@@ -38,7 +38,7 @@ from numba import njit
 
 from .._paths import private_dir, user_dir
 
-__all__ = ["jit", "popcount", "lowest_digit", "digit_bit", "shuffle", "cache_key", "CACHE_DIR"]
+__all__ = ["jit", "jit_inline", "popcount", "lowest_digit", "digit_bit", "shuffle", "cache_key", "CACHE_DIR"]
 
 _HERE = Path(__file__).resolve().parent
 #: Cache directories of other source versions are deleted once this many newer ones exist and they
@@ -104,6 +104,10 @@ else:
 
 #: The one decorator for kernels: ``@jit`` on a plain function.
 jit = njit(cache=CACHE_DIR is not None, nogil=True)
+#: :data:`jit` for a helper that numba inlines into each caller before compiling it (``inline="always"``):
+#: for the hot helpers of a search, where a call's reference counting of every array passed costs more
+#: than the helper's work. Such a helper is compiled (and cached) only as part of its callers.
+jit_inline = njit(cache=CACHE_DIR is not None, nogil=True, inline="always")
 
 
 @jit

@@ -22,11 +22,26 @@ after every kernel is loaded or compiled (:func:`sudoku_lab.stepping.warmup.warm
     side by side, on empty input; the difference is its solving time without
     the process start-up.
 
+``tdoku``
+    for 9 x 9 sets, when tdoku's benchmark program is given (``tdoku=`` or
+    ``--tdoku PATH``, else the ``SUDOKU_LAB_TDOKU`` environment variable; a
+    build of ``run_benchmark`` from github.com/t-dillon/tdoku): its own
+    measurement, ``run_benchmark -s tdoku -t 1 -w 1 -c 1`` on the same lines,
+    once per pass, interleaved with ours; the best puzzles/s it reports
+    counts (its time includes no process start-up and no text I/O, like
+    ``exact.solve_many``).
+
 Ratios are puzzles per second, ours over the reference (above 1: ours is
 faster): over ``exact.solve`` for every row, and over qqwing both as a whole
 process and with its start-up subtracted. The like-with-like comparison is
 the text path against qqwing without start-up: both read lines, solve and
 write lines, neither pays for starting a process.
+
+On the magictour top 1465 set (all 1465 puzzles), the report also gives
+ours over tdoku's published figure (:data:`TDOKU_PUBLISHED`: measured by
+tdoku's author on another machine, so the ratio says more about the order
+of magnitude than the exact factor) and, when tdoku ran here, over tdoku
+measured in the same run.
 """
 
 from __future__ import annotations
@@ -37,7 +52,7 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -47,7 +62,24 @@ from ..errors import ParameterError
 from . import BenchmarkOption, register_benchmark
 from ._timing import ratio, ratio_text, side_by_side
 
-__all__ = ["bench_exact", "MEASURES"]
+__all__ = ["bench_exact", "MEASURES", "TDOKU_PUBLISHED", "TDOKU_ENV"]
+
+#: tdoku's published top1465 figure: github.com/t-dillon/tdoku, benchmarks/results_i7-1065G7/best_results.txt
+#: (dataset ``puzzles3_magictour_top1465``, row ``tdoku``), the machine its README's tables come from.
+TDOKU_PUBLISHED: dict[str, Any] = {
+    "set": "top1465",
+    "puzzles": 1465,
+    "per_second": 140435.4,
+    "us_per_puzzle": 7.1,
+    "machine": "Intel Core i7-1065G7 (Ice Lake laptop, 1.3-3.9 GHz, AVX-512), clang 8 -O3 -march=native with "
+    "profile-guided optimisation",
+    "source": "github.com/t-dillon/tdoku benchmarks/results_i7-1065G7/best_results.txt",
+}
+#: Environment variable naming tdoku's ``run_benchmark`` program when ``--tdoku`` is not given.
+TDOKU_ENV = "SUDOKU_LAB_TDOKU"
+#: ``run_benchmark`` options: the tdoku solver only, 1 s of measuring after 1 s of warm-up (which checks
+#: every solution), one CSV line of results.
+_TDOKU_ARGS = ("-s", "tdoku", "-t", "1", "-w", "1", "-c", "1")
 
 #: What ``--only`` may choose, in report order.
 MEASURES = ("solve", "batch", "count2", "text", "qqwing")
@@ -111,6 +143,30 @@ def _run_qqwing(qqwing: str, text: str) -> list[str]:
     return done.stdout.splitlines()
 
 
+def _run_tdoku(tdoku: str, path: str) -> float:
+    """tdoku's own puzzles/s on the puzzle lines in ``path`` (``run_benchmark ... -c 1``: the fifth CSV field)."""
+    done = subprocess.run([tdoku, *_TDOKU_ARGS, path], capture_output=True, text=True, check=True, timeout=120)
+    for line in reversed(done.stdout.splitlines()):
+        fields = [f.strip() for f in line.split(",")]
+        if "tdoku" in fields[:-1]:
+            try:
+                rate = float(fields[fields.index("tdoku") + 1])
+            except ValueError:
+                break
+            if rate > 0:  # a run too short to measure reports nan
+                return rate
+            break
+    raise ValueError(f"no puzzles/s in its output: {done.stdout.strip()[-200:]!r}")
+
+
+def _is_top1465(label: str | None, names: Sequence[str]) -> bool:
+    """Whether the set is the whole magictour top 1465, which tdoku's published figure is about."""
+    if len(names) != TDOKU_PUBLISHED["puzzles"]:
+        return False
+    stem = Path(str(label or "")).stem.lower()
+    return stem == TDOKU_PUBLISHED["set"] or all(name.lower().startswith("top1465") for name in names)
+
+
 def _check_only(only) -> tuple[str, ...]:
     chosen = tuple(MEASURES if only is None else only)
     bad = [m for m in chosen if m not in MEASURES]
@@ -128,6 +184,7 @@ def bench_exact(
     repeat: int = 3,
     only: Sequence[str] | None = None,
     label: str | None = None,
+    tdoku: str | os.PathLike[str] | None = None,
 ) -> dict:
     """Time the exact solver on a set of puzzles, side by side, next to qqwing when it is installed.
 
@@ -149,7 +206,12 @@ def bench_exact(
         whole-set kernel call or a uniqueness proof can take minutes on hard
         25 x 25 sets, where ``only=("solve",)`` still gives per-puzzle times).
     label : str, optional
-        What the set is called in the report.
+        What the set is called in the report (a label ending in ``top1465``
+        on a set of 1465 puzzles brings tdoku's published figure in).
+    tdoku : str or Path, optional
+        tdoku's ``run_benchmark`` program, to measure tdoku here in the same
+        run (9 x 9 sets); default: the ``SUDOKU_LAB_TDOKU`` environment
+        variable, else tdoku is not run.
 
     Returns
     -------
@@ -163,7 +225,11 @@ def bench_exact(
         our measurements; ``solve_ms`` (best time per puzzle, by name);
         ``valid`` (all our solutions valid; None if none was kept);
         ``matches_qqwing`` (None when qqwing was not run); ``unsolvable``
-        (names without a solution, when known).
+        (names without a solution, when known); ``tdoku_published`` (a copy
+        of :data:`TDOKU_PUBLISHED` when the set is top1465, else None),
+        ``tdoku_per_second`` (measured here, else None),
+        ``ratio_to_tdoku_published`` and ``ratio_to_tdoku`` (ours over
+        each, keyed by our measurements; empty without the figure).
     """
     from .. import exact
     from ..model.collections import load_puzzles
@@ -176,6 +242,8 @@ def bench_exact(
     if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
         raise ParameterError(f"repeat must be a positive integer, got {repeat!r}", name="repeat")
     only = _check_only(only)
+    if tdoku is None:
+        tdoku = os.environ.get(TDOKU_ENV) or None
     # Another os.PathLike than a Path is not read as a file: _stack fails on it (not iterable).
     names, grids, n = _stack(puzzles)  # type: ignore[arg-type]
     P = len(names)
@@ -189,8 +257,20 @@ def bench_exact(
         elif qqwing is None:
             notes.append("qqwing not found on PATH: no comparison")
 
+    tdoku_exe = None
+    if tdoku is not None:
+        found_exe = shutil.which(str(tdoku))
+        if n != 3:
+            notes.append("tdoku solves 9x9 puzzles only: not run")
+        elif found_exe is None:
+            notes.append(f"tdoku's benchmark program {str(tdoku)!r} was not found or is not executable: not run")
+        else:
+            tdoku_exe = found_exe
+    published = dict(TDOKU_PUBLISHED) if n == 3 and _is_top1465(label, names) else None
+
     results: _Found = {}
     solve_ms: list[np.ndarray] = []  # per pass, each puzzle's time
+    tdoku_rates: list[float] = []  # per pass, tdoku's own puzzles/s
 
     def solve_all():
         sols, ms = [], np.empty(P)
@@ -212,6 +292,15 @@ def bench_exact(
         cases["qqwing"] = lambda: results.__setitem__("qqwing", _run_qqwing(exe, text))
         cases["qqwing_empty"] = lambda: _run_qqwing(exe, "")
     cases = {k: f for k, f in cases.items() if k.split("_")[0] in only}
+    tdoku_file = None
+    if tdoku_exe is not None:
+        import tempfile
+
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", prefix="sudoku-lab-tdoku-", delete=False) as f:
+            f.write(text)
+        tdoku_file = f.name
+        exe_t, file_t = tdoku_exe, tdoku_file
+        cases["tdoku"] = lambda: tdoku_rates.append(_run_tdoku(exe_t, file_t))
 
     # Load or compile every kernel, and run each path once on one puzzle, before anything is timed.
     warm_up(("exact",))
@@ -227,7 +316,21 @@ def bench_exact(
             qqwing = None
             cases.pop("qqwing", None)
             cases.pop("qqwing_empty", None)
-    seconds = side_by_side(cases, repeat)
+    try:
+        seconds = side_by_side(cases, repeat)
+    except (OSError, ValueError, subprocess.SubprocessError) as e:
+        if "tdoku" not in cases:
+            raise
+        # tdoku failed: say so, and measure ours without it.
+        notes.append(f"tdoku failed ({str(e).strip() or type(e).__name__}): not compared")
+        cases.pop("tdoku")
+        tdoku_rates.clear()
+        seconds = side_by_side(cases, repeat)
+    finally:
+        if tdoku_file is not None:
+            os.unlink(tdoku_file)
+    seconds.pop("tdoku", None)  # its own rate counts, not the wall time of the process
+    tdoku_per_second = max(tdoku_rates) if tdoku_rates else None
 
     startup = seconds.pop("qqwing_empty", None)
     # startup: measured whenever qqwing is (both or neither are among the cases)
@@ -249,6 +352,8 @@ def bench_exact(
     ratio_to_qqwing_solving = (
         {k: ratio(per_second[k], per_second["qqwing_solving"]) for k in ours} if "qqwing_solving" in per_second else {}
     )
+    ratio_to_tdoku_published = {k: ratio(per_second[k], published["per_second"]) for k in ours} if published else {}
+    ratio_to_tdoku = {k: ratio(per_second[k], tdoku_per_second) for k in ours} if tdoku_per_second else {}
 
     # Correctness: our solutions (from whichever path ran) are valid; equal to qqwing's where unique.
     sols: list[np.ndarray | None] | None
@@ -312,6 +417,25 @@ def bench_exact(
                 f"    {_LABELS[key] + like:<62} {ratio_text(ratio_to_qqwing[key], 13)} "
                 f"{ratio_text(ratio_to_qqwing_solving.get(key), 21)}"
             )
+    if published or tdoku_per_second:
+        here = f"{tdoku_per_second:,.0f} puzzles/s measured here" if tdoku_per_second else "not measured here"
+        out(f"  tdoku (github.com/t-dillon/tdoku), the fastest public solver, on this set: {here}")
+        if published:
+            out(
+                f"  tdoku published on top1465: {published['per_second']:,.0f} puzzles/s "
+                f"({published['us_per_puzzle']} us per puzzle) on another machine:"
+            )
+            out(f"    {published['machine']}")
+            out(f"    from {published['source']}")
+        out(
+            f"  {'ours / tdoku, puzzles per second (above 1: ours is faster)':<64} {'published':>13} "
+            f"{'measured here':>21}"
+        )
+        for key in ours:
+            out(
+                f"    {_LABELS[key]:<62} {ratio_text(ratio_to_tdoku_published.get(key), 13)} "
+                f"{ratio_text(ratio_to_tdoku.get(key), 21)}"
+            )
     for note in notes:
         out(f"  {note}")
     if counts is not None:
@@ -336,6 +460,10 @@ def bench_exact(
         "valid": valid,
         "matches_qqwing": matches,
         "unsolvable": unsolvable,
+        "tdoku_published": published,
+        "tdoku_per_second": tdoku_per_second,
+        "ratio_to_tdoku_published": ratio_to_tdoku_published,
+        "ratio_to_tdoku": ratio_to_tdoku,
     }
 
 
@@ -362,6 +490,13 @@ _OPTIONS = (
         "--repeat", type=int_range(1, 1000), default=3, help="passes per measurement, the best counts (default 3)"
     ),
     BenchmarkOption(
+        "--tdoku",
+        default=None,
+        metavar="PATH",
+        help=f"tdoku's run_benchmark program (github.com/t-dillon/tdoku), to measure tdoku here in the same run "
+        f"on 9x9 sets (default: ${TDOKU_ENV}, else not run)",
+    ),
+    BenchmarkOption(
         "--only",
         type=_only_option,
         default=None,
@@ -382,13 +517,14 @@ def _run(args, out: Callable[[str], object]) -> int:
         reading.close()
         if k:
             out("")
-        bench_exact(puzzles, out=out, repeat=args.repeat, only=args.only, label=name)
+        bench_exact(puzzles, out=out, repeat=args.repeat, only=args.only, label=name, tdoku=args.tdoku)
     return 0
 
 
 register_benchmark(
     "exact",
-    help="exact solver: solve, batch, uniqueness and text-to-text in puzzles/s, as ratios to exact.solve and to qqwing",
+    help="exact solver: solve, batch, uniqueness and text-to-text in puzzles/s, as ratios to exact.solve, to qqwing "
+    "and to tdoku",
     options=_OPTIONS,
     run=_run,
     solver="exact",
@@ -397,5 +533,6 @@ register_benchmark(
     "and the text-in/text-out path (parse lines, solve, write lines); for 9x9 sets, qqwing --solve as a whole "
     "process and with its start-up (empty input) subtracted. Prints puzzles/s, each row's ratio to "
     "exact.solve, and ours / qqwing both ways (above 1: ours is faster); text-to-text against qqwing without "
-    "start-up compares like with like.",
+    "start-up compares like with like. On top1465, ours next to tdoku's published figure; with --tdoku PATH "
+    f"(or ${TDOKU_ENV}), tdoku's run_benchmark measured in the same run too.",
 )

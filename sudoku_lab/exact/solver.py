@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -99,6 +100,42 @@ class SearchResult:
     complete: bool
 
 
+#: Box size by number of cells, for the grids :func:`_checked_grid` passes without :func:`as_grid`.
+_BOX_BY_CELLS = {k**4: k for k in BOX_SIZES}
+
+
+def _puzzle_class() -> Any:
+    """:class:`sudoku_lab.model.puzzle.Puzzle`, imported on first use (the puzzle model imports this module)."""
+    global _PUZZLE
+    if _PUZZLE is None:
+        from ..model.puzzle import Puzzle
+
+        _PUZZLE = Puzzle
+    return _PUZZLE
+
+
+_PUZZLE: type | None = None
+
+
+def _checked_grid(puzzle: Any) -> tuple[np.ndarray, int]:
+    """:func:`as_grid`, with a short way for what needs no conversion.
+
+    A :class:`~sudoku_lab.model.puzzle.Puzzle` was checked when it was made
+    (its grid is a read-only C-contiguous int8 array of digits 0..N), and a
+    C-contiguous 1-D int8 array of a puzzle's length only needs its digits
+    checked (one pass, through uint8 so that negative values count as
+    large). Anything else, and any grid that fails the check, goes through
+    :func:`as_grid`, which gives the error.
+    """
+    if type(puzzle) is _puzzle_class():
+        return puzzle.grid, puzzle.n
+    if type(puzzle) is np.ndarray and puzzle.dtype == np.int8 and puzzle.ndim == 1 and puzzle.flags.c_contiguous:
+        n = _BOX_BY_CELLS.get(puzzle.size)
+        if n is not None and puzzle.view(np.uint8).max() <= n * n:
+            return puzzle, n
+    return as_grid(puzzle)
+
+
 def _check_limit(limit) -> int:
     if isinstance(limit, (bool, np.bool_)) or not isinstance(limit, (int, np.integer)) or limit < 1:
         raise ParameterError(f"limit must be a positive integer, got {limit!r}", name="limit")
@@ -153,7 +190,7 @@ def search(puzzle: PuzzleLike | npt.ArrayLike, limit: int = 2, *, node_budget: i
     -------
     SearchResult
     """
-    grid, n = as_grid(puzzle)
+    grid, n = _checked_grid(puzzle)
     limit = _check_limit(limit)
     out, count, stats, _ = _run(grid, n, limit, limit, _UNLIMITED if node_budget is None else int(node_budget))
     sols = out[:count]
@@ -179,7 +216,7 @@ def solve(puzzle: PuzzleLike | npt.ArrayLike) -> np.ndarray | None:
     ndarray of int8, shape (C,), or None
         Read-only. For a puzzle with several solutions, one of them.
     """
-    grid, n = as_grid(puzzle)
+    grid, n = _checked_grid(puzzle)
     budget = _FIRST_BUDGET
     out, found, stats, weights = _run(grid, n, 1, 1, budget)
     if not found and stats[_k.STAT_EXHAUSTED]:
@@ -211,7 +248,7 @@ def count_solutions(puzzle: PuzzleLike | npt.ArrayLike, limit: int = 2) -> int:
     int
         ``min(number of solutions, limit)``; 0 for clashing givens.
     """
-    grid, n = as_grid(puzzle)
+    grid, n = _checked_grid(puzzle)
     return _run(grid, n, _check_limit(limit), 0, _UNLIMITED)[1]
 
 
