@@ -41,6 +41,7 @@ SECTIONS: Mapping[str, str] = MappingProxyType(
         "ga": f"{DOC}#genetic-algorithm",
         "ac3-tabu": f"{DOC}#ac3-tabu-search",
         "cuckoo": f"{DOC}#cuckoo-search",
+        "acs": f"{DOC}#ant-colony-system",
         "exact": f"{DOC}#exact-solver",
         "references": f"{DOC}#references",
     }
@@ -109,6 +110,12 @@ CITATIONS: Mapping[str, Citation] = MappingProxyType(
             "A prefiltered cuckoo search algorithm with geometric operators for solving Sudoku problems. "
             "The Scientific World Journal 2014, Article ID 465359, 12 pages. doi:10.1155/2014/465359.",
             SECTIONS["cuckoo"],
+        ),
+        "lloyd2019": Citation(
+            "Lloyd & Amos 2019",
+            "Huw Lloyd and Martyn Amos. Solving Sudoku with Ant Colony Optimization. IEEE Transactions on "
+            "Games, 2019 (in press). doi:10.1109/TG.2019.2942773.",
+            SECTIONS["acs"],
         ),
         "mackworth1977": Citation(
             "Mackworth 1977",

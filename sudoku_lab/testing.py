@@ -91,6 +91,8 @@ DEFAULT_EXAMPLE: tuple[Mapping[str, Any], str] = ({}, "reseda_fig3_1_easy")
 #: The seed of the solving check (the other checks use 7 and 8).
 SOLVE_SEED = 3
 
+#: Most phase steps one iteration may take in the phases check (a phase declared ``repeats=True`` runs many times).
+MAX_PHASE_STEPS = 1_000_000
 #: Iterations the phases check steps phase by phase (long enough for a RESEDA example to restart).
 PHASE_ITERATIONS = 30
 
@@ -619,8 +621,15 @@ def _check_phase_step(cls, a, st, i: int, start: int) -> None:
         st.iteration == start + 1 and a.iteration == (start + 1 if st.ended else start),
         f"{at}: PhaseStep.iteration is {st.iteration} and the solver at {a.iteration} (ended={st.ended})",
     )
-    _require(a.phase == (0 if st.ended else i + 1), f"{at}: Solver.phase is {a.phase} after it")
-    _require(st.ended or i + 1 < len(names), f"{at}: the last phase did not end the iteration")
+    if st.ended:
+        _require(a.phase == 0, f"{at}: Solver.phase is {a.phase} after it")
+    else:
+        _require(i + 1 < len(names), f"{at}: the last phase did not end the iteration")
+        again = a.phase == i and cls.phases[i].repeats
+        _require(
+            again or i < a.phase < len(names),
+            f"{at}: Solver.phase is {a.phase} after it (a later phase, or this one if it repeats)",
+        )
     snap = a.snapshot()
     _require(snap.phase == a.phase, f"{at}: Snapshot.phase is {snap.phase}, Solver.phase {a.phase}")
     problems = check_changes(st.changed, snap)
@@ -662,19 +671,22 @@ def _check_phases(cls, params, puzzle):
             break
         start = a.iteration
         b.step(1)
-        i = 0
+        i = 0  # the phase expected next: the one Solver.phase names (a phase declared repeats=True may come again)
+        k = 0  # phase steps of this iteration
         while True:
             st = a.step_phase()
             if st is None:
-                _require(i == 0, f"step_phase() returned None in the middle of iteration {start + 1}")
+                _require(k == 0, f"step_phase() returned None in the middle of iteration {start + 1}")
                 _require(a.done, f"step_phase() returned None at iteration {start}, but the run is not over")
                 break
             _check_phase_step(cls, a, st, i, start)
             if st.ended:
                 break
-            if i == 0 and n == PHASE_ITERATIONS // 3:
+            if k == 0 and n == PHASE_ITERATIONS // 3:
                 _check_mid_iteration(cls, params, a, b)
-            i += 1
+            i = a.phase
+            k += 1
+            _require(k < MAX_PHASE_STEPS, f"iteration {start + 1} took more than {MAX_PHASE_STEPS} phase steps")
         try:
             assert_snapshots_equal(a.snapshot(), b.snapshot(), f"after iteration {b.iteration}, by phases vs step(1)")
         except AssertionError as e:

@@ -273,7 +273,7 @@ def test_history_after_phase_steps_at_a_boundary():
 
 
 # ------------------------------------------------------------ without phases
-def test_the_six_metaheuristics_declare_their_phases_in_the_papers_words():
+def test_the_metaheuristics_declare_their_phases_in_the_papers_words():
     """Issue 19: every built-in metaheuristic steps by phases; the exact solver (a ground truth) does not."""
     built_in = {n: c for n, c in registry().items() if c.__module__.startswith("sudoku_lab.solvers.")}
     declared = {n: [ph.name for ph in c.phases] for n, c in built_in.items()}
@@ -284,6 +284,7 @@ def test_the_six_metaheuristics_declare_their_phases_in_the_papers_words():
         "ga": ["select", "cross", "mutate", "replace"],
         "ac3_tabu": ["candidates", "choose", "propagate", "tabu update"],
         "cuckoo": ["lay", "compare and replace", "abandon"],
+        "acs": ["start", "place", "global update"],
         "exact": [],
     }
 
@@ -411,3 +412,38 @@ def test_cuckoo_captions():
     assert compare.caption.startswith("compared with nest 17 (cost 33): the new egg (cost 32) is better and replaces")
     assert abandon.caption.startswith("abandoned 9 of 21 nests other than the best (each with probability pa = 0.3)")
     assert not check_changes(abandon.changed, s.snapshot())
+
+
+# ------------------------------------------------------------ a repeating phase
+def test_a_repeating_phase_names_what_follows_and_the_base_checks_it():
+    """A phase declared repeats=True may follow itself; any other phase may only be followed by a later one."""
+    from sudoku_lab.solvers import Phase
+
+    acs = registry()["acs"]
+    assert [ph.repeats for ph in acs.phases] == [False, True, False]
+    s = create("acs", ants=2)
+    s.reset(library.puzzle("ai_escargot"), 3)
+    seen = [s.step_phase().index]
+    while True:
+        st = s.step_phase()
+        seen.append(st.index)
+        if st.ended:
+            break
+    assert seen[0] == 0 and seen[-1] == 2 and set(seen[1:-1]) == {1} and len(seen) > 3
+    assert Phase("x", "words").repeats is False
+
+
+def test_a_phase_that_repeats_without_declaring_it_is_refused():
+    """The base refuses a step naming its own phase again when that phase was not declared repeats=True."""
+    s = create("acs", ants=2)
+    s.reset(library.puzzle("ai_escargot"), 3)
+    s.step_phase()  # start
+    real = s._run_phase
+
+    def start_again(index, ctx):
+        caption, changed, ended, _ = real(index, ctx)
+        return caption, changed, ended, 0
+
+    s._run_phase = start_again  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="a phase is followed by a later one, or by itself when declared"):
+        s.step_phase()

@@ -736,8 +736,10 @@ class Solver:
     def step_phase(self) -> PhaseStep | None:
         """Advance one phase of the current iteration (the solver's declared ``phases``).
 
-        ``len(phases)`` phase steps (fewer when an earlier phase ends the iteration, e.g. by solving
-        the puzzle) leave exactly the state ``step(1)`` does, draw for draw.
+        The phase steps of one iteration (``len(phases)`` of them; fewer when an earlier phase ends the
+        iteration, e.g. by solving the puzzle, or skips ahead; more when a phase declared
+        ``Phase(..., repeats=True)`` runs several times) leave exactly the state ``step(1)`` does, draw
+        for draw.
 
         Returns
         -------
@@ -763,10 +765,19 @@ class Solver:
             if index:
                 raise RuntimeError(f"{self.name}._step_phase({index}) did nothing in the middle of an iteration")
             return None
-        caption, changed, ended = out
-        if not ended and index + 1 >= len(self.phases):
-            raise RuntimeError(f"{self.name}: its last phase ({self.phases[index].name!r}) did not end the iteration")
-        self.phase = 0 if ended else index + 1
+        caption, changed, ended = out[:3]
+        following = int(out[3]) if len(out) > 3 else index + 1
+        if not ended:
+            if following >= len(self.phases):
+                raise RuntimeError(
+                    f"{self.name}: its last phase ({self.phases[index].name!r}) did not end the iteration"
+                )
+            if following < index or (following == index and not self.phases[index].repeats):
+                raise RuntimeError(
+                    f"{self.name}: phase {self.phases[index].name!r} named phase {following} to follow it; a phase "
+                    "is followed by a later one, or by itself when declared Phase(..., repeats=True)"
+                )
+        self.phase = 0 if ended else following
         return PhaseStep(
             iteration=int(self.iteration) + (0 if ended else 1),
             index=index,
@@ -859,11 +870,13 @@ class Solver:
     def _layers(self) -> dict[str, Any]:
         return {}
 
-    def _step_phase(self, index: int) -> tuple[str, Mapping[str, np.ndarray], bool] | None:
+    def _step_phase(self, index: int) -> tuple | None:
         """Hook: run phase ``index`` of the current iteration; ``(caption, changed, ended)``.
 
         ``ended`` is True when the iteration is over (the counters, trace and status then read as
-        after ``step(1)``). None, at phase 0 only: nothing was done because the run is over.
+        after ``step(1)``). None, at phase 0 only: nothing was done because the run is over. A fourth
+        value, when given, is the index of the phase that comes next (default ``index + 1``): a later
+        phase, or ``index`` itself for a phase declared ``Phase(..., repeats=True)``.
         """
         raise NotImplementedError(f"{type(self).__name__} declares phases but does not implement _step_phase")
 
@@ -1059,7 +1072,7 @@ class KernelSolver(Solver):
         return done
 
     # --------------------------------------------------------- phases
-    def _step_phase(self, index: int) -> tuple[str, Mapping[str, np.ndarray], bool] | None:
+    def _step_phase(self, index: int) -> tuple | None:
         """Phase ``index`` of the current iteration; at phase 0 what :meth:`_step` does before a kernel call.
 
         The budget check, :meth:`_before_step`, :meth:`_before_chunk` and the parameter arrays are
@@ -1082,13 +1095,13 @@ class KernelSolver(Solver):
             self._phase_ctx = {"ip": ip, "fp": fp, "trace": np.zeros(K.TRACE_WIDTH)}
         return self._run_phase(index, self._phase_ctx)
 
-    def _run_phase(self, index: int, ctx: dict) -> tuple[str, Mapping[str, np.ndarray], bool]:
+    def _run_phase(self, index: int, ctx: dict) -> tuple:
         """Hook of a solver declaring phases: phase ``index``, the kernel's own steps in the kernel's order.
 
         ``ctx`` holds ``ip`` and ``fp`` (the parameter arrays of this iteration), ``trace`` (its row,
         written as the kernel writes it) and whatever the phases pass on; it is part of a keyframe
         taken mid-iteration, so keep it to arrays and plain values. Returns ``(caption, changed,
-        ended)`` (see :meth:`Solver._step_phase`).
+        ended)``, or ``(caption, changed, ended, next_index)`` (see :meth:`Solver._step_phase`).
         """
         raise NotImplementedError(f"{type(self).__name__} declares phases but does not implement _run_phase")
 

@@ -271,10 +271,16 @@ class Phase:
         Short name for buttons and captions (``"sample"``, ``"restart check"``).
     words : str
         What the phase does, in one line and in the paper's words where it has them.
+    repeats : bool
+        The phase may run several times in a row within one iteration (ACS's "place": one ant's
+        one placement per step). Its step says which phase comes next (``_step_phase`` returns it
+        as a fourth value): this phase again, or a later one. Default False: each phase runs once
+        and the next one follows.
     """
 
     name: str
     words: str
+    repeats: bool = False
 
     def __post_init__(self):
         if not self.name or not self.words or "\n" in self.name + self.words:

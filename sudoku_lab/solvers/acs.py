@@ -1,0 +1,308 @@
+"""ACS: the ant colony system with constraint propagation of Lloyd and Amos.
+
+A pheromone matrix ``tau[cell, digit]``. Each iteration every ant starts from
+the puzzle after constraint propagation, at a random cell, and visits the cells
+in order (wrapping); the ants take turns, one visit each. At an open cell an ant
+picks a digit by the ACS pseudo-random proportional rule (with probability q0
+the candidate with the most pheromone, else a roulette over the candidates'
+pheromone), applies the local update ``tau <- (1 - xi) tau + xi tau0``, fixes
+the cell and propagates (naked and hidden singles); a cell left with no
+candidate is a failed cell, left empty. The iteration's best ant (fewest failed
+cells f) becomes the best-so-far when its deposit C / f exceeds the best-so-far's,
+which is deposited on the best-so-far's digits (``tau <- (1 - rho) tau + rho D``)
+and then evaporates by (1 - evap): best-value evaporation (BVE).
+
+``cost`` is the number of empty cells of ``grid``, the best-so-far's board (0 =
+solved). Every choice is in docs/algorithms.md, "Ant colony system".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._checks import checked
+from .._kernels import acs as K
+from ..model.geometry import cell_name
+from ._acs_phases import PHASES, run_phase
+from .base import KernelSolver, Param, Snapshot, Status, frozen_copy, register
+from .declare import COST_AXIS, Axis, Column, Layer, Objective
+
+__all__ = ["Acs", "normalised_pheromone"]
+
+#: The arrays of a run (defined with its kernels, which take them as one argument).
+AcsState = K.AcsState
+
+
+@checked
+def normalised_pheromone(pher: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """The pheromone as ``p[cell, digit]``: each cell's row divided by its sum over the cell's candidates.
+
+    Parameters
+    ----------
+    pher : ndarray of float64, shape (C, N)
+    base : ndarray of int64, shape (C,)
+        Candidate masks of the puzzle after propagation: digits outside a cell's mask get 0; a cell
+        with no candidate gets 0 everywhere, one with a single candidate 1 on it.
+
+    Returns
+    -------
+    ndarray of float64, shape (C, N), rows summing to 1 (0 for a cell with no candidate)
+    """
+    C, N = pher.shape
+    allowed = ((base[:, None] >> np.arange(N)[None, :]) & 1).astype(bool)
+    w = np.where(allowed, pher, 0.0)
+    s = w.sum(axis=1, keepdims=True)
+    return np.divide(w, s, out=np.zeros_like(w), where=s > 0)
+
+
+@checked
+@register
+class Acs(KernelSolver):
+    name = "acs"
+    title = "ACS (ant colony system)"
+    cites = "lloyd2019"
+    order = 60
+    description = (
+        "Ant colony system with constraint propagation: ants fill the grid cell by cell from a pheromone "
+        "matrix, propagating singles and hidden singles after each pick and leaving cells with no candidate "
+        "empty; the best-so-far ant deposits, and best-value evaporation keeps the search moving."
+    )
+    iteration_name = "iteration"
+    phases = PHASES
+    examples = (
+        ({"ants": 1, "q0": 0.3}, "ai_escargot"),
+        ({"ants": 2, "q0": 0.5, "rho": 0.5, "evap": 0.05, "xi": 0.3, "tau0": 0.05}, "goldennugget"),
+        # A 16x16 with several solutions: a budget short enough that it ends unsolved (the kit compares a
+        # solved grid with the exact solver's one solution).
+        ({"ants": 1, "q0": 0.0, "iterations": 12}, "lewis_16x16_35_01"),
+    )
+    example_budget = 20_000
+    objective = Objective(cost="empty cells of the best-so-far ant's board (cells it failed to fill)")
+    axes = (COST_AXIS, Axis("deposit", "best-so-far deposit C / f", "right"))
+    columns = (
+        Column("cost", "empty cells of the best-so-far board", color="#0072B2"),
+        Column("iteration_cost", "failed cells of the iteration's best ant", color="#56B4E9", style="dotted"),
+        Column("mean_cost", "mean failed cells over the ants", color="#CC79A7", style="dashed", shown=False),
+        Column("best_cost", "fewest empty cells since reset", color="#E69F00", style="steps"),
+        Column("deposit", "best-so-far deposit after BVE", axis="deposit", color="#009E73"),
+    )
+    layers = (
+        Layer(
+            "prob",
+            "the pheromone normalised per cell over its candidates (for display; the ants use tau itself)",
+            "float64",
+            ("C", "N"),
+            role="probability",
+        ),
+        Layer("pheromone", "tau[cell, digit], the pheromone itself", "float64", ("C", "N")),
+        Layer("failed", "ants of the latest iteration that left each cell empty", "int64", ("C",), role="ant_failures"),
+        Layer("ant_failed", "cells each ant of the latest iteration left empty", "bool", ("*", "C")),
+        Layer("ant_costs", "failed cells of each ant of the latest iteration", "float64", ("*",), role="population"),
+        Layer("empty", "cells the best-so-far ant left empty", "bool", ("C",), role="cells"),
+        Layer("propagated", "cells constraint propagation fixes before any ant moves", "bool", ("C",)),
+        Layer("best_ant", "the latest iteration's best ant (0-based), -1 before the first", "int"),
+        Layer("deposit", "the best-so-far's deposit D = C / f, after BVE", "float"),
+    )
+
+    params = (
+        Param("ants", "int", 10, "Ants per iteration.", low=1, high=10_000, paper="Lloyd & Amos, --nAnts"),
+        Param(
+            "q0",
+            "float",
+            0.9,
+            "Greediness: probability that an ant takes the candidate with the most pheromone "
+            "(else a roulette over the candidates' pheromone).",
+            low=0.0,
+            high=1.0,
+            paper="Lloyd & Amos, --q0",
+            step=0.05,
+        ),
+        Param(
+            "rho",
+            "float",
+            0.9,
+            "Global pheromone update rate: tau <- (1 - rho) tau + rho D on the best-so-far's digits.",
+            low=0.0,
+            high=1.0,
+            paper="Lloyd & Amos, --rho",
+            step=0.05,
+        ),
+        Param(
+            "evap",
+            "float",
+            0.005,
+            "Best-value evaporation (BVE): the best-so-far's deposit D <- (1 - evap) D after each iteration.",
+            low=0.0,
+            high=1.0,
+            paper="Lloyd & Amos, --evap",
+            step=0.001,
+        ),
+        Param(
+            "tau0",
+            "float",
+            0.0,
+            "Initial pheromone and the local update's target; 0 means 1 / cells (their default). "
+            "A change applies to the local update; the matrix starts from it at reset.",
+            low=0.0,
+            high=1000.0,
+            paper="Lloyd & Amos (1/c)",
+            step=0.001,
+        ),
+        Param(
+            "xi",
+            "float",
+            0.1,
+            "Local pheromone update rate: tau <- (1 - xi) tau + xi tau0 on each pick (their code's 0.1).",
+            low=0.0,
+            high=1.0,
+            paper="Lloyd & Amos (local update)",
+            step=0.05,
+        ),
+        Param(
+            "iterations",
+            "int",
+            1_000_000,
+            "Iteration budget: the run fails after this many (0 = no limit; their code stops on a timeout).",
+            low=0,
+            high=10**9,
+            when="next iteration",
+        ),
+    )
+
+    kernel = K
+    State = AcsState
+    int_slots = ("ants", "iterations")
+    float_slots = ("q0", "rho", "evap", "tau0", "xi")
+    budget_param = "iterations"
+
+    pher: np.ndarray
+    base: np.ndarray
+    cand: np.ndarray
+    start: np.ndarray
+    best_cand: np.ndarray
+    best_grid: np.ndarray
+    fstate: np.ndarray
+
+    # ---------------------------------------------------------------- reset
+    def _reset(self):
+        pz = self._pz
+        C, N = pz.C, pz.N
+        self.tables = K.tables(self.geo)
+        self.base = K.propagate_givens(pz.grid.astype(np.int64), N, self.tables)
+        tau0 = self._params["tau0"] or 1.0 / C
+        self.pher = np.full((C, N), float(tau0))
+        self.counters = np.zeros(K.N_COUNTERS, dtype=np.int64)
+        self.fstate = np.zeros(K.N_FSTATE)
+        A = self._params["ants"]
+        self.cand = np.zeros((A, C), dtype=np.int64)
+        self.start = np.zeros(A, dtype=np.int64)
+        self.best_cand = self.base.copy()
+        self._grid = np.zeros(C, dtype=np.int8)
+        K.as_grid(self.base, self._grid)
+        self.best_grid = self._grid.copy()
+        empty = int(K.count_empty(self.base))
+        self.counters[K.C_COST] = self.counters[K.C_BEST_COST] = empty
+        self.counters[K.C_ITER_BEST] = -1
+        if empty == 0:
+            self.status = Status.SOLVED  # propagation alone solved it (reset() checked the givens)
+
+    def _before_step(self):
+        A = self._params["ants"]
+        if self.cand.shape[0] != A:  # a live change of ants: keep the latest iteration's boards readable
+            C = self.cand.shape[1]
+            cand = np.zeros((A, C), dtype=np.int64)
+            start = np.zeros(A, dtype=np.int64)
+            k = min(A, self.cand.shape[0])
+            cand[:k] = self.cand[:k]
+            start[:k] = self.start[:k]
+            self.cand, self.start = cand, start
+            self.counters[K.C_ANTS] = min(int(self.counters[K.C_ANTS]), A)
+
+    def _loaded(self, state):
+        self.tables = K.tables(self.geo)
+
+    # --------------------------------------------------------- the state
+    # ``grid`` is the State's int8 array; the base class declares a read-only property of that name.
+    def _get_grid(self) -> np.ndarray:
+        ant = self._current_ant()
+        if ant >= 0:
+            out = np.zeros(self.cand.shape[1], dtype=np.int8)
+            K.as_grid(self.cand[ant], out)
+            return out
+        return self._grid
+
+    def _set_grid(self, value: np.ndarray) -> None:
+        self._grid = value
+
+    grid = property(_get_grid, _set_grid)
+
+    def _current_ant(self) -> int:
+        """The ant whose board a phase step is showing (-1 at an iteration boundary or before a placement)."""
+        if self.phase and getattr(self, "_phase_ctx", None):
+            return int(self._phase_ctx.get("ant", -1))
+        return -1
+
+    @property
+    def cost(self) -> int:
+        ant = self._current_ant()
+        if ant >= 0:
+            return int(K.count_empty(self.cand[ant]))
+        return int(self.counters[K.C_COST])
+
+    def arrays(self):
+        return K.AcsState(
+            self.pher,
+            self.base,
+            self.cand,
+            self.start,
+            self.best_cand,
+            self._grid,
+            self.best_grid,
+            self.counters,
+            self.fstate,
+        )
+
+    def _state(self) -> dict:
+        st = {name: getattr(self, "_grid" if name == "grid" else name).copy() for name in K.AcsState._fields}
+        return st
+
+    def _load(self, state: dict) -> None:
+        for name in K.AcsState._fields:
+            setattr(self, "_grid" if name == "grid" else name, np.array(state[name], copy=True))
+        self._loaded(state)
+
+    # ---------------------------------------------------------------- step
+    def _run(self, k, trace, events, ip, fp):
+        return K.run(self.arrays(), self.tables, ip, fp, self.rng, k, trace)
+
+    def _run_phase(self, index, ctx):
+        return run_phase(self, index, ctx)
+
+    # ------------------------------------------------------------ snapshot
+    def _layers(self):
+        A = int(self.counters[K.C_ANTS])
+        ant = self._current_ant()
+        rows = self.cand[: max(A, ant + 1)] if ant >= 0 else self.cand[:A]
+        failed_rows = rows == 0
+        return {
+            "prob": frozen_copy(normalised_pheromone(self.pher, self.base)),
+            "pheromone": frozen_copy(self.pher),
+            "failed": frozen_copy(failed_rows.sum(axis=0).astype(np.int64)),
+            "ant_failed": frozen_copy(failed_rows),
+            "ant_costs": frozen_copy(failed_rows.sum(axis=1).astype(np.float64)),
+            "empty": frozen_copy(self._grid == 0),
+            "propagated": frozen_copy((self.base != 0) & ((self.base & (self.base - 1)) == 0) & (self._pz.grid == 0)),
+            "best_ant": int(self.counters[K.C_ITER_BEST]),
+            "deposit": float(self.fstate[K.F_BEST_PHER]),
+        }
+
+    @classmethod
+    def summarize(cls, snapshot: Snapshot) -> dict[str, Any]:
+        """The best-so-far's empty cells and deposit."""
+        return {"empty_cells": int(snapshot.cost), "deposit": float(snapshot.layers["deposit"])}
+
+    def describe_cell(self, c: int) -> str:
+        """``r4c5`` for a flat cell index."""
+        return cell_name(int(c), self._pz.N)
