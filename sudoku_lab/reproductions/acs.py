@@ -156,7 +156,7 @@ def _ms(x: float) -> str:
 
 
 def _s(x: float) -> str:
-    return "n/a" if math.isnan(x) else (f"{x:.3f}" if x < 1 else f"{x:.2f}")
+    return "n/a" if math.isnan(x) else (f"{x:.2g}" if x < 0.01 else f"{x:.3f}" if x < 1 else f"{x:.2f}")
 
 
 def _settings(runner: Runner) -> str:
