@@ -107,7 +107,7 @@ class Acs(KernelSolver):
     )
 
     params = (
-        Param("ants", "int", 10, "Ants per iteration.", low=1, high=10_000, paper="Lloyd & Amos, --nAnts"),
+        Param("ants", "int", 10, "Ants per iteration.", low=1, high=10_000, paper="Lloyd & Amos (nAnts)"),
         Param(
             "q0",
             "float",
@@ -116,7 +116,7 @@ class Acs(KernelSolver):
             "(else a roulette over the candidates' pheromone).",
             low=0.0,
             high=1.0,
-            paper="Lloyd & Amos, --q0",
+            paper="Lloyd & Amos (q0)",
             step=0.05,
         ),
         Param(
@@ -126,7 +126,7 @@ class Acs(KernelSolver):
             "Global pheromone update rate: tau <- (1 - rho) tau + rho D on the best-so-far's digits.",
             low=0.0,
             high=1.0,
-            paper="Lloyd & Amos, --rho",
+            paper="Lloyd & Amos (rho)",
             step=0.05,
         ),
         Param(
@@ -136,7 +136,7 @@ class Acs(KernelSolver):
             "Best-value evaporation (BVE): the best-so-far's deposit D <- (1 - evap) D after each iteration.",
             low=0.0,
             high=1.0,
-            paper="Lloyd & Amos, --evap",
+            paper="Lloyd & Amos (BVE, evap)",
             step=0.001,
         ),
         Param(
