@@ -367,3 +367,26 @@ def test_changes_from_an_event_log():
         Event(12, "param", "alpha", 0.5, 0.8),
     ]
     assert animation.changes_from_events(events) == [(4, {"alpha": 0.5, "beta": 0.7}), (12, {"alpha": 0.8})]
+
+
+def test_phase_frames_of_a_repeating_phase_are_one_per_placement(tmp_path):
+    """ACS's "place" repeats: the frames are the start, then one per phase step, as stepped by hand."""
+    solver = create("acs", ants=2)
+    solver.reset(library.puzzle("ai_escargot"), seed=1)
+    names = [""]
+    while solver.iteration < 1:
+        names.append(solver.step_phase().name)
+    assert names.count("place") > 1
+    res = animation.animate(
+        library.puzzle("ai_escargot"), "acs", tmp_path / "a.gif", params={"ants": 2}, seed=1, until="1", every="phase"
+    )
+    assert res.phases == tuple(names) and res.frames == len(names)
+    assert "phase 2/3 place: ant " in res.captions[2]
+
+
+def test_phase_frames_beyond_the_limit_stop_the_export(tmp_path, monkeypatch):
+    """With a repeating phase the frame count is known only while drawing: past MAX_FRAMES the export stops."""
+    monkeypatch.setattr(animation, "MAX_FRAMES", 5)
+    with pytest.raises(ParameterError, match=r"more than 5 frames \(its phase 'place' repeats\)"):
+        animation.animate(library.puzzle("ai_escargot"), "acs", tmp_path / "a.gif", seed=1, until="1", every="phase")
+    assert not (tmp_path / "a.gif").exists()

@@ -32,6 +32,7 @@ __all__ = ["BoardPanel", "describe_phase", "phase_cells"]
 def describe_phase(cls, step) -> str:
     """One line for a :class:`~sudoku_lab.solvers.PhaseStep` of solver class ``cls``:
     "iteration 12, phase 2/4 (select): kept the 10 best of 100 samples..." (in the solver's word for an iteration).
+    A phase declared ``repeats=True`` (ACS's "place") keeps its number each time it runs ("phase 2/3 (place)").
     """
     n = len(cls.phases) if cls is not None else 0
     word = cls.iteration_name if cls is not None else "iteration"

@@ -213,6 +213,7 @@ class ExportAnimationDialog(TaskDialog):
         self.every_phase.setEnabled(bool(cls.phases))
         self.every_phase.setToolTip(
             f"A frame after each of its {len(cls.phases)} phases ({', '.join(p.name for p in cls.phases)})"
+            + "".join(f"; {p.name!r} repeats, a frame each time" for p in cls.phases if p.repeats)
             if cls.phases
             else f"{cls.title} declares no phases: a frame every N {cls.iteration_name}s"
         )

@@ -16,6 +16,10 @@ Drives the window through its own controls, as a user would, and saves what
 * ``screenshot-phase-cuckoo.png``: the cuckoo search on ``mk_hard_c`` after
   3,000 iterations and a whole iteration stepped phase by phase, to the end of
   *abandon* (the nests rebuilt marked in the nests view);
+* ``screenshot-acs-phase.png`` (``phase-acs``): the ant colony system on
+  ``lewis_16x16_35_01`` after 2 iterations and six Step phase clicks (start,
+  then five placements): the placing ant's board with the placed and
+  propagated cells outlined, the caption in words under the board;
 * ``screenshot-presentation.png``: presentation mode (full screen: take it on a
   1920 x 1080 display) with RESEDA's probability model after a Step phase to
   *update*, the phase's caption in large words;
@@ -32,7 +36,7 @@ Drives the window through its own controls, as a user would, and saves what
   in lockstep (take it on a 1920 x 1080 display);
 
 ``--only NAME`` (repeatable) remakes just those files (``reseda``,
-``long-run``, ``timeline``, ``phase-reseda``, ``phase-cuckoo``,
+``long-run``, ``timeline``, ``phase-reseda``, ``phase-cuckoo``, ``phase-acs``,
 ``presentation``, ``grades-dialog``, ``compare``, ``batch-panel``, ``export-view``
 or a shot's file stem without ``screenshot-``).
 
@@ -322,13 +326,24 @@ def phase_run(
     if steps:
         win.step_n.setValue(steps)
         win.act_step_n.trigger()
-        _pump(app, lambda: _ready(win) and c.latest.snapshot.iteration == steps, 3600, f"{steps} steps")
+        _pump(
+            app,
+            lambda: _ready(win) and (c.latest.snapshot.iteration == steps or c.latest.snapshot.done),
+            3600,
+            f"{steps} steps",
+        )
     if present:
         win.presentation.enter()
         _settle(app, 1.0)
-    for k in range(phases):
+    for _ in range(phases):
+        before = c.latest.phase  # a phase declared repeats=True comes back with the same index: wait for a new step
         win.act_step_phase.trigger()
-        _pump(app, lambda k=k: c.latest.phase is not None and c.latest.phase.index == k and win.settled(), 120, "phase")
+        _pump(
+            app,
+            lambda before=before: c.latest.phase is not None and c.latest.phase is not before and win.settled(),
+            120,
+            "phase",
+        )
     for key in front:
         win.view_docks[key].raise_()
     _settle(app, 1.5)
@@ -459,7 +474,7 @@ def main(argv=None) -> int:
         metavar="NAME",
         help=(
             "remake only this screenshot (repeatable): reseda, long-run, timeline, phase-reseda, phase-cuckoo, "
-            "presentation, grades-dialog, compare, batch-panel, export-view or a solver shot's stem"
+            "phase-acs, presentation, grades-dialog, compare, batch-panel, export-view or a solver shot's stem"
         ),
     )
     args = ap.parse_args(argv)
@@ -484,6 +499,12 @@ def main(argv=None) -> int:
             lambda: phase_run(
                 app, out, "screenshot-phase-cuckoo.png", "cuckoo", "mk_hard_c", 3, 3000, 3, front=("nests",)
             ),
+        )
+    )
+    jobs.append(
+        (
+            "phase-acs",
+            lambda: phase_run(app, out, "screenshot-acs-phase.png", "acs", "lewis_16x16_35_01", 2, 2, 6),
         )
     )
     jobs.append(

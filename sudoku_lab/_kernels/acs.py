@@ -314,15 +314,14 @@ def walk(pher, cand, start, A, step, a, q0, xi, tau0, rng, t, one):
             c = start[a] + step
             if c >= C:
                 c -= C
-            row = cand[a]
-            m = row[c]
+            m = cand[a, c]
             a += 1
             if m & (m - 1) == 0:  # fixed or failed
                 continue
             d, g = choose(pher[c], m, q0, rng)
             before = pher[c, d]
             pher[c, d] = (1.0 - xi) * pher[c, d] + xi * tau0
-            nlog = assign(row, c, np.int64(1) << d, t)
+            nlog = assign(cand[a - 1], c, np.int64(1) << d, t)
             cell = c
             digit = d
             greedy = g

@@ -36,7 +36,10 @@ phase and what it did (``"RESEDA ..., EDA step 3, phase 2/4 select: kept ..."``,
 :func:`phase_caption`), with the cells the phase changed
 (``changed["cells"]``) outlined on the board. A run of ``L`` iterations of a
 solver with ``P`` phases has ``1 + L * P`` frames: the start, then one per phase
-(fewer only when a phase ends its iteration early, by solving the puzzle). A
+(fewer only when a phase ends its iteration early, by solving the puzzle; more
+when a phase is declared ``repeats=True``, as the ant colony system's "place",
+one frame per placement: then the count is known only as the frames are drawn,
+and the export stops with ParameterError when it passes ``MAX_FRAMES``). A
 solver that declares no phases is refused before any work.
 
 **Parameter changes.** ``changes=[(i, {name: value}), ...]`` makes each change
@@ -540,7 +543,8 @@ def _animate_phases(
 ) -> AnimationResult:
     """The second run of :func:`animate` with ``every="phase"``: the start, then a frame after every phase."""
     cls = type(solver)
-    total = 1 + length * len(cls.phases)
+    total = 1 + length * len(cls.phases)  # a lower bound when a phase repeats
+    repeats = [p.name for p in cls.phases if p.repeats]
     if total > MAX_FRAMES:
         raise ParameterError(
             f"the run took {length:,} {cls.iteration_name}s: a frame every phase ({len(cls.phases)} an iteration) "
@@ -553,11 +557,17 @@ def _animate_phases(
     names: list[str] = []
 
     def draw(snap: Snapshot, text: str, it: int, phase: str, cells=None) -> np.ndarray:
+        if repeats and len(drawn) >= MAX_FRAMES:
+            raise ParameterError(
+                f"a frame every phase of {length:,} {cls.iteration_name}s makes more than {MAX_FRAMES:,} frames "
+                f"(its phase {repeats[0]!r} repeats); stop it sooner or take a frame every N iterations",
+                name="every",
+            )
         image = renderer.frame(snap, text, cells)
         captions.append(text)
         drawn.append(it)
         names.append(phase)
-        report(len(drawn), total)
+        report(len(drawn), max(total, len(drawn)))
         return image
 
     def frames():

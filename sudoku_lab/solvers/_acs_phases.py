@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._kernels import acs as K
-from ..model.geometry import cell_name
+from ..model.geometry import SYMBOLS, cell_name
 from .declare import Phase
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def _place(s: Acs, ctx: dict) -> tuple:
     share = before / total if total > 0 else 0.0
     fixed = [(int(c), int(k)) for c, k in zip(logc, logk) if k != K.LOG_FAILED and board[c] != 0]
     failed_now = [int(c) for c, k in zip(logc, logk) if k == K.LOG_FAILED]
-    words = [f"{cell_name(c, N)}={_digit(board[c])} ({_KINDS[k]})" for c, k in fixed[:_NAMED]]
+    words = [f"{cell_name(c, N)}={SYMBOLS[_digit(board[c]) - 1]} ({_KINDS[k]})" for c, k in fixed[:_NAMED]]
     if len(fixed) > _NAMED:
         words.append(f"and {len(fixed) - _NAMED} more")
     prop = f"propagation then fixed {len(fixed)} cell{'s' if len(fixed) != 1 else ''}" + (
@@ -125,7 +125,7 @@ def _place(s: Acs, ctx: dict) -> tuple:
         prop += "; failed " + ", ".join(cell_name(c, N) for c in failed_now[:_NAMED])
     failed_total = int(np.count_nonzero(board == 0))
     caption = (
-        f"ant {ant + 1} of {A} put {int(d) + 1} at {cell_name(int(cell), N)} (pheromone {before:.3g}, "
+        f"ant {ant + 1} of {A} put {SYMBOLS[int(d)]} at {cell_name(int(cell), N)} (pheromone {before:.3g}, "
         f"{100 * share:.0f}% of the cell's, {'greedy' if greedy else 'roulette'} pick); {prop}; "
         f"{failed_total} cell{'s' if failed_total != 1 else ''} failed so far"
     )

@@ -27,7 +27,7 @@ from .._kernels import acs as K
 from ..model.geometry import cell_name
 from ._acs_phases import PHASES, run_phase
 from .base import KernelSolver, Param, Snapshot, Status, frozen_copy, register
-from .declare import COST_AXIS, Axis, Column, Layer, Objective
+from .declare import Axis, Column, Layer, Objective
 
 __all__ = ["Acs", "normalised_pheromone"]
 
@@ -80,7 +80,7 @@ class Acs(KernelSolver):
     )
     example_budget = 20_000
     objective = Objective(cost="empty cells of the best-so-far ant's board (cells it failed to fill)")
-    axes = (COST_AXIS, Axis("deposit", "best-so-far deposit C / f", "right"))
+    axes = (Axis("cost", "empty cells", "left"), Axis("deposit", "best-so-far deposit C / f", "right"))
     columns = (
         Column("cost", "empty cells of the best-so-far board", color="#0072B2"),
         Column("iteration_cost", "failed cells of the iteration's best ant", color="#56B4E9", style="dotted"),
