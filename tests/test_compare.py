@@ -158,3 +158,46 @@ def test_the_command_prints_the_report_as_markdown_and_csv(capsys):
     assert "| reseda_fig3_1_easy | reseda vs exact | 2/2 vs 2/2 | 1 | 1 |" in md
     assert cli.main(["compare", "reseda_fig3_1_easy", "--algo", "reseda", "--algo", "reseda"]) == 2
     assert "the same configuration is named twice" in capsys.readouterr().err
+
+
+def test_acs_with_its_parameters_compares_with_hill_climb_on_a_famous_puzzle_with_a_fixed_seed(capsys):
+    """The ant colony system (any registered solver) takes part in `compare` with its own parameters: the same
+    seeds as hill climbing, each run the one `solve` gives, every ACS run solved to the unique solution."""
+    pz = library.puzzle("aiescargot")
+    configs = [cmp.parse_config("acs:ants=8,q0=0.85"), cmp.parse_config("hill_climb")]
+    assert configs[0].params == {"ants": 8, "q0": 0.85}
+    results = cmp.compare(configs, [pz], runs=3, seed=11, until="solved,20000it")
+    rows = results.rows()
+    assert sorted((r["config"], r["seed"]) for r in rows) == sorted((c.label, s) for c in configs for s in (11, 12, 13))
+    truth = exact.solve(pz)
+    params = {c.label: dict(c.params) for c in configs}
+    for r in rows:
+        alone = run_task(Task(r["solver"], params[r["config"]], pz, r["seed"], "solved,20000it"))
+        assert (r["solved"], r["iterations"]) == (alone.solved, alone.iterations), r["config"]
+        if r["solver"] == "acs":
+            assert r["solved"] and np.array_equal(alone.grid, truth)
+    assert (
+        cli.main(
+            [
+                "compare",
+                "aiescargot",
+                "--algo",
+                "acs:ants=8,q0=0.85",
+                "--algo",
+                "hill_climb",
+                "--runs",
+                "3",
+                "--seed",
+                "11",
+                "--until",
+                "solved,20000it",
+                "--quiet",
+                "--format",
+                "csv",
+            ]
+        )
+        == 0
+    )
+    out = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [(o["config"], o["runs"]) for o in out] == [("acs:ants=8,q0=0.85", "3"), ("hill_climb", "3")]
+    assert out[0]["successes"] == "3"

@@ -64,6 +64,7 @@ BUDGETS = {
     "--generations": 50,  # reproduce nbcoin-table2: generation budgets
     "--ga-generations": 50,
     "--repeat": 1,  # bench: timed passes
+    "--seconds": 1,  # reproduce acs-famous, acs-large: time limit of a run
 }
 #: --until (and a specification's `until`): iterations and evaluations are capped, seconds become iterations so a
 #: run's end does not depend on the machine's speed.
@@ -74,7 +75,15 @@ BUDGET_PARAMS = {"generations": 50, "iterations": 300, "run_budget": 300, "budge
 #: `--scheduler local:N`: a local Dask cluster of at most this many workers (the test machine has 2 cores).
 LOCAL_WORKERS = 2
 #: Sizes of every reproduction, full and quick form alike (clamped to each option's declared range).
-REPRODUCTION_SIZES = {"runs": 2, "puzzles": 1, "solve_runs": 1, "max_tries": 4, "generations": 50, "ga_generations": 50}
+REPRODUCTION_SIZES = {
+    "runs": 2,
+    "puzzles": 1,
+    "solve_runs": 1,
+    "max_tries": 4,
+    "generations": 50,
+    "ga_generations": 50,
+    "seconds": 1,
+}
 #: Commands that run solvers with a default budget when no --until is given (animate: one run, done twice).
 DEFAULT_BUDGET_COMMANDS = ("solve", "grades", "compare", "batch", "animate")
 

@@ -226,10 +226,10 @@ class Reproduction:
 
 
 #: The built-in papers in the order every listing shows them (the README's): RESEDA, the three of the GA
-#: comparison (hill climbing, NB-COIN), then AC3-tabu and cuckoo search; plugins' papers follow in registration
-#: order. Without it the order was that in which modules happened to be imported (a test importing one module
-#: first moved its paper ahead).
-PAPER_ORDER = ("reseda", "jones", "waiyapara", "soto2013", "soto2014")
+#: comparison (hill climbing, NB-COIN), then AC3-tabu and cuckoo search, then the ant colony system; plugins'
+#: papers follow in registration order. Without it the order was that in which modules happened to be
+#: imported (a test importing one module first moved its paper ahead).
+PAPER_ORDER = ("reseda", "jones", "waiyapara", "soto2013", "soto2014", "lloyd2019")
 
 
 def _paper_rank(key: str) -> int:
