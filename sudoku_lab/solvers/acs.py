@@ -171,6 +171,27 @@ class Acs(KernelSolver):
         ),
     )
 
+    @classmethod
+    def warm_up(cls) -> None:
+        """Compile the kernels: the generic warm-up's puzzles are solved at reset, so step a hard one too.
+
+        The propagation at reset solves the generic warm-up's 4 x 4 and 9 x 9 puzzles, so the ants'
+        kernels would compile only in the first real run; AI Escargot is stepped by whole iterations
+        and by one iteration's phases.
+        """
+        from ..model import library
+        from .warm import generic_warm_up
+
+        generic_warm_up(cls)
+        s = cls()
+        s.reset(library.puzzle("aiescargot"), seed=0)
+        s.step(2)
+        for _ in range(10_000):  # one iteration phase by phase: start, every placement, global update
+            st = s.step_phase()
+            if st is None or st.ended:
+                break
+        s.snapshot()
+
     kernel = K
     State = AcsState
     int_slots = ("ants", "iterations")
