@@ -146,6 +146,8 @@ class SolverWorker(QObject):
         self._commands: queue.Queue[_Cmd] = queue.Queue()
         self._params_lock = threading.Lock()
         self._pending_params: dict = {}
+        self._pending_after: dict[str, int] = {}  # under _params_lock: per pending change, resets asked before it
+        self._resets_asked = 0  # under _params_lock: resets asked for so far (numbers the reset commands)
         self._pending_keyframes: list[int] = []  # under _params_lock: keyframe requests not answered yet
         self._pending_records: dict[int, int | None] = {}  # under _params_lock: those that want the history too
         self._next_keyframe = 0
@@ -167,7 +169,10 @@ class SolverWorker(QObject):
 
     # ---------------------------------------------------------- GUI side API
     def request_reset(self, solver_name: str, params: dict, puzzle, seed: int) -> None:
-        self._send(_Cmd("reset", (solver_name, dict(params), puzzle, seed)))
+        with self._params_lock:
+            self._resets_asked += 1
+            number = self._resets_asked
+        self._send(_Cmd("reset", (solver_name, dict(params), puzzle, seed, number)))
 
     def request_warm(self, names) -> None:
         """Compile the kernels of solvers ``names`` now (those not warmed yet), in the "compiling" state."""
@@ -193,6 +198,7 @@ class SolverWorker(QObject):
         """Queue parameter changes; applied between chunks (or at once when idle)."""
         with self._params_lock:
             self._pending_params.update(changes)
+            self._pending_after.update(dict.fromkeys(changes, self._resets_asked))
         self._commands.put(_Cmd("params"))  # no interrupt: a running loop picks them up between chunks
 
     def request_keyframe(self) -> int:
@@ -352,9 +358,11 @@ class SolverWorker(QObject):
                 self._set_state(WorkerState.STOPPED)
                 self.runEnded.emit("stopped")
 
-    def _reset(self, name: str, params: dict, puzzle, seed: int) -> None:
-        with self._params_lock:
-            self._pending_params.clear()
+    def _reset(self, name: str, params: dict, puzzle, seed: int, number: int = 0) -> None:
+        with self._params_lock:  # changes asked for before this reset are in its params; later ones apply after it
+            keep = {k for k, after in self._pending_after.items() if after >= number}
+            self._pending_params = {k: v for k, v in self._pending_params.items() if k in keep}
+            self._pending_after = {k: v for k, v in self._pending_after.items() if k in keep}
         self._warm((name,))
         solver = create(name, **params)
         solver.reset(puzzle, seed=seed)
@@ -366,6 +374,7 @@ class SolverWorker(QObject):
     def _restore(self, session) -> None:
         with self._params_lock:
             self._pending_params.clear()
+            self._pending_after.clear()
         self._warm((session.solver,))
         if session.history is not None:  # the saved recording: the run can be rewound before the saved iteration
             with self._rate_lock:
@@ -455,11 +464,13 @@ class SolverWorker(QObject):
         solver = solver or self.solver
         with self._params_lock:
             changes, self._pending_params = self._pending_params, {}
+            after, self._pending_after = self._pending_after, {}
         if not changes or solver is None:
             return False
         if solver.phase:  # in the middle of an iteration stepped by phases: they apply when it ends
             with self._params_lock:
                 self._pending_params = {**changes, **self._pending_params}
+                self._pending_after = {**after, **self._pending_after}
             self.message.emit(
                 f"{', '.join(sorted(changes))}: applies when {solver.iteration_name} {solver.iteration + 1} ends "
                 "(Step phase to its end, or Step)"

@@ -8,6 +8,8 @@ is on chunks and iterations, never on seconds; timeouts only guard against hangs
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from PySide6.QtCore import QThread
 
@@ -181,6 +183,32 @@ def test_parameters_sent_while_idle_apply_at_once_and_publish_a_frame(qtbot, wor
     qtbot.waitUntil(lambda: bool(errors), timeout=HANG)
     assert errors == ["alpha must be [0, 1], got -1"]
     assert worker.solver.get_params()["beta"] == 0.5 and worker.solver.get_params()["alpha"] == 0.7
+
+
+def test_a_change_asked_for_just_after_a_reset_applies_to_the_new_solver(qtbot, worker, monkeypatch):
+    """Choosing a solver and at once a live parameter (what the window's form does): the reset, handled
+    later in the worker thread, must not drop the change asked for after it (it once did: the lab ran
+    the new solver with its defaults while the form showed the change)."""
+    frames, errors = [], []
+    _reset(qtbot, worker, frames)
+    worker.error.connect(errors.append)
+    gate = threading.Event()
+    real = worker._reset
+
+    def held_reset(*args):  # the worker reaches the reset only after the change below was asked for
+        assert gate.wait(60)
+        real(*args)
+
+    monkeypatch.setattr(worker, "_reset", held_reset)
+    worker.request_reset("acs", {"ants": 10, "q0": 0.9}, library.puzzle("ai_escargot"), 3)
+    worker.request_params(ants=1, q0=0.3)
+    gate.set()
+    qtbot.waitUntil(lambda: bool(_frames(worker, frames)) and frames[-1].snapshot.solver == "acs", timeout=HANG)
+    qtbot.waitUntil(lambda: bool(_frames(worker, frames)) and frames[-1].snapshot.params["ants"] == 1, timeout=20_000)
+    snap = frames[-1].snapshot
+    assert (snap.params["ants"], snap.params["q0"], snap.iteration) == (1, 0.3, 0)
+    assert worker.solver.get_params()["ants"] == 1
+    assert errors == []
 
 
 # ----------------------------------------------------------------------------- read-only payloads
