@@ -296,9 +296,11 @@ def bench_exact(
     if tdoku_exe is not None:
         import tempfile
 
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", prefix="sudoku-lab-tdoku-", delete=False) as f:
-            f.write(text)
-        tdoku_file = f.name
+        from ..files import write_text
+
+        tdoku_dir = tempfile.mkdtemp(prefix="sudoku-lab-tdoku-")
+        tdoku_file = os.path.join(tdoku_dir, "puzzles.txt")
+        write_text(tdoku_file, text, "tdoku's puzzle file")
         exe_t, file_t = tdoku_exe, tdoku_file
         cases["tdoku"] = lambda: tdoku_rates.append(_run_tdoku(exe_t, file_t))
 
@@ -328,7 +330,7 @@ def bench_exact(
         seconds = side_by_side(cases, repeat)
     finally:
         if tdoku_file is not None:
-            os.unlink(tdoku_file)
+            shutil.rmtree(os.path.dirname(tdoku_file), ignore_errors=True)
     seconds.pop("tdoku", None)  # its own rate counts, not the wall time of the process
     tdoku_per_second = max(tdoku_rates) if tdoku_rates else None
 
