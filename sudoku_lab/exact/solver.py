@@ -131,7 +131,7 @@ def _checked_grid(puzzle: Any) -> tuple[np.ndarray, int]:
         return puzzle.grid, puzzle.n
     if type(puzzle) is np.ndarray and puzzle.dtype == np.int8 and puzzle.ndim == 1 and puzzle.flags.c_contiguous:
         n = _BOX_BY_CELLS.get(puzzle.size)
-        if n is not None and puzzle.view(np.uint8).max() <= n * n:
+        if n is not None and np.max(puzzle.view(np.uint8)) <= n * n:
             return puzzle, n
     return as_grid(puzzle)
 
