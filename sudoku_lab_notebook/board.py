@@ -13,24 +13,15 @@ from html import escape
 import numpy as np
 import numpy.typing as npt
 
+from sudoku_lab.analysis.figures import BOARD_COLOURS
 from sudoku_lab.model.geometry import SYMBOLS
 from sudoku_lab.model.scoring import conflicting_cells
 from sudoku_lab.solvers import Snapshot
 
 __all__ = ["board_html", "COLOURS"]
 
-#: The board's colours (the lab's and the figures').
-COLOURS = {
-    "given_bg": "#E3E8EF",
-    "fixed_bg": "#D4EFE3",
-    "given_fg": "#111111",
-    "solver_fg": "#0072B2",
-    "conflict_fg": "#D55E00",
-    "conflict_bg": "#FBE3D6",
-    "thin_line": "#9AA3AD",
-    "thick_line": "#1F2328",
-    "changed": "#7E2F8E",
-}
+#: The board's colours: the lab's and the figures' (``BOARD_COLOURS``), and the outline of the last phase's cells.
+COLOURS = {**BOARD_COLOURS, "changed": "#7E2F8E"}
 
 
 def board_html(snapshot: Snapshot, changed: npt.ArrayLike | None = None, best: bool = False, size: int = 360) -> str:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # names of annotations only: these modules import this one
     from .report import ECDF, SummaryRow
 
 __all__ = [
+    "BOARD_COLOURS",
     "grade_figure",
     "probability_figure",
     "convergence_figure",
@@ -510,7 +511,7 @@ def _draw_convergence(ax, snapshot: Snapshot, cls: type[Solver], max_markers: in
 
 # ------------------------------------------------------------------ boards
 #: The lab's board colours (sudoku_lab_ui.widgets.theme.BOARD): Okabe and Ito's blue and vermillion.
-_BOARD = {
+BOARD_COLOURS = {
     "given_bg": "#E3E8EF",
     "fixed_bg": "#D4EFE3",
     "given_fg": "#111111",
@@ -543,7 +544,7 @@ class _Board:
             side.set_visible(False)
         for k in range(N + 1):
             thick = k % n == 0
-            colour, lw = (_BOARD["thick_line"], 2.0) if thick else (_BOARD["thin_line"], 0.6)
+            colour, lw = (BOARD_COLOURS["thick_line"], 2.0) if thick else (BOARD_COLOURS["thin_line"], 0.6)
             ax.axhline(k, color=colour, lw=lw, zorder=3 if thick else 2)
             ax.axvline(k, color=colour, lw=lw, zorder=3 if thick else 2)
         self.cells = []
@@ -551,7 +552,9 @@ class _Board:
         size = 150 / N
         for cell in range(N * N):
             r, c = divmod(cell, N)
-            bg = Rectangle((c, r), 1, 1, color=_BOARD["given_bg"] if self.givens[cell] else "white", lw=0, zorder=0)
+            bg = Rectangle(
+                (c, r), 1, 1, color=BOARD_COLOURS["given_bg"] if self.givens[cell] else "white", lw=0, zorder=0
+            )
             ax.add_patch(bg)
             self.cells.append(bg)
             self.texts.append(
@@ -582,13 +585,19 @@ class _Board:
             given = self.givens[cell]
             text = self.texts[cell]
             text.set_text(SYMBOLS[d - 1] if d > 0 else "")
-            text.set_color(_BOARD["conflict_fg"] if bad else _BOARD["given_fg"] if given else _BOARD["solver_fg"])
-            bg = (
-                _BOARD["given_bg"]
-                if given
-                else _BOARD["conflict_bg"]
+            text.set_color(
+                BOARD_COLOURS["conflict_fg"]
                 if bad
-                else _BOARD["fixed_bg"]
+                else BOARD_COLOURS["given_fg"]
+                if given
+                else BOARD_COLOURS["solver_fg"]
+            )
+            bg = (
+                BOARD_COLOURS["given_bg"]
+                if given
+                else BOARD_COLOURS["conflict_bg"]
+                if bad
+                else BOARD_COLOURS["fixed_bg"]
                 if fix
                 else "white"
             )

@@ -387,14 +387,14 @@ def _pencil_board(ax, snapshot: Snapshot, allowed: np.ndarray, struck: np.ndarra
     for cell in range(pz.C):
         r, c = divmod(cell, N)
         if givens[cell]:
-            ax.add_patch(Rectangle((c, r), 1, 1, color=_fig._BOARD["given_bg"], lw=0, zorder=0))
+            ax.add_patch(Rectangle((c, r), 1, 1, color=_fig.BOARD_COLOURS["given_bg"], lw=0, zorder=0))
         digits = np.flatnonzero(allowed[cell]) + 1
         if len(digits) == 1 and (struck is None or not struck[cell].any()):
-            colour = _fig._BOARD["given_fg"] if givens[cell] else _fig._BOARD["solver_fg"]
+            colour = _fig.BOARD_COLOURS["given_fg"] if givens[cell] else _fig.BOARD_COLOURS["solver_fg"]
             ax.text(c + 0.5, r + 0.54, SYMBOLS[digits[0] - 1], fontsize=big, ha="center", va="center", color=colour)
             continue
         if len(digits) == 0 and (struck is None or not struck[cell].any()):
-            ax.add_patch(Rectangle((c, r), 1, 1, color=_fig._BOARD["conflict_bg"], lw=0, zorder=0))
+            ax.add_patch(Rectangle((c, r), 1, 1, color=_fig.BOARD_COLOURS["conflict_bg"], lw=0, zorder=0))
         for d in range(1, N + 1):
             on = allowed[cell, d - 1]
             gone = struck is not None and struck[cell, d - 1]
@@ -409,11 +409,14 @@ def _pencil_board(ax, snapshot: Snapshot, allowed: np.ndarray, struck: np.ndarra
                 fontsize=small,
                 ha="center",
                 va="center",
-                color=_fig._BOARD["conflict_fg"] if gone else "#333333",
+                color=_fig.BOARD_COLOURS["conflict_fg"] if gone else "#333333",
             )
             if gone:
                 ax.plot(
-                    [x - 0.35 / n, x + 0.35 / n], [y + 0.3 / n, y - 0.3 / n], color=_fig._BOARD["conflict_fg"], lw=0.8
+                    [x - 0.35 / n, x + 0.35 / n],
+                    [y + 0.3 / n, y - 0.3 / n],
+                    color=_fig.BOARD_COLOURS["conflict_fg"],
+                    lw=0.8,
                 )
                 t.set_alpha(0.9)
 
