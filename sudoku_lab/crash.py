@@ -16,6 +16,7 @@ import traceback
 from pathlib import Path
 
 from ._checks import checked
+from .errors import printable
 
 __all__ = ["write_report", "internal_error_message"]
 
@@ -52,7 +53,8 @@ def write_report(exc: BaseException, context: str = "") -> Path | None:
         ]
     )
     try:
-        path.write_text(text, encoding="utf-8")
+        # The exception's text may quote a file: the report is read in a terminal too (cat, less -R).
+        path.write_text(printable(text, keep="\n"), encoding="utf-8")
     except OSError:
         return None
     return path
@@ -63,7 +65,7 @@ def internal_error_message(exc: BaseException, context: str = "") -> str:
     """Write the report and return the one line to show: the exception and where its report is."""
     path = write_report(exc, context)
     what = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
-    what = what.splitlines()[0] if what else type(exc).__name__
+    what = printable(what.splitlines()[0]) if what else type(exc).__name__  # shown in a terminal or a dialog
     if len(what) > 200:
         what = what[:197] + "..."
     where = f"full report in {path}" if path else "no writable directory for a report"

@@ -4,15 +4,81 @@ Every error a user can cause (a malformed puzzle, a parameter out of range, a
 corrupt results file) is one of these, with a message that names what is wrong
 and where. The CLI prints ``str(error)`` on one line and exits with status 2;
 the GUI shows it inline and in the status bar.
+
+A message often quotes what a file held (a puzzle's name, a session's
+``saved_by``, a column of a results table, a parameter's text). Whatever that
+was, the message of every error here is :func:`printable`: its control
+characters are shown escaped (``\\x1b``, ``\\n``, ``\\t``), so an error never
+carries an escape sequence to a terminal, a line break into a one-line status
+bar or a dialog, or a direction override into a crash report.
 """
 
 from __future__ import annotations
 
-__all__ = ["SudokuLabError", "PuzzleError", "ParameterError", "DataFileError", "PuzzleTypeError", "ParameterTypeError"]
+import re
+
+#: The public part; :func:`printable` serves the core's own messages (crash reports, the command line's output).
+__all__ = [
+    "SudokuLabError",
+    "PuzzleError",
+    "ParameterError",
+    "DataFileError",
+    "HistoryError",
+    "PuzzleTypeError",
+    "ParameterTypeError",
+]
+
+
+#: What :func:`printable` escapes: the C0 and C1 control characters and DEL (Unicode category Cc: escape
+#: sequences, line breaks, tabs, backspace, bell), the line and paragraph separators, and the bidirectional
+#: formatting characters, which reorder the text around them when shown ("Trojan source").
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(m: re.Match) -> str:
+    c = m.group()
+    return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def printable(text: str, keep: str = "") -> str:
+    """``text`` with its control characters shown escaped, as Python writes them: ``\\x1b``, ``\\n``, ``\\u202e``.
+
+    Parameters
+    ----------
+    text : str
+        Any text (a message quoting what a file held).
+    keep : str
+        Characters left as they are (``"\\n"`` for several lines of output).
+
+    Returns
+    -------
+    str
+        ``text`` itself when it holds nothing to escape. Escaping is idempotent:
+        what it returns holds no control character, so escaping it again changes
+        nothing (a backslash is not escaped).
+
+    Examples
+    --------
+    >>> printable("saved by \\x1b[31mred\\x1b[0m\\n")
+    'saved by \\\\x1b[31mred\\\\x1b[0m\\\\n'
+    """
+    if not _UNPRINTABLE.search(text):
+        return text
+    return _UNPRINTABLE.sub(lambda m: m.group() if m.group() in keep else _escaped(m), text)
 
 
 class SudokuLabError(ValueError):
-    """Base class of every user-facing error (a ``ValueError``)."""
+    """Base class of every user-facing error (a ``ValueError``).
+
+    ``str(error)`` is the message made :func:`printable`, whatever it quotes, so
+    the command line, the window's dialogs and status bar and the crash report
+    all show it on one line with its control characters escaped. ``args`` keep
+    what was given.
+    """
+
+    def __str__(self) -> str:
+        return printable(super().__str__())
 
 
 class PuzzleError(SudokuLabError):
@@ -66,6 +132,24 @@ class DataFileError(SudokuLabError):
         super().__init__(message)
         self.path = path
         self.line = line
+
+
+class HistoryError(SudokuLabError):
+    """A recorded run (a :class:`~sudoku_lab.stepping.history.History`) that is not the run it claims.
+
+    Its replay reached a recorded keyframe, the saved state or the record's end and found another
+    state there (a keyframe of another seed, a change moved to another iteration, an event log that
+    differs, a run that ends before the record's furthest iteration).
+
+    Attributes
+    ----------
+    iteration : int or None
+        The iteration where the replay and the record part.
+    """
+
+    def __init__(self, message, *, iteration=None):
+        super().__init__(message)
+        self.iteration = iteration
 
 
 class PuzzleTypeError(PuzzleError, TypeError):

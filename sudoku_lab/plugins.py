@@ -21,6 +21,13 @@ reproduction or a benchmark means adding a module, never editing a list:
 
 A plugin that fails to import is reported in one line on stderr and skipped:
 a broken third-party module never stops the built-in solvers.
+
+The lab window is a front end of its own (``sudoku_lab_ui``, the ``sudoku_lab.frontends`` entry point)
+whose packages, PySide6 and pyqtgraph, are the ``gui`` extra rather than core dependencies, so that the
+headless commands and the notebook lab install where Qt cannot. Whatever starts the window
+(``sudoku-lab``, ``sudoku-lab gui``, ``sudoku-lab bench gui``) asks :func:`missing_window_packages`
+(found, never imported: no Qt in the core) and, when some are missing, says
+:func:`window_missing_message` in one line instead of a ``ModuleNotFoundError``.
 """
 
 from __future__ import annotations
@@ -43,7 +50,16 @@ from .errors import ParameterError
 #: What plugins and the window call. :class:`Registry` is the mechanism behind every registry (the solvers',
 #: the benchmarks', the window's views and overlays); a plugin registers through those registries' own
 #: functions (``register``, ``register_benchmark``, ``register_view``), not through a Registry.
-__all__ = ["load_plugins", "import_package_modules", "PLUGIN_GROUP", "UI_PLUGIN_GROUP", "PLUGIN_ENV"]
+__all__ = [
+    "load_plugins",
+    "import_package_modules",
+    "PLUGIN_GROUP",
+    "UI_PLUGIN_GROUP",
+    "PLUGIN_ENV",
+    "WINDOW_PACKAGES",
+    "missing_window_packages",
+    "window_missing_message",
+]
 
 PLUGIN_GROUP = "sudoku_lab.plugins"
 UI_PLUGIN_GROUP = "sudoku_lab.ui_plugins"
@@ -231,3 +247,62 @@ def _origin(obj) -> str:
     mod = getattr(obj, "__module__", None) or type(obj).__module__
     qual = getattr(obj, "__qualname__", None) or type(obj).__qualname__
     return f"{mod}.{qual}"
+
+
+# ------------------------------------------------------- the window's packages
+#: What the lab window imports beyond the core: module -> its distribution, the ``gui`` extra of pyproject.toml
+#: (tests/test_packaging.py keeps the two the same).
+WINDOW_PACKAGES = {"PySide6": "PySide6-Essentials", "pyqtgraph": "pyqtgraph"}
+
+
+def missing_window_packages() -> list[str]:
+    """The distributions of :data:`WINDOW_PACKAGES` whose module cannot be found here (found, not imported)."""
+    import importlib.util
+
+    missing = []
+    for module, dist in WINDOW_PACKAGES.items():
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):  # a broken package on the path: as good as none
+            found = False
+        if not found:
+            missing.append(dist)
+    return missing
+
+
+def _install_command() -> str:
+    """The pip command that adds the ``gui`` extra to this installation of sudoku-lab.
+
+    From the checkout it was installed from (pip records it in ``direct_url.json``; ``-e`` for an editable
+    install), with this interpreter, so the packages land where the command looks for them.
+    """
+    import json
+    import os
+    import shlex
+    import sys
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    target, editable = "sudoku-lab[gui]", False
+    try:
+        direct = json.loads(metadata.distribution("sudoku-lab").read_text("direct_url.json") or "{}")
+        url = urlparse(direct.get("url", ""))
+        if url.scheme == "file" and "dir_info" in direct:
+            target = unquote(url.path) + "[gui]"
+            editable = bool(direct["dir_info"].get("editable"))
+    except (metadata.PackageNotFoundError, ValueError, AttributeError, TypeError):
+        pass
+    # `python` where it is this interpreter (its virtual environment is the active one), else this one's path.
+    active = os.environ.get("VIRTUAL_ENV")
+    python = "python" if active and os.path.realpath(active) == os.path.realpath(sys.prefix) else sys.executable
+    return f"{shlex.quote(python)} -m pip install {'-e ' if editable else ''}{shlex.quote(target)}"
+
+
+def window_missing_message(missing: list[str]) -> str:
+    """One line: the window's packages that are missing, and how to install them."""
+    them = "it" if len(missing) == 1 else "them"
+    return (
+        f"the lab window needs {' and '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} not installed "
+        f"here; install {them} with: {_install_command()} (the headless commands work without {them}: "
+        "sudoku-lab --help)"
+    )

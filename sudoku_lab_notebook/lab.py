@@ -7,11 +7,18 @@ buttons, a timeline over the recorded run and a caption line saying what the las
 
 Everything goes through a :class:`~sudoku_lab.stepping.history.History`, so Step back and the
 timeline give the exact state of any iteration reached, and parameter changes are recorded and
-replayed as in the Qt lab. Run steps in a background thread in chunks of about 50 ms and redraws at
-most every :attr:`Lab.refresh_interval` seconds; every action takes the same lock, so the solver is
-never touched by two threads at once. The views are matplotlib figures drawn headless
+replayed as in the Qt lab. Run steps in a background thread in chunks of about 50 ms and updates the
+lines and the board at most every :attr:`Lab.refresh_interval` seconds; every action takes the same
+lock, so the solver is never touched by two threads at once.
+
+The view and the curves are matplotlib figures drawn headless
 (:func:`sudoku_lab.analysis.view_figures.view_figure`) and shown as PNG images: no ipympl, no
-JavaScript beyond ipywidgets' own.
+JavaScript beyond ipywidgets' own. Drawing them is what costs (about a second of CPU for both on a
+busy 2-core machine, against a few milliseconds for stepping, the board's SVG and the lines), so an
+action never waits for it: it updates the lines and the board, then hands the new snapshot to a
+drawing thread of its own, which draws only the panes shown (each pane's check box hides it), only
+the latest state (snapshots handed over while it draws replace each other: ten quick Steps draw
+once or twice, not ten times), and nothing that did not change. :meth:`Lab.wait_drawn` waits for it.
 """
 
 from __future__ import annotations
@@ -21,13 +28,13 @@ import threading
 import time
 import traceback
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import ipywidgets as widgets
 import numpy as np
 
 from sudoku_lab.analysis.view_figures import view_figure, view_names, view_title
-from sudoku_lab.errors import ParameterError, SudokuLabError
+from sudoku_lab.errors import ParameterError, ParameterTypeError, SudokuLabError
 from sudoku_lab.model import library
 from sudoku_lab.model.puzzle import Puzzle
 from sudoku_lab.solvers import Param, PhaseStep, Snapshot, Solver, create, get_solver_class
@@ -37,6 +44,14 @@ from .board import board_html
 
 __all__ = ["Lab", "figure_png", "main_view"]
 
+#: One figure drawn at a time in this package (matplotlib is not thread-safe): the lab's drawing thread and a
+#: cell's :func:`figure_png` / ``show_view`` take turns.
+_DRAWING = threading.RLock()
+
+#: Bytes a notebook lab's history may hold by default: 50 MB, a quarter of the window's, as a notebook (a JupyterHub
+#: server, a class's kernels) shares its machine.
+DEFAULT_MEMORY_LIMIT = 50_000_000
+
 #: Views that are not a solver's "main" view (the board and curves have panes of their own).
 _NOT_MAIN = ("board", "convergence", "ac3", "runs")
 
@@ -44,7 +59,8 @@ _NOT_MAIN = ("board", "convergence", "ac3", "runs")
 def figure_png(fig: Any, dpi: int | None = None) -> bytes:
     """A matplotlib Figure as PNG bytes (drawn by Agg, headless; the figure's own dpi unless given)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi if dpi is not None else fig.get_dpi())
+    with _DRAWING:
+        fig.savefig(buf, format="png", dpi=dpi if dpi is not None else fig.get_dpi())
     return buf.getvalue()
 
 
@@ -111,15 +127,21 @@ class Lab:
         A bundled puzzle's name (``ai_escargot``, ``collection:k``) or a :class:`~sudoku_lab.model.Puzzle`.
     seed : int
         The run's seed (as ``sudoku-lab solve --seed``).
-    params : Mapping, optional
-        Parameters other than the solver's defaults.
-    memory_limit : int
-        Bytes the history's keyframes may hold (default 50 MB: a notebook shares its machine).
+    params : Mapping of str to value, optional
+        Parameters other than the solver's defaults, e.g. ``{"alpha": 0.5}`` (as the form's fields and
+        :meth:`set_params` take them).
+    memory_limit : int, optional
+        Bytes the history's keyframes may hold, as :class:`~sudoku_lab.stepping.history.History` takes it
+        (``50_000_000`` for 50 MB); None for the default, 50 MB (a notebook shares its machine).
 
     Raises
     ------
+    ParameterTypeError
+        An argument of the wrong kind: ``params`` that is not a mapping (``"alpha=0.5"``), a ``memory_limit``
+        that is not an int (``"50MB"``), a seed that is not an int (also a ParameterError and a TypeError).
     ParameterError
-        An unknown solver or parameter, a value out of range, a negative seed.
+        An unknown solver or parameter, a value out of range, a negative seed, a ``memory_limit`` that is not
+        positive or smaller than one keyframe of the solver.
     PuzzleError
         No bundled puzzle by that name, or a puzzle whose givens clash.
 
@@ -135,14 +157,19 @@ class Lab:
         One field per declared parameter; a change applies at once (through the history).
     view_select : ipywidgets.Dropdown
         The view shown beside the board.
+    view_shown, curves_shown : ipywidgets.Checkbox
+        Whether the view and the convergence curves are shown; a hidden one is not drawn until shown again.
     board, status, caption, error : ipywidgets.HTML
         The board (SVG), the iteration and costs, what the last phase did, and the last error (one line).
     view_image, curves_image : ipywidgets.Image
-        The chosen view and the convergence curves (PNG).
+        The chosen view and the convergence curves (PNG), drawn by the lab's drawing thread.
     """
 
-    #: Seconds between redraws while running (drawing the figures is the costly part).
+    #: Seconds between updates of the lines and the board while running (the images follow as fast as they draw).
     refresh_interval = 0.5
+    #: Seconds the drawing thread waits for actions to pause before it draws (a burst of Steps draws once), and
+    #: at most ten times this while they go on.
+    render_delay = 0.03
     #: Seconds of stepping per chunk while running (the chunk size never changes the run).
     chunk_seconds = 0.05
     #: Most (width, height) in pixels of the view beside the board and of the curves: each figure keeps its own
@@ -156,18 +183,46 @@ class Lab:
         puzzle: str | Puzzle = "ai_escargot",
         seed: int = 0,
         params: Mapping[str, Any] | None = None,
-        memory_limit: int = 50_000_000,
+        memory_limit: int | None = None,
     ):
+        # The core's argument checker (sudoku_lab._checks) is private to the core, so the kinds are checked here,
+        # in its words: "Lab: NAME must be KIND, got TYPE VALUE".
         if not isinstance(solver, str):
-            raise ParameterError(f"Lab: solver must be a solver's name, got {type(solver).__name__}", name="solver")
+            raise ParameterTypeError(f"Lab: solver must be a solver's name, got {_got(solver)}", name="solver")
         if isinstance(puzzle, str):
             puzzle = library.puzzle(puzzle)
         if not isinstance(puzzle, Puzzle):
-            raise ParameterError(
-                f"Lab: puzzle must be a bundled puzzle's name or a Puzzle, got {type(puzzle).__name__}", name="puzzle"
+            raise ParameterTypeError(
+                f"Lab: puzzle must be a bundled puzzle's name or a Puzzle, got {_got(puzzle)}", name="puzzle"
             )
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise ParameterError(f"Lab: seed must be an int, got {type(seed).__name__}", name="seed")
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise ParameterTypeError(f"Lab: seed must be an int, got {_got(seed)}", name="seed")
+        if params is None:
+            params = {}
+        elif not isinstance(params, Mapping):
+            raise ParameterTypeError(
+                f"Lab: params must be a mapping of parameter names to values, such as {{'alpha': 0.5}}, "
+                f"got {_got(params)}",
+                name="params",
+            )
+        not_names = [k for k in params if not isinstance(k, str)]
+        if not_names:
+            raise ParameterTypeError(
+                f"Lab: params' keys must be parameter names (str), got {_got(not_names[0])}", name="params"
+            )
+        if memory_limit is None:
+            memory_limit = DEFAULT_MEMORY_LIMIT
+        elif isinstance(memory_limit, (bool, np.bool_)) or not isinstance(memory_limit, (int, np.integer)):
+            # Bytes as an int, as History, restore_history and the window's setting (MB, stored as bytes) take
+            # them: no unit is parsed anywhere else, so "50MB" is refused with the value to write instead.
+            raise ParameterTypeError(
+                f"Lab: memory_limit must be an int, a number of bytes (50_000_000 for 50 MB), got {_got(memory_limit)}",
+                name="memory_limit",
+            )
+        elif memory_limit <= 0:
+            raise ParameterError(
+                f"Lab: memory_limit must be a positive number of bytes, got {memory_limit}", name="memory_limit"
+            )
         self._cls: type[Solver] = get_solver_class(solver)
         self._puzzle: Puzzle = puzzle
         self._seed = int(seed)
@@ -180,7 +235,15 @@ class Lab:
         self._caption = ""
         #: The full report of the last unexpected error (the widget shows one line of it).
         self.last_traceback: str | None = None
-        self._start(dict(params or {}))
+        # The drawing thread (started when there is something to draw, gone when there is not): the frame it is
+        # to draw next, how many were handed over (to wait for a burst to end), and what each pane shows now.
+        self._draw_cv = threading.Condition()
+        self._pending: _Frame | None = None
+        self._handed = 0
+        self._drawer: threading.Thread | None = None
+        self._drawn: dict[str, tuple] = {}
+        self._closed = False
+        self._start(dict(params))
         self._build()
         self._refresh()
 
@@ -254,6 +317,14 @@ class Lab:
             options=[(view_title(v), v) for v in views], value=main_view(cls), description="view"
         )
         self.view_select.observe(lambda _c: self._refresh(), names="value")
+        self.view_shown = widgets.Checkbox(
+            value=True, description="show", indent=False, layout=widgets.Layout(width="auto")
+        )
+        self.curves_shown = widgets.Checkbox(
+            value=True, description="convergence curves", indent=False, layout=widgets.Layout(width="auto")
+        )
+        for box in (self.view_shown, self.curves_shown):
+            box.observe(lambda _c: self._refresh(), names="value")
         self.param_widgets: dict[str, widgets.Widget] = {}
         params = self._solver.get_params()
         for p in cls.params:
@@ -289,8 +360,11 @@ class Lab:
                 self.status,
                 self.caption,
                 self.error,
-                widgets.HBox([self.board, widgets.VBox([self.view_select, self.view_image])], layout=wrap),
-                widgets.HBox([self.curves_image, form], layout=wrap),
+                widgets.HBox(
+                    [self.board, widgets.VBox([widgets.HBox([self.view_select, self.view_shown]), self.view_image])],
+                    layout=wrap,
+                ),
+                widgets.HBox([widgets.VBox([self.curves_shown, self.curves_image]), form], layout=wrap),
             ],
             layout=widgets.Layout(width="100%"),
         )
@@ -312,7 +386,10 @@ class Lab:
         return getattr(self._local, "syncing", False)
 
     def _refresh(self) -> None:
-        """Show the solver's state in every widget (the widgets' own observers ignore these changes)."""
+        """Show the solver's state in every widget (the widgets' own observers ignore these changes).
+
+        The lines, the board and the form at once; the images are handed to the drawing thread.
+        """
         with self._lock:
             self._local.syncing = True
             try:
@@ -344,8 +421,15 @@ class Lab:
         )
         self.caption.value = f"<i>{_escape(self._caption)}</i>"
         self.board.value = board_html(snap, changed=self._changed)
-        self.view_image.value = _png(snap, self.view_select.value, self.view_pixels)
-        self.curves_image.value = _png(snap, "convergence", self.curves_pixels)
+        panes = []
+        for pane, shown, view, pixels in (
+            ("view", self.view_shown.value, self.view_select.value, self.view_pixels),
+            ("curves", self.curves_shown.value, "convergence", self.curves_pixels),
+        ):
+            self._images[pane].layout.display = None if shown else "none"
+            if shown:
+                panes.append((pane, view, pixels))
+        self._hand_over(_Frame(snap, tuple(panes)))
         params = snap.params
         started = snap.iteration > 0 or furthest > h.origin
         for name, w in self.param_widgets.items():
@@ -355,6 +439,93 @@ class Lab:
         self.run_button.description = "Pause" if self.running else "Run"
         self.run_button.button_style = "warning" if self.running else "success"
         self.back_button.disabled = snap.iteration <= h.origin and not s.phase
+
+    @property
+    def _images(self) -> dict[str, widgets.Image]:
+        return {"view": self.view_image, "curves": self.curves_image}
+
+    # ------------------------------------------------------------ drawing (its own thread)
+    def _hand_over(self, frame: _Frame) -> None:
+        """Make ``frame`` the next one to draw (replacing any not yet drawn); start the drawing thread if needed."""
+        with self._draw_cv:
+            if self._closed:
+                return
+            self._pending = frame
+            self._handed += 1
+            if self._drawer is None:
+                self._drawer = threading.Thread(target=self._draw_loop, name="sudoku-lab-notebook-draw", daemon=True)
+                self._drawer.start()
+            self._draw_cv.notify_all()
+
+    def _draw_loop(self) -> None:
+        try:
+            self._draw_frames()
+        except BaseException:
+            # Never left for dead while marked as drawing (wait_drawn would wait for ever): the next frame starts
+            # a new thread.
+            with self._draw_cv:
+                self._drawer = None
+                self._draw_cv.notify_all()
+            raise
+
+    def _draw_frames(self) -> None:
+        cv = self._draw_cv
+        while True:
+            with cv:
+                # A burst of actions (a loop of lab.step(), clicks in quick succession) draws once, at its end.
+                waited = 0.0
+                while waited < 10 * self.render_delay:
+                    handed = self._handed
+                    cv.wait(self.render_delay)
+                    waited += self.render_delay
+                    if self._handed == handed:
+                        break
+                frame, self._pending = self._pending, None
+                if frame is None:
+                    self._drawer = None
+                    cv.notify_all()
+                    return
+            for pane, view, pixels in frame.panes:
+                with cv:
+                    if self._pending is not None:
+                        break  # a newer state came while the last pane drew: draw that one instead
+                try:
+                    key = (view, pixels, _state_key(frame.snapshot))
+                    if self._drawn.get(pane) == key:
+                        continue  # nothing this pane shows has changed (a refused value, Pause, showing it again)
+                    self._images[pane].value = _png(frame.snapshot, view, pixels)
+                    self._drawn[pane] = key
+                except Exception as exc:  # noqa: BLE001 - one line in the widget, never a dead thread
+                    self._drawn.pop(pane, None)
+                    self._fail(exc)
+
+    def wait_drawn(self, timeout: float | None = None) -> bool:
+        """Wait until the images show the latest state (the drawing thread has nothing left); True if they do.
+
+        Parameters
+        ----------
+        timeout : float, optional
+            Seconds to wait at most (default: as long as it takes).
+        """
+        with self._draw_cv:
+            return self._draw_cv.wait_for(lambda: self._drawer is None, timeout)
+
+    def close(self) -> None:
+        """Stop a run and the drawing (a figure being drawn is finished first), and close the lab's widgets.
+
+        What a notebook does with a lab it no longer shows; the solver and :attr:`history` stay usable.
+        """
+        self.pause()
+        with self._draw_cv:
+            self._closed = True
+            self._pending = None
+            self._draw_cv.notify_all()
+        self.wait_drawn()
+        stack: list[Any] = [self.widget]
+        while stack:
+            w = stack.pop()
+            stack.extend(getattr(w, "children", ()))
+            w.close()
 
     def _fail(self, exc: BaseException) -> None:
         """Show an error in one line: the message of a refused value, or the kind of an unexpected failure."""
@@ -546,11 +717,43 @@ class Lab:
         return str(self.board.value)
 
 
+class _Frame(NamedTuple):
+    """What the drawing thread is to draw: a snapshot, and the (pane, view, pixels) of each pane shown."""
+
+    snapshot: Snapshot
+    panes: tuple[tuple[str, str, tuple[int, int]], ...]
+
+
+def _state_key(snap: Snapshot) -> tuple:
+    """What tells two snapshots of one lab apart: a run is its seed, its parameters and changes, and how far it is."""
+    return (
+        snap.solver,
+        snap.iteration,
+        snap.phase,
+        snap.evaluations,
+        snap.status,
+        snap.cost,
+        snap.best_cost,
+        tuple(sorted(snap.params.items())),
+        len(snap.events),
+        snap.events[-1:],
+    )
+
+
 def _png(snapshot: Snapshot, view: str, pixels: tuple[int, int]) -> bytes:
     """One view as a PNG at most ``pixels`` (width, height), its text a little larger than a paper figure's."""
-    fig = view_figure(snapshot, view, font_size=11)
-    w, h = fig.get_size_inches()
-    return figure_png(fig, dpi=int(min(72, pixels[0] / w, pixels[1] / h)))
+    with _DRAWING:
+        fig = view_figure(snapshot, view, font_size=11)
+        w, h = fig.get_size_inches()
+        return figure_png(fig, dpi=int(min(72, pixels[0] / w, pixels[1] / h)))
+
+
+def _got(value: Any) -> str:
+    """A wrong value in a message: its kind and a short form of it (``str '50MB'``, ``None``)."""
+    if value is None:
+        return "None"
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
 
 
 def _escape(text: str) -> str:

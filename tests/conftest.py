@@ -33,10 +33,11 @@ REPO = Path(__file__).resolve().parents[1]
 pytest_plugins = ("pytester",)  # tests/test_conftest.py runs pytest on small test files
 
 #: Outside programs some checks need, by the marker that says so (declared in pyproject.toml):
-#: marker -> (program on PATH, how to install it). Without the program those checks skip visibly, except
-#: under CI, which installs them (.ci/run) and so must never pass by skipping them.
+#: marker -> (programs on PATH, space separated; how to install them). Without one of them those checks
+#: skip visibly, except under CI, which installs them (.ci/run) and so must never pass by skipping them.
 REQUIRED_PROGRAMS = {
     "needs_qqwing": ("qqwing", "apt install qqwing"),
+    "needs_pdflatex": ("pdflatex pdftotext pdftoppm", "apt install texlive-latex-base poppler-utils"),
 }
 
 
@@ -46,9 +47,11 @@ def under_ci() -> bool:
 
 
 def pytest_runtest_setup(item):
-    for marker, (program, install) in REQUIRED_PROGRAMS.items():
-        if item.get_closest_marker(marker) is None or shutil.which(program) is not None:
+    for marker, (programs, install) in REQUIRED_PROGRAMS.items():
+        missing = [p for p in programs.split() if shutil.which(p) is None]
+        if item.get_closest_marker(marker) is None or not missing:
             continue
+        program = missing[0]
         if under_ci():
             pytest.fail(
                 f"{program} is not installed, but this is CI (CI={os.environ['CI']}), where the checks "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
 
 import imageio_ffmpeg
 import numpy as np
@@ -153,6 +154,14 @@ BAD = [
     (["--fps", "0"], "argument --fps: must be an integer from 1 to 50, got 0"),
     (["--fps", "51"], "argument --fps: must be an integer from 1 to 50, got 51"),
     (["--dpi", "5"], "argument --dpi: must be an integer from 40 to 300, got 5"),
+    (["--size", "100x100"], "a frame's width must be from 320 to 3840 pixels, got 100 x 100"),
+    (["--size", "500x1000"], "a frame 500 x 1000 is taller than wide"),
+    (["--size", "1920"], "argument --size: must be WIDTHxHEIGHT in pixels, like 1920x1080, got '1920'"),
+    (["--size", "1001x500", "--out", "{tmp}/run.mp4"], "an MP4 (H.264) frame needs an even width and height"),
+    (["--size", "1920x1080", "--dpi", "150"], "give the frame's size or its dpi, not both"),
+    (["--caption-size", "2"], "argument --caption-size: must be a size in points from 6 to 48, got '2'"),
+    (["--from", "18", "--to", "14"], "--to 14 is before --from 18: nothing to draw"),
+    (["--from", "-1"], "argument --from: must be an integer"),
     (["--algo", "simplex"], "simplex"),
     (["--alpha", "0.5"], "--alpha is not a parameter of hill_climb"),
     (["--neighbours", "x"], "unrecognized arguments"),
@@ -193,6 +202,11 @@ def test_the_api_refuses_bad_options_before_any_run(tmp_path, no_run):
         ({"every": 0}, "every must be at least 1"),
         ({"fps": 0}, "fps must be from 1 to 50"),
         ({"dpi": 1000}, "dpi must be from 40 to 300"),
+        ({"size": (1920, 1080), "dpi": 100}, "give the frame's size or its dpi, not both"),
+        ({"size": (4000, 2000)}, "a frame's width must be from 320 to 3840 pixels"),
+        ({"caption_size": 60.0}, "the caption size must be from 6 to 48 points, got 60"),
+        ({"iterations": (5, 2)}, "the iterations drawn end at or after their start, got 5 to 2"),
+        ({"iterations": (-1, None)}, "the iterations drawn start at 0 or later, got -1"),
         ({"params": {"alpha": 2.0}}, "alpha"),
         ({"until": "soon"}, "stopping rule"),
     ):
@@ -390,3 +404,119 @@ def test_phase_frames_beyond_the_limit_stop_the_export(tmp_path, monkeypatch):
     with pytest.raises(ParameterError, match=r"more than 5 frames \(its phase 'place' repeats\)"):
         animation.animate(library.puzzle("ai_escargot"), "acs", tmp_path / "a.gif", seed=1, until="1", every="phase")
     assert not (tmp_path / "a.gif").exists()
+
+
+# ---------------------------------------------------------------- for a slide: a stretch, a size, a caption to read
+def _caption_lines(frame: np.ndarray) -> list[int]:
+    """The pixel heights of the runs of rows holding ink from the top of a frame down to the first panel (the
+    caption's lines, then the panels' titles)."""
+    dark = (frame.max(axis=2) < 110).any(axis=1)
+    rows = np.flatnonzero(dark[: frame.shape[0] // 5])
+    runs = np.split(rows, np.flatnonzero(np.diff(rows) > 1) + 1)
+    return [int(r[-1] - r[0] + 1) for r in runs if len(r)]
+
+
+def _frames(path) -> list[np.ndarray]:
+    if str(path).endswith(".gif"):
+        with Image.open(path) as im:
+            out = []
+            for k in range(im.n_frames):
+                im.seek(k)
+                out.append(np.asarray(im.convert("RGB")))
+            return out
+    # One ffmpeg process decoding to raw RGB, waited for: imageio_ffmpeg.read_frames leaves its pipes to the
+    # garbage collector, whose ResourceWarning then fails whichever test runs at that moment.
+    run = subprocess.run(
+        [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-i", str(path), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+        capture_output=True,
+        check=True,
+    )
+    w, h = map(int, re.search(rb"Video: .*?, (\d{2,})x(\d{2,})\b", run.stderr).groups())
+    return list(np.frombuffer(run.stdout, np.uint8).reshape(-1, h, w, 3))
+
+
+@pytest.mark.parametrize("size, suffix", [((1024, 512), ".gif"), ((1920, 1080), ".mp4")])
+def test_steps_14_to_18_at_a_slides_size_with_a_caption_to_read(tmp_path, cli, size, suffix):
+    """Issue 27, item 16: a slide wants RESEDA's EDA steps 14 to 18, at its size, with a caption it can show."""
+    out = tmp_path / f"slide{suffix}"
+    w, h = size
+    run = cli(
+        "animate", HARD, "--algo", "reseda", "--seed", "1", "--from", "14", "--to", "18", "--size", f"{w}x{h}",
+        "--out", out,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith(f"wrote {out}: 5 frames of {w} x {h}, a frame every 1 EDA step from 14 to 18; ")
+    frames = _frames(out)
+    assert len(frames) == 5 and {f.shape for f in frames} == {(h, w, 3)}
+    for frame in frames:  # a line of caption is at least 3 % of the frame's height (the default size, 14 pt)
+        assert _caption_lines(frame)[0] >= 0.03 * h
+    # The frames are the run's states after steps 14 to 18: their captions, as the same run stepped by hand.
+    res = animation.animate(library.puzzle(HARD), "reseda", tmp_path / "again.gif", seed=1, iterations=(14, 18))
+    assert res.iterations == (14, 15, 16, 17, 18) and res.size == (1024, 512)
+    solver = create("reseda")
+    solver.reset(library.puzzle(HARD), seed=1)
+    solver.step(14)
+    for text in res.captions:
+        assert text == animation.caption(solver.snapshot())
+        solver.step(1)
+
+
+def test_phase_frames_of_a_stretch_keep_a_two_line_caption_readable_and_the_panels_still(tmp_path):
+    res = animation.animate(
+        library.puzzle(HARD), "reseda", tmp_path / "p.gif", seed=1, every="phase", iterations=(13, 14)
+    )
+    # The state after step 13, then the 4 phases of step 14.
+    assert (
+        res.iterations == (13, 14, 14, 14, 14)
+        and res.phases[0] == ""
+        and res.captions[0].startswith("RESEDA (restarted EDA), EDA step 13, cost")
+    )
+    assert res.captions[3].startswith("RESEDA (restarted EDA), EDA step 14, phase 3/4 update: p <- 0.7 p")
+    frames = _frames(res.path)
+    update = _caption_lines(frames[3])
+    assert len(res.captions[3]) > 120 and min(update[:2]) >= 0.03 * 512  # two lines, each as big as one
+
+    # The caption's band holds two lines in every frame: the board's rules are on the same rows throughout.
+    def rules(frame):
+        return np.flatnonzero((frame[:, 10:390].max(axis=2) < 90).mean(axis=1) > 0.9).tolist()
+
+    assert rules(frames[0]) == rules(frames[3]) and len(rules(frames[0])) >= 4
+
+
+@pytest.mark.parametrize("missing", ["named", "none found"])
+def test_an_mp4_without_ffmpeg_is_one_line_before_any_work(tmp_path, cli, no_run, monkeypatch, missing):
+    """Issue 27, item 16: it said "no such file or directory" about the output, after the first run."""
+    if missing == "named":
+        monkeypatch.setenv("IMAGEIO_FFMPEG_EXE", str(tmp_path / "no" / "ffmpeg"))
+        words = f"MP4 needs ffmpeg, and the one IMAGEIO_FFMPEG_EXE names, {tmp_path / 'no' / 'ffmpeg'}, does not run"
+    else:
+        monkeypatch.delenv("IMAGEIO_FFMPEG_EXE", raising=False)
+
+        def none():
+            raise RuntimeError("No ffmpeg exe could be found.")
+
+        monkeypatch.setattr(imageio_ffmpeg, "get_ffmpeg_exe", none)
+        words = "MP4 needs ffmpeg, and imageio-ffmpeg found none"
+    out = tmp_path / "x.mp4"
+    out.write_bytes(b"an old video")
+    run = cli("animate", HARD, "--algo", "reseda", "--until", "5", "--out", out)
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert words in run.stderr and run.stderr.rstrip().endswith("or write a .gif")
+    assert str(out) not in run.stderr  # the output is not what is missing
+    assert no_run == {"runs": 0, "warm": 0} and out.read_bytes() == b"an old video"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.mp4"]
+    # A GIF needs no ffmpeg.
+    assert cli("animate", HARD, "--algo", "reseda", "--until", "2", "--out", tmp_path / "x.gif").returncode == 0
+
+
+def test_an_ffmpeg_gone_after_the_check_is_the_same_line_and_no_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(animation, "ffmpeg_problem", lambda: None)  # it ran when the options were checked
+
+    def write_frames(*a, **k):
+        raise FileNotFoundError(2, "No such file or directory", "ffmpeg")
+        yield  # a generator, as imageio-ffmpeg's is
+
+    monkeypatch.setattr(imageio_ffmpeg, "write_frames", write_frames)
+    with pytest.raises(ParameterError, match=r"^MP4 needs ffmpeg, which did not start$"):
+        animation.animate(library.puzzle(HARD), "ga", tmp_path / "x.mp4", seed=1, until="20", every=10)
+    assert list(tmp_path.iterdir()) == []

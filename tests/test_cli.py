@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sudoku_lab.cli import main
@@ -39,6 +40,9 @@ BAD = [
     ),
     (["solve", "nosuch_puzzle"], "no bundled puzzle named 'nosuch_puzzle'"),
     (["solve", "missing.txt"], "no such file: missing.txt"),
+    # An empty argument was read as the current directory ("puzzle file . is a directory").
+    (["solve", ""], "sudoku-lab: error: the puzzle argument is empty: give a file, '-' for standard input, a bundled"),
+    (["check", "  "], "sudoku-lab: error: the puzzle argument is empty: "),
     (["solve", "--algo", "reseda", "--alpha", "2", "reseda_fig3_1_easy"], "alpha must be [0, 1], got 2"),
     (["solve", "--algo", "reseda", "--Q", "10", "--Q1", "20", "reseda_fig3_1_easy"], "Q1 must be at most Q"),
     (["solve", "--algo", "reseda", "--zones", "diag", "reseda_fig3_1_easy"], "zones must be one of diagonal"),
@@ -588,6 +592,28 @@ def test_every_command_with_a_seed_starts_from_the_default_seed_of_the_lab():
     assert ExperimentSpec.__dataclass_fields__["seed"].default == DEFAULT_SEED
 
 
+@pytest.mark.parametrize("missing", [("PySide6", "pyqtgraph"), ("pyqtgraph",)])
+def test_without_the_windows_packages_the_lab_says_how_to_install_them(cli, monkeypatch, missing):
+    """PySide6 and pyqtgraph are the gui extra: without them `sudoku-lab` was a raw ModuleNotFoundError (exit 70)."""
+    import shlex
+
+    from sudoku_lab.cli.gui import WINDOW_PACKAGES
+
+    for module in missing:
+        monkeypatch.setitem(sys.modules, module, None)  # what `import` and find_spec see for a missing package
+    names = " and ".join(WINDOW_PACKAGES[m] for m in missing)
+    for args in ([], ["gui", "ai_escargot", "--algo", "hill_climb"], ["bench", "gui", "--runs", "1"]):
+        out = cli(*args)
+        assert out.returncode == 2 and out.stdout == ""
+        [line] = out.stderr.splitlines()
+        assert line.startswith(f"sudoku-lab: error: the lab window needs {names}, which ")
+        command = line.partition("install them with: " if len(missing) > 1 else "install it with: ")[2]
+        words = shlex.split(command.partition(" (the headless commands work without")[0])
+        assert words[1:4] == ["-m", "pip", "install"] and words[-1].endswith("[gui]"), line
+    assert cli("gui", "--help").returncode == 0  # the options are still there to read
+    assert cli("check", "reseda_fig3_1_easy").returncode == 0  # and every headless command works
+
+
 # ------------------------------------------------------------------- rate
 def test_rate_one_puzzle_prints_grade_and_path(capsys):
     assert main(["rate", "kennett_hard_130"]) == 0
@@ -623,6 +649,44 @@ def test_rate_errors_are_one_line(capsys):
     assert capsys.readouterr().err == "sudoku-lab: error: name at least one puzzle, file or collection to rate\n"
 
 
+def test_rate_reports_a_bad_puzzle_in_one_line_and_rates_the_others(capsys, tmp_path):
+    """One bad argument (or bad line of a file) discarded every rating; an empty one said "puzzle file . ..."."""
+    assert main(["rate", ""]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("sudoku-lab: error: the puzzle argument is empty: ") and err.count("\n") == 1
+    easy = library.puzzle("reseda_fig3_1_easy").to_line()
+    f = tmp_path / "two.txt"
+    f.write_text(easy + "\n" + easy.replace(".", "x", 1) + "\n")
+    assert main(["rate", "unique_4x4_a", "no_such_puzle", "", str(f), "kennett_hard_130"]) == 2
+    out, err = capsys.readouterr()
+    rows = [r.split()[:2] for r in out.splitlines()[1:]]
+    assert rows == [["unique_4x4_a", "easy"], ["two:1", "easy"], ["kennett_hard_130", "hard"]]
+    assert err.splitlines() == [
+        "sudoku-lab: error: no bundled puzzle named 'no_such_puzle'",
+        "sudoku-lab: error: the puzzle argument is empty: give a file, '-' for standard input, a bundled puzzle or "
+        "collection name, or the puzzle's text",
+        f"sudoku-lab: error: {f}: line 2, column 1: 'x' is not a digit of a 9x9 puzzle (digits 1-9, '.' or '0' for "
+        "a blank)",
+    ]
+    assert main(["rate", "kennett_hard_130", "no_such_puzle", "--json"]) == 2  # several asked: a list of one
+    assert [d["name"] for d in json.loads(capsys.readouterr().out)] == ["kennett_hard_130"]
+
+
+def test_solve_prints_the_solution_read_before_a_bad_puzzle(capsys, tmp_path):
+    """The look-ahead that decides between one bare grid and several commented ones lost the first at a bad second."""
+    easy = library.puzzle("reseda_fig3_1_easy")
+    f = tmp_path / "set.txt"
+    f.write_text(easy.to_line() + "\n" + "8" + easy.to_line()[1:] + "\n" + easy.to_line() + "\n")
+    assert main(["solve", str(f), "--format", "line"]) == 2
+    out, err = capsys.readouterr()
+    from sudoku_lab import exact
+
+    assert out == "".join(str(d) for d in np.asarray(exact.solve(easy)).tolist()) + "\n"
+    assert err.endswith(
+        f"sudoku-lab: error: {f}: line 2: givens clash: r1c1 and r1c3 both hold 8 in row 1 (1 more clash)\n"
+    )
+
+
 def test_rate_grades_reports_spearman_per_puzzle_and_pooled(capsys):
     docs = Path(__file__).resolve().parents[1] / "docs"
     assert main(["rate", "--grades", str(docs / "figure_4_2_ac3_tabu_mk_hard_b.grades.json")]) == 0
@@ -650,3 +714,39 @@ def test_rate_grades_figure(tmp_path, capsys):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main(["rate", "kennett_hard_130", "--figure", str(out)]) == 2
     assert capsys.readouterr().err == "sudoku-lab: error: --figure draws the grades of one --grades file\n"
+
+
+# ------------------------------------------------------------------ issue 27: gui takes solve's run options
+GUI_BAD = [
+    (["gui", "--seed", "-1"], "argument --seed"),
+    (["gui", "--seed", str(2**31)], "--seed 2147483648: the window's seeds go up to 2,147,483,647"),
+    (["gui", "--algo", "reseda", "--tenure", "3"], "--tenure is not a parameter of reseda (it belongs to ac3_tabu)"),
+    (["gui", "--algo", "reseda", "--alpha", "2"], "alpha must be [0, 1], got 2"),
+    (["gui", "--session", "x.sls", "--seed", "1"], "gui --session opens the session's own puzzle, algorithm"),
+    (["gui", "--seed", "1", "--algo", "reseda", "nosuch_puzzle"], "no bundled puzzle named 'nosuch_puzzle'"),
+]
+
+
+@pytest.mark.parametrize("argv, words", GUI_BAD, ids=[" ".join(a) for a, _ in GUI_BAD])
+def test_gui_takes_the_seed_and_parameters_solve_takes_and_refuses_bad_ones_in_one_line(argv, words, capsys):
+    """Before: `sudoku-lab gui --seed 1` was refused ("unrecognized arguments: --seed 1"), and so was every
+    parameter option of `solve`; the last case is a good command line whose puzzle is misspelt."""
+    try:
+        status = main(argv)
+    except SystemExit as e:  # argparse's own usage errors exit (one line, status 2)
+        status = e.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1 and "unrecognized" not in err, err
+
+
+def test_gui_help_documents_the_seed_and_the_algorithms_parameters(capsys):
+    from sudoku_lab.cli import gui_options
+
+    args = gui_options(["gui", "ai_escargot", "--algo", "reseda", "--seed", "1", "--alpha", "0.5"])
+    assert (args.puzzle, args.algo, args.seed, args.param_alpha) == ("ai_escargot", "reseda", 1, "0.5")
+    with pytest.raises(SystemExit):
+        gui_options(["gui", "--algo", "ac3_tabu", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--seed SEED random seed of the first run" in out
+    assert "ac3_tabu parameters" in out and "--tenure INT Length of the FIFO tabu list" in out

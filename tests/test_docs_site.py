@@ -84,5 +84,5 @@ def test_the_readme_stays_a_short_front_door():
     # The two set-up commands, near the top.
     setup = [k for k, x in enumerate(lines) if x.startswith("python3 -m venv .venv && ")]
     assert len(setup) == 2 and setup[-1] < 40, setup
-    assert lines[setup[0]].endswith("python -m pip install . && sudoku-lab")
+    assert lines[setup[0]].endswith('python -m pip install ".[gui]" && sudoku-lab')
     assert lines[setup[1]].endswith('python -m pip install -e ".[test]" && python -m pytest')

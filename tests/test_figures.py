@@ -112,3 +112,25 @@ def test_bad_output_names_are_refused(grades, tmp_path):
         figures.save(fig, tmp_path / "g.jpg")
     with pytest.raises(ParameterError, match="dpi must be an integer from 10 to 1200, got 0"):
         figures.save(fig, tmp_path / "g.png", dpi=0)
+
+
+# ------------------------------------------------------------------ provenance: the run's state (issue 27, item 17)
+def test_provenance_records_the_runs_state_and_the_solvers_status(tmp_path):
+    solver = create("hill_climb")
+    solver.reset(library.puzzle("reseda_fig4_1_hard"), seed=1)
+    solver.step(5)
+    paused = solver.snapshot()
+    assert not paused.done and paused.status == "running"  # the solver's word for "not finished"
+    rec = figures.provenance(paused, "board", seed=1, state="paused")
+    assert (rec["status"], rec["solver_status"]) == ("paused", "running")
+    assert figures.provenance(paused, "board", seed=1)["status"] == "running"  # no state known: the solver's
+    solver.step(1000)
+    done = solver.snapshot()
+    assert done.status == "solved"
+    assert figures.provenance(done, "board", seed=1, state="paused")["status"] == "solved"  # finished is finished
+    with pytest.raises(ParameterError, match="a run's state is one of ready, running, paused, stopped, solved, failed"):
+        figures.provenance(paused, "board", state="asleep")
+    _, side = figures.export_view_data(paused, "board", tmp_path / "b.csv", seed=1, state="paused")
+    import json
+
+    assert json.loads(side.read_text())["status"] == "paused"

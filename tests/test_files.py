@@ -1,4 +1,5 @@
-"""Files: a write never replaces what is not a regular file; results are read from regular files, in bounded memory.
+"""Files: a write never replaces what is not a regular file; results are read from regular files, in bounded memory;
+JSON from a file is bounded in depth wherever it is read; what a file held reaches the terminal escaped.
 
 Device files are private nodes made with mknod when the tests run as root, so a
 regression replaces a node in a temporary directory and never the machine's own
@@ -367,3 +368,158 @@ def test_the_journal_is_read_in_blocks_that_join_up(results, tmp_path, monkeypat
     (d / JOURNAL).write_bytes(b"".join(lines[:3]) + b'{"task": "t3"}\n')
     with pytest.raises(DataFileError, match=re.escape(f"{d / JOURNAL} line 4: corrupt run record (missing ")):
         load_results(d)
+
+
+# ------------------------------------------------------------ JSON nested too deeply (issue 27, A4)
+DEEP = "[" * 200_000 + "]" * 200_000
+
+
+def _deep_input(case: str, results: Path, tmp_path: Path) -> tuple[list, str]:
+    """The command reading a file nested 200,000 deep, and the words of its one line."""
+    import shutil
+
+    if case == "grades":  # rate --grades: exit 70 with a RecursionError before
+        f = tmp_path / "deep.grades.json"
+        f.write_text('{"kind": "correctness_grades", "puzzle": ' + DEEP + "}")
+        return ["rate", "--grades", f], f"{f}: not a grades file written by Sudoku Lab (nested more than 100 deep"
+    if case == "spec":
+        f = tmp_path / "deep.toml"
+        f.write_text("x = " + DEEP + "\n")
+        return ["batch", f], f"{f}: not valid TOML: arrays or tables nested too deeply"
+    d = tmp_path / "res"
+    shutil.copytree(results, d)
+    if case == "provenance":
+        (d / PROVENANCE).write_text('{"spec": ' + DEEP + "}")
+        return ["report", d], f"{d / PROVENANCE}: not a Sudoku Lab results sidecar (nested more than 100 deep"
+    with open(d / JOURNAL, "a") as fh:  # a journal holding more rows than the table: each row is checked
+        fh.write('{"task": ' + DEEP + "}\n")
+    return ["report", d], f"{d / JOURNAL} line 5: corrupt run record (nested more than 100 deep: line 1 column 109"
+
+
+@pytest.mark.parametrize("case", ["grades", "spec", "provenance", "journal"])
+def test_json_nested_200000_deep_is_one_line_wherever_a_file_is_read(case, results, tmp_path, cli):
+    args, words = _deep_input(case, results, tmp_path)
+    run = cli(*args)
+    assert run.returncode == 2, run.stderr
+    [line] = run.stderr.strip().splitlines()
+    assert line.startswith("sudoku-lab: error: ") and words in line, line
+
+
+#: What the generated keys end with: brackets, a backslash and a quote (escaped in the JSON text).
+KEY_TAILS = ["[", "\\", '"', ""]
+
+
+def _nested_json(depth: int, width: int, rng) -> str:
+    """Random JSON whose strings hold brackets, quotes and backslashes, nested exactly ``depth`` deep."""
+    import json
+
+    def value(d):
+        if d == 0:
+            return rng.choice(["[", "]{", '"', "\\", '\\"[', "\u00e9}", "", 1, 2.5, None, True])
+        items = [value(d - 1)] + [value(int(rng.integers(0, d))) for _ in range(int(rng.integers(0, width)))]
+        if rng.random() < 0.5:
+            return items
+        return {f"k{i}" + str(rng.choice(KEY_TAILS)): v for i, v in enumerate(items)}
+
+    return json.dumps(value(depth), ensure_ascii=bool(rng.random() < 0.5))
+
+
+def test_the_depth_check_counts_nesting_as_the_parser_does():
+    """json_loads refuses exactly what nests deeper than its limit, whatever the strings hold (brackets, quotes,
+    escaped quotes and backslashes), in blocks that split the text anywhere."""
+    import json
+
+    from sudoku_lab import files
+
+    rng = np.random.default_rng(27)
+    for _ in range(300):
+        depth = int(rng.integers(0, 12))
+        text = _nested_json(depth, 3, rng)
+        assert files._json_depth(text) == depth, text
+        limit = int(rng.integers(0, 12))
+        if depth <= limit:
+            assert files.json_loads(text, limit) == json.loads(text)
+        else:
+            with pytest.raises(json.JSONDecodeError, match=f"nested more than {limit} deep"):
+                files.json_loads(text, limit)
+    text = "".join(_nested_json(8, 4, rng) for _ in range(200))
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(files, "_DEPTH_BLOCK", 7)  # blocks end inside strings, between a backslash and its quote
+        assert files._json_depth(text) == 8
+
+
+def test_json_nested_deeply_is_a_decode_error_in_a_worker_thread():
+    import json
+
+    from sudoku_lab.files import json_loads
+
+    caught = []
+    t = threading.Thread(target=lambda: caught.append(_raised(json_loads, DEEP)))
+    t.start()
+    t.join()
+    [e] = caught
+    assert isinstance(e, json.JSONDecodeError) and str(e) == "nested more than 100 deep: line 1 column 101 (char 100)"
+
+
+def _raised(f, *args):
+    try:
+        f(*args)
+    except BaseException as e:  # noqa: BLE001 - what it raises is the result
+        return e
+    return None
+
+
+# ------------------------------------------------------------ what a file held, on the terminal (issue 27, A6)
+#: Escape sequences that would turn the terminal red, clear it, set its title, or reverse the line.
+HOSTILE = "\x1b[31mred\x1b[0m\x1b[2J\x1b]0;owned\x07\ttab\u202eevil"
+SHOWN = "\\x1b[31mred\\x1b[0m\\x1b[2J\\x1b]0;owned\\x07\\ttab\\u202eevil"
+
+
+def _hostile_input(case: str, results: Path, tmp_path: Path) -> tuple[list, str]:
+    import json
+    import shutil
+    import zipfile
+
+    if case == "saved_by":  # a future version's session, refused by version: its saved_by is quoted
+        from sudoku_lab.solvers import create
+        from sudoku_lab.stepping import session as S
+
+        s = create("hill_climb")
+        s.reset(library.puzzle("reseda_fig3_1_easy"), seed=1)
+        good = tmp_path / "good.sudoku-session"
+        S.save_session(good, S.session_from_solver(s))
+        with zipfile.ZipFile(good) as zf:
+            doc, npz = json.loads(zf.read(S.JSON_MEMBER)), zf.read(S.ARRAYS_MEMBER)
+        path = tmp_path / "future.sudoku-session"
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr(S.JSON_MEMBER, json.dumps({**doc, "version": 99, "saved_by": f"sudoku-lab 9 {HOSTILE}"}))
+            zf.writestr(S.ARRAYS_MEMBER, npz)
+        return ["gui", "--session", path], f"written by sudoku-lab 9 {SHOWN} in session format version 99"
+    if case == "puzzle_name":  # a puzzle's name from a CSV file, quoted by the error about the puzzle
+        f = tmp_path / "named.csv"
+        f.write_text(f"puzzle,name\n{'.' * 81},{HOSTILE}\n", encoding="utf-8")
+        return ["check", f], f"sudoku-lab: error: {SHOWN}: the puzzle has several solutions"
+    d = tmp_path / "res"  # a results column: the configuration's label in the report's table
+    shutil.copytree(results, d)
+    (d / TABLE).unlink()
+    text = (d / JOURNAL).read_text()
+    (d / JOURNAL).write_text(text.replace('"config": "reseda"', f'"config": {json.dumps(HOSTILE)}'))
+    return ["report", d], SHOWN
+
+
+@pytest.mark.parametrize("case", ["saved_by", "puzzle_name", "results_column"])
+def test_what_a_file_held_reaches_the_terminal_escaped(case, results, tmp_path, cli, monkeypatch):
+    """Through the real command line: an error quoting a file (stderr), or a table of its data on a terminal."""
+    args, words = _hostile_input(case, results, tmp_path)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # capsys' stdout, standing for a terminal
+    run = cli(*args)
+    shown = run.stdout + run.stderr
+    assert words in shown, shown
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", shown), repr(shown)
+
+
+def test_data_written_to_a_pipe_is_left_as_the_file_held_it(results, tmp_path, cli):
+    """Only what reaches a terminal is escaped: a report piped to a file keeps the results' own text."""
+    args, _ = _hostile_input("results_column", results, tmp_path)
+    run = cli(*args)
+    assert run.returncode == 0 and HOSTILE in run.stdout, run.stdout

@@ -9,13 +9,15 @@ the errors.
 
 from __future__ import annotations
 
+import copy
+import re
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from sudoku_lab.errors import ParameterError
+from sudoku_lab.errors import HistoryError, ParameterError
 from sudoku_lab.model import library
 from sudoku_lab.solvers import Event, Status, create, registry, unregister
 from sudoku_lab.stepping import History
@@ -485,3 +487,263 @@ def test_step_phase_refuses_a_solver_without_phases():
     h = History(s)
     with pytest.raises(RuntimeError, match="exact declares no phases: step it by whole iterations with History.step"):
         h.step_phase()
+
+
+# ------------------------------------------------------------ a record is verified against its own run (issue 27)
+def _ga(seed, n=130, interval=64):
+    """A GA run on AI Escargot (it logs only its parameter changes): a live change at 30, n iterations, rewound to
+    100 (a recorded future after the saved point), keyframes every ``interval``."""
+    s = create("ga")
+    s.reset(library.puzzle("ai_escargot"), seed=seed)
+    h = History(s, interval=interval)
+    h.step(30)
+    h.set_params(**_live_changes(s))
+    h.step(n - 30)
+    h.seek(100)
+    return h
+
+
+def _reopened(h, record=None, state=None):
+    """``History.from_record`` of ``h``'s record (or ``record``) around a solver restored to ``h``'s solver's state
+    (or ``state``): what a session file gives back, without the file."""
+    t = create(h.solver.name)
+    t.load_state(state or h.solver.state_dict())
+    return History.from_record(t, record or h.record())
+
+
+def _other_seed_keyframe(patch_seed):
+    def forge(a, b):
+        r = copy.deepcopy(a.record())
+        key = copy.deepcopy(b.record()["keyframes"][1])  # iteration 64 of seed 6's run
+        if patch_seed:
+            key["state"]["seed"] = 5
+        r["keyframes"][1] = key
+        return r, None
+
+    return forge
+
+
+def _moved_change(with_events):
+    def forge(a, b):
+        r = copy.deepcopy(a.record())
+        c = r["changes"][0]
+        c["iteration"] = 40
+        if not with_events:
+            return r, None
+        # Its events moved too, in the record and in the saved state (a careful forger): only a replay shows it.
+        r["events"] = [Event(40, e.kind, e.name, e.old, e.new) if e.iteration == 30 else e for e in r["events"]]
+        state = a.solver.state_dict()
+        state["events"] = list(r["events"][: len(state["events"])])
+        return r, state
+
+    return forge
+
+
+def _furthest(value):
+    def forge(a, b):
+        return {**a.record(), "furthest": value}, None
+
+    return forge
+
+
+def _other_seed_origin(a, b):
+    r = copy.deepcopy(a.record())
+    r["keyframes"][0] = copy.deepcopy(b.record()["keyframes"][0])
+    r["keyframes"][0]["state"]["seed"] = 5
+    return r, None
+
+
+def _other_event(a, b):
+    """The change's event says another old value, in the record and in the saved state alike."""
+    r = copy.deepcopy(a.record())
+    i = r["changes"][0]["index"]
+    e = r["events"][i]
+    r["events"][i] = Event(e.iteration, e.kind, e.name, 0.123, e.new)
+    state = a.solver.state_dict()
+    state["events"] = list(r["events"][: len(state["events"])])
+    return r, state
+
+
+def _other_saved_state(a, b):
+    """The saved state of seed 6's run (its seed field patched): the record of seed 5 does not lead there."""
+    state = b.solver.state_dict()
+    state["seed"] = 5
+    return a.record(), state
+
+
+#: name: (forge, where the record is refused, the words, the iteration named). "load": from_record (cheap);
+#: "seek": the first seek to 64; "verify": History.verify(), the whole record replayed.
+FORGED = {
+    "other_seed_keyframe": (
+        _other_seed_keyframe(False),
+        "load",
+        r"keyframe 1 \(iteration 64\) is of a run with seed 6, the saved state's is 5",
+        64,
+    ),
+    "other_seed_keyframe_seed_patched": (
+        _other_seed_keyframe(True),
+        "seek",
+        r"its keyframe at iteration 64 is not the replay's state there \(state\.rng\.",
+        64,
+    ),
+    "furthest_2_31_plus_100": (
+        _furthest(2**31 + 100),
+        "load",
+        r"claims its run reaches iteration 2147483748, but its latest keyframe is at 128 and they are 64 apart",
+        2**31 + 100,
+    ),
+    "change_moved": (
+        _moved_change(False),
+        "load",
+        r"change 0 sets \w+=\S+ at iteration 40, but its event \d+ is it 30: ",
+        40,
+    ),
+    "change_and_events_moved": (
+        _moved_change(True),
+        "seek",
+        r"its keyframe at iteration 64 is not the replay's state there \(state\.",
+        64,
+    ),
+    "other_seed_origin": (
+        _other_seed_origin,
+        "seek",
+        r"its keyframe at iteration 64 is not the replay's state there \(state\.",
+        64,
+    ),
+    "event_log_differs": (
+        _other_event,
+        "seek",
+        r"keyframe at iteration 64 is not the replay's state there \(state\.events\[\d+\]\.old: \S+ against 0\.123\)",
+        64,
+    ),
+    "not_the_saved_state": (
+        _other_saved_state,
+        "verify",
+        r"the replay arrives at iteration 100 in another state than the saved state \(state\.",
+        100,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(FORGED))
+def test_a_record_that_is_not_its_run_is_refused_in_one_line_naming_the_iteration(case):
+    """Issue 27, item 5: a keyframe of another seed, a furthest of 2**31 + 100, a change moved to another
+    iteration (and the rest): refused at load where that is cheap to see, else by the first replay that
+    reaches them, in one line naming the iteration; never a raw error, never another run's grid."""
+    forge, where, words, iteration = FORGED[case]
+    a, b = _ga(5), _ga(6)
+    a.seek(100)
+    record, state = forge(a, b)
+    if where == "load":
+        with pytest.raises(ValueError, match="^the history") as e:
+            _reopened(a, record, state)
+        assert re.search(words, str(e.value)) and "\n" not in str(e.value), str(e.value)
+        return
+    h = _reopened(a, record, state)
+    s = h.solver
+    before, moment = s.state_dict(), s.snapshot()
+    with pytest.raises(HistoryError) as e:
+        h.seek(64) if where == "seek" else h.verify()
+    text = str(e.value)
+    assert text.startswith("the history is not the run of ga it claims: ") and "\n" not in text, text
+    assert re.search(words, text) and e.value.iteration == iteration, text
+    assert first_difference(s.state_dict(), before) is None  # the replay ran beside the solver: it did not move
+    assert_snapshots_equal(s.snapshot(), moment, "the saved moment stays")
+    assert h.refused == text
+    with pytest.raises(HistoryError, match=r"\(this history is refused: start a new History\(solver\) to go on"):
+        h.seek(30)
+    h2 = History(s)  # the run goes on from where it is, recorded anew
+    assert h2.step(3) == 3 and h2.origin == 100
+
+
+@pytest.mark.parametrize("name", [n for n, c in registry().items() if c.stochastic])
+def test_a_record_of_its_own_run_is_confirmed_by_replay(name):
+    """No false alarm: the record of a solver's own run, rewound and stepped into the middle of an iteration where it
+    declares phases, replays exactly everywhere (every keyframe, the saved state, the end) for every solver."""
+    params, puzzle = _long_example(registry()[name])
+    s = registry()[name](**params)
+    s.reset(library.puzzle(puzzle), seed=7)
+    h = History(s, interval=4)
+    h.step(30)
+    h.set_params(**_live_changes(s))
+    h.step(10)
+    end = h.furthest
+    at = {it: h.seek(it) for it in range(end + 1)}
+    h.seek(min(25, end))
+    if s.phases:
+        h.step_phase()
+    g = _reopened(h)
+    assert g.unverified == ((0, min(25, end)), (min(25, end), end))[: 1 + (end > 25)]
+    assert first_difference(g.solver.state_dict(), s.state_dict()) is None
+    cost = g.unconfirmed(end)
+    assert cost > 0 and g.verify(n=1, iteration=end) is False and g.unconfirmed(end) < cost  # one slice at a time
+    assert g.verify() is True and g.unverified == () and g.unconfirmed(end) == 0
+    for it in (end, 3, 30, 12, 0):
+        assert_snapshots_equal(g.seek(it), at[it], f"{name}: seek({it}) after the record was confirmed")
+
+
+def test_a_seek_confirms_what_it_needs_and_a_replay_compares_what_it_reaches():
+    """Verification is part of a seek (up to the keyframe it loads, once) and of stepping on: the cost is the
+    stretch replayed, never the whole run again."""
+    a = _ga(5, n=400, interval=16)
+    at = {it: a.seek(it) for it in (0, 64, 100, 260, 400)}
+    a.seek(100)
+    h = _reopened(a)
+    assert h.unverified == ((0, 100), (100, 400))
+    # The replay to the keyframe a seek loads: from the origin before the saved point, from the saved point after
+    # it; none for a seek forward from the solver's state past the keyframe it would load (96 < 100 < 110).
+    assert (h.unconfirmed(64), h.unconfirmed(150), h.unconfirmed(260), h.unconfirmed(110)) == (64, 44, 156, 0)
+    assert_snapshots_equal(h.seek(64), at[64], "seek(64)")
+    assert h.unverified == ((64, 100), (100, 400))  # confirmed from the origin up to 64
+    assert h.unconfirmed(40) == 0  # a keyframe below it: confirmed already
+    h.seek(100)
+    assert h.step(160) == 160  # the replay from the saved state compares the keyframes it reaches
+    assert_snapshots_equal(h.solver.snapshot(), at[260], "stepped on to 260")
+    assert h.unconfirmed(200) == 0 and h.unverified[1] == (100, 400)
+    assert h.verify() and h.unverified == ()
+    assert_snapshots_equal(h.seek(400), at[400], "seek(400)")
+
+
+def test_a_run_that_ends_before_the_record_claims_is_refused_where_it_ends():
+    s = create("reseda")
+    s.reset(library.puzzle("reseda_fig4_1_hard"), seed=7)
+    h = History(s, interval=4)
+    assert h.step(40) == 13 and s.status == Status.SOLVED
+    h.seek(5)
+    g = _reopened(h, {**h.record(), "furthest": 15})  # 15 is within the keyframes' spacing: only a replay shows
+    assert g.furthest == 15
+    with pytest.raises(
+        HistoryError, match=r"replay ends at iteration 13 \(solved\), the record goes on to iteration 15"
+    ):
+        g.seek(15)
+
+
+def test_the_record_of_a_solver_in_the_middle_of_an_iteration():
+    """Issue 27, item 7, headless: record() in the middle of an iteration (it never refused, as its docstring
+    said; from_record did, "finish it with solver.step(1) first") rebuilds around the solver restored there: the
+    same moment, the phases shown recomputed, Step phase continuing the iteration draw for draw."""
+    ref = _phased("reseda", {"beta": 0.35, "run_budget": 8})
+    ref.step(16)
+    shown = [ref.step_phase() for _ in range(2)]
+    s = _phased("reseda", {"beta": 0.35, "run_budget": 8})
+    h = History(s, interval=8)
+    h.step(52)
+    h.seek(16)
+    h.step_phase()
+    h.step_phase()
+    record = h.record()
+    assert (record["iteration"], record["furthest"], s.phase) == (16, 52, 2)
+    g = _reopened(h, record)
+    t = g.solver
+    assert first_difference(t.state_dict(), ref.state_dict()) is None
+    steps = g.replay_phases()
+    assert [(st.iteration, st.index, st.caption) for st in steps] == [(x.iteration, x.index, x.caption) for x in shown]
+    assert all(first_difference(dict(x.changed), dict(y.changed)) is None for x, y in zip(steps, shown))
+    for _ in range(3):  # the rest of iteration 17 and the first phase of 18
+        st, want = g.step_phase(), ref.step_phase()
+        assert (st.index, st.caption, st.ended) == (want.index, want.caption, want.ended)
+        assert_snapshots_equal(t.snapshot(), ref.snapshot(), f"phase {st.index} of iteration {st.iteration}")
+    assert g.step(10) == 10
+    ref.step(10)
+    assert_snapshots_equal(t.snapshot(), ref.snapshot(), "10 iterations on")
+    assert g.verify() and g.furthest == 52

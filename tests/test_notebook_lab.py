@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import threading
 import time
 
 import numpy as np
 import pytest
 
+import sudoku_lab_notebook.lab as lab_module
 from sudoku_lab.model.geometry import SYMBOLS
 from sudoku_lab.testing import assert_snapshots_equal
 from sudoku_lab_notebook import Lab, board_html, main_view
@@ -26,7 +28,21 @@ def _expected_digits(snapshot) -> dict[int, str]:
 def lab():
     lab = Lab(solver="reseda", puzzle="ai_escargot", seed=0)
     yield lab
-    lab.pause()
+    lab.close()  # its run and its drawing thread do not go on into the next test
+
+
+@pytest.fixture
+def drawn(lab, monkeypatch):
+    """What the lab draws from now on, as (view, iteration) pairs, in order (a token PNG instead of a real one)."""
+    assert lab.wait_drawn(300)
+    record: list[tuple[str, int]] = []
+
+    def png(snapshot, view, pixels):
+        record.append((view, snapshot.iteration))
+        return b"\x89PNG drawn"
+
+    monkeypatch.setattr(lab_module, "_png", png)
+    return record
 
 
 def test_three_step_clicks_give_iteration_three_and_the_board_shows_its_digits(lab):
@@ -172,6 +188,94 @@ def test_the_constructor_refuses_in_one_line():
         Lab(seed="1")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "kwargs,error,message",
+    [
+        # These were a raw ValueError from dict("alpha=0.5") and TypeErrors from int("50MB") and int(None).
+        (
+            {"params": "alpha=0.5"},
+            "ParameterTypeError",
+            "Lab: params must be a mapping of parameter names to values, such as {'alpha': 0.5}, got str 'alpha=0.5'",
+        ),
+        ({"params": {1: 0.5}}, "ParameterTypeError", "Lab: params' keys must be parameter names (str), got int 1"),
+        ({"params": {"alpha": True}}, "ParameterTypeError", "alpha must be [0, 1], got True (a bool, not a number)"),
+        (
+            {"memory_limit": "50MB"},
+            "ParameterTypeError",
+            "Lab: memory_limit must be an int, a number of bytes (50_000_000 for 50 MB), got str '50MB'",
+        ),
+        ({"memory_limit": 0}, "ParameterError", "Lab: memory_limit must be a positive number of bytes, got 0"),
+    ],
+)
+def test_params_and_memory_limit_of_the_wrong_kind_are_one_line(kwargs, error, message):
+    from sudoku_lab.errors import ParameterError
+
+    with pytest.raises(ParameterError) as info:
+        Lab(solver="reseda", puzzle="reseda_fig3_1_easy", **kwargs)
+    assert type(info.value).__name__ == error and str(info.value) == message
+
+
+def test_memory_limit_none_is_the_default_and_params_are_taken_as_documented():
+    lab = Lab(solver="reseda", puzzle="reseda_fig3_1_easy", params={"alpha": 0.5}, memory_limit=None)
+    assert lab.history.memory_limit == lab_module.DEFAULT_MEMORY_LIMIT == 50_000_000
+    assert lab.solver.get_params()["alpha"] == 0.5
+    other = Lab(solver="exact", puzzle="reseda_fig3_1_easy", memory_limit=10_000_000)
+    assert other.history.memory_limit == 10**7
+    lab.close()
+    other.close()
+
+
+def test_a_hidden_pane_is_not_drawn_until_it_is_shown(lab, drawn):
+    lab.curves_shown.value = False
+    assert lab.curves_image.layout.display == "none"
+    lab.step(2)
+    assert lab.wait_drawn(300) and drawn == [("probability", 2)]
+    lab.view_shown.value = False
+    lab.step(1)
+    assert lab.wait_drawn(300) and drawn == [("probability", 2)]  # nothing shown: nothing drawn
+    assert "EDA step 3" in lab.status.value and len(_digits(lab.board.value)) > 0  # the board and lines still are
+    lab.curves_shown.value = True
+    assert lab.wait_drawn(300) and drawn[1:] == [("convergence", 3)]
+    lab.view_shown.value = True
+    assert lab.wait_drawn(300) and drawn[2:] == [("probability", 3)]
+    lab.param_widgets["Q"].value = -5  # refused: the state is the same, so nothing is drawn again
+    lab.view_shown.value = False
+    lab.view_shown.value = True  # hidden and shown again: it still shows iteration 3
+    assert lab.wait_drawn(300) and len(drawn) == 3 and lab.view_image.layout.display is None
+    lab.close()  # a lab no longer shown draws nothing more
+    lab.step(1)
+    assert lab.wait_drawn(300) and len(drawn) == 3 and lab.iteration == 4
+
+
+def test_ten_quick_steps_draw_the_latest_state_once_off_the_callers_thread(lab, monkeypatch):
+    """Each Step drew the view and the curves before it returned (about a second of CPU on a busy machine)."""
+    assert lab.wait_drawn(300)
+    drawn, snapshots = [], []
+    drawing, go_on = threading.Event(), threading.Event()
+
+    def png(snapshot, view, pixels):
+        drawn.append((view, snapshot.iteration))
+        snapshots.append(snapshot)
+        if threading.current_thread() is not threading.main_thread():
+            drawing.set()
+            go_on.wait(300)  # the drawing thread is held in its first figure
+        return f"PNG of {view} at {snapshot.iteration}".encode()
+
+    monkeypatch.setattr(lab_module, "_png", png)
+    lab.step_button.click()
+    assert drawing.wait(300)  # iteration 1's view is being drawn ...
+    for _ in range(9):
+        lab.step_button.click()  # ... and the clicks do not wait for it
+    assert lab.iteration == 10 and "EDA step 10 " in lab.status.value
+    assert _digits(lab.board.value) == _expected_digits(lab.snapshot())
+    go_on.set()
+    assert lab.wait_drawn(300)
+    # Iteration 1's curves were never drawn (a newer state was waiting), iterations 2 to 9 not at all.
+    assert drawn == [("probability", 1), ("probability", 10), ("convergence", 10)]
+    assert_snapshots_equal(snapshots[-1], lab.snapshot())
+    assert lab.view_image.value == b"PNG of probability at 10" and lab.curves_image.value == b"PNG of convergence at 10"
+
+
 def test_board_html_marks_givens_and_outlines_changed_cells(lab):
     snap = lab.snapshot()
     changed = np.zeros(snap.puzzle.C, bool)
@@ -197,3 +301,23 @@ def test_the_notebook_lab_loads_no_qt_and_no_window():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == "2 []"
+
+
+def test_a_figure_that_fails_to_draw_is_one_line_and_drawing_goes_on(lab, monkeypatch):
+    assert lab.wait_drawn(300)
+    calls = []
+
+    def png(snapshot, view, pixels):
+        calls.append(view)
+        if len(calls) == 1:
+            raise RuntimeError("no room for the colour bar\nsecond line")
+        return b"\x89PNG drawn"
+
+    monkeypatch.setattr(lab_module, "_png", png)
+    lab.step(1)
+    assert lab.wait_drawn(300)
+    assert "unexpected error (RuntimeError): no room for the colour bar" in lab.error.value
+    assert "second line" not in lab.error.value and "RuntimeError" in (lab.last_traceback or "")
+    assert lab.curves_image.value == b"\x89PNG drawn"
+    lab.step(1)  # the next action clears the line, and the view is drawn again
+    assert lab.wait_drawn(300) and lab.error.value == "" and lab.view_image.value == b"\x89PNG drawn"

@@ -111,3 +111,54 @@ def test_the_wheel_ships_the_conformance_kit_and_its_pytest_plugin(tmp_path, rep
         text = z.read(entry_points).decode()
     assert {"sudoku_lab/testing.py", "sudoku_lab/_pytest_plugin.py", "sudoku_lab/kernels.py"} <= names
     assert "[pytest11]\nsudoku_lab = sudoku_lab._pytest_plugin" in text
+
+
+def _extras(repo_root) -> dict[str, list[str]]:
+    import tomllib
+
+    return tomllib.loads((repo_root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+
+def _name(requirement: str) -> str:
+    import re
+
+    return re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_qt_is_the_gui_extra_which_the_test_extra_includes(repo_root):
+    """PySide6 and pyqtgraph were core dependencies, so the notebook extra installed them."""
+    import tomllib
+
+    from sudoku_lab.cli.gui import WINDOW_PACKAGES
+
+    project = tomllib.loads((repo_root / "pyproject.toml").read_text())["project"]
+    qt = {"pyside6-essentials", "pyside6", "pyqtgraph", "shiboken6"}
+    assert not qt & {_name(r) for r in project["dependencies"]}
+    extras = _extras(repo_root)
+    assert {_name(r) for r in extras["gui"]} == {d.lower() for d in WINDOW_PACKAGES.values()}
+    assert "sudoku-lab[gui]" in extras["test"]  # the README's test command installs the window too
+    assert not qt & {_name(r) for r in extras["notebook"]} and not any("[gui]" in r for r in extras["notebook"])
+
+
+@pytest.mark.slow
+def test_the_notebook_extra_resolves_without_qt(tmp_path, repo_root):
+    """What `pip install ".[notebook]"` installs in a fresh environment, resolved by pip itself (a dry run).
+
+    ``--ignore-installed`` resolves as for an empty environment, so the answer does not depend on what this one
+    holds; nothing is downloaded but the index pages and metadata pip needs (about 25 s of CPU here), nothing is
+    installed, and the project's metadata is built with this environment's hatchling (no build isolation).
+    """
+    import json
+
+    report = tmp_path / "report.json"
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-build-isolation", "--quiet"]
+        + ["--report", str(report), f"{repo_root}[notebook]"],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    names = {i["metadata"]["name"].lower().replace("_", "-") for i in json.loads(report.read_text())["install"]}
+    assert {"sudoku-lab", "numpy", "numba", "matplotlib", "ipywidgets", "ipykernel"} <= names, sorted(names)
+    assert not names & {"pyside6-essentials", "pyside6", "shiboken6", "pyqtgraph"}, sorted(names)

@@ -236,22 +236,42 @@ def test_set_params_mid_iteration_is_refused():
     assert [e.name for e in s.set_params(alpha=0.5)] == ["alpha"]
 
 
-def test_history_refuses_a_solver_mid_iteration():
+def test_a_history_started_mid_iteration_has_that_moment_as_its_origin():
+    """Issue 27, item 7: a solver in the middle of an iteration (a session saved after Step phase, reopened
+    without its history) gets a History; seek(origin) is that very moment, the iterations after it are
+    reached as always, nothing before it. (It used to be refused, "finish it with solver.step(1) first".)"""
     s = create("reseda")
     s.reset(library.puzzle(HARD), 0)
+    s.step(2)
     s.step_phase()
-    with pytest.raises(RuntimeError, match=r"middle of iteration 1 .*next phase 'select'.*solver\.step\(1\)"):
-        History(s)
-    s.step(1)
+    s.step_phase()
+    moment = s.snapshot()
+    ref = create("reseda")
+    ref.reset(library.puzzle(HARD), 0)
+    ref.step(2)
+    ref_steps = [ref.step_phase() for _ in range(2)]
     h = History(s, interval=2)
-    at = {s.iteration: s.snapshot()}
-    for _ in range(4):
-        h.step(1)
-        at[s.iteration] = s.snapshot()
+    assert (h.origin, h.furthest, h.iteration, s.phase) == (2, 2, 2, 2)
+    assert h.replay_phases() == ()  # the phases before the origin are not recorded
+    nxt, want = h.step_phase(), ref.step_phase()  # the same iteration goes on, draw for draw
+    assert (nxt.index, nxt.caption) == (want.index, want.caption) and ref_steps[-1].index == 1
+    assert_snapshots_equal(s.snapshot(), ref.snapshot(), "the next phase")
+    assert_snapshots_equal(h.seek(2), moment, "seek(origin): the moment the history started at")
+    assert h.step(5) == 5
+    ref.step(5)
+    assert_snapshots_equal(s.snapshot(), ref.snapshot(), "5 iterations on")
+    at_4 = h.seek(4)
+    ref4 = create("reseda")
+    ref4.reset(library.puzzle(HARD), 0)
+    ref4.step(4)
+    assert_snapshots_equal(at_4, ref4.snapshot(), "a whole iteration after the origin")
+    with pytest.raises(ParameterError, match="between 2 and 7"):
+        h.seek(1)
+    h.seek(7)
     s.step_phase()  # behind the history's back
-    with pytest.raises(RuntimeError, match="middle of iteration 6"):
+    with pytest.raises(RuntimeError, match=r"outside its History \(it is at iteration 7, phase 1; the history left"):
         h.step(1)
-    with pytest.raises(RuntimeError, match="middle of iteration 6"):
+    with pytest.raises(RuntimeError, match="outside its History"):
         h.seek(2)
 
 

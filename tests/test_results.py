@@ -160,6 +160,33 @@ def test_a_newer_writer_is_refused(tmp_path):
         ResultStore(tmp_path / "r", SPEC)
 
 
+@pytest.mark.parametrize(
+    "value,said",
+    [
+        ("1", "format must be an integer, got the text '1'"),
+        (1.0, "format must be an integer, got the number 1.0"),
+        (True, "format must be an integer, got true"),
+        (None, "format must be an integer, got null"),
+        (0, "format must be 1 or more, got 0"),
+        (..., "it has no format (an integer)"),
+    ],
+)
+def test_a_malformed_format_is_said_as_such_not_as_a_newer_version(tmp_path, value, said):
+    """The text "1" was refused as "format 1 ... newer than this (format 1)" on append, and read without a word."""
+    ResultStore(tmp_path / "r", SPEC).close()
+    prov_path = tmp_path / "r" / PROVENANCE
+    prov = json.loads(prov_path.read_text())
+    if value is ...:
+        del prov["format"]
+    else:
+        prov["format"] = value
+    prov_path.write_text(json.dumps(prov))
+    for open_it in (lambda: ResultStore(tmp_path / "r", SPEC), lambda: load_results(tmp_path / "r")):
+        with pytest.raises(DataFileError) as info:
+            open_it()
+        assert str(info.value) == f"{prov_path}: malformed results sidecar: {said}"
+
+
 def test_a_partial_last_record_is_dropped_with_a_note(tmp_path):
     with ResultStore(tmp_path / "r", SPEC) as store:
         _add(store, 0)

@@ -204,3 +204,13 @@ def test_unknown_view_and_view_of_another_solver(snaps, tmp_path):
         vf.export_view_data(snaps["ga"], "population", tmp_path / "n.txt")
     with pytest.raises(ParameterError, match="figures are written as .png, .svg or .pdf"):
         vf.export_view(snaps["ga"], "population", tmp_path / "n.jpg")
+
+
+def test_provenance_refuses_a_view_that_does_not_exist(snaps):
+    """It returned a record for any name, so a sidecar could describe a view nobody drew."""
+    with pytest.raises(ParameterError, match=r"^unknown view 'zzz': the views are board, convergence, ac3, "):
+        figures.provenance(snaps["reseda"], "zzz")
+    with pytest.raises(ParameterError, match=r"^the ga solver has no 'nests' view .*its views are board, "):
+        figures.provenance(snaps["ga"], "nests")
+    assert figures.provenance(snaps["ga"], "population")["view_title"] == "Population"
+    assert figures.provenance(snaps["ga"])["view"] is None  # no view: the run's record alone

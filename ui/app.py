@@ -17,14 +17,28 @@ from sudoku_lab.crash import internal_error_message
 from sudoku_lab.errors import EXIT_INTERNAL, EXIT_USAGE, SudokuLabError
 from sudoku_lab.model import library
 
-__all__ = ["run_app", "create_window", "install_exception_hook"]
+__all__ = ["run_app", "create_window", "install_exception_hook", "SEED_MAX"]
+
+#: The largest seed the window's Seed box holds (a Qt spin box is a 32-bit int).
+SEED_MAX = 2**31 - 1
 
 
-def create_window(puzzle=None, algo: str | None = None, settings=None, session=None, session_path: str = ""):
+def create_window(
+    puzzle=None,
+    algo: str | None = None,
+    settings=None,
+    session=None,
+    session_path: str = "",
+    seed: int | None = None,
+    params: dict | None = None,
+):
     """Build the main window on ``puzzle`` (default: the bundled default) with ``algo`` selected.
 
-    With ``session`` (a :class:`~sudoku_lab.stepping.session.Session`, read from ``session_path``), the window
-    opens that session instead: its puzzle, algorithm, parameters, seed, layout and run, paused.
+    ``seed`` (default :data:`~sudoku_lab.solvers.DEFAULT_SEED`) and ``params`` (checked values of ``algo``'s
+    parameters, as :func:`sudoku_lab.cli._console.solver_params` gives them) make the first run the one
+    ``sudoku-lab solve`` makes with the same options. With ``session`` (a
+    :class:`~sudoku_lab.stepping.session.Session`, read from ``session_path``), the window opens that
+    session instead: its puzzle, algorithm, parameters, seed, layout and run, paused.
     A QApplication must exist. Returns the window, not yet shown.
     """
     from .main_window import MainWindow
@@ -35,6 +49,8 @@ def create_window(puzzle=None, algo: str | None = None, settings=None, session=N
         return win
     if algo:
         win.controller.set_solver(algo)
+    if seed is not None or params:
+        win.set_first_run(seed, params or {})
     win.start(puzzle if puzzle is not None else library.puzzle(library.DEFAULT_PUZZLE))
     return win
 
@@ -130,40 +146,85 @@ def install_exception_hook(window):
     return handler
 
 
-def run_app(options=None) -> int:
-    """Open the lab; ``options`` are the parsed ``sudoku-lab gui`` arguments (puzzle, algo, session).
+def _params_from_options(algo: str, options) -> dict:
+    """The parameters of ``algo`` given as ``sudoku-lab gui`` options (``param_<name>`` attributes), checked.
 
-    A puzzle that cannot be read, an unknown algorithm, or a session file that
-    cannot be read (``--session``) is refused in one line; a puzzle whose givens
-    clash or that has no solution opens in the window's editor, the cells concerned outlined.
+    The same rules as ``sudoku-lab solve``: an option ``algo`` does not declare is refused (naming the
+    algorithm it belongs to), then each value and the rules between parameters are checked.
+
+    Raises
+    ------
+    ParameterError
+        One line naming the option.
+    """
+    from sudoku_lab.errors import ParameterError
+    from sudoku_lab.solvers import get_solver_class, registry
+
+    cls = get_solver_class(algo)
+    declared = {p.name for p in cls.params}
+    out = {}
+    for key, value in vars(options).items():
+        if not key.startswith("param_") or value is None:
+            continue
+        name = key[len("param_") :]
+        if name not in declared:
+            owners = [c.name for c in registry().values() if name in {p.name for p in c.params}]
+            raise ParameterError(
+                f"--{name.replace('_', '-')} is not a parameter of {algo} (it belongs to {', '.join(owners)}); "
+                f"choose that algorithm with --algo {owners[0]}",
+                name=name,
+            )
+        out[name] = value
+    checked = cls.full_params(out)
+    return {name: checked[name] for name in out}
+
+
+def run_app(options=None) -> int:
+    """Open the lab; ``options`` are the parsed ``sudoku-lab gui`` arguments (puzzle, algo, seed, the
+    algorithm's parameter options, session).
+
+    A puzzle that cannot be read, an unknown algorithm, a bad seed or parameter (one of another
+    algorithm's included), or a session file that cannot be read (``--session``) is refused in one line;
+    a puzzle whose givens clash or that has no solution opens in the window's editor, the cells concerned
+    outlined.
 
     Returns the exit status: 0 after the window closes, 2 (with one line on
     stderr) when the lab cannot start here, 70 (one line and a crash report)
     for a bug before the window exists.
     """
     from sudoku_lab.model.resolve import resolve_puzzle
-    from sudoku_lab.solvers import get_solver_class
+    from sudoku_lab.solvers import get_solver_class, registry
     from sudoku_lab.stepping.session import load_session
 
     puzzle = session = None
     algo = getattr(options, "algo", None)
+    seed = getattr(options, "seed", None)
     session_path = getattr(options, "session", None)
+    given_params = options is not None and any(
+        k.startswith("param_") and v is not None for k, v in vars(options).items()
+    )
+    params: dict = {}
     try:
-        if session_path and (getattr(options, "puzzle", None) or algo):
+        if session_path and (getattr(options, "puzzle", None) or algo or seed is not None or given_params):
             print(
-                "sudoku-lab: error: gui --session opens the session's own puzzle and algorithm; "
-                "give a puzzle and --algo, or --session, not both",
+                "sudoku-lab: error: gui --session opens the session's own puzzle, algorithm, parameters and "
+                "seed; give a puzzle with --algo, --seed and parameters, or --session, not both",
                 file=sys.stderr,
             )
             return EXIT_USAGE
+        if seed is not None and seed > SEED_MAX:
+            print(f"sudoku-lab: error: --seed {seed}: the window's seeds go up to {SEED_MAX:,}", file=sys.stderr)
+            return EXIT_USAGE
         if session_path:
             session = load_session(session_path)
+        if algo:
+            get_solver_class(algo)
+        if given_params:  # as `solve` checks them: another algorithm's option is refused, values and rules checked
+            params = _params_from_options(algo or next(iter(registry())), options)
         if getattr(options, "puzzle", None):
             # Clashing givens are read too: the window refuses them as it refuses a puzzle with no solution
             # (checked off the GUI thread), opening it in the editor with the cells concerned outlined.
             puzzle = resolve_puzzle(options.puzzle, allow_clashes=True)
-        if algo:
-            get_solver_class(algo)
     except SudokuLabError as e:
         print(f"sudoku-lab: error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -191,7 +252,9 @@ def run_app(options=None) -> int:
     app.setOrganizationName("Sudoku Lab")
     try:
         settings = QSettings()
-        win = create_window(puzzle, algo, settings=settings, session=session, session_path=session_path or "")
+        win = create_window(
+            puzzle, algo, settings=settings, session=session, session_path=session_path or "", seed=seed, params=params
+        )
         win.restore_layout()  # a session's own layout comes after, once its puzzle is checked
     except Exception as e:  # a bug before the window exists: nothing can show a box yet
         print(f"sudoku-lab: error: {internal_error_message(e, 'opening the lab window')}", file=sys.stderr)

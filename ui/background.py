@@ -26,7 +26,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QDialog, QLabel, QProgressBar
 
-from sudoku_lab.errors import SudokuLabError
+from sudoku_lab.errors import SudokuLabError, printable
 
 __all__ = ["Jobs", "Task", "TaskDialog", "one_line", "show_count", "show_idle"]
 
@@ -126,8 +126,10 @@ class Jobs(QObject):
 
 
 def one_line(e: BaseException) -> str:
-    """An error as one line: its message's first line (a bug names its type)."""
-    text = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    """An error as one line: its message's first line (a bug names its type), control characters escaped."""
+    # A SudokuLabError's str() escapes its line breaks with the rest (errors.printable): cut the raw text.
+    raw = (Exception.__str__(e) if isinstance(e, SudokuLabError) else str(e)).strip()
+    text = printable(raw.splitlines()[0]) if raw else ""
     if isinstance(e, SudokuLabError):
         return text or type(e).__name__
     return f"{type(e).__name__}: {text}" if text else type(e).__name__

@@ -7,6 +7,10 @@ specification file or a results directory can be opened instead. Run hands the s
 experiment engine (:func:`sudoku_lab.engine.batch.run_spec`, in worker processes) from a thread of its
 own, with a progress bar and Cancel; each finished run is in the results directory at once, so a
 cancelled batch resumes where it stopped when it is run again, exactly as ``sudoku-lab batch`` does.
+Before Run, the line under the bar says what Run will do (how many runs of what, and where they go) or
+what is wrong with the specification. The results directory is the one chosen, else the specification's
+``output`` (relative to its file), else ``NAME-results`` in the per-user data directory
+(:func:`sudoku_lab.engine.places.results_home`): never the directory the lab was started from.
 
 What the panel shows comes from the core: the table is the summary of ``sudoku-lab report``
 (:func:`sudoku_lab.analysis.report.build_report`, cell by cell :func:`~sudoku_lab.analysis.report.summary_cells`),
@@ -23,11 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -36,6 +41,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTableWidget,
@@ -47,15 +53,20 @@ from PySide6.QtWidgets import (
 from sudoku_lab.analysis.report import Report, build_report, figure, summary_cells
 from sudoku_lab.engine.batch import default_output, run_spec
 from sudoku_lab.engine.experiments import default_jobs
+from sudoku_lab.engine.places import folder_name, results_home
 from sudoku_lab.engine.results import load_results
 from sudoku_lab.engine.spec import ExperimentSpec, parse_spec
 from sudoku_lab.errors import SudokuLabError
 from sudoku_lab.files import read_text, write_text
 from sudoku_lab.solvers import get_solver_class, registry
 
+from . import screen_fit
 from .background import Task, TaskDialog, one_line, show_count, show_idle
 
 __all__ = ["BatchPanel", "form_toml", "one_line"]
+
+#: The dialog's size where the screen has room for it (else the screen's available area, frame counted).
+PREFERRED_SIZE = QSize(1500, 900)
 
 #: Seconds between two refreshes of the live table while runs finish (the last run always refreshes it).
 REFRESH_SECONDS = 0.5
@@ -333,7 +344,12 @@ class BatchPanel(TaskDialog):
 
         self.out_edit = QLineEdit()
         self.out_edit.setObjectName("batch_out")
-        self.out_edit.setToolTip("Where the runs go; a directory holding this experiment is resumed")
+        self.out_edit.setToolTip(
+            "Where the runs go; a directory holding this experiment is resumed. By default NAME-results in the "
+            "per-user data folder ($XDG_DATA_HOME/sudoku-lab/results, else ~/.local/share/sudoku-lab/results), "
+            "or the specification's output (beside its file)"
+        )
+        self.out_edit.setPlaceholderText("choose a folder (there is no per-user data folder here)")
         self.out_edit.textEdited.connect(self._on_out_edited)
         browse = QPushButton("Browse...")
         browse.clicked.connect(self._browse_out)
@@ -374,11 +390,16 @@ class BatchPanel(TaskDialog):
         buttons.addWidget(self.cancel_button)
         self.progress_bar = QProgressBar()
         self.progress_bar.setObjectName("batch_progress")
-        show_idle(self.progress_bar)
-        self.progress_bar.setFormat("%v of %m runs")
+        _idle_bar(self.progress_bar, "Ready")
         self.status = QLabel("")
         self.status.setObjectName("batch_status")
+        self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        # What Run will do is said again a moment after an edit (reading the specification resolves its puzzles).
+        self._ready_timer = QTimer(self)
+        self._ready_timer.setSingleShot(True)
+        self._ready_timer.setInterval(300)
+        self._ready_timer.timeout.connect(self.show_ready)
 
         left = QWidget()
         ll = QVBoxLayout(left)
@@ -424,19 +445,29 @@ class BatchPanel(TaskDialog):
         split.addWidget(right)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)
+        # The form and the report side by side need about 1,200 px: on a smaller screen the panel scrolls
+        # instead of opening wider than the screen.
+        scroll = QScrollArea()
+        scroll.setObjectName("batch_scroll")
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(split)
         lay = QVBoxLayout(self)
-        lay.addWidget(split)
-        self.resize(1500, 900)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(scroll)
+        screen_fit.fit_window(self, PREFERRED_SIZE, anchor=parent)
 
         self.name_edit.textEdited.connect(self._form_changed)
         for box in (self.runs_box, self.seed_box, self.iterations_box, self.seconds_box):
             box.valueChanged.connect(self._form_changed)
+        self.workers_box.valueChanged.connect(lambda _v: self._ready_timer.start())
         self._filling = True
         self.add_solver("reseda", "")
         self.add_puzzles("reseda_fig3_1_easy", 0)
         self._filling = False
         self._form_changed()
         self._set_running(False)
+        self.show_ready()
 
     # ------------------------------------------------------------ the form
     def add_solver(self, solver: str = "reseda", params: str = "") -> _SolverRow:
@@ -487,9 +518,10 @@ class BatchPanel(TaskDialog):
         self._set_text(self.form_text())
         self.spec_path = None
         if self._out_auto:
-            stem = self.name_edit.text().strip() or "batch"
-            safe = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in stem)
-            self.out_edit.setText(str(Path.cwd() / f"{safe}-results"))
+            home = results_home(create=False)  # made by Run
+            name = folder_name(self.name_edit.text().strip() or "batch", suffix="-results")
+            self.out_edit.setText(str(home / name) if home is not None else "")
+        self._ready_timer.start()
 
     def _set_text(self, text: str) -> None:
         self._filling = True
@@ -500,10 +532,54 @@ class BatchPanel(TaskDialog):
 
     def _on_text_edited(self) -> None:
         if not self._filling and not self.running:
-            self.status.setText("")
+            self._ready_timer.start()
 
     def _on_out_edited(self, _text: str) -> None:
         self._out_auto = False
+        self._ready_timer.start()
+
+    def default_out(self, spec: ExperimentSpec) -> Path | None:
+        """Where ``spec``'s runs go when no directory is chosen: its ``output`` (relative to its file), else
+        ``NAME-results`` in :func:`~sudoku_lab.engine.places.results_home`; None when there is no such folder."""
+        out = default_output(spec)
+        if out.is_absolute():
+            return out
+        base = spec.source.parent if spec.output and spec.source is not None else results_home(create=False)
+        return None if base is None else base / out
+
+    def chosen_out(self) -> Path | None:
+        """The results directory typed in (a relative one is in the per-user data folder, never the current
+        directory), or None when the field is empty."""
+        text = self.out_edit.text().strip()
+        return _in_results_home(text) if text else None
+
+    def _ready(self) -> tuple[str, int | None]:
+        try:
+            spec = self.spec()
+        except SudokuLabError as e:
+            return f"Not ready: {one_line(e)}", None
+        what = spec.describe().splitlines()[0].split(": ", 1)[-1]
+        out = self.chosen_out() or self.default_out(spec)
+        jobs = self.workers_box.value()
+        where = (
+            f"each finished run is saved in {out} (a directory holding this experiment is resumed)"
+            if out
+            else "choose a results directory: there is no per-user data folder to save them in"
+        )
+        return f"Ready: Run does {what}, on {jobs} worker process{'es' if jobs != 1 else ''}; {where}", spec.total
+
+    def ready_text(self) -> str:
+        """What Run will do (``Ready: ...``), or what is wrong with the specification (``Not ready: ...``)."""
+        return self._ready()[0]
+
+    def show_ready(self) -> None:
+        """Say what Run will do under the bar (not while a batch runs)."""
+        self._ready_timer.stop()
+        if self.running:
+            return
+        text, total = self._ready()
+        self.status.setText(text)
+        _idle_bar(self.progress_bar, "Not ready" if total is None else f"Ready: {total:,} run{'s' * (total != 1)}")
 
     def spec(self) -> ExperimentSpec:
         """The specification of the text (checked: a SpecError names the line and the key of a mistake)."""
@@ -536,14 +612,14 @@ class BatchPanel(TaskDialog):
 
     def _set_out(self, spec: ExperimentSpec) -> None:
         if self._out_auto:
-            out = default_output(spec)
-            self.out_edit.setText(str(out if out.is_absolute() else Path.cwd() / out))
+            out = self.default_out(spec)
+            self.out_edit.setText("" if out is None else str(out))
 
     def open_results(self, path: str | None = None) -> bool:
         """Open a results directory (asked for when None): its table and ECDF, and its specification so Run
         resumes it; False, with one line under the bar, when it cannot be read."""
         if path is None:
-            path = QFileDialog.getExistingDirectory(self, "Open results directory")
+            path = QFileDialog.getExistingDirectory(self, "Open results directory", str(_start_folder()))
             if not path:
                 return False
         try:
@@ -567,6 +643,7 @@ class BatchPanel(TaskDialog):
         self.out_edit.setText(str(Path(path)))
         held, total = len(rep.results), _total(prov)
         show_count(self.progress_bar, held, total or held)
+        self.progress_bar.setFormat("%v of %m runs")
         more = f"; Run adds the {total - held:,} missing" if total and held < total else ""
         self.status.setText(f"Opened {path}: {held:,} of {total or held:,} runs{more}")
         return True
@@ -581,7 +658,8 @@ class BatchPanel(TaskDialog):
             return False
         if path is None:
             name = (self.name_edit.text().strip() or "experiment") + ".toml"
-            path, _ = QFileDialog.getSaveFileName(self, "Save specification", name, "TOML (*.toml)")
+            near = self.spec_path.parent if self.spec_path is not None else _start_folder()
+            path, _ = QFileDialog.getSaveFileName(self, "Save specification", str(near / name), "TOML (*.toml)")
             if not path:
                 return False
         try:
@@ -608,11 +686,16 @@ class BatchPanel(TaskDialog):
         except SudokuLabError as e:
             self.status.setText(one_line(e))
             return False
-        out = self.out_edit.text().strip()
-        if not out:
+        if not self.out_edit.text().strip():
             self._set_out(spec)
-            out = self.out_edit.text().strip()
+        where = self.chosen_out()
+        home = results_home(create=False)
+        if where is None or (home is not None and where.is_relative_to(home) and results_home() is None):
+            self.status.setText("Choose a results directory: there is no per-user data folder to save the runs in")
+            return False
+        out = str(where)
         jobs = self.workers_box.value()
+        self._ready_timer.stop()
 
         def work(task: Task) -> tuple[Any, Report | None]:
             last, cost = [time.monotonic()], [0.0]
@@ -635,6 +718,7 @@ class BatchPanel(TaskDialog):
             return outcome, build_report(load_results(out)) if outcome.done else None
 
         self.outcome = None
+        self.progress_bar.setFormat("%v of %m runs")
         self.progress_bar.setRange(0, 0)  # busy while the workers start
         self.status.setText(
             f"Starting {jobs} worker process{'es' if jobs != 1 else ''}..." if jobs > 1 else "Starting..."
@@ -658,7 +742,7 @@ class BatchPanel(TaskDialog):
     def _on_finished(self, ended: tuple[Any, Report | None]) -> None:
         outcome, rep = ended
         self.outcome = outcome
-        out = self.out_edit.text().strip()
+        out = self.chosen_out()
         if rep is not None:
             self._show_report(rep, final=True)
         show_count(self.progress_bar, outcome.done, outcome.total)
@@ -739,6 +823,27 @@ class BatchPanel(TaskDialog):
             for i in range(self.table.rowCount())
         ]
         return head, cells
+
+
+def _idle_bar(bar: QProgressBar, text: str) -> None:
+    """The progress bar before Run: empty, with ``text`` ("Ready: 20 runs"), never "0 of 1 runs"."""
+    show_idle(bar)
+    bar.setFormat(text)
+
+
+def _in_results_home(text: str) -> Path:
+    """A folder typed in: ``~`` expanded; a relative one inside the per-user results folder (else home)."""
+    path = Path(text).expanduser()
+    if path.is_absolute():
+        return path
+    home = results_home(create=False)
+    return (home if home is not None else Path.home()) / path
+
+
+def _start_folder() -> Path:
+    """Where a file dialog opens: the per-user results folder, else home (never the current directory)."""
+    home = results_home()
+    return home if home is not None else Path.home()
 
 
 def _total(prov: dict) -> int | None:

@@ -15,9 +15,17 @@ legend under the board; the colours are
 
 After a **Step phase** (a frame whose ``Progress.phase`` is a
 :class:`~sudoku_lab.solvers.PhaseStep`) the cells the phase changed (its
-``changed["cells"]``) are outlined and a line under the board says
+``changed["cells"]``) are outlined in blue and a line under the board says
 "<iteration> i, phase k/n (name): what it did" (:func:`describe_phase`); both
-clear with the next frame of whole iterations.
+clear with the next frame of whole iterations. After a **Step** of whole
+iterations the line says what they did (:func:`describe_steps`: the cost, the
+solver's own counters, its events), until the next frame of another iteration.
+
+The numbering, everywhere in the window: iteration *i* is the *i*-th one, counted
+from 1, and a frame between iterations is "after iteration i" (``Snapshot.iteration``
+of them are done). The phases of the iteration under way belong to the next one:
+after iteration 16, Step phase shows "iteration 17, phase 1/4", and the status bar
+says the same (:func:`describe_position`), not "16".
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from .overlays import OverlayCanvas, overlays
 from .widgets.board import BoardView
 from .widgets.flow import FlowLayout
 
-__all__ = ["BoardPanel", "describe_phase", "phase_cells", "technique_legend"]
+__all__ = ["BoardPanel", "describe_phase", "describe_position", "describe_steps", "phase_cells", "technique_legend"]
 
 
 def technique_legend(rating) -> str:
@@ -60,6 +68,69 @@ def describe_phase(cls, step) -> str:
     n = len(cls.phases) if cls is not None else 0
     word = cls.iteration_name if cls is not None else "iteration"
     return f"{word} {step.iteration:,}, phase {step.index + 1}/{n} ({step.name}): {step.caption}"
+
+
+def describe_position(cls, snapshot, phase=None) -> str:
+    """Where a run is, in the solver's word: "EDA step 16" between iterations (16 done), "EDA step 17, phase 2/4"
+    in the middle of the 17th (``phase``: the :class:`~sudoku_lab.solvers.PhaseStep` of the frame, if any)."""
+    word = cls.iteration_name if cls is not None else "iteration"
+    if phase is not None and not phase.ended:
+        n = len(cls.phases) if cls is not None else 0
+        return f"{word} {phase.iteration:,}, phase {phase.index + 1}/{n}"
+    return f"{word} {snapshot.iteration:,}"
+
+
+def _event_words(e) -> str:
+    detail = f" ({e.new})" if e.new not in (None, "") else ""
+    if e.kind == "param":
+        return f"{e.name} {e.old!r} -> {e.new!r}"
+    if e.kind == "run_end":
+        return f"the run ended, {e.name}{detail}"
+    if e.kind == "restart":
+        return f"{e.name} restart{detail}"
+    return f"{e.name}{detail}" if e.kind in ("info", e.name) else f"{e.kind.replace('_', ' ')} {e.name}{detail}"
+
+
+def describe_steps(cls, before, after) -> str:
+    """One line for a Step of whole iterations, from the snapshot shown before it to the one after it.
+
+    "iteration 17 (Step 1): cost (open cells ...) 12 -> 10, best 8; moves +1, wipeouts +3; events: aspiration
+    r3c4=5": the solver's word for an iteration, the cost in its objective's words, the changes of the numbers
+    it declares (:meth:`~sudoku_lab.solvers.Solver.summarize`) and the events the iterations logged.
+    """
+    word = cls.iteration_name if cls is not None else "iteration"
+    a, b = int(before.iteration), int(after.iteration)
+    n = b - a
+    head = f"{word} {b:,}" if n == 1 else f"{word}s {a + 1:,} to {b:,}" if n > 1 else f"{word} {b:,}, nothing done"
+    head += f" (Step {n:,})" if n > 0 else ""
+    what = cls.objective.cost if cls is not None else "cost"
+    parts = [f"cost ({what}) {before.cost} -> {after.cost}, best {after.best_cost}"]
+    if cls is not None:
+        try:
+            was, now = cls.summarize(before), cls.summarize(after)
+        except Exception:  # a solver's summary of a run's start may not exist: the line does without it
+            was, now = {}, {}
+        def count(v) -> bool:
+            return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+        # Counts present on both sides only (a summary may say None before its first run: hill climbing's init_f1).
+        moved = [
+            f"{k.replace('_', ' ')} {int(v) - int(was.get(k, 0)):+,}"
+            for k, v in now.items()
+            if count(v) and count(was.get(k, 0)) and int(v) != int(was.get(k, 0))
+        ]
+        if moved:
+            parts.append(", ".join(moved))
+    events = after.events[len(before.events) :] if len(after.events) >= len(before.events) else after.events
+    if events:
+        words = [_event_words(e) for e in events[:3]]
+        more = f" and {len(events) - 3} more" if len(events) > 3 else ""
+        parts.append("events: " + "; ".join(words) + more)
+    if after.solved:
+        parts.append("solved")
+    elif after.status == "failed":
+        parts.append("the run ended (failed)")
+    return f"{head}: " + "; ".join(parts)
 
 
 def phase_cells(step) -> list[int]:
@@ -111,7 +182,10 @@ class BoardPanel(QWidget):
         self.show_diff = QCheckBox("Vs solution")
         self.show_diff.setToolTip(DIFF_TIP)
         self.show_conflicts = QCheckBox("Conflicts")
-        self.show_conflicts.setToolTip("Digits that repeat in a row, column or box, in orange")
+        self.show_conflicts.setToolTip(
+            "Digits that repeat in a row, column or box: vermillion and underlined (the cells a phase "
+            "changed are outlined in blue)"
+        )
         self.show_conflicts.setChecked(True)
         for cb in (self.show_best, self.show_pencil, self.show_diff, self.show_conflicts):
             row.addWidget(cb)
@@ -132,6 +206,7 @@ class BoardPanel(QWidget):
         self._cls = None
         self._snapshot = None
         self._phase = None  # the PhaseStep of the frame shown, if it was a phase step
+        self._step_caption: tuple | None = None  # (solver, iteration, text) of the last Step of whole iterations
         #: Show the phase's line under the board (presentation mode has its own caption for it).
         self.phase_line = True
         self._solution = None
@@ -219,7 +294,18 @@ class BoardPanel(QWidget):
                 cb.setToolTip(spec.tooltip + "\n" + "\n".join(f"{d.name}: {d.help}" for d in layers))
             else:
                 cb.setToolTip(f"{spec.tooltip}\n({cls.title} declares no layer with role {role!r})")
-        self.refresh()  # the previous solver's layers go at once
+        if self._snapshot is not None and self._snapshot.solver != cls.name:
+            # The previous solver's grid and layers go at once: until the new solver's first frame (its kernels
+            # may compile for a minute on a cold cache) the board shows the puzzle's givens, not another's run.
+            self._snapshot = self._phase = None
+            self._step_caption = None
+            self.phase_caption.hide()
+            puzzle = self.board.puzzle()
+            if puzzle is not None and not self.board.is_editable():
+                self.board.set_puzzle(puzzle)
+                self.board.set_solution(self._solution)
+                self._apply_techniques()
+        self.refresh()
 
     def set_puzzle(self, puzzle, solution, several: bool) -> None:
         """A newly loaded puzzle: its solution when unique (None with ``several``)."""
@@ -228,6 +314,7 @@ class BoardPanel(QWidget):
         self._several = several
         self._pencil = None
         self._phase = None
+        self._step_caption = None
         self.phase_caption.hide()
         self.board.set_puzzle(puzzle)
         self.board.set_highlight(())
@@ -257,14 +344,42 @@ class BoardPanel(QWidget):
         """Draw a run's snapshot (the window calls it every frame), with the PhaseStep that led to it, if any."""
         self._snapshot = snapshot
         self._phase = phase
-        if phase is not None and self.phase_line and self._cls is not None and self._cls.name == snapshot.solver:
-            self.phase_caption.setText(describe_phase(self._cls, phase))
-            self.phase_caption.setToolTip(self.phase_caption.text())
+        ours = self._cls is not None and self._cls.name == snapshot.solver
+        step = self._step_caption
+        if step is not None and (phase is not None or (step[0], step[1]) != (snapshot.solver, snapshot.iteration)):
+            self._step_caption = step = None  # a frame of another moment: the Step's line is done
+        if phase is not None and self.phase_line and ours:
+            self._set_caption(describe_phase(self._cls, phase))
+        elif step is not None and self.phase_line and ours:
+            self._set_caption(step[2])
+        else:
+            self._set_caption(None)
+        self.refresh()
+
+    def show_step(self, before, prog) -> None:
+        """A Step of whole iterations ended (``before``: the snapshot shown when it was asked for, ``prog``: its
+        last frame): the line under the board says what those iterations did (:func:`describe_steps`)."""
+        s = prog.snapshot
+        if self._cls is None or self._cls.name != s.solver or before.solver != s.solver:
+            return
+        self._step_caption = (s.solver, s.iteration, describe_steps(self._cls, before, s))
+        if self._snapshot is not s:
+            self.show_snapshot(s, prog.phase)
+        elif self.phase_line:
+            self._set_caption(self._step_caption[2])
+
+    def caption_text(self) -> str:
+        """The line under the board (a phase's or a Step's), "" when none is shown."""
+        return self.phase_caption.text() if not self.phase_caption.isHidden() else ""
+
+    def _set_caption(self, text: str | None) -> None:
+        if text:
+            self.phase_caption.setText(text)
+            self.phase_caption.setToolTip(text)
             self.phase_caption.show()
         else:
             self.phase_caption.clear()
             self.phase_caption.hide()
-        self.refresh()
 
     @property
     def phase(self):
@@ -277,11 +392,16 @@ class BoardPanel(QWidget):
         board = self.board
         if s is None or board.is_editable() or board.puzzle() is None or s.puzzle != board.puzzle():
             return
-        board.set_grid(s.best_grid if self.show_best.isChecked() else s.grid, s.fixed)
-        board.set_highlight(phase_cells(self._phase))
+        if self._cls is not None and self._cls.name != s.solver:
+            return  # another solver's frame (the controller drops them; a view never draws one under this title)
+        best = self.show_best.isChecked()
+        board.set_grid(s.best_grid if best else s.grid, s.fixed)
+        board.set_highlight(phase_cells(self._phase), "changed", fill=False)  # outlined, never like a conflict
         board.set_overlay("conflicts", self.show_conflicts.isChecked())
         board.set_overlay("diff", self.show_diff.isChecked() and self.show_diff.isEnabled())
         canvas = self.draw_layers(s)
+        if best:  # the state's candidates and struck-out marks describe the current grid, not the best one
+            canvas.domains = canvas.struck = None
         board.set_shading(canvas.shading)
         board.set_overlay("shading", canvas.shading is not None)
         board.set_removed(canvas.struck)

@@ -52,6 +52,7 @@ from .params_panel import ParamsPanel
 from .views import views_for
 from .widgets import theme
 from .widgets.board import BoardView
+from .widgets.flow import FlowLayout
 from .worker import SolverWorker, WorkerState
 
 __all__ = ["ComparePane", "CompareWindow", "DEFAULT_SOLVERS", "PANE_COLOURS", "SEEDING"]
@@ -122,6 +123,9 @@ class ComparePane(QFrame):
         self.params_button.setToolTip("This pane's parameters (a change resets the comparison)")
         self.view_box = QComboBox()
         self.view_box.setToolTip("The view this pane shows beside its board")
+        for box in (self.solver_box, self.view_box):  # as wide as the pane allows, not as their longest item
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(10)
         self.status = QLabel()
         self.status.setObjectName("pane_status")
         self.status.setStyleSheet("color: #333;")
@@ -272,6 +276,7 @@ class ComparePane(QFrame):
         self.body.addWidget(view)
         self.body.setStretchFactor(0, 2)
         self.body.setStretchFactor(1, 3)
+        self._share_body()
         if hasattr(view, "on_solver"):
             view.on_solver(self.solver_class)
         puzzle = self.board.puzzle()
@@ -279,6 +284,25 @@ class ComparePane(QFrame):
             view.on_puzzle(puzzle)
         if self.latest is not None and self.latest.snapshot.solver == self.solver_name:
             view.on_progress(self.latest)
+
+    #: The board's share of the pane's width (the view has the rest): a splitter sized by its widgets' hints
+    #: gave a word-wrapped text view (hill climbing's state) one or two words of width.
+    BOARD_SHARE = 0.4
+
+    def _share_body(self) -> None:
+        """Board and view side by side in :data:`BOARD_SHARE` proportions (once the pane has its width)."""
+        width = self.body.width()
+        if width < 50 or self._view is None:  # not laid out yet: the resize does it
+            self._body_shared = False
+            return
+        board = max(self.board.minimumWidth(), int(width * self.BOARD_SHARE))
+        self.body.setSizes([board, max(1, width - board - self.body.handleWidth())])
+        self._body_shared = True
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if not getattr(self, "_body_shared", False) or event.oldSize().width() != event.size().width():
+            QTimer.singleShot(0, self._share_body)  # after the layout has given the splitter its width
 
     @property
     def view(self):
@@ -510,7 +534,7 @@ class CompareWindow(QMainWindow):
     # ----------------------------------------------------------------- building
     def _build_controls(self, seed: int) -> None:
         bar = self._controls = QWidget()
-        row = QHBoxLayout(bar)
+        row = FlowLayout(bar)
         row.setContentsMargins(2, 2, 2, 2)
         self.puzzle_box = QComboBox()
         names = [self.puzzle.name or "the lab's puzzle"]
@@ -556,26 +580,24 @@ class CompareWindow(QMainWindow):
         self.reset_button.setToolTip("Start every pane again from the puzzle with its seed")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("End the comparison's runs (Reset to start again)")
-        for w in (
-            QLabel("Puzzle"),
-            self.puzzle_box,
-            QLabel("Panes"),
-            self.pane_count,
-            QLabel("Lockstep"),
-            self.mode_box,
-            QLabel("chunk"),
-            self.chunk_box,
-            QLabel("end at"),
-            self.limit_box,
-            QLabel("Seeds"),
-            self.seeding_box,
-            self.seed_box,
-        ):
-            row.addWidget(w)
-        row.addSpacing(12)
-        for b in (self.run_button, self.step_button, self.reset_button, self.stop_button):
-            row.addWidget(b)
-        row.addStretch(1)
+        # Each label with its box, the buttons together, wrapping onto a second row on a small screen (one row
+        # of them made the window 1,470 px wide at least, wider than a 1366 or 1024 px screen).
+        groups = (
+            (QLabel("Puzzle"), self.puzzle_box),
+            (QLabel("Panes"), self.pane_count),
+            (QLabel("Lockstep"), self.mode_box),
+            (QLabel("chunk"), self.chunk_box),
+            (QLabel("end at"), self.limit_box),
+            (QLabel("Seeds"), self.seeding_box, self.seed_box),
+            (self.run_button, self.step_button, self.reset_button, self.stop_button),
+        )
+        for group in groups:
+            holder = QWidget()
+            line = QHBoxLayout(holder)
+            line.setContentsMargins(0, 0, 6, 0)
+            for w in group:
+                line.addWidget(w)
+            row.addWidget(holder)
         self.puzzle_box.currentIndexChanged.connect(self._on_puzzle_box)
         self.pane_count.valueChanged.connect(self.set_pane_count)
         self.mode_box.currentIndexChanged.connect(self._on_mode_box)

@@ -86,7 +86,11 @@ class Controller(QObject):
     stateChanged(str)
         A :class:`~sudoku_lab_ui.worker.WorkerState` value; :attr:`at_start` is set before it.
     runEnded(str)
-        Why the last run or step request ended.
+        Why the last run or step request of the current run ended (a previous run's end, arriving after a
+        reset, is not said).
+    stepEnded(object, object)
+        A Step (N whole iterations) of the current run ended: the snapshot shown when it was asked for and
+        the newest progress (its last frame), for a caption of what those iterations did.
     message(str)
         A status-bar message.
     errorOccurred(str)
@@ -108,6 +112,7 @@ class Controller(QObject):
     progress = Signal(object)
     stateChanged = Signal(str)
     runEnded = Signal(str)
+    stepEnded = Signal(object, object)
     message = Signal(str)
     errorOccurred = Signal(str)
     sessionOpened = Signal(object)
@@ -130,13 +135,21 @@ class Controller(QObject):
         self.at_start = True
         self.latest = None
         self.timeline_info = None  #: the newest frame's TimelineInfo (the recorded run), None before a run
+        #: The number of the current run, one more at every reset or session restored: the worker tags its frames
+        #: with the run they belong to, and a frame of another run (a previous solver's, still in flight after a
+        #: switch, or one compiled slowly on a cold cache) never reaches the views.
+        self.run_number = 0
+        #: The run_number of the run restored from a session file (someone's prepared moment), if that is the
+        #: current one.
+        self.session_run: int | None = None
+        self._step_from = None  # (run, snapshot shown) when a Step was asked for
         self._thread = QThread()
         self._thread.setObjectName("sudoku-lab solver")
         self.worker = SolverWorker()
         self.worker.moveToThread(self._thread)
         self._thread.started.connect(self.worker.loop)
         self.worker.stateChanged.connect(self._on_state)
-        self.worker.runEnded.connect(self.runEnded)
+        self.worker.runEndedIn.connect(self._on_run_ended)
         self.worker.error.connect(self.errorOccurred)
         self.worker.message.connect(self.message)
         self._timer = QTimer(self)
@@ -144,6 +157,7 @@ class Controller(QObject):
         self._timer.timeout.connect(self.poll)
         self._started = False
         self._pending_session = None  #: a session whose puzzle is being checked before it opens
+        self._session_path = ""  #: the file of the session opened last ("" for one given as a value)
         self._keyframe_waiters: dict[int, object] = {}
         self.worker.keyframe.connect(self._on_keyframe)
         self.worker.restored.connect(self.sessionRestored)
@@ -245,14 +259,17 @@ class Controller(QObject):
         self.message.emit(f"Puzzle refused: {e}")
 
     # -------------------------------------------------------------- sessions
-    def open_session(self, session) -> bool:
+    def open_session(self, session, path: str = "") -> bool:
         """Open a :class:`~sudoku_lab.stepping.session.Session`: its puzzle is checked off the GUI thread (as any
         puzzle), then its algorithm, parameters and seed become the controller's and the worker restores its
-        solver, paused at the saved iteration (sessionOpened). False if its puzzle is refused at once (clashes).
+        solver, paused at the saved point (sessionOpened), in the middle of an iteration if it was saved there.
+        False if its puzzle is refused at once (clashes). ``path`` (its file) names it in messages about its
+        recorded run, which the worker confirms by replay (see :mod:`~sudoku_lab_ui.worker`).
         """
         if not self.load_puzzle(session.puzzle):
             return False
         self._pending_session = session
+        self._session_path = str(path)
         return True
 
     def _open_checked_session(self, session) -> None:
@@ -271,7 +288,9 @@ class Controller(QObject):
             self.reset()
         else:
             self.start()
-            self.worker.request_restore(session)
+            self._new_run()
+            self.session_run = self.run_number
+            self.worker.request_restore(session, self._session_path, run=self.run_number)
 
     def request_keyframe(self, callback) -> None:
         """Call ``callback(state)`` in the GUI thread with the running solver's ``state_dict()`` (None before a
@@ -358,12 +377,19 @@ class Controller(QObject):
         self.worker.set_max_rate(rate)
 
     # -------------------------------------------------------------- running
+    def _new_run(self) -> None:
+        """A new run is asked for: frames and run ends of the previous one are dropped from now on."""
+        self.run_number += 1
+        self.latest = None
+        self.timeline_info = None
+        self._step_from = None
+
     def reset(self) -> None:
         if self.puzzle is None:
             return
         self.start()
-        self.latest = None
-        self.worker.request_reset(self.solver_name, self.current_params(), self.puzzle, self.seed)
+        self._new_run()
+        self.worker.request_reset(self.solver_name, self.current_params(), self.puzzle, self.seed, self.run_number)
 
     def run(self, termination: loop.Termination | None = None) -> None:
         self.start()
@@ -380,6 +406,8 @@ class Controller(QObject):
 
     def step(self, n: int = 1) -> None:
         self.start()
+        if self.latest is not None:  # what the caption of the step compares with
+            self._step_from = (self.run_number, self.latest.snapshot)
         self.worker.request_step(n)
 
     def step_phase(self) -> None:
@@ -407,14 +435,29 @@ class Controller(QObject):
 
     # --------------------------------------------------------------- worker
     def poll(self) -> None:
-        """Take the worker's newest progress, if any (timer slot; dropped frames are fine)."""
-        prog, info = self.worker.take_frame()
+        """Take the worker's newest progress, if any (timer slot; dropped frames are fine).
+
+        A frame of another run than the current one (published before the worker took the newest reset) is
+        dropped: it would show a previous solver's grid and curves under the new choice.
+        """
+        prog, info, run = self.worker.take_run_frame()
+        if run != self.run_number:
+            return
         if info is not None:
             self.timeline_info = info
             self.timeline.emit(info)
         if prog is not None:
             self.latest = prog
             self.progress.emit(prog)
+
+    def _on_run_ended(self, reason: str, run: int, asked: str) -> None:
+        if run != self.run_number:
+            return  # the end of a run that a reset has replaced
+        self.poll()  # the request's last frame was published before this signal: show it first
+        self.runEnded.emit(reason)
+        start, self._step_from = self._step_from, None
+        if asked == "step" and start is not None and start[0] == run and self.latest is not None:
+            self.stepEnded.emit(start[1], self.latest)
 
     def _on_state(self, state: str, at_start: bool) -> None:
         was = self.state

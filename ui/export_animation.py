@@ -1,7 +1,9 @@
 """File > Export animation...: the run shown in the window written as a GIF or an MP4, in the background.
 
 The dialog asks for the view beside the board (:func:`sudoku_lab.analysis.animation.views`), a frame every
-N iterations or every phase (for a solver that declares phases), the frames per second and the file. The run
+N iterations or every phase (for a solver that declares phases), the stretch of the run to draw (from the
+state after one iteration to the state after another: a slide's steps 14 to 18), the frame's size in pixels,
+the caption's size in points, the frames per second and the file. The run
 exported is the window's: the same puzzle, algorithm, parameters at the start, seed and the parameter changes
 made while it ran (each at the iteration it was made), up to the furthest iteration it reached (also after a
 rewind). :func:`~sudoku_lab.analysis.animation.animate` runs it again from the start in a thread of its own
@@ -19,6 +21,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
+    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -33,14 +36,17 @@ from PySide6.QtWidgets import (
 )
 
 from sudoku_lab.analysis import animation
-from sudoku_lab.errors import SudokuLabError
+from sudoku_lab.errors import ParameterError, SudokuLabError
 from sudoku_lab.model.puzzle import Puzzle
 from sudoku_lab.solvers import Event, get_solver_class
 from sudoku_lab.stepping import loop
 
 from .background import Task, TaskDialog, show_idle
 
-__all__ = ["RunToExport", "run_to_export", "ExportAnimationDialog"]
+__all__ = ["RunToExport", "run_to_export", "ExportAnimationDialog", "SIZES"]
+
+#: Frame sizes offered (width, height): the command line's default, and the slide sizes.
+SIZES = ((1024, 512), (1280, 720), (1920, 1080))
 
 
 @dataclass(frozen=True)
@@ -137,6 +143,33 @@ class ExportAnimationDialog(TaskDialog):
         self.fps_box.setObjectName("export_fps")
         self.fps_box.setRange(*animation.FPS_RANGE)
         self.fps_box.setValue(10)
+        self.from_box = QSpinBox()
+        self.from_box.setObjectName("export_from")
+        self.from_box.setToolTip("The first frame is the state after this many iterations (0: the puzzle)")
+        self.to_box = QSpinBox()
+        self.to_box.setObjectName("export_to")
+        self.to_box.setToolTip("The last frame is the state after this many iterations (at most the run's)")
+        for box in (self.from_box, self.to_box):
+            box.setRange(0, 0)
+        self.size_box = QComboBox()
+        self.size_box.setObjectName("export_size")
+        for w, h in SIZES:
+            self.size_box.addItem(f"{w} x {h}", (w, h))
+        self.size_box.setEditable(True)  # any WIDTH x HEIGHT typed in
+        self.size_box.setToolTip(
+            "The frame's width x height in pixels (from square to 3:1; even numbers for .mp4); "
+            "its texts keep their share of the frame at every size"
+        )
+        self.caption_box = QDoubleSpinBox()
+        self.caption_box.setObjectName("export_caption_size")
+        self.caption_box.setRange(*animation.CAPTION_RANGE)
+        self.caption_box.setDecimals(1)
+        self.caption_box.setValue(animation.DEFAULT_CAPTION)
+        self.caption_box.setSuffix(" pt")
+        self.caption_box.setToolTip(
+            f"The caption's size in points of a frame 5.12 inches high (default {animation.DEFAULT_CAPTION:g}: "
+            "a line about 3.5 % of the frame's height, at every size)"
+        )
         self.path_edit = QLineEdit(str(Path.cwd() / "run.gif"))
         self.path_edit.setObjectName("export_path")
         self.path_edit.setToolTip("The file: .gif or .mp4 (the suffix chooses)")
@@ -145,6 +178,7 @@ class ExportAnimationDialog(TaskDialog):
         self.progress_bar = QProgressBar()
         self.progress_bar.setObjectName("export_progress")
         show_idle(self.progress_bar)
+        self.progress_bar.setFormat("Ready")  # not "0%" before anything is drawn
         self.status = QLabel("")
         self.status.setObjectName("export_status")
         self.status.setWordWrap(True)
@@ -158,9 +192,18 @@ class ExportAnimationDialog(TaskDialog):
         path_row = QHBoxLayout()
         path_row.addWidget(self.path_edit, 1)
         path_row.addWidget(browse)
+        span_row = QHBoxLayout()
+        span_row.addWidget(QLabel("from"))
+        span_row.addWidget(self.from_box)
+        span_row.addWidget(QLabel("to"))
+        span_row.addWidget(self.to_box)
+        span_row.addStretch(1)
         form = QFormLayout()
         form.addRow("View beside the board:", self.view_box)
         form.addRow("A frame:", _wrap(every_row))
+        form.addRow("Iterations drawn:", _wrap(span_row))
+        form.addRow("Frame size (pixels):", self.size_box)
+        form.addRow("Caption size:", self.caption_box)
         form.addRow("Frames per second:", self.fps_box)
         form.addRow("File (.gif or .mp4):", _wrap(path_row))
 
@@ -210,6 +253,11 @@ class ExportAnimationDialog(TaskDialog):
             self.view_box.setCurrentText(current)
         self.every_box.setSuffix(f" {cls.iteration_name}(s)")
         self.every_box.setValue(max(1, -(-run.reached // (animation.DEFAULT_FRAMES - 1))))
+        for box in (self.from_box, self.to_box):
+            box.setRange(0, run.reached)
+            box.setSuffix(f" {cls.iteration_name}s")
+        self.from_box.setValue(0)
+        self.to_box.setValue(run.reached)
         self.every_phase.setEnabled(bool(cls.phases))
         self.every_phase.setToolTip(
             f"A frame after each of its {len(cls.phases)} phases ({', '.join(p.name for p in cls.phases)})"
@@ -221,10 +269,34 @@ class ExportAnimationDialog(TaskDialog):
             self.every_iterations.setChecked(True)
         self.export_button.setEnabled(not self.running)
 
+    def frame_size(self) -> tuple[int, int]:
+        """The frame size chosen (one offered, or ``W x H`` typed in); ParameterError if it is not one."""
+        text = self.size_box.currentText().strip().lower().replace(" ", "")
+        w, x, h = text.partition("x")
+        try:
+            if not x:
+                raise ValueError
+            return int(w), int(h)
+        except ValueError:
+            raise ParameterError(
+                f"the frame size is WIDTH x HEIGHT in pixels, like 1920 x 1080, not {self.size_box.currentText()!r}",
+                name="size",
+            ) from None
+
     def options(self) -> dict[str, Any]:
-        """The dialog's choices as :func:`~sudoku_lab.analysis.animation.animate` keywords."""
+        """The dialog's choices as :func:`~sudoku_lab.analysis.animation.animate` keywords (ParameterError for a
+        frame size that cannot be read)."""
         every: int | str = "phase" if self.every_phase.isChecked() else self.every_box.value()
-        return {"view": self.view_box.currentText(), "every": every, "fps": self.fps_box.value()}
+        start, stop = self.from_box.value(), self.to_box.value()
+        reached = self.run.reached if self.run is not None else stop
+        return {
+            "view": self.view_box.currentText(),
+            "every": every,
+            "fps": self.fps_box.value(),
+            "size": self.frame_size(),
+            "caption_size": self.caption_box.value(),
+            "iterations": None if (start, stop) == (0, reached) else (start, stop),
+        }
 
     # ------------------------------------------------------------ exporting
     def start(self) -> bool:
@@ -233,9 +305,9 @@ class ExportAnimationDialog(TaskDialog):
         if run is None or self.running:
             return False
         out = self.path_edit.text().strip()
-        opts = self.options()
         try:
-            animation.check_animation(out, run.algo, view=opts["view"], every=opts["every"], fps=opts["fps"])
+            opts = self.options()
+            animation.check_animation(out, run.algo, **opts)  # an .mp4 where no ffmpeg runs: one line, now
             animation.check_changes(run.algo, run.params, run.changes)
         except SudokuLabError as e:
             self.status.setText(f"Cannot export: {e}")
@@ -255,7 +327,9 @@ class ExportAnimationDialog(TaskDialog):
                 **opts,
             )
 
-        self.status.setText(f"Running {run.algo} again to {run.reached:,} iterations...")
+        stop = run.reached if opts["iterations"] is None else opts["iterations"][1]
+        self.status.setText(f"Running {run.algo} again to {stop:,} iterations...")
+        self.progress_bar.setFormat("%v of %m frames")
         self.progress_bar.setRange(0, 0)  # busy while the run goes; then the frames
         return self._job.start(work)
 
@@ -274,6 +348,7 @@ class ExportAnimationDialog(TaskDialog):
         if result.cancelled:
             self.status.setText("Cancelled: no animation was written")
             show_idle(self.progress_bar)
+            self.progress_bar.setFormat("Cancelled")
         else:
             self.status.setText(f"Wrote {result.path}: {result.frames} frames")
             self.progress_bar.setValue(self.progress_bar.maximum())
@@ -286,7 +361,17 @@ class ExportAnimationDialog(TaskDialog):
     def _set_running(self, running: bool) -> None:
         self.export_button.setEnabled(not running and self.run is not None and self.run.reached >= 1)
         self.cancel_button.setEnabled(running)
-        for w in (self.view_box, self.every_iterations, self.every_box, self.fps_box, self.path_edit):
+        for w in (
+            self.view_box,
+            self.every_iterations,
+            self.every_box,
+            self.from_box,
+            self.to_box,
+            self.size_box,
+            self.caption_box,
+            self.fps_box,
+            self.path_edit,
+        ):
             w.setEnabled(not running)
         self.every_phase.setEnabled(
             not running and self.run is not None and bool(get_solver_class(self.run.algo).phases)

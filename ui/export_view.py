@@ -5,7 +5,9 @@ Everything is drawn by the core (:mod:`sudoku_lab.analysis.view_figures`, also r
 (cm or inches), the resolution and the font size, and shows a preview the core renders off the GUI
 thread at the chosen size and resolution (a big one at a lower resolution, said under it). "Export data..."
 writes the view's plotted arrays as CSV with a JSON provenance sidecar (puzzle, solver, parameters and
-their change log, seed, iteration, version). A wrong option or an unwritable file is one line in red.
+their change log, seed, iteration, version, and the run's state as the window knew it when the dialog
+opened: ``paused``, ``running``, ``stopped``, ``solved``... :func:`run_state`). A wrong option or an
+unwritable file is one line in red.
 """
 
 from __future__ import annotations
@@ -35,13 +37,30 @@ from sudoku_lab.files import DPI_RANGE
 
 from .background import Jobs
 
-__all__ = ["ExportViewDialog", "LAB_VIEWS"]
+__all__ = ["ExportViewDialog", "LAB_VIEWS", "run_state"]
 
 #: The core view that exports a lab view whose key differs (the hill-climbing panel shows the clash counts).
 LAB_VIEWS = {"hill_climb_state": "unit_counts"}
 #: Previews above this many pixels are rendered at a lower resolution (the file is not).
 PREVIEW_MAX_PIXELS = 3_000_000
 FORMATS = (("PNG", "png"), ("SVG", "svg"), ("PDF", "pdf"))
+
+
+def run_state(worker_state: str | None, snapshot) -> str | None:
+    """The run's state for the provenance (:data:`~sudoku_lab.analysis.view_figures.RUN_STATES`) from the
+    window's worker state (``idle``, ``running``, ``stopped``, ...) and the frame shown.
+
+    A finished run is ``solved`` or ``failed``; one being stepped ``running``; one the user stopped
+    ``stopped``; otherwise it waits between steps: ``ready`` at iteration 0, else ``paused`` (also when the
+    timeline is rewound). None when the state is not known (the solver's own status is recorded then).
+    """
+    if snapshot is None or worker_state is None:
+        return None
+    if snapshot.done:
+        return snapshot.status
+    if worker_state in ("running", "stopped"):
+        return worker_state
+    return "ready" if snapshot.iteration == 0 else "paused"
 
 
 def _render(snapshot, view: str, style: vf.FigureStyle) -> tuple[bytes, tuple[int, int], int]:
@@ -65,6 +84,7 @@ class ExportViewDialog(QDialog):
         self.setObjectName("export_view_dialog")
         self.snapshot = None
         self.seed: int | None = None
+        self.run_state: str | None = None  #: the run's state when the snapshot was taken (run_state)
         self._jobs = Jobs(self)
         self.preview_pixels: tuple[int, int] | None = None  # the rendered preview's size, before scaling
         self.preview_dpi: int | None = None
@@ -159,9 +179,14 @@ class ExportViewDialog(QDialog):
         self._unit = "cm"
 
     # ----------------------------------------------------------- state
-    def set_snapshot(self, snapshot, seed: int | None = None, view: str | None = None) -> None:
-        """Export ``snapshot`` (of a run with ``seed``), showing ``view`` (a core or lab view key) first."""
+    def set_snapshot(
+        self, snapshot, seed: int | None = None, view: str | None = None, worker_state: str | None = None
+    ) -> None:
+        """Export ``snapshot`` (of a run with ``seed``), showing ``view`` (a core or lab view key) first;
+        ``worker_state`` (the window's worker's, when the snapshot was taken) gives the run's state the
+        provenance records (:func:`run_state`)."""
         self.snapshot, self.seed = snapshot, seed
+        self.run_state = run_state(worker_state, snapshot)
         current = view or self.view()
         current = LAB_VIEWS.get(current or "", current)
         self.view_box.blockSignals(True)
@@ -288,7 +313,7 @@ class ExportViewDialog(QDialog):
         if path.suffix.lower() != ".csv":
             path = path.with_name(path.name + ".csv")
         try:
-            out = vf.export_view_data(self.snapshot, self.view(), path, seed=self.seed)
+            out = vf.export_view_data(self.snapshot, self.view(), path, seed=self.seed, state=self.run_state)
         except SudokuLabError as e:
             self._fail(f"Export failed: {e}")
             return None

@@ -1,21 +1,24 @@
 """Run > Correctness grades...: the RESEDA paper's Figure 4.2 for any solver, made in the window.
 
-The dialog asks for a solver and its parameters (the same form the window generates from the solver's
-declarations), the puzzle (the window's by default), the number of runs, each run's budget, the first seed,
-the grade thresholds and where the runs go (worker processes on this machine, or a Dask scheduler's
-address). Run hands all of it to :func:`sudoku_lab.analysis.grades.correctness_grades`, the function under
-``sudoku-lab grades``, in a thread of its own: the runs go to the experiment engine's worker processes (or
-the cluster), every finished run is saved at once in the results directory, and the grid is redrawn from the
-finished runs as they come in. Cancel stops with every finished run kept there (Run again with the same
-settings resumes). The grid is the figures module's :func:`~sudoku_lab.analysis.figures.grade_figure`: grade
-letters, cells shaded by fraction correct and, on ``reseda_fig4_1_hard``, the paper's own grid beside ours
-with the cells that differ outlined in red. Under it: the successes with their 95 % interval
-(Clopper-Pearson, :func:`sudoku_lab.analysis.stats.clopper_pearson`, as ``sudoku-lab report`` gives it).
+The dialog asks for a solver and its parameters (the same form the window generates from the solver's declarations),
+the puzzle (the window's by default), the number of runs, the dialog's limit per run (beside which it says the
+solver's own budget and which of the two stops a run), the first seed, the grade thresholds, where the runs go
+(worker processes on this machine, or a Dask scheduler's address) and the results directory (by default a new one in
+the per-user data directory, :func:`sudoku_lab.engine.places.results_home`, never the current directory). Before
+Run, the line under the bar says what Run will do and where the runs will be saved. Run hands all of it to
+:func:`sudoku_lab.analysis.grades.correctness_grades`, the function under ``sudoku-lab grades``, in a thread of its
+own: the runs go to the experiment engine's worker processes (or the cluster), every finished run is saved at once
+in the results directory, and the grid is redrawn from the finished runs as they come in. Cancel stops with every
+finished run kept there (Run again with the same settings resumes). The grid is the figures module's
+:func:`~sudoku_lab.analysis.figures.grade_figure`: grade letters, cells shaded by fraction correct and, on
+``reseda_fig4_1_hard``, the paper's own grid beside ours with the cells that differ outlined in red. Under it: the
+successes with their 95 % interval (Clopper-Pearson, :func:`sudoku_lab.analysis.stats.clopper_pearson`, as
+``sudoku-lab report`` gives it).
 
 Open results... grades the runs of an existing results directory
-(:func:`~sudoku_lab.analysis.grades.grades_from_results`, as ``sudoku-lab grades --from``). Export... writes
-the same files as ``sudoku-lab grades --out FIGURE --latex``: the figure (.png, .svg or .pdf), FIGURE's
-.grades.csv, .grades.json and .tex. The window computes nothing itself: every number comes from the core.
+(:func:`~sudoku_lab.analysis.grades.grades_from_results`, as ``sudoku-lab grades --from``). Export... writes the
+same files as ``sudoku-lab grades --out FIGURE --latex``: the figure (.png, .svg or .pdf), FIGURE's .grades.csv,
+.grades.json and .tex. The window computes nothing itself: every number comes from the core.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QMargins, Qt, QTimer, Signal
+from PySide6.QtCore import QMargins, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -48,7 +51,8 @@ from PySide6.QtWidgets import (
 from sudoku_lab.analysis import figures
 from sudoku_lab.analysis.grades import MAX_RUNS, GradeResult, agreement, correctness_grades, grades_from_results
 from sudoku_lab.analysis.stats import clopper_pearson
-from sudoku_lab.engine.experiments import default_jobs
+from sudoku_lab.engine.experiments import config_label, default_jobs
+from sudoku_lab.engine.places import folder_name, results_home
 from sudoku_lab.engine.results import load_results
 from sudoku_lab.errors import ParameterError, SudokuLabError
 from sudoku_lab.files import check_writable, write_text
@@ -58,10 +62,14 @@ from sudoku_lab.model.resolve import resolve_puzzle
 from sudoku_lab.solvers import get_solver_class, registry
 from sudoku_lab.solvers.base import DEFAULT_SEED
 
+from . import screen_fit
 from .background import Task, TaskDialog, show_count, show_idle
 from .params_panel import ParamsPanel
 
 __all__ = ["GradesDialog", "PAPER_PUZZLE", "grade_letters"]
+
+#: The dialog's size where the screen has room for it (else the screen's available area, frame counted).
+PREFERRED_SIZE = QSize(1280, 760)
 
 #: The puzzle of the RESEDA paper's Figure 4.1, whose grades (Figure 4.2) are drawn beside ours.
 PAPER_PUZZLE = "reseda_fig4_1_hard"
@@ -161,7 +169,11 @@ class GradesDialog(TaskDialog):
         self.budget_box.setValue(DEFAULT_BUDGET)
         self.budget_box.setSingleStep(1000)
         self.budget_box.setSuffix(" iterations")
-        self.budget_box.setToolTip("Each run stops when solved or after this many iterations (solved,Nit)")
+        self.budget_box.setGroupSeparatorShown(True)
+        # Said beside it: the solver's own budget (a parameter) and which of the two stops a run.
+        self.budget_note = QLabel("")
+        self.budget_note.setObjectName("grades_budget_note")
+        self.budget_note.setWordWrap(True)
         self.seed_box = QSpinBox()
         self.seed_box.setObjectName("grades_seed")
         self.seed_box.setRange(0, 2**31 - 1)
@@ -186,10 +198,16 @@ class GradesDialog(TaskDialog):
         self.scheduler_edit.setToolTip("A Dask scheduler's address, or local:N for a local cluster of N workers")
         self.results_edit = QLineEdit()
         self.results_edit.setObjectName("grades_results")
-        self.results_edit.setPlaceholderText("a new folder grades-PUZZLE-SOLVER-TIME.runs here")
-        self.results_edit.setToolTip(
-            "Every finished run is saved here at once; the same settings again resume it (more runs add to it)"
+        home = results_home(create=False)
+        self.results_edit.setPlaceholderText(
+            f"empty: a new folder in {home}" if home is not None else "choose a folder (no per-user data folder)"
         )
+        self.results_edit.setToolTip(
+            "Every finished run is saved here at once; the same settings again resume it (more runs add to it). "
+            "Empty: a new folder grades-PUZZLE-SOLVER-TIME.runs in the per-user data folder "
+            "($XDG_DATA_HOME/sudoku-lab/results, else ~/.local/share/sudoku-lab/results)"
+        )
+        self._auto: tuple[tuple, Path] | None = None  # (settings, folder): the new folder of the settings shown
         browse = QPushButton("Browse...")
         browse.clicked.connect(self._browse_results)
         results_row = QHBoxLayout()
@@ -200,7 +218,8 @@ class GradesDialog(TaskDialog):
         form.addRow("Solver:", self.solver_box)
         form.addRow("Puzzle:", self.puzzle_edit)
         form.addRow("Runs:", self.runs_box)
-        form.addRow("Budget per run:", self.budget_box)
+        form.addRow("Limit per run:", self.budget_box)
+        form.addRow("", self.budget_note)
         form.addRow("First seed:", self.seed_box)
         form.addRow("Thresholds:", _wrap(thresholds))
         form.addRow("Worker processes:", self.jobs_box)
@@ -238,8 +257,7 @@ class GradesDialog(TaskDialog):
 
         self.progress_bar = QProgressBar()
         self.progress_bar.setObjectName("grades_progress")
-        show_idle(self.progress_bar)
-        self.progress_bar.setFormat("%v of %m runs")
+        _ready_bar(self.progress_bar, text="Ready")  # said in full once the form is filled
         self.status = QLabel("")
         self.status.setObjectName("grades_status")
         self.status.setWordWrap(True)
@@ -285,7 +303,14 @@ class GradesDialog(TaskDialog):
         lay.addLayout(buttons)
         self._on_solver(self.solver_name)
         self._set_running(False)
-        self.resize(1280, 760)
+        # Any setting Run takes: the line under the bar says again what Run will do.
+        self.puzzle_edit.textChanged.connect(self._settings_changed)
+        self.results_edit.textChanged.connect(self._settings_changed)
+        for box in (self.runs_box, self.budget_box, self.seed_box, self.jobs_box):
+            box.valueChanged.connect(self._settings_changed)
+        self.scheduler_edit.textChanged.connect(self._settings_changed)
+        self._settings_changed()
+        screen_fit.fit_window(self, PREFERRED_SIZE, anchor=parent)
 
     # ------------------------------------------------------------ settings
     @property
@@ -310,9 +335,93 @@ class GradesDialog(TaskDialog):
         self._params.update(values or {})
         self.params_panel.set_declarations(cls.params, self._params)
         self.budget_box.setSuffix(f" {cls.iteration_name}s")
+        self._settings_changed()
 
     def _on_param_edited(self, name: str, value) -> None:
         self._params[name] = value
+        self._settings_changed()
+
+    # ------------------------------------------------------------ what Run will do
+    def own_budget(self):
+        """The solver's own budget parameter (a :class:`~sudoku_lab.solvers.Param`), or None if it has none: the
+        one it declares as capping its iterations (``budget_param``), else a parameter named as a budget."""
+        cls = get_solver_class(self.solver_name)
+        name = getattr(cls, "budget_param", "") or next((p.name for p in cls.params if "budget" in p.name), "")
+        return cls.param(name) if name else None
+
+    def budget_text(self) -> tuple[str, str]:
+        """The limit's tooltip and the note beside it: this dialog's limit and the solver's own budget, in the
+        solver's words, and which of the two stops a run that is not solved."""
+        cls = get_solver_class(self.solver_name)
+        it, limit = cls.iteration_name, self.budget_box.value()
+        tip = (
+            f"This dialog's limit: each of the runs stops when solved or after {limit:,} {it}s in all, restarts "
+            f"included (the stopping rule solved,{limit}it, as `sudoku-lab grades --until`). "
+            f"{cls.title}'s own budget, a parameter under Parameters, applies within it."
+        )
+        own = self.own_budget()
+        if own is None:
+            return tip, f"{cls.title} has no budget of its own: this limit stops a run that is not solved."
+        value = self._params.get(own.name, own.default)
+        words = f"{cls.title}'s own {own.name} = {value:,} (under Parameters: “{own.help.rstrip('.')}”)"
+        if own.name != getattr(cls, "budget_param", ""):  # a budget of part of a run (one restart's): both apply
+            return tip, f"{words} applies within this limit."
+        if value == 0 or value >= limit:
+            return tip, f"This limit stops a run that is not solved first: {words}."
+        return tip, f"{words} stops a run that is not solved first, at {value:,} {it}s: raise it to use this limit."
+
+    def _settings(self) -> tuple:
+        """What makes a grades experiment (the results directory's configuration): not the number of runs."""
+        return (self.solver_name, config_label(self.solver_name, self.params()), self.puzzle_edit.text().strip(),
+                self.until(), self.seed_box.value())  # fmt: skip
+
+    def results_dir(self) -> Path | None:
+        """Where Run saves the runs: the folder typed in, else a new one in :func:`results_home` for these
+        settings (the same settings keep it, so Run again resumes), or None when there is no data folder."""
+        text = self.results_edit.text().strip()
+        if text:  # a relative folder is in the per-user data folder, as a new one is: never the current directory
+            path = Path(text).expanduser()
+            home = results_home(create=False)
+            return path if path.is_absolute() else (home if home is not None else Path.home()) / path
+        key = self._settings()
+        if self._auto is None or self._auto[0] != key:
+            home = results_home(create=False)  # made by Run, not by saying where the runs will go
+            if home is None:
+                return None
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            puzzle = self.puzzle_edit.text().strip()
+            name = puzzle if len(puzzle) <= 40 else "puzzle"  # a puzzle's text is no folder name
+            self._auto = (key, home / folder_name("grades", name, self.solver_name, stamp, suffix=".runs"))
+        return self._auto[1]
+
+    def ready_text(self) -> str:
+        """What Run will do, said before it: how many runs of what on which puzzle, their seeds and limit, and
+        the folder they go to."""
+        cls = get_solver_class(self.solver_name)
+        n, seed, limit = self.runs_box.value(), self.seed_box.value(), self.budget_box.value()
+        where = self.results_dir()
+        puzzle = self.puzzle_edit.text().strip() or "no puzzle yet"
+        if len(puzzle) > 40:
+            puzzle = puzzle[:37] + "..."
+        on = self.scheduler_edit.text().strip() or f"{self.jobs_box.value()} worker process(es)"
+        saved = (
+            f"each finished run is saved in {where}"
+            if where is not None
+            else "choose a results directory: there is no per-user data folder to save them in"
+        )
+        return (
+            f"Ready: Run does {n:,} run{'s' if n != 1 else ''} of {cls.title} on {puzzle} (seeds {seed:,} to "
+            f"{seed + max(n, 1) - 1:,}), each until solved or {limit:,} {cls.iteration_name}s, on {on}; {saved}."
+        )
+
+    def _settings_changed(self, *_args) -> None:
+        if self.running:
+            return
+        tip, note = self.budget_text()
+        self.budget_box.setToolTip(tip)
+        self.budget_note.setText(note)
+        self.status.setText(self.ready_text())
+        _ready_bar(self.progress_bar, self.runs_box.value())
 
     def params(self) -> dict:
         """The parameters the form sets away from their defaults (checked, with their relations, when Run is
@@ -336,13 +445,6 @@ class GradesDialog(TaskDialog):
     def thresholds(self) -> tuple[float, float]:
         return (self.a_box.value(), self.b_box.value())
 
-    def _results_dir(self, puzzle: Puzzle) -> Path:
-        text = self.results_edit.text().strip()
-        if text:
-            return Path(text).expanduser()
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        return Path.cwd() / f"grades-{puzzle.name or 'puzzle'}-{self.solver_name}-{stamp}.runs"
-
     # ------------------------------------------------------------ running
     def start(self) -> bool:
         """Check the settings (one line under the bar if one is wrong) and start the runs in their thread."""
@@ -355,7 +457,14 @@ class GradesDialog(TaskDialog):
                 from sudoku_lab.engine.cluster import parse_scheduler
 
                 parse_scheduler(scheduler)
-            results = self._results_dir(puzzle)
+            results = self.results_dir()
+            # No folder typed in, and the per-user data folder cannot be made or written (a read-only home).
+            if results is None or (not self.results_edit.text().strip() and results_home() is None):
+                raise ParameterError(
+                    "choose a results directory: there is no per-user data folder to save the runs in "
+                    "(~/.local/share/sudoku-lab cannot be written)",
+                    name="results",
+                )
         except SudokuLabError as e:
             self.status.setText(f"Cannot run: {e}")
             return False
@@ -385,7 +494,11 @@ class GradesDialog(TaskDialog):
         self._asked = int(kw["runs"])  # type: ignore[call-overload]
         self.results_path = results
         self.result = None
-        self.status.setText(f"Starting {kw['jobs']} worker(s)..." if not scheduler else f"Reaching {scheduler}...")
+        self.status.setText(
+            (f"Starting {kw['jobs']} worker(s)..." if not scheduler else f"Reaching {scheduler}...")
+            + f" The runs are saved in {results}"
+        )
+        self.progress_bar.setFormat("%v of %m runs")
         self.progress_bar.setRange(0, 0)  # busy until the first progress
         return self._job.start(work)
 
@@ -555,7 +668,7 @@ class GradesDialog(TaskDialog):
             return False
         interactive = path is None
         if path is None:
-            path = QFileDialog.getExistingDirectory(self, "Open results directory", str(Path.cwd()))
+            path = QFileDialog.getExistingDirectory(self, "Open results directory", str(_start_folder()))
             if not path:
                 return False
         rows: list | None = None
@@ -583,7 +696,7 @@ class GradesDialog(TaskDialog):
                 return False
         self.results_path = Path(path)
         self.show_grades(result)
-        show_idle(self.progress_bar)
+        _ready_bar(self.progress_bar, None, f"{result.runs_done:,} runs opened")
         what = f"{config or result.solver} on {result.puzzle.name or 'the puzzle'}"
         self.status.setText(f"Opened {path}: {result.runs_done:,} runs of {what}")
         return True
@@ -612,7 +725,10 @@ class GradesDialog(TaskDialog):
         if path is None:
             name = f"grades-{result.puzzle.name or 'puzzle'}-{result.solver}.pdf"
             chosen, _ = QFileDialog.getSaveFileName(
-                self, "Export grades", str(Path.cwd() / name), "PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"
+                self,
+                "Export grades",
+                str(_start_folder(self.results_path) / name),
+                "PDF (*.pdf);;SVG (*.svg);;PNG (*.png)",
             )
             if not chosen:
                 return []
@@ -634,9 +750,23 @@ class GradesDialog(TaskDialog):
         return written
 
     def _browse_results(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Results directory", str(Path.cwd()))
+        path = QFileDialog.getExistingDirectory(self, "Results directory", str(_start_folder()))
         if path:
             self.results_edit.setText(path)
+
+
+def _ready_bar(bar: QProgressBar, runs: int | None = None, text: str | None = None) -> None:
+    """The progress bar before Run: empty, saying what Run will do ("Ready: 100 runs"), never "0 of 1 runs"."""
+    show_idle(bar)
+    bar.setFormat(text if text is not None else f"Ready: {runs:,} run{'s' if runs != 1 else ''}")
+
+
+def _start_folder(near: Path | None = None) -> Path:
+    """Where a file dialog opens: beside the results shown, else the per-user results folder, else home."""
+    if near is not None and near.parent.is_dir():
+        return near.parent
+    home = results_home()
+    return home if home is not None else Path.home()
 
 
 def _render(fig) -> QImage:

@@ -15,13 +15,14 @@ import binascii
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QRect, QSettings, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QByteArray, QEvent, QRect, QSettings, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
+    QHeaderView,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -38,23 +39,37 @@ from sudoku_lab.plugins import UI_PLUGIN_GROUP, load_plugins
 from sudoku_lab.solvers import registry
 from sudoku_lab.stepping.session import SUFFIX, Session, load_session, save_session
 
-from . import gui_gc
-from .board_panel import BoardPanel
+from . import gui_gc, screen_fit
+from .board_panel import BoardPanel, describe_position
 from .controller import Controller
 from .edit_mode import EditMode
+from .editor_keys import EditorKeys
 from .params_panel import ParamsPanel
 from .presentation import Presentation
 from .puzzle_panel import PuzzlePanel
 from .run_toolbar import UNTIL, RunToolbar, make_action
 from .timeline import Timeline
 from .view_host import ViewHost, make_dock
-from .worker import WorkerState
+from .worker import WorkerState, phase_step_ui
 
-__all__ = ["MainWindow", "UNTIL", "PREFERRED_SIZE", "reference_link", "RECENT_SESSIONS", "HISTORY_SAVE_DEFAULT_MAX"]
+__all__ = [
+    "MainWindow",
+    "UNTIL",
+    "PREFERRED_SIZE",
+    "reference_link",
+    "RECENT_SESSIONS",
+    "HISTORY_SAVE_DEFAULT_MAX",
+    "KEEP_SECONDS",
+]
 
 #: File > Include the run's history (rewind) is on by default while the history's keyframes hold at most this
 #: many bytes (50 MB); a choice made in the menu holds whatever the size.
 HISTORY_SAVE_DEFAULT_MAX = 50_000_000
+#: A run that has stepped this many seconds (Run and Step together) is worth keeping: choosing another algorithm or
+#: puzzle asks first (Save session..., Discard, Cancel). So is a run with a parameter changed during it (a rerun
+#: with the seed would not repeat that) and a run opened from a session file. Any other run is remade exactly, and
+#: in moments, by choosing it again with the same seed: it is replaced without a question.
+KEEP_SECONDS = 10.0
 #: How many session files File > Recent sessions lists (newest first; QSettings key ``recent_sessions``).
 RECENT_SESSIONS = 8
 _SESSION_FILTER = f"Sudoku Lab session (*{SUFFIX});;All files (*)"
@@ -79,6 +94,20 @@ def reference_link(reference: str) -> str:
                 url.setFragment(anchor)
             return f'<a href="{url.toString()}">{reference}</a>'
     return reference
+
+
+def _mid_phase(name: str, state) -> str:
+    """The words for a keyframe taken after Step phase (", in the middle of EDA step 17 (next phase 3/4:
+    update)"), else ""."""
+    cls = registry().get(name)
+    p = state.get("phase") if state is not None else None
+    if cls is None or not isinstance(p, int) or isinstance(p, bool) or not 0 < p < len(cls.phases):
+        return ""
+    it = state.get("iteration")
+    if not isinstance(it, int):
+        return ""
+    nxt = f"next phase {p + 1}/{len(cls.phases)}: {cls.phases[p].name}"
+    return f", in the middle of {cls.iteration_name} {it + 1:,} ({nxt})"
 
 
 class MainWindow(QMainWindow):
@@ -124,6 +153,9 @@ class MainWindow(QMainWindow):
         )
         self.step_n, self.until_box, self.until_value = tb.step_n, tb.until_box, tb.until_value
         self.speed_box, self.seed_box, self.random_seed = tb.speed_box, tb.seed_box, tb.random_seed
+        # Enter or Esc in a box, Space in a number box, or any run action gives the keys back to the board.
+        self.editor_keys = EditorKeys(self, self.board_panel.board, tb._toggle_run)
+        tb.before_action = self.editor_keys.leave_editor
         bp = self.board_panel
         self.show_best, self.show_pencil, self.show_diff = bp.show_best, bp.show_pencil, bp.show_diff
         self.show_conflicts, self.show_shading, self.overlay_toggles = (
@@ -140,6 +172,7 @@ class MainWindow(QMainWindow):
             self,
         )
         self.compare_windows: list = []  #: the Compare side by side windows opened (closed with this one)
+        self.keep_run_box: QMessageBox | None = None  #: the last "worth keeping" question asked
         self._build_menus()
         self.presentation = Presentation(self)  # F11, and the keys that drive the lab (after the menus it joins)
         self._build_status_bar()
@@ -184,22 +217,28 @@ class MainWindow(QMainWindow):
         self.params_panel = ParamsPanel()
         lay.addWidget(self.params_panel, 1)
         self.algo_dock = make_dock(self, "Algorithm", algo, Qt.LeftDockWidgetArea, "algorithm")
-        self.puzzle_panel.table.setMinimumHeight(160)
+        self.puzzle_panel.table.setMinimumHeight(100)  # it scrolls; its buttons below must stay whole
 
     def _size_docks(self) -> None:
-        """The first layout: side columns and the curves in proportion to the window, the rest to the board."""
+        """The first layout: side columns and the curves in proportion to the window, the rest to the board.
+
+        On a small screen (1280 x 720, 1024 x 768) the views give way first, so the board stays the largest
+        view; the puzzle dock gets the height its buttons need, the algorithm dock the rest of the column.
+        """
         w, h = self.width(), self.height()
         side = [self.puzzle_dock, self.algo_dock]
-        self.resizeDocks(side, [min(330, max(250, w // 4))] * 2, Qt.Horizontal)
-        self.resizeDocks(side, [380, 560], Qt.Vertical)
+        least = self.puzzle_panel.minimumSizeHint().width() + 12  # its row of buttons whole, and the dock's frame
+        self.resizeDocks(side, [max(least, min(330, max(250, w // 4)))] * 2, Qt.Horizontal)
+        puzzle = self.puzzle_dock.widget().least_size(self.puzzle_dock.width()).height() + 30  # and its title
+        self.resizeDocks(side, [max(puzzle, min(380, h * 2 // 5)), max(200, h - puzzle)], Qt.Vertical)
         right = [
             d for d in self.view_docks.values() if self.dockWidgetArea(d) == Qt.RightDockWidgetArea and not d.isHidden()
         ]
         if right:
-            self.resizeDocks(right[:1], [min(470, max(300, w // 3))], Qt.Horizontal)
+            self.resizeDocks(right[:1], [min(470, max(280, w * 3 // 10))], Qt.Horizontal)
         bottom = self.view_host.bottom_docks()
         if bottom:
-            self.resizeDocks(bottom[:1], [min(330, max(220, h * 3 // 8))], Qt.Vertical)
+            self.resizeDocks(bottom[:1], [min(330, max(180, h * 3 // 10))], Qt.Vertical)
 
     def _build_menus(self) -> None:
         m = self.menuBar()
@@ -326,10 +365,11 @@ class MainWindow(QMainWindow):
         c.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         c.errorOccurred.connect(self._on_error)
         c.runEnded.connect(self._on_run_ended)
+        c.stepEnded.connect(self.board_panel.show_step)
         c.sessionOpened.connect(self._on_session_opened)
         c.sessionRestored.connect(self._on_session_restored)
         self.puzzle_panel.puzzleChosen.connect(self._choose_puzzle)
-        self.solver_box.currentIndexChanged.connect(lambda i: c.set_solver(self.solver_box.itemData(i)))
+        self.solver_box.currentIndexChanged.connect(lambda i: self._choose_solver(self.solver_box.itemData(i)))
         self.params_panel.edited.connect(self._on_param_edited)
 
     # ---------------------------------------------------------------- running
@@ -353,15 +393,25 @@ class MainWindow(QMainWindow):
         self.status_labels["state"].setText(_STATE_TEXT.get(state, state))
 
     def _on_run_ended(self, reason: str) -> None:
-        if reason in ("solved", "failed", "max_iterations", "max_seconds", "stopped"):
-            text = {
-                "solved": "Solved!",
-                "failed": "The solver gave up (its own stopping rule).",
-                "max_iterations": "Iteration budget reached.",
-                "max_seconds": "Time budget reached.",
-                "stopped": "Stopped. Reset to start again.",
-            }[reason]
-            self.statusBar().showMessage(text, 10000)
+        """The status line of a run's end: a budget only when one was reached (a Step N that did its N
+        iterations says nothing here; the line under the board says what they did)."""
+        if reason not in ("solved", "failed", "max_iterations", "max_seconds", "stopped"):
+            return
+        prog = self.controller.latest
+        cls = registry()[self.controller.solver_name]
+        word = cls.iteration_name
+        text = {
+            "solved": "Solved!",
+            "failed": "The solver gave up (its own stopping rule).",
+            "max_iterations": f"Iteration budget reached: {self.until_value.value():,} {word}s (the Run box).",
+            "max_seconds": "Time budget reached.",
+            "stopped": "Stopped. Reset to start again.",
+        }[reason]
+        if reason == "failed" and prog is not None and cls.budget_param:
+            budget = prog.snapshot.params.get(cls.budget_param)
+            if isinstance(budget, int) and 0 < budget <= prog.snapshot.iteration:
+                text = f"Iteration budget reached: {budget:,} {word}s ({cls.budget_param} = {budget}), not solved."
+        self.statusBar().showMessage(text, 10000)
 
     def _on_error(self, text: str) -> None:
         box = QMessageBox(QMessageBox.Warning, "Sudoku Lab", text, QMessageBox.Ok, self)
@@ -375,11 +425,111 @@ class MainWindow(QMainWindow):
         return self.edit_mode.is_editing()
 
     def _choose_puzzle(self, puzzle: Puzzle) -> None:
-        """A puzzle from the browser, a file or the clipboard: checked, then loaded or opened in the editor."""
-        if self.is_editing():
-            self.edit_mode.leave()
-        self.puzzle_panel.show_error(None)
-        self.controller.load_puzzle(puzzle)
+        """A puzzle from the browser, a file or the clipboard: checked, then loaded or opened in the editor.
+
+        A run worth keeping (:meth:`run_worth_keeping`) is asked about first."""
+
+        def load() -> None:
+            if self.is_editing():
+                self.edit_mode.leave()
+            self.puzzle_panel.show_error(None)
+            self.controller.load_puzzle(puzzle)
+
+        def keep() -> None:  # the browser shows the puzzle of the run that stays (PgDown had moved it)
+            current = self.controller.puzzle
+            if current is not None and current.name:
+                self.puzzle_panel.select_puzzle(current.name)
+
+        self._unless_kept(f"Loading {puzzle.name or 'the puzzle'}", load, keep)
+
+    def _choose_solver(self, name: str) -> None:
+        """The algorithm box changed: the new solver, once a run worth keeping was asked about (Cancel keeps it)."""
+        c = self.controller
+        if name == c.solver_name:
+            return
+
+        def keep() -> None:  # the box shows the algorithm of the run that stays
+            self.solver_box.blockSignals(True)
+            self.solver_box.setCurrentIndex(self.solver_box.findData(c.solver_name))
+            self.solver_box.blockSignals(False)
+
+        self._unless_kept(f"Choosing {registry()[name].title}", lambda: c.set_solver(name), keep)
+
+    # ---------------------------------------------------------- a run worth keeping
+    def run_worth_keeping(self) -> str | None:
+        """Why the current run is worth keeping, in words ("38 s of run time"), or None when it is not.
+
+        The rule (:data:`KEEP_SECONDS`): a run past its start that has stepped at least that many seconds,
+        or had a parameter changed during it, or was opened from a session file. A shorter run is remade
+        exactly, and at once, by choosing it again with its seed.
+        """
+        c = self.controller
+        prog = c.latest
+        if prog is None or c.puzzle is None:
+            return None
+        s = prog.snapshot
+        if s.iteration == 0 and not s.phase:
+            return None
+        if c.session_run is not None and c.session_run == c.run_number:
+            return "it was opened from a session"
+        info = c.timeline_info
+        if info is not None and info.seconds >= KEEP_SECONDS:
+            return f"{info.seconds:,.0f} s of run time"
+        if any(e.kind == "param" for e in s.events):
+            return "a parameter was changed during it"
+        return None
+
+    def _unless_kept(self, what: str, go, keep=None) -> None:
+        """Do ``go()`` now, or, for a run worth keeping, once the user said so: Save session... (then ``go``),
+        Discard (``go``) or Cancel (``keep()``: nothing changes). The question is window-modal, not blocking."""
+        why = self.run_worth_keeping()
+        if why is None:
+            go()
+            return
+        c = self.controller
+        s = c.latest.snapshot
+        cls = registry()[s.solver]
+        word = cls.iteration_name
+        box = QMessageBox(QMessageBox.Question, "Sudoku Lab", "", QMessageBox.NoButton, self)
+        box.setObjectName("keep_run_box")
+        box.setText(
+            f"The current run ({cls.title} on {s.puzzle.name or 'the puzzle'}, {word} {s.iteration:,}) is worth "
+            f"keeping: {why}. {what} discards it."
+        )
+        box.setInformativeText("Save it as a session first (File > Open session brings it back), or discard it?")
+        save = box.addButton("Save session...", QMessageBox.AcceptRole)
+        save.setObjectName("keep_run_save")
+        discard = box.addButton("Discard", QMessageBox.DestructiveRole)
+        discard.setObjectName("keep_run_discard")
+        cancel = box.addButton(QMessageBox.Cancel)
+        cancel.setObjectName("keep_run_cancel")
+        box.setDefaultButton(save)
+        box.setEscapeButton(cancel)
+
+        def answered(button) -> None:
+            if button is save:
+                path = self._ask_session_path()
+                if path:
+                    self.save_session(path)  # the worker takes the keyframe before the reset that follows
+                    go()
+                    return
+            elif button is discard:
+                go()
+                return
+            if keep is not None:
+                keep()
+
+        box.buttonClicked.connect(answered)
+        box.setWindowModality(Qt.WindowModal)
+        self.keep_run_box = box
+        box.open()
+
+    def _ask_session_path(self) -> str:
+        """A session file to save to, asked for ("" when cancelled)."""
+        path, _ = QFileDialog.getSaveFileName(self, "Save session", f"session{SUFFIX}", _SESSION_FILTER)
+        if path and not Path(path).suffix:
+            path += SUFFIX
+        return path
 
     def _on_checking(self, checking: bool) -> None:
         pending = self.controller.checking
@@ -483,7 +633,7 @@ class MainWindow(QMainWindow):
                 L[k].setText("")
             return
         s = prog.snapshot
-        L["iteration"].setText(f"it {s.iteration:,}")
+        L["iteration"].setText(describe_position(registry().get(s.solver), s, prog.phase))
         L["evaluations"].setText(f"evals {s.evaluations:,}")
         L["cost"].setText(f"best cost {s.best_cost}")
         L["rate"].setText(f"{prog.rate:,.0f} it/s" if prog.rate else "")
@@ -512,26 +662,46 @@ class MainWindow(QMainWindow):
         return rows
 
     def show_shortcuts(self) -> QDialog:
+        """Help > Keyboard shortcuts: every key of the window's actions, in a dialog that fits its screen."""
         dlg = QDialog(self)
         dlg.setObjectName("shortcuts_dialog")
         dlg.setWindowTitle("Keyboard shortcuts")
         lay = QVBoxLayout(dlg)
         rows = self.shortcut_rows()
         table = QTableWidget(len(rows), 2)
+        table.setObjectName("shortcuts_table")
         table.setHorizontalHeaderLabels(["Key", "Action"])
         table.verticalHeader().hide()
         for r, (key, what) in enumerate(rows):
             table.setItem(r, 0, QTableWidgetItem(key))
             table.setItem(r, 1, QTableWidgetItem(what))
-        table.resizeColumnsToContents()
+            table.item(r, 1).setToolTip(what)
         table.setEditTriggers(QTableWidget.NoEditTriggers)
-        lay.addWidget(table)
-        lay.addWidget(QLabel("In edit mode: arrows move, 1-9 / A-P type a given, 0 . Delete clear it."))
-        lay.addWidget(QLabel("In presentation mode Esc leaves it (and does not stop the run)."))
+        table.setWordWrap(True)
+        # The keys as wide as they are; the actions take the rest of the width and wrap (a fixed 520 px dialog
+        # cut the long ones mid-word).
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.Stretch)
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        lay.addWidget(table, 1)
+        for text in (
+            "In edit mode: arrows move, 1-9 / A-P type a given, 0 . Delete clear it.",
+            "In presentation mode Esc leaves it (and does not stop the run).",
+        ):
+            note = QLabel(text)
+            note.setWordWrap(True)
+            lay.addWidget(note)
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
         buttons.rejected.connect(dlg.reject)
         lay.addWidget(buttons)
-        dlg.resize(520, 460)
+        fm = table.fontMetrics()
+        pad = 4 * fm.averageCharWidth()
+        keys = max((fm.horizontalAdvance(k) for k, _ in rows), default=0) + pad
+        actions = max((fm.horizontalAdvance(w) for _, w in rows), default=0) + pad
+        lines = len(rows) * (fm.lineSpacing() + 8) + header.sizeHint().height()
+        preferred = QSize(keys + actions + 60, lines + 8 * fm.lineSpacing())
+        screen_fit.fit_window(dlg, preferred.boundedTo(QSize(1400, 1000)), anchor=self)
         dlg.open()
         return dlg
 
@@ -625,6 +795,12 @@ class MainWindow(QMainWindow):
             puzzle, name = state["puzzle"], state["solver"]
             if name != self.controller.solver_name or puzzle != self.controller.puzzle:
                 params, seed = dict(state["params"]), state["seed"]
+        ui = self.session_ui()
+        shown = self._last_progress
+        if state is not None and state.get("phase") and shown is not None and shown.phase is not None:
+            snap = shown.snapshot  # the phase step on screen, if it is the saved moment's (its caption, its marks)
+            if (snap.solver, snap.iteration, snap.phase) == (state["solver"], state["iteration"], state["phase"]):
+                ui["phase_step"] = phase_step_ui(shown.phase)
         session = Session(
             puzzle=puzzle,
             solver=name,
@@ -632,7 +808,7 @@ class MainWindow(QMainWindow):
             seed=seed,
             state=state,
             events=tuple(state["events"]) if state is not None else (),
-            ui=self.session_ui(),
+            ui=ui,
             history=history if state is not None else None,
         )
         try:
@@ -641,7 +817,7 @@ class MainWindow(QMainWindow):
             self._on_error(f"Could not save the session: {e}")
             return
         self._add_recent(path)
-        at = f" at iteration {session.iteration:,}" if state is not None else ""
+        at = f" at iteration {session.iteration:,}{_mid_phase(name, state)}" if state is not None else ""
         if session.history is not None:
             at += f", with its history (iterations {session.history['origin']:,} to {session.history['furthest']:,})"
         elif note and self.act_session_history.isChecked() and state is not None:
@@ -726,7 +902,10 @@ class MainWindow(QMainWindow):
             dialog = self.export_view_dialog = ExportViewDialog(self)
         prog = self._last_progress
         dialog.set_snapshot(
-            prog.snapshot if prog is not None else None, self.controller.seed, view or self.current_view()
+            prog.snapshot if prog is not None else None,
+            self.controller.seed,
+            view or self.current_view(),
+            worker_state=self.controller.state,  # the provenance says paused, running, solved...
         )
         dialog.show()
         dialog.raise_()
@@ -811,7 +990,7 @@ class MainWindow(QMainWindow):
         """Open a session already read (``sudoku-lab gui --session``, a script); ``path`` goes to the recent list."""
         if self.is_editing():
             self.edit_mode.leave()
-        if not self.controller.open_session(session):
+        if not self.controller.open_session(session, path):
             return False
         self._opening_path = path
         if path:
@@ -840,7 +1019,7 @@ class MainWindow(QMainWindow):
             self.puzzle_panel.select_collection(coll)
             self.puzzle_panel.select_puzzle(session.puzzle.name)
         name = Path(path).name if path else "session"
-        line = f"Opened {name}: paused at iteration {session.iteration:,}"
+        line = f"Opened {name}: paused at iteration {session.iteration:,}{_mid_phase(session.solver, session.state)}"
         if session.state is None:  # a plain reset, no restore to wait for
             self._restoring = None
             self.statusBar().showMessage(line, 10000)
@@ -897,21 +1076,19 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------- showing
     def fit_to_screen(self, available: QRect | None = None) -> None:
-        """Size the window to :data:`PREFERRED_SIZE`, or to ``available`` where that is smaller, and centre it there.
+        """Size the window to :data:`PREFERRED_SIZE`, or to ``available`` less the window manager's frame where
+        that is smaller, and centre it there.
 
         ``available`` defaults to the available geometry of the window's screen
-        (without task bars and panels). The window's frame, once the window
-        manager has drawn it, is counted in.
+        (without task bars and panels). The frame is the window manager's once it
+        has drawn it, else :data:`~sudoku_lab_ui.screen_fit.ASSUMED_FRAME`; when
+        the real frame becomes known (the window is shown), the window is fitted
+        again with it, unless it was given a geometry of its own meanwhile
+        (:meth:`restore_layout`).
         """
-        area = available if available is not None else self.screen().availableGeometry()
-        extra = self.frameGeometry().size() - self.geometry().size() if self.isVisible() else QSize(0, 0)
-        size = PREFERRED_SIZE.boundedTo(area.size() - extra)
-        self.resize(size)
-        size = self.size()  # no smaller than the window's minimum size
-        self.move(
-            area.x() + max(0, (area.width() - size.width() - extra.width()) // 2),
-            area.y() + max(0, (area.height() - size.height() - extra.height()) // 2),
-        )
+        self._auto_geometry = True
+        self._fitted_frame = screen_fit.frame_margins(self)
+        screen_fit.fit_window(self, PREFERRED_SIZE, available=available)
 
     def keep_on_screen(self, available: QRect | None = None) -> None:
         """Shrink and move the window back inside ``available`` (default: its screen's) where it sticks out.
@@ -919,19 +1096,46 @@ class MainWindow(QMainWindow):
         A restored geometry saved on a larger screen, the frame the window
         manager adds, or docks shown for another solver can each push it out.
         """
-        if self.isFullScreen():  # presentation mode: the whole screen, panels included, is the window's
+        if self.isFullScreen() or self._presenting():  # the whole screen, panels included, is the window's
             return
-        area = available if available is not None else self.screen().availableGeometry()
-        frame = self.frameGeometry()
-        extra = frame.size() - self.geometry().size()
-        size = self.size().boundedTo(area.size() - extra)
-        if size != self.size():
-            self.resize(size)
-        w, h = self.width() + extra.width(), self.height() + extra.height()
-        x = max(area.left(), min(frame.x(), area.x() + area.width() - w))
-        y = max(area.top(), min(frame.y(), area.y() + area.height() - h))
-        if (x, y) != (frame.x(), frame.y()):
-            self.move(x, y)
+        self._fitted_frame = screen_fit.frame_margins(self)
+        screen_fit.keep_inside(self, available)
+
+    def _presenting(self) -> bool:
+        """True in presentation mode (full screen may be granted a moment after it is asked for)."""
+        presentation = getattr(self, "presentation", None)
+        return presentation is not None and presentation.active
+
+    def _frame_known(self) -> None:
+        """The window manager's frame may have changed (shown, reparented): fit the window with it."""
+        if not self.isVisible() or self.isFullScreen() or self.isMaximized() or self._presenting():
+            return
+        frame = screen_fit.frame_margins(self)
+        if frame == getattr(self, "_fitted_frame", None):
+            return
+        if getattr(self, "_auto_geometry", False):
+            self.fit_to_screen()
+        else:
+            self.keep_on_screen()
+
+    def moveEvent(self, event) -> None:
+        super().moveEvent(event)
+        # The window manager's frame arrives with a move (reparenting), some time after the show.
+        QTimer.singleShot(0, self._frame_known)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        # Docks shown for another solver, or a layout restored (leaving presentation mode), can make the
+        # window larger than its screen: back inside it. (A window the user moves partly off the screen
+        # stays where it is put.)
+        QTimer.singleShot(0, self._no_larger_than_screen)
+
+    def _no_larger_than_screen(self) -> None:
+        if not self.isVisible() or self.isFullScreen() or self.isMaximized() or self._presenting():
+            return
+        room = screen_fit.usable_area(self).size()
+        if self.width() > room.width() or self.height() > room.height():
+            self.keep_on_screen()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -939,7 +1143,19 @@ class MainWindow(QMainWindow):
             self._tabs_pending = False
             self.view_host.group_tabs()
         if not event.spontaneous():
-            QTimer.singleShot(0, self.keep_on_screen)  # the window manager's frame is known once shown
+            # The window manager's frame becomes known some time after the show (a reparent that need not
+            # move the window, then the window mapped and exposed): look for it then, and fit the window to it.
+            handle = self.windowHandle()
+            if handle is not None and not getattr(self, "_watching_expose", False):
+                self._watching_expose = True
+                handle.installEventFilter(self)
+            for ms in (0, 200, 1000):
+                QTimer.singleShot(ms, self._frame_known)
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.windowHandle() and event.type() == QEvent.Type.Expose:
+            QTimer.singleShot(0, self._frame_known)
+        return super().eventFilter(obj, event)
 
     # ------------------------------------------------------------- closing
     def open_compare(self, configs=None):
@@ -956,7 +1172,7 @@ class MainWindow(QMainWindow):
             configs = [(c.solver_name, dict(c.params[c.solver_name])), (other, {})]
         win = CompareWindow(c.puzzle, configs, seed=c.seed, parent=self)
         self.compare_windows = [w for w in self.compare_windows if w.isVisible()] + [win]
-        win.resize(min(1800, max(1200, self.width())), min(1000, max(800, self.height())))
+        screen_fit.fit_window(win, QSize(1800, 1000), anchor=self)
         win.show()
         return win
 
@@ -984,11 +1200,25 @@ class MainWindow(QMainWindow):
         g, st = self.settings.value("geometry"), self.settings.value("state")
         if g is not None:
             self.restoreGeometry(g)
+            self._auto_geometry = False  # the user's own size and place, kept (within the screen)
             self.keep_on_screen()  # saved on another (larger) screen
         if st is not None and self.restoreState(st):
             self._tabs_pending = False  # the saved layout has its own tab groups
         # A saved layout must not show a view that does not apply to the solver.
         self.view_host.on_solver(registry()[self.controller.solver_name])
+
+    def set_first_run(self, seed: int | None, params: dict) -> None:
+        """Before :meth:`start`: the first run's seed (None: the default) and parameters of the selected algorithm
+        (checked values), as ``sudoku-lab gui --seed 1 --alpha 0.5`` gives them; the Seed box and the form show them."""
+        c = self.controller
+        if seed is not None:
+            c.seed = int(seed)
+            self.seed_box.blockSignals(True)
+            self.seed_box.setValue(c.seed)
+            self.seed_box.blockSignals(False)
+        if params:
+            c.params[c.solver_name].update(params)
+            c.paramsChanged.emit(c.current_params())
 
     def start(self, puzzle: Puzzle, session: Session | None = None, session_path: str = "") -> None:
         """Start the worker (it compiles kernels first) and check the first puzzle in the background.

@@ -32,11 +32,14 @@ from PySide6.QtGui import QAction, QColor, QFont, QKeySequence, QPen
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
+    QGraphicsItem,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QMenu,
     QSizePolicy,
+    QTabBar,
+    QTableView,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -44,9 +47,10 @@ from PySide6.QtWidgets import (
 
 from sudoku_lab.solvers import registry
 
-from .board_panel import describe_phase
+from .board_panel import describe_phase, describe_position
 from .run_toolbar import make_action
 from .widgets import theme
+from .widgets.plot_size import plots_least
 
 __all__ = ["Presentation", "PlotStyler", "Caption", "describe_event", "font_scale"]
 
@@ -112,16 +116,29 @@ class PlotStyler:
         views = [root] if isinstance(root, pg.GraphicsView) else []
         views += root.findChildren(pg.GraphicsView)
         for gv in views:
-            for item in gv.scene().items():
+            items = gv.scene().items(Qt.SortOrder.AscendingOrder)  # the order they were added: declarations'
+            for item in items:
                 seen.update(self._style_item(item))
+            seen.update(self._style_lines(items))
         seen.discard(None)
         for key in [k for k in self._records if k not in seen]:  # items gone from the view
             del self._records[key]
+        # Larger type needs wider table columns and taller text: a view that lays itself out by its
+        # fonts (columns fitted to their headers, a legend fitted to its labels) does it again now.
+        for w in [root, *root.findChildren(QWidget)]:
+            refit = getattr(w, "fonts_changed", None)
+            if callable(refit):
+                refit()
+        for table in root.findChildren(QTableView):  # tables that do not fit themselves (no fonts_changed)
+            if callable(getattr(table.parent(), "fonts_changed", None)):
+                continue
+            if table.model() is not None and table.model().rowCount() <= _FIT_ROWS:
+                table.resizeColumnsToContents()
 
     def restore(self) -> None:
         """Put back every recorded value that is still as applied."""
         for (_, what), rec in reversed(list(self._records.items())):
-            if not shiboken6.isValid(rec.item):
+            if isinstance(rec.item, QObject | QGraphicsItem) and not shiboken6.isValid(rec.item):
                 continue
             getter, setter = _ACCESS[what]
             try:
@@ -129,7 +146,15 @@ class PlotStyler:
                     setter(rec.item, rec.original)
             except RuntimeError:  # deleted meanwhile
                 pass
+        roots = {id(rec.item): rec.item for rec in self._records.values() if isinstance(rec.item, QWidget)}
         self._records.clear()
+        for w in roots.values():  # the views laid out for their own fonts again
+            if shiboken6.isValid(w):
+                refit = getattr(w, "fonts_changed", None)
+                if callable(refit):
+                    refit()
+                if isinstance(w, QTableView) and w.model() is not None and w.model().rowCount() <= _FIT_ROWS:
+                    w.resizeColumnsToContents()
 
     def active(self) -> bool:
         return bool(self._records)
@@ -141,12 +166,13 @@ class PlotStyler:
             keys.append(self._set(item, "tick_font", self._scaled_font))
             keys.append(self._set(item, "axis_pen", self._thick_black))
             keys.append(self._set(item, "text_pen", lambda p: QPen(QColor(theme.PRESENTATION["foreground"]))))
-            if item.labelText:
+            titles = getattr(item.parentItem(), "axis_titles", None)
+            if titles is not None:  # titles kept within their axes: they choose their size, scaled
+                keys.append(self._set(titles, "titles_scale", lambda _old: self.scale))
+            elif item.labelText:
                 keys.append(self._set(item, "label_size", self._scaled_size))
-        elif isinstance(item, pg.PlotCurveItem):
-            keys.append(self._set(item, "curve_pen", self._thick_pen))
-        elif isinstance(item, pg.InfiniteLine):
-            keys.append(self._set(item, "line_pen", self._thick_pen))
+        elif isinstance(item, pg.InfiniteLine) and not _is_threshold(item):  # event marks, the rewind cursor
+            keys.append(self._set(item, "line_pen", self._marker_pen))
         elif isinstance(item, pg.LabelItem):
             keys.append(self._set(item, "label_item", self._scaled_size))
         elif isinstance(item, pg.TextItem):
@@ -181,20 +207,56 @@ class PlotStyler:
         pt = _points(size)
         return f"{pt * self.scale:.1f}pt"
 
-    def _thick_pen(self, pen: QPen) -> QPen:
+    def _style_lines(self, items) -> list:
+        """Curves and threshold lines of one plot: thicker, and one colour and style each
+        (:func:`theme.presentation_styles`), the legend's samples with them."""
+        lines = []
+        for item in items:
+            if isinstance(item, pg.PlotDataItem):
+                lines.append((item, "data_pen"))
+            elif isinstance(item, pg.PlotCurveItem) and not isinstance(item.parentItem(), pg.PlotDataItem):
+                lines.append((item, "curve_pen"))
+            elif isinstance(item, pg.InfiniteLine) and _is_threshold(item):
+                lines.append((item, "line_pen"))
+        lines.sort(key=lambda pair: pair[1] == "line_pen")  # curves choose first, their thresholds after
+        own = []
+        for item, what in lines:
+            pen = self._original(item, what)
+            own.append((pen.color().name(), _STYLE_NAMES.get(pen.style(), "solid")) if pen is not None else ("", ""))
+        styles = theme.presentation_styles(own)
+        keys = []
+        for (item, what), (colour, style) in zip(lines, styles):
+            keys.append(self._set(item, what, lambda pen, c=colour, st=style: self._thick_pen(pen, c, st)))
+            if what == "line_pen" and getattr(item, "label", None) is not None:
+                keys.append(self._set(item, "line_label", lambda _old, c=colour: QColor(c)))
+        return keys
+
+    def _original(self, item, what: str):
+        """The pen ``item`` had before this styler changed it (its current one if unchanged or changed since)."""
+        getter, _ = _ACCESS[what]
+        current = getter(item)
+        rec = self._records.get((id(item), what))
+        if rec is not None and rec.item is item and _same(current, rec.applied):
+            return rec.original
+        return current
+
+    def _thick_pen(self, pen: QPen | None, colour: str, style: str) -> QPen | None:
+        if pen is None or pen.style() == Qt.PenStyle.NoPen:
+            return pen
         p = QPen(pen)
         p.setWidthF(max(1.0, pen.widthF()) * self.line_scale)
         p.setCosmetic(True)
-        c = QColor(p.color())
-        mapped = theme.PRESENTATION["curve_colours"].get(c.name().upper()) or theme.PRESENTATION["curve_colours"].get(
-            c.name().lower()
-        )
-        if mapped is not None:
-            alpha = c.alpha()
-            c = QColor(mapped)
-            c.setAlpha(alpha)
-        c.setAlpha(max(c.alpha(), 170))  # faint marks vanish on a projector
+        c = QColor(colour)
+        c.setAlpha(max(pen.color().alpha(), 170))  # faint marks vanish on a projector
         p.setColor(c)
+        p.setStyle(_PEN_STYLES[style])
+        return p
+
+    def _marker_pen(self, pen: QPen) -> QPen:
+        """Event marks stay in the background: a little thicker, their own colour and transparency."""
+        p = QPen(pen)
+        p.setWidthF(max(1.0, pen.widthF()) * 1.5)
+        p.setCosmetic(True)
         return p
 
     def _thick_black(self, pen: QPen) -> QPen:
@@ -203,6 +265,22 @@ class PlotStyler:
         p.setWidthF(max(1.0, pen.widthF()) * 2)
         p.setCosmetic(True)
         return p
+
+
+#: Tables with at most this many rows get their columns fitted to the larger type (a scan of every row).
+_FIT_ROWS = 200
+_PEN_STYLES = {
+    "solid": Qt.PenStyle.SolidLine,
+    "dashed": Qt.PenStyle.DashLine,
+    "dotted": Qt.PenStyle.DotLine,
+    "dashdot": Qt.PenStyle.DashDotLine,
+}
+_STYLE_NAMES = {v: k for k, v in _PEN_STYLES.items()}
+
+
+def _is_threshold(line) -> bool:
+    """A horizontal line (a parameter's threshold on a curve's axis), not a vertical event mark or cursor."""
+    return abs(float(line.angle) % 180) < 1e-6
 
 
 def _points(size: str | None) -> float:
@@ -220,6 +298,12 @@ def _same(a, b) -> bool:
         return a is b
 
 
+def _data_pen(item):
+    """A PlotDataItem's line pen as a QPen (None: no line)."""
+    pen = item.opts["pen"]
+    return None if pen is None else QPen(pg.mkPen(pen))
+
+
 def _set_label_size(axis, size: str) -> None:
     axis.setLabel(axis.labelText, axis.labelUnits, axis.labelUnitPrefix, **{**axis.labelStyle, "font-size": size})
 
@@ -234,7 +318,13 @@ _ACCESS = {
     "axis_pen": (lambda a: QPen(a.pen()), lambda a, p: a.setPen(p)),
     "text_pen": (lambda a: QPen(a.textPen()), lambda a, p: a.setTextPen(p)),
     "label_size": (lambda a: a.labelStyle.get("font-size"), _set_label_size),
+    "titles_scale": (lambda t: t.scale, lambda t, v: t.set_scale(v)),
     "curve_pen": (lambda c: QPen(c.opts["pen"]), lambda c, p: c.setPen(p)),
+    "data_pen": (
+        lambda d: QPen(pg.mkPen(d.opts["pen"])) if d.opts["pen"] is not None else None,
+        lambda d, p: d.setPen(p),
+    ),
+    "line_label": (lambda line: QColor(line.label.color), lambda line, c: line.label.setColor(c)),
     "line_pen": (lambda line: QPen(line.pen), lambda line, p: line.setPen(p)),
     "label_item": (lambda lab: lab.opts.get("size"), lambda lab, s: lab.setText(lab.text, size=s)),
     "text_item": (lambda t: QFont(t.textItem.font()), lambda t, f: t.setFont(f)),
@@ -340,10 +430,11 @@ class Caption(QWidget):
             return
         s = prog.snapshot
         cls = registry()[s.solver]
-        where = f"iteration {s.iteration:,}, cost {s.cost} (best {s.best_cost})"
+        step = getattr(prog, "phase", None)
+        # Numbered as everywhere in the window: mid-iteration, the iteration under way (board_panel's docstring).
+        where = f"{describe_position(cls, s, step)}, cost {s.cost} (best {s.best_cost})"
         words = {"running": "running", "idle": "paused", "stopped": "stopped", "finished": "finished"}
         status = "solved" if s.solved else words.get(state, state)
-        step = getattr(prog, "phase", None)
         if step is not None:  # a phase step: what it did, in large words; where the run is below
             self.main.setText(f"{cls.title}: {describe_phase(cls, step)}")
             self.event.setText(f"{where}  ·  {status}")
@@ -383,6 +474,8 @@ class Presentation(QObject):
         self.active = False
         self.view_key: str | None = None
         self._saved: _Saved | None = None
+        self._hidden_bars: list[QTabBar] = []  # tab bars hidden in the mode, shown again when it is left
+        self._fit_tries = 0
         self._styler = PlotStyler()
         self._last_style = 0.0
         self.caption = Caption()
@@ -530,9 +623,17 @@ class Presentation(QObject):
         if not saved.window_state & (Qt.WindowState.WindowFullScreen | Qt.WindowState.WindowMaximized):
             w.restoreGeometry(saved.geometry)
         w.restoreState(saved.state)  # the docks' sizes in the window's own size
+        # The tab bars hidden in the mode stay hidden: the restored layout shows the ones its tab groups use
+        # (showing the old ones again put stale copies on top of them).
+        self._hidden_bars = []
         cls = registry()[w.controller.solver_name]
         w.view_host.on_solver(cls)  # another algorithm chosen meanwhile: only its views
         w.board_panel.set_solver(cls)  # its layer toggles
+        # on_solver forgets what the views showed: draw the frame on show again at once (a rewound moment
+        # mid-iteration included), not at the next step.
+        prog = w._last_progress
+        if prog is not None and prog.snapshot.solver == cls.name:
+            w.view_host.on_progress(prog, True)
         w.view_host.redraw_stale()
 
     def eventFilter(self, obj, event) -> bool:
@@ -594,9 +695,18 @@ class Presentation(QObject):
         dock.setTitleBarWidget(QWidget())  # no title bar: the caption says what it is
         dock.show()
         dock.raise_()
+        # The tab bars of the hidden docks' groups: Qt leaves some on show, over the board or the caption.
+        for bar in w.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if not bar.isHidden():
+                bar.hide()
+                self._hidden_bars.append(bar)
         self._styler.apply(w.views[key])
         QTimer.singleShot(0, self._fit)
         QTimer.singleShot(0, w.view_host.redraw_stale)
+
+    def fitting(self) -> bool:
+        """True while the stage is still being fitted to the view's least size at the larger type."""
+        return self._fit_tries > 0
 
     def shown_view(self) -> str | None:
         """The key of the view beside the board in the mode (None outside it)."""
@@ -608,10 +718,25 @@ class Presentation(QObject):
         if not self.active or self.view_key is None:
             return
         dock = w.view_docks[self.view_key]
+        self._styler.apply(w.views[self.view_key])  # first: the least width below is the larger type's
         board_h = w.board_panel.height()
         width = max(w.width() * 2 // 5, w.width() - board_h - 24)
+        scroll = dock.widget()
+        if hasattr(scroll, "least_size"):  # never narrower than the view's plots and text at the larger type
+            plots_least(w.views[self.view_key])
+            width = min(w.width() * 2 // 3, max(width, scroll.least_size(1).width() + 8))
         w.resizeDocks([dock], [width], Qt.Orientation.Horizontal)
         self._styler.apply(w.views[self.view_key])
+        # The plots' least size at the larger type is known only once their layouts have run: fit again
+        # (a few times at most) while the view is still wider than its place.
+        if hasattr(scroll, "least_size"):
+            plots_least(w.views[self.view_key])
+        narrow = hasattr(scroll, "least_size") and scroll.least_size(1).width() > scroll.maximumViewportSize().width()
+        if narrow and self._fit_tries < 5:
+            self._fit_tries += 1
+            QTimer.singleShot(50, self._fit)
+        else:
+            self._fit_tries = 0
 
     # ---- progress
     def _on_progress(self, prog) -> None:

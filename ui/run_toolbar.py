@@ -41,22 +41,28 @@ class RunToolbar(QToolBar):
     def __init__(self, window: QMainWindow, controller: Controller):
         super().__init__("Run", window)
         self.controller = c = controller
+        #: Called before every run action (the window's: commit the box being typed in, focus the board), so a
+        #: seed or an N typed and not yet entered applies to the action, and the keys go on working after it.
+        self.before_action = None
         self.setObjectName("toolbar_run")
         self.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        self.act_run = make_action(window, "Run", "Space", self._toggle_run, "Run or pause")
-        self.act_step = make_action(window, "Step 1", "Right", lambda: c.step(1), "One iteration")
+        act = self._first_leave_editor
+        self.act_run = make_action(window, "Run", "Space", act(self._toggle_run), "Run or pause")
+        self.act_step = make_action(window, "Step 1", "Right", act(lambda: c.step(1)), "One iteration")
         self.act_step_phase = make_action(
             window,
             "Step phase",
             "Ctrl+Right",
-            c.step_phase,
+            act(c.step_phase),
             "One phase of the iteration, showing what it changed (solvers that declare phases)",
         )
         self.act_step_n = make_action(
-            window, "Step N", "Shift+Right", lambda: c.step(self.step_n.value()), "N iterations (N in the box)"
+            window, "Step N", "Shift+Right", act(lambda: c.step(self.step_n.value())), "N iterations (N in the box)"
         )
-        self.act_stop = make_action(window, "Stop", "Esc", c.stop, "End this run (Reset to start again)")
-        self.act_reset = make_action(window, "Reset", "Ctrl+R", c.reset, "Start again from the puzzle with the seed")
+        self.act_stop = make_action(window, "Stop", "Esc", act(c.stop), "End this run (Reset to start again)")
+        self.act_reset = make_action(
+            window, "Reset", "Ctrl+R", act(c.reset), "Start again from the puzzle with the seed"
+        )
         self.addAction(self.act_run)
         self.addAction(self.act_step)
         self.addAction(self.act_step_phase)
@@ -104,6 +110,16 @@ class RunToolbar(QToolBar):
         self._phased = False
         c.solverChanged.connect(self.set_solver)
         self.set_solver(c.solver_name)
+
+    def _first_leave_editor(self, slot):
+        """``slot`` preceded by :attr:`before_action`."""
+
+        def run(*_):
+            if self.before_action is not None:
+                self.before_action()
+            slot()
+
+        return run
 
     def actions_in_order(self) -> list[QAction]:
         """Run, Step 1, Step phase, Step N, Stop, Reset (for menus and the shortcut list)."""

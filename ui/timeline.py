@@ -13,12 +13,16 @@ and parameter changes are marks on it, merged when crowded by
 **History memory limit...** (a setting kept in QSettings, default 200 MB, for the next run). Run or
 Step after going back replays the recorded run ("continue from here") until a parameter is changed:
 that starts a new branch and the recorded future goes.
+
+A session opened with its recorded run shows the stretches of that record no replay has confirmed
+yet hatched over the bar (``TimelineInfo.unverified``; the label says "checking the record"): the
+worker confirms them in the background, and going there replays up to there first.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -53,6 +57,7 @@ MARK_DELAY_MS = 150
 
 _PLAYED = QColor("#3b7dd8")
 _RECORDED = QColor("#cfd6df")
+_UNVERIFIED = QColor("#e3a21a")  # a session's recorded run not confirmed by its replay yet (hatched over the bar)
 _RUN_MARK = QColor("#5d6d7e")
 _SOLVED_MARK = QColor("#1e8449")
 _PARAM_MARK = QColor("#d35400")
@@ -86,6 +91,7 @@ class TimelineBar(QWidget):
         self.origin = 0
         self.furthest = 0
         self.iteration = 0
+        self.unverified: tuple = ()  #: stretches (from, to) of a session's record its replay has not confirmed yet
         self._events: tuple = ()
         self._marked: tuple[str, ...] | None = None
         self._markers: list[Marker] = []
@@ -106,9 +112,11 @@ class TimelineBar(QWidget):
         self._marks_key = None
         self.update_markers()
 
-    def set_state(self, origin: int, furthest: int, iteration: int, events=()) -> None:
-        """The recorded range, the iteration shown (kept where the mouse is while dragging) and the events."""
+    def set_state(self, origin: int, furthest: int, iteration: int, events=(), unverified=()) -> None:
+        """The recorded range, the iteration shown (kept where the mouse is while dragging), the events and the
+        stretches of a session's record not confirmed yet (drawn hatched)."""
         self.origin, self.furthest = int(origin), int(furthest)
+        self.unverified = tuple((int(a), int(b)) for a, b in unverified)
         if not self._dragging:
             self.iteration = int(iteration)
         if events is not self._events:
@@ -200,9 +208,14 @@ class TimelineBar(QWidget):
                     where = f"iterations {int(m.iteration):,} to {int(m.end):,}"
                 QToolTip.showText(event.globalPos(), f"{m.label} ({where})\n{m.detail}", self)
             elif self.furthest > self.origin:
-                QToolTip.showText(
-                    event.globalPos(), f"iteration {self.iteration_at(x):,}: press or drag to go back there", self
-                )
+                it = self.iteration_at(x)
+                text = f"iteration {it:,}: press or drag to go back there"
+                if any(a <= it <= b for a, b in self.unverified):
+                    text += (
+                        "\n(the session's recorded run is being checked against its replay here: going there "
+                        "replays it up to there first)"
+                    )
+                QToolTip.showText(event.globalPos(), text, self)
             else:
                 QToolTip.hideText()
             return True
@@ -226,6 +239,10 @@ class TimelineBar(QWidget):
         if self.furthest > self.origin:
             p.setBrush(_PLAYED)
             p.drawRoundedRect(QRectF(x0, mid - 4, max(0, xc - x0), 8), 4, 4)
+        for a, b in self.unverified:  # still being checked against its replay: hatched
+            xa, xb = self.x_of(a), self.x_of(b)
+            p.setBrush(QBrush(_UNVERIFIED, Qt.BrushStyle.BDiagPattern))
+            p.drawRect(QRectF(xa, mid - 4, max(1, xb - xa), 8))
         # Marks: one line per event (or bin of events); merged bins are drawn thinner and lighter.
         for m in self._markers:
             colour = _PARAM_MARK if m.kind == "param" else (_SOLVED_MARK if m.solved else _RUN_MARK)
@@ -376,11 +393,18 @@ class Timeline(QObject):
     # --------------------------------------------------------------- signals
     def on_timeline(self, info: TimelineInfo) -> None:
         self.info = info
-        self.bar.set_state(info.origin, info.furthest, info.iteration, info.events)
+        self.bar.set_state(info.origin, info.furthest, info.iteration, info.events, info.unverified)
         self.label.setText(self._label_text(info))
+        checking = ""
+        if info.unverified:
+            left = sum(b - a for a, b in info.unverified)
+            checking = (
+                f"; {left:,} iterations of the session's recorded run are still being checked against its replay "
+                "(hatched)"
+            )
         self.label.setToolTip(
             f"Recorded iterations {info.origin:,} to {info.furthest:,}; the keyframes hold {info.memory_used:,} "
-            f"bytes (limit {info.memory_limit:,}: History memory limit... in the Run menu)"
+            f"bytes (limit {info.memory_limit:,}: History memory limit... in the Run menu){checking}"
         )
         conv = self.window.views.get("convergence")
         if conv is not None and hasattr(conv, "set_cursor"):
@@ -397,12 +421,14 @@ class Timeline(QObject):
         where = f"{info.iteration:,} of {info.furthest:,}" + (" (rewound)" if info.rewound else "")
         used, limit = _mb(info.memory_used), _mb(info.memory_limit)
         short = f"{info.iteration:,}/{info.furthest:,}" + (" (rewound)" if info.rewound else "")
-        forms = (
+        forms: tuple[str, ...] = (
             f"{where} · memory {used} of {limit}",
             f"{where} · {used} of {limit}",
             f"{short} · {used}/{limit}",
             short,
         )
+        if info.unverified:  # a session's record being checked: said first, the memory dropped first
+            forms = (f"{where} · checking the record", f"{short} · checking", short)
         fm, room = self.label.fontMetrics(), self.label.width() - 6
         fitting = [f for f in forms if fm.horizontalAdvance(f) <= room]
         return fitting[0] if fitting else fm.elidedText(short, Qt.TextElideMode.ElideRight, room)

@@ -23,6 +23,7 @@ from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QWidget
 
 from .views import ViewSpec, views
+from .widgets.plot_size import plots_least
 
 __all__ = ["ViewHost", "DockScroll", "make_dock"]
 
@@ -57,12 +58,23 @@ class DockScroll(QScrollArea):
     def sizeHint(self) -> QSize:
         return self.widget().sizeHint() if self.widget() is not None else super().sizeHint()
 
+    #: Content no wider than this at its least keeps that width as the dock's least: a plot's axes and colour
+    #: bar stay inside their view instead of being cut by a narrow dock.
+    WHOLE_WIDTH = 480
+
     def minimumSizeHint(self) -> QSize:
         least = super().minimumSizeHint()
         if self.widget() is None:
             return least
         need = self.least_size(max(self.viewport().width(), 1)).height()
-        return QSize(least.width(), max(least.height(), need) if need <= self.WHOLE_HEIGHT else least.height())
+        content = self.least_size(1)
+        wide = content.width() + self.frameWidth() * 2  # its least width, not the width it has
+        if need > self.maximumViewportSize().height():  # it scrolls: the scroll bar's width too
+            wide += self.verticalScrollBar().sizeHint().width()
+        return QSize(
+            max(least.width(), wide) if wide <= self.WHOLE_WIDTH else least.width(),
+            max(least.height(), need) if need <= self.WHOLE_HEIGHT else least.height(),
+        )
 
     def least_size(self, width: int) -> QSize:
         """The content's least size at ``width`` (its minimum size, the height for that width)."""
@@ -80,6 +92,7 @@ class DockScroll(QScrollArea):
         w = self.widget()
         if w is None:
             return
+        plots_least(w)
         view = self.maximumViewportSize()  # the viewport without scroll bars
         least = self.least_size(view.width())
         if least.height() > view.height():  # a vertical scroll bar takes some of the width

@@ -321,8 +321,28 @@ class RunsView(_RoleView, QWidget):
         self._keys = tuple(k for k, _ in layer.columns) if layer else ()
         self.table.setColumnCount(len(self._keys))
         self.table.setHorizontalHeaderLabels([h for _, h in layer.columns] if layer else [])
-        self.table.resizeColumnsToContents()
+        self.fonts_changed()
         self.on_puzzle(None)
+
+    #: A column fitted to its cells is no wider than its header or this many characters, whichever is wider
+    #: (longer cells are elided, whole in their tooltips): a long outcome pushed the rest off the view.
+    CELL_CHARS = 16
+
+    def fonts_changed(self) -> None:
+        """Fit the columns to the headers and cells in the current type (presentation mode makes it larger)."""
+        table = self.table
+        table.resizeColumnsToContents()
+        header = table.horizontalHeader()
+        fm, cells = header.fontMetrics(), table.fontMetrics()
+        pad = 4 * fm.averageCharWidth()
+        for col in range(table.columnCount()):
+            item = table.horizontalHeaderItem(col)
+            most = max(
+                fm.horizontalAdvance(item.text() if item is not None else "") + pad,
+                self.CELL_CHARS * cells.averageCharWidth(),
+            )
+            if header.sectionSize(col) > most:
+                header.resizeSection(col, most)
 
     def headers(self) -> list[str]:
         """The table's column headers."""
@@ -349,13 +369,15 @@ class RunsView(_RoleView, QWidget):
             for c, key in enumerate(self._keys):
                 v = rec.get(key)
                 item = QTableWidgetItem("-" if v in (None, "") else str(v))
+                if len(item.text()) > self.CELL_CHARS:  # it may be elided: whole on hover
+                    item.setToolTip(item.text())
                 if solved:
                     item.setForeground(green)
                 self.table.setItem(r, c, item)
         self.table.setUpdatesEnabled(True)
         if len(rows) > self._shown:
             if fit:
-                self.table.resizeColumnsToContents()
+                self.fonts_changed()
             self.table.scrollToBottom()
         self._shown = len(rows)
 

@@ -17,24 +17,37 @@ afterwards replays the recorded run until something is changed. Each published f
 through the history too; its frame's ``Progress.phase`` is the :class:`~sudoku_lab.solvers.PhaseStep`,
 so the views can show what that phase changed. Parameter changes asked for in the middle of an
 iteration wait for its end (a solver refuses them there).
+
+A session opened with its recorded run (:meth:`SolverWorker.request_restore`) shows its saved moment at
+once, the phase under way included (the last phase step is recomputed by replay, so its caption and
+marks are what was shown when it was saved). Its record is untrusted until replayed: the worker
+confirms it in the background while idle, in short slices between commands (``TimelineInfo.unverified``
+says what is left, the timeline shows it), and a seek into a part not confirmed yet first replays up to
+there in slices too, saying so in the status bar; a newer command interrupts it and the progress is
+kept. A record that is not its run is refused in one line naming the file and the iteration; the run
+then goes on from where it is, with a recording that starts there.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from dataclasses import dataclass
+from types import MappingProxyType
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
 from sudoku_lab.crash import internal_error_message
-from sudoku_lab.errors import SudokuLabError
-from sudoku_lab.solvers import create
+from sudoku_lab.errors import HistoryError, SudokuLabError
+from sudoku_lab.solvers import PhaseStep, create, frozen_copy
+from sudoku_lab.solvers.declare import CHANGE_KEYS
 from sudoku_lab.stepping import loop
 from sudoku_lab.stepping.history import DEFAULT_MEMORY_LIMIT, History
 from sudoku_lab.stepping.session import restore_history, restore_solver
 
-__all__ = ["SolverWorker", "TimelineInfo", "WorkerState", "warm_up"]
+__all__ = ["SolverWorker", "TimelineInfo", "WorkerState", "phase_step_ui", "warm_up"]
 
 
 def warm_up(names, progress=None) -> None:
@@ -68,6 +81,61 @@ def warm_up(names, progress=None) -> None:
     warm(list(names), report, on_compile=compiling)
 
 
+#: Seconds a background check of a session's record must have taken to be announced when done (a short one
+#: only leaves the timeline's "checking" label for a moment; the status line keeps saying the session opened).
+_SAY_CONFIRMED_AFTER = 3.0
+
+#: Longest phase caption read back from a session's window settings (a caption is one line of words).
+_MAX_CAPTION = 400
+
+
+def phase_step_ui(step: PhaseStep | None) -> dict | None:
+    """The window's record of a phase step shown, for a session's ``ui`` (``phase_step``): plain values.
+
+    Only what :func:`_phase_step_from_ui` can check against the reopened solver goes in: the
+    iteration, the phase's index, its caption and the changes shaped like the board (one value per
+    cell: ``cells``, ``rows``, ``sample``). A session saved with its recorded run recomputes the whole
+    step instead (:meth:`History.replay_phases <sudoku_lab.stepping.history.History.replay_phases>`).
+    """
+    if step is None or step.ended:
+        return None
+    return {
+        "iteration": int(step.iteration),
+        "index": int(step.index),
+        "caption": str(step.caption),
+        "changed": {k: np.array(v) for k, v in step.changed.items() if CHANGE_KEYS.get(k, ("", ()))[1] == ("C",)},
+    }
+
+
+def _phase_step_from_ui(solver, value) -> PhaseStep | None:
+    """The phase step a session's ``ui`` says was shown, if it fits the reopened solver exactly; else None.
+
+    The file is untrusted: the index must be a phase the solver can be after, the iteration the one under
+    way, the caption plain text (no control characters, no markup), each change the declared dtype and
+    one value per cell of this puzzle (a digit for ``sample``); anything else is dropped.
+    """
+    if not isinstance(value, dict):
+        return None
+    it, index, caption, changed = (value.get(k) for k in ("iteration", "index", "caption", "changed"))
+    phases = solver.phases
+    ints = all(isinstance(x, int) and not isinstance(x, bool) for x in (it, index))
+    if not ints or not isinstance(caption, str) or it != solver.iteration + 1 or not 0 <= index <= solver.phase:
+        return None
+    if index >= len(phases) or not isinstance(changed, dict):
+        return None
+    text = "".join(c if c.isprintable() else " " for c in caption[:_MAX_CAPTION]).replace("<", "‹").replace(">", "›")
+    shown = {}
+    C, N = solver.puzzle.C, solver.puzzle.N
+    for key, a in changed.items():
+        dtype, shape = CHANGE_KEYS.get(key, ("", ()))
+        if shape != ("C",) or not isinstance(a, np.ndarray) or a.dtype != np.dtype(dtype) or a.shape != (C,):
+            continue
+        if key == "sample" and (a.min(initial=0) < 0 or a.max(initial=0) > N):
+            continue
+        shown[key] = frozen_copy(a)
+    return PhaseStep(it, index, phases[index].name, text, MappingProxyType(shown), False, ())
+
+
 class WorkerState:
     IDLE = "idle"  #: ready, not stepping (after reset, pause or a finished step request)
     COMPILING = "compiling"  #: numba kernels compiling or loading from cache
@@ -90,6 +158,13 @@ class TimelineInfo:
         The recorded run's events up to ``furthest`` (restarts, parameter changes...), for the timeline's marks.
     memory_used, memory_limit : int
         Bytes the history's keyframes hold, and the most they may hold.
+    seconds : float
+        Seconds the run has stepped since its reset or restore, over every Run and Step (the work a
+        new choice of algorithm or puzzle would throw away).
+    unverified : tuple of (int, int)
+        Stretches ``(from, to)`` of a recorded run read from a session that no replay has confirmed yet
+        (:attr:`History.unverified <sudoku_lab.stepping.history.History.unverified>`); empty for a run
+        recorded here.
     """
 
     iteration: int
@@ -98,6 +173,8 @@ class TimelineInfo:
     events: tuple
     memory_used: int
     memory_limit: int
+    seconds: float = 0.0
+    unverified: tuple = ()
 
     @property
     def rewound(self) -> bool:
@@ -122,7 +199,12 @@ class SolverWorker(QObject):
         signal so the GUI never judges the lock from a frame its timer has not polled yet.
     runEnded(str)
         Why a run or step request ended (``solved``, ``failed``,
-        ``max_iterations``, ``max_seconds``, ``cancelled``...).
+        ``max_iterations``, ``max_seconds``, ``cancelled``...; ``steps`` when a Step N did its N iterations,
+        ``phase`` after a phase step).
+    runEndedIn(str, int, str)
+        The same, with the number of the run it ended (the ``run`` of :meth:`request_reset` or
+        :meth:`request_restore`) and what was asked (``"run"``, ``"step"``, ``"phase"``, ``"stop"``): a
+        run's end that arrives after another run was asked for is not that other run's.
     error(str)
         A message for the user (bad parameter, unexpected exception).
     message(str)
@@ -136,6 +218,7 @@ class SolverWorker(QObject):
 
     stateChanged = Signal(str, bool)
     runEnded = Signal(str)
+    runEndedIn = Signal(str, int, str)
     error = Signal(str)
     message = Signal(str)
     keyframe = Signal(int, object)
@@ -155,6 +238,9 @@ class SolverWorker(QObject):
         self._quit = threading.Event()
         self._latest_lock = threading.Lock()
         self._latest = None
+        self._latest_run = 0  # under _latest_lock: the run the frame in the mailbox belongs to
+        self._run = 0  # the number of the run the worker's solver is (the GUI drops frames of another)
+        self._run_seconds = 0.0  # seconds this run has stepped so far (Run and Step, over every request)
         self._rate_lock = threading.Lock()
         self._max_rate: float | None = None
         self._warmed: set[str] = set()
@@ -163,19 +249,30 @@ class SolverWorker(QObject):
         self._seek_target: int | None = None  # under _params_lock: the newest seek asked for (scrubbing coalesces)
         self._memory_limit = DEFAULT_MEMORY_LIMIT  # under _rate_lock: the next history's limit
         self._timeline: TimelineInfo | None = None  # under _latest_lock, published with each frame
+        self._source = ""  # the session file the history was read from ("" for a run recorded here)
+        self._verify_chunk = 16  # iterations per background slice of a record's verification, adapted
+        self._checking_since = 0.0  # when the session whose record is being confirmed was opened
         self.solver = None
         self.history: History | None = None  #: records the solver's run; all stepping goes through it
         self.state = WorkerState.IDLE
 
     # ---------------------------------------------------------- GUI side API
-    def request_reset(self, solver_name: str, params: dict, puzzle, seed: int) -> None:
+    def request_reset(self, solver_name: str, params: dict, puzzle, seed: int, run: int = 0) -> None:
+        """A new run: ``solver_name`` with ``params`` on ``puzzle`` from ``seed``; its frames are tagged ``run``.
+
+        A reset still queued behind a newer reset or restore is skipped (its solver would never be
+        seen: browsing algorithms on a cold cache compiles only the one chosen last).
+        """
         with self._params_lock:
             self._resets_asked += 1
             number = self._resets_asked
-        self._send(_Cmd("reset", (solver_name, dict(params), puzzle, seed, number)))
+        self._send(_Cmd("reset", (solver_name, dict(params), puzzle, seed, number, int(run))))
 
     def request_warm(self, names) -> None:
-        """Compile the kernels of solvers ``names`` now (those not warmed yet), in the "compiling" state."""
+        """Compile the kernels of solvers ``names`` now (those not warmed yet), in the "compiling" state.
+
+        A warm-up still queued behind a newer one is skipped: the solver chosen last is the one wanted.
+        """
         self._send(_Cmd("warm", (tuple(names),)))
 
     def request_run(self, termination: loop.Termination) -> None:
@@ -220,8 +317,9 @@ class SolverWorker(QObject):
         :attr:`keyframe` answers with the number returned here and ``(state, record, note)``: the
         solver's ``state_dict()`` and :meth:`History.record() <sudoku_lab.stepping.history.History.record>`
         taken together in this thread between two chunks (a run goes on), or ``record`` None and ``note``
-        saying why in words (no run recorded, its keyframes holding more than ``max_bytes``, a solver in
-        the middle of an iteration stepped by phases). The record shares the keyframes' arrays, which are
+        saying why in words (no run recorded, its keyframes holding more than ``max_bytes``). A solver
+        in the middle of an iteration stepped by phases is saved there: its keyframe holds the phase.
+        The record shares the keyframes' arrays, which are
         never written again, so the GUI thread may encode it while the run goes on.
         """
         with self._params_lock:
@@ -243,8 +341,8 @@ class SolverWorker(QObject):
             )
         try:
             return h.record(), ""
-        except RuntimeError as e:
-            return None, str(e)
+        except (RuntimeError, HistoryError) as e:  # a bug, or a refused record (replaced before any save)
+            return None, str(e).splitlines()[0]
 
     def request_seek(self, iteration: int) -> None:
         """Pause and show the recorded run's state after ``iteration`` (clamped to the recorded range).
@@ -266,14 +364,22 @@ class SolverWorker(QObject):
 
     def take_frame(self) -> tuple:
         """(:meth:`take_latest`, the :class:`TimelineInfo` published with that frame or None), taken together."""
+        return self.take_run_frame()[:2]
+
+    def take_run_frame(self) -> tuple:
+        """(:meth:`take_latest`, its :class:`TimelineInfo` or None, the number of the run it belongs to)."""
         with self._latest_lock:
             p, self._latest = self._latest, None
             info, self._timeline = self._timeline, None
-        return p, info
+            run = self._latest_run
+        return p, info, run
 
-    def request_restore(self, session) -> None:
-        """Replace the solver by the one a :class:`~sudoku_lab.stepping.session.Session` saved, paused there."""
-        self._send(_Cmd("restore", (session,)))
+    def request_restore(self, session, path: str = "", run: int = 0) -> None:
+        """Replace the solver by the one a :class:`~sudoku_lab.stepping.session.Session` saved, paused there.
+
+        ``path`` names the session's file in messages about its recorded run; its frames are tagged ``run``.
+        """
+        self._send(_Cmd("restore", (session, str(path), int(run))))
 
     def set_max_rate(self, rate: float | None) -> None:
         """Iterations per second for teaching speeds; None = as fast as possible."""
@@ -302,33 +408,52 @@ class SolverWorker(QObject):
     # -------------------------------------------------------- worker thread
     @Slot()
     def loop(self) -> None:
-        """The thread's body: execute commands until quit."""
+        """The thread's body: execute commands until quit; idle, confirm a session's recorded run in slices."""
         while not self._quit.is_set():
+            background = self._verifying()
             try:
-                cmd = self._commands.get(timeout=0.1)
+                cmd = self._commands.get(timeout=0 if background else 0.1)
             except queue.Empty:
+                if background:
+                    self._guarded(_Cmd("verify"), self._verify_some)
                 continue
             if cmd.kind == "quit":
                 break
-            try:
-                self._execute(cmd)
-            except SudokuLabError as e:
-                self.error.emit(str(e))
-                self._set_state(WorkerState.IDLE if self.solver is not None else WorkerState.STOPPED)
-            except Exception as e:  # a bug must become a message box, never a frozen window
-                line = internal_error_message(
-                    e, f"solver thread, {cmd.kind} command, solver {getattr(self.solver, 'name', None)!r}"
-                )
-                self.error.emit(f"The solver thread stopped: {line}")
-                self._set_state(WorkerState.STOPPED)
+            self._guarded(cmd, lambda c=cmd: self._execute(c))
+
+    def _guarded(self, cmd: _Cmd, work) -> None:
+        try:
+            work()
+        except HistoryError as e:  # a session's record that is not its run: refused, the run goes on
+            self._history_refused(e)
+        except SudokuLabError as e:
+            self.error.emit(str(e))
+            self._set_state(WorkerState.IDLE if self.solver is not None else WorkerState.STOPPED)
+        except Exception as e:  # a bug must become a message box, never a frozen window
+            line = internal_error_message(
+                e, f"solver thread, {cmd.kind} command, solver {getattr(self.solver, 'name', None)!r}"
+            )
+            self.error.emit(f"The solver thread stopped: {line}")
+            self._set_state(WorkerState.STOPPED)
+
+    def _superseded(self, *kinds: str) -> bool:
+        """True when a command of one of ``kinds`` waits in the queue behind the one being done."""
+        with self._commands.mutex:
+            return any(c.kind in kinds for c in self._commands.queue)
+
+    def _ended(self, reason: str, asked: str) -> None:
+        """Say why a request ``asked`` ("run", "step", "phase", "stop") ended, and in which run."""
+        self.runEnded.emit(reason)
+        self.runEndedIn.emit(reason, self._run, asked)
 
     def _execute(self, cmd: _Cmd) -> None:
         self._interrupt.clear()
         if cmd.kind == "reset":
-            self._reset(*cmd.args)
+            if not self._superseded("reset", "restore"):  # a newer choice is queued: this run is never seen
+                self._reset(*cmd.args)
         elif cmd.kind == "warm":
             before = self.state
-            if self._warm(cmd.args[0]):
+            if not self._superseded("warm") and self._warm(cmd.args[0]):
                 self._set_state(WorkerState.IDLE if before == WorkerState.COMPILING else before)
         elif cmd.kind == "params":
             if self._apply_params():
@@ -336,7 +461,7 @@ class SolverWorker(QObject):
         elif cmd.kind == "keyframe":
             self._answer_keyframes()
         elif cmd.kind == "restore":
-            self._restore(cmd.args[0])
+            self._restore(*cmd.args)
         elif cmd.kind == "phase":
             self._step_phase()
         elif cmd.kind in ("seek", "back"):
@@ -346,7 +471,7 @@ class SolverWorker(QObject):
                 return
             if self.solver.done:
                 self._set_state(WorkerState.FINISHED)
-                self.runEnded.emit(self.solver.status)
+                self._ended(self.solver.status, cmd.kind)
                 return
             term = cmd.args[0] if cmd.kind == "run" else loop.MaxIterations(cmd.args[0])
             self._drive(term, throttle=cmd.kind == "run")
@@ -356,9 +481,9 @@ class SolverWorker(QObject):
         elif cmd.kind == "stop":
             if self.solver is not None:
                 self._set_state(WorkerState.STOPPED)
-                self.runEnded.emit("stopped")
+                self._ended("stopped", "stop")
 
-    def _reset(self, name: str, params: dict, puzzle, seed: int, number: int = 0) -> None:
+    def _reset(self, name: str, params: dict, puzzle, seed: int, number: int = 0, run: int = 0) -> None:
         with self._params_lock:  # changes asked for before this reset are in its params; later ones apply after it
             keep = {k for k, after in self._pending_after.items() if after >= number}
             self._pending_params = {k: v for k, v in self._pending_params.items() if k in keep}
@@ -366,16 +491,19 @@ class SolverWorker(QObject):
         self._warm((name,))
         solver = create(name, **params)
         solver.reset(puzzle, seed=seed)
+        self._source = ""
         self.history = self._record(solver)
         self.solver = solver
+        self._run, self._run_seconds = run, 0.0
         self._publish_now()
         self._set_state(WorkerState.IDLE)
 
-    def _restore(self, session) -> None:
+    def _restore(self, session, path: str = "", run: int = 0) -> None:
         with self._params_lock:
             self._pending_params.clear()
             self._pending_after.clear()
         self._warm((session.solver,))
+        self._source = path
         if session.history is not None:  # the saved recording: the run can be rewound before the saved iteration
             with self._rate_lock:
                 limit = max(self._memory_limit, int(session.history.get("memory_limit", 0) or 0))
@@ -383,11 +511,32 @@ class SolverWorker(QObject):
             solver = self.history.solver
         else:
             solver = restore_solver(session)
-            self.history = self._record(solver)  # the session's iteration is the origin of the recording
+            self.history = self._record(solver)  # the session's saved moment is the origin of the recording
         self.solver = solver
-        self._publish_now()
+        self._run, self._run_seconds = run, 0.0
+        refused = None
+        try:
+            step = self._saved_phase_step(session)
+        except HistoryError as e:  # the replay to the saved phase found another run: the saved moment still opens
+            refused, step = e, _phase_step_from_ui(solver, session.ui.get("phase_step"))
+        reason = solver.status if solver.done else ""
+        if refused is not None:
+            self._history_refused(refused)
+        self._publish(loop.Progress(solver.snapshot(), 0.0, 0.0, solver.done, reason, 0.0, phase=step))
         self._set_state(WorkerState.FINISHED if self.solver.done else WorkerState.IDLE)
         self.restored.emit()
+        self._checking_since = time.monotonic()  # the timeline says "checking the record" meanwhile
+
+    def _saved_phase_step(self, session) -> PhaseStep | None:
+        """The last phase step of a session saved in the middle of an iteration: recomputed by replaying its
+        recorded run (exactly what was shown), else the caption the window kept in the session (``ui``)."""
+        s, h = self.solver, self.history
+        if s is None or h is None or not s.phase:
+            return None
+        steps = h.replay_phases() if session.history is not None else ()
+        if steps:
+            return steps[-1]
+        return _phase_step_from_ui(s, session.ui.get("phase_step"))
 
     def _record(self, solver) -> History:
         with self._rate_lock:
@@ -412,10 +561,81 @@ class SolverWorker(QObject):
             h.step(1)
         self._apply_params()  # changes asked for before the seek are made where the run was
         target = max(h.origin, min(int(target), h.furthest))
+        if not self._confirm_for_seek(h, target):
+            return  # a newer command came meanwhile (a newer seek does this one's work, the progress kept)
         if target != h.iteration or mid:
             h.seek(target)  # from the nearest keyframe: re-simulated here, never in the GUI thread
         self._publish_now()
         self._set_state(WorkerState.FINISHED if self.solver.done else WorkerState.IDLE)
+
+    def _confirm_for_seek(self, h: History, target: int) -> bool:
+        """Replay, in slices, the part of a session's record a seek to ``target`` needs confirmed first, saying
+        so; False if a newer command interrupted it."""
+        total = h.unconfirmed(target)
+        if not total:
+            return True
+        shown = 0.0
+        while True:
+            left = h.unconfirmed(target)
+            if not left:
+                return True
+            if self._interrupt.is_set() or self._quit.is_set():
+                return False
+            now = time.monotonic()
+            if now - shown > 0.25:
+                shown = now
+                done = total - left
+                self.message.emit(  # the timeline's handle stays where it was pressed meanwhile (no new info)
+                    f"Checking the recorded run before showing iteration {target:,}: {done:,} of {total:,} "
+                    "iterations replayed..."
+                )
+            self._answer_keyframes()  # a session saved meanwhile
+            self._verify_slice(lambda n: h.verify(n, target))
+
+    def _verifying(self) -> bool:
+        """A session's record still to confirm, and nothing else to do (not running)."""
+        h = self.history
+        return (
+            h is not None
+            and h.solver is self.solver
+            and bool(h.unverified)
+            and self.state not in (WorkerState.RUNNING, WorkerState.COMPILING)
+        )
+
+    def _verify_some(self) -> None:
+        """One background slice (about 30 ms) of confirming the session's record; says when it is done."""
+        h = self.history
+        if h is None:
+            return
+        self._verify_slice(h.verify)
+        self._publish_timeline()
+        if not h.unverified and time.monotonic() - self._checking_since > _SAY_CONFIRMED_AFTER:
+            self.message.emit(
+                f"The recorded run is confirmed: iterations {h.origin:,} to {h.furthest:,} replay exactly"
+            )
+
+    def _verify_slice(self, verify) -> None:
+        """``verify(n)`` for a number of iterations taking about 30 ms, adapted from the last slices."""
+        t0 = time.perf_counter()
+        verify(self._verify_chunk)
+        dt = time.perf_counter() - t0
+        if dt < 0.015:
+            self._verify_chunk = min(self._verify_chunk * 2, 1 << 20)
+        elif dt > 0.06:
+            self._verify_chunk = max(1, self._verify_chunk // 2)
+
+    def _history_refused(self, e: HistoryError) -> None:
+        """A session's record is not its run: say so about the file; the run goes on, recorded from where it is."""
+        s = self.solver
+        where = f" of {self._source}" if self._source else " of the session"
+        self.error.emit(
+            f"The recorded run{where} is refused: {e}. The run goes on from {s.iteration_name} {s.iteration:,}, "
+            "where it is now; going back before it is not available."
+        )
+        self.history = self._record(s)
+        self._source = ""
+        self._publish_now()
+        self._set_state(WorkerState.FINISHED if s.done else WorkerState.IDLE)
 
     def _step_phase(self) -> None:
         """One phase through the history, published with its PhaseStep."""
@@ -429,7 +649,7 @@ class SolverWorker(QObject):
             self._apply_params()  # changes asked for during the iteration: made at its end
         self._publish(loop.Progress(s.snapshot(), 0.0, 0.0, s.done, s.status if s.done else "", 0.0, phase=step))
         self._set_state(WorkerState.FINISHED if s.done else WorkerState.IDLE)
-        self.runEnded.emit(s.status if s.done else "phase")
+        self._ended(s.status if s.done else "phase", "phase")
 
     def _answer_keyframes(self, solver=None) -> None:
         solver = solver or self.solver
@@ -513,29 +733,42 @@ class SolverWorker(QObject):
                 self._publish(last)
         if last is not None and throttle and self._rate() is None:
             self._chunk[self.solver.name] = last.chunk  # the next run starts at full speed
+        if last is not None:
+            self._run_seconds += last.elapsed
         reason = last.reason if last is not None else "cancelled"
+        if not throttle and reason == "max_iterations":  # Step N did its N iterations: no budget was reached
+            reason = "steps"
         if self._apply_params():  # asked for in the middle of an iteration this step finished
             self._publish_now()
         if self.solver.done:
             self._set_state(WorkerState.FINISHED)
         elif self.state == WorkerState.RUNNING:
             self._set_state(WorkerState.IDLE)
-        self.runEnded.emit(reason)
+        self._ended(reason, "run" if throttle else "step")
 
     def _publish(self, progress) -> None:
         # No sleep(0) to hand the GIL over: the GUI thread takes it while the next kernel call runs
         # (the kernels release it), and handing it over here made the worker wait for it back.
-        info = self._timeline_info(progress.snapshot.iteration)
+        info = self._timeline_info(progress.snapshot.iteration, self._run_seconds + (progress.elapsed or 0.0))
         with self._latest_lock:
             self._latest = progress
             self._timeline = info
+            self._latest_run = self._run
         self._published_iteration = progress.snapshot.iteration
 
-    def _timeline_info(self, iteration: int) -> TimelineInfo | None:
+    def _timeline_info(self, iteration: int, seconds: float = 0.0) -> TimelineInfo | None:
         h = self.history
         if h is None or h.solver is not self.solver:
             return None
-        return TimelineInfo(int(iteration), h.origin, h.furthest, h.events, h.memory_used, h.memory_limit)
+        return TimelineInfo(
+            int(iteration), h.origin, h.furthest, h.events, h.memory_used, h.memory_limit, float(seconds), h.unverified
+        )
+
+    def _publish_timeline(self) -> None:
+        """Publish the recorded run's TimelineInfo alone (a background check moved on; the frame is the same)."""
+        info = self._timeline_info(self._published_iteration, self._run_seconds)
+        with self._latest_lock:
+            self._timeline = info
 
     def _publish_now(self) -> None:
         """Publish a snapshot of the current state outside a run (after reset, params, step)."""

@@ -17,7 +17,16 @@ A caption says the solver, the iteration, the cost and the best cost so far.
 Frames are drawn from snapshots, never grabbed from a screen, so this works
 without a display. A ``.gif`` is written by Pillow (which matplotlib brings) and
 a ``.mp4`` (H.264) by the ffmpeg that the ``imageio-ffmpeg`` wheel bundles: no
-program has to be installed.
+program has to be installed. Where no ffmpeg runs (:func:`ffmpeg_problem`), an
+``.mp4`` is refused in one line saying so and what to do, before any work.
+
+**For a slide.** ``iterations=(14, 18)`` draws only that stretch of the run
+(it is still run from the puzzle, the first 14 iterations undrawn);
+``size=(1920, 1080)`` sets the frame's pixels (:func:`frame_size`; the frame
+stays 5.12 inches high, so texts keep their share of it), and
+``caption_size`` the caption's points (default 14: a line of caption is about
+3.5 % of the frame's height, at every size). A caption too wide for the frame is
+broken into lines in a band of its own above the panels, which never move.
 
 The run is done twice with the same seed: once to learn its length (and the
 axes of its curves), then again to draw it, stopping at that same iteration.
@@ -60,6 +69,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 import os
 import struct
 import tempfile
@@ -81,12 +91,19 @@ __all__ = [
     "FORMATS",
     "FPS_RANGE",
     "DPI_RANGE",
+    "WIDTH_RANGE",
+    "HEIGHT_RANGE",
+    "CAPTION_RANGE",
+    "DEFAULT_CAPTION",
     "MAX_FRAMES",
     "AnimationResult",
     "views",
     "frame_iterations",
     "caption",
     "check_animation",
+    "check_range",
+    "frame_size",
+    "ffmpeg_problem",
     "check_changes",
     "changes_from_events",
     "phase_caption",
@@ -100,6 +117,15 @@ FORMATS = {".gif": "GIF (Pillow)", ".mp4": "MP4, H.264 (the ffmpeg of imageio-ff
 FPS_RANGE = (1, 50)
 #: Resolutions of a frame (10.24 x 5.12 inches): 100 dpi is 1024 x 512 pixels.
 DPI_RANGE = (40, 300)
+#: Frame sizes ``size=(width, height)`` may take, in pixels; the board and the view sit side by side, so a
+#: frame is from square to three times as wide as high.
+WIDTH_RANGE = (320, 3840)
+HEIGHT_RANGE = (240, 2160)
+ASPECT_RANGE = (1.0, 3.0)
+#: Caption sizes in points of a frame 5.12 inches high (its height at every size: a size keeps its share of
+#: the frame). The default, 14 pt, makes a line of caption about 3.5 % of the frame's height: a slide's caption.
+CAPTION_RANGE = (6.0, 48.0)
+DEFAULT_CAPTION = 14.0
 #: The most frames one animation may have: at about 20 a second, ten thousand frames take an hour to draw.
 MAX_FRAMES = 10_000
 #: Frames chosen when ``every`` is not given: about this many.
@@ -108,7 +134,7 @@ DEFAULT_FRAMES = 100
 PHASE = "phase"
 #: How long a GIF holds its last frame (seconds), so that a looping animation shows how the run ended.
 _GIF_HOLD = 1.5
-_SIZE = (10.24, 5.12)  # inches: 1024 x 512 pixels at 100 dpi, multiples of 16
+_SIZE = (10.24, 5.12)  # inches: 1024 x 512 pixels at 100 dpi
 _CHANGED = "#E69F00"  # orange (Okabe-Ito): the outline of a cell a phase changed
 
 
@@ -181,18 +207,131 @@ def _views(cls: type[Solver]) -> dict[str, str | None]:
 
 
 @checked
-def frame_iterations(last: int, every: int) -> tuple[int, ...]:
-    """The iterations a run of ``last`` iterations is drawn at: 0, every, 2 every, ..., and ``last``.
+def frame_iterations(last: int, every: int, first: int = 0) -> tuple[int, ...]:
+    """The iterations a run is drawn at from ``first`` to ``last``: first, first + every, ..., and ``last``.
 
-    >>> frame_iterations(60, 20), frame_iterations(0, 5)
-    ((0, 20, 40, 60), (0,))
+    >>> frame_iterations(60, 20), frame_iterations(0, 5), frame_iterations(18, 1, first=14)
+    ((0, 20, 40, 60), (0,), (14, 15, 16, 17, 18))
     """
-    if last < 0 or every < 1:
-        raise ParameterError(f"frame_iterations needs last >= 0 and every >= 1, got {last} and {every}", name="every")
-    its = list(range(0, last + 1, every))
+    if last < first or first < 0 or every < 1:
+        raise ParameterError(
+            f"frame_iterations needs 0 <= first <= last and every >= 1, got first {first}, last {last}, every {every}",
+            name="every",
+        )
+    its = list(range(first, last + 1, every))
     if its[-1] != last:
         its.append(last)
     return tuple(its)
+
+
+@checked
+def check_range(iterations: tuple[int, int | None] | None) -> tuple[int, int | None]:
+    """The stretch of the run to draw, ``(start, stop)``: from the state after ``start`` iterations to the
+    state after ``stop`` (None: the run's end); None is the whole run, ``(0, None)``.
+
+    >>> check_range((14, 18)), check_range(None), check_range((5, None))
+    ((14, 18), (0, None), (5, None))
+
+    Raises
+    ------
+    ParameterError
+        A start below 0, or a stop before the start.
+    """
+    if iterations is None:
+        return 0, None
+    start, stop = iterations
+    if start < 0:
+        raise ParameterError(f"the iterations drawn start at 0 or later, got {start}", name="iterations")
+    if stop is not None and stop < start:
+        raise ParameterError(
+            f"the iterations drawn end at or after their start, got {start} to {stop}", name="iterations"
+        )
+    return int(start), None if stop is None else int(stop)
+
+
+@checked
+def frame_size(size: tuple[int, int] | None = None, dpi: int | None = None) -> tuple[int, int]:
+    """A frame's width and height in pixels: ``size`` itself, else 10.24 x 5.12 inches at ``dpi`` (default 100),
+    rounded up to even numbers (H.264 needs them).
+
+    >>> frame_size(), frame_size(dpi=150), frame_size((1920, 1080))
+    ((1024, 512), (1536, 768), (1920, 1080))
+
+    Raises
+    ------
+    ParameterError
+        Both given (both say how many pixels), ``dpi`` out of :data:`DPI_RANGE`, a width or height out of
+        :data:`WIDTH_RANGE` or :data:`HEIGHT_RANGE`, or a frame narrower than square or wider than 3:1.
+    """
+    if size is not None and dpi is not None:
+        raise ParameterError(
+            "give the frame's size or its dpi, not both: both say how many pixels it has "
+            f"(size {size[0]} x {size[1]}, dpi {dpi})",
+            name="size",
+        )
+    if size is None:
+        dpi = 100 if dpi is None else dpi
+        lo, hi = DPI_RANGE
+        if not lo <= dpi <= hi:
+            raise ParameterError(f"dpi must be from {lo} to {hi}, got {dpi}", name="dpi")
+        return tuple(2 * math.ceil(round(inches * dpi, 6) / 2) for inches in _SIZE)  # type: ignore[return-value]
+    w, h = size
+    for what, value, (lo, hi) in (("width", w, WIDTH_RANGE), ("height", h, HEIGHT_RANGE)):
+        if not lo <= value <= hi:
+            raise ParameterError(f"a frame's {what} must be from {lo} to {hi} pixels, got {w} x {h}", name="size")
+    if not ASPECT_RANGE[0] <= w / h <= ASPECT_RANGE[1]:
+        raise ParameterError(
+            f"a frame {w} x {h} is {'taller than wide' if w < h else 'more than 3 times as wide as high'}: the "
+            "board and the view sit side by side, so a frame is from square (1:1) to 3:1",
+            name="size",
+        )
+    return int(w), int(h)
+
+
+@checked
+def ffmpeg_problem() -> str | None:
+    """Why an MP4 cannot be written here, in words (no ffmpeg to run), or None when ffmpeg runs.
+
+    The ffmpeg is imageio-ffmpeg's: the one ``IMAGEIO_FFMPEG_EXE`` names, else the one its wheel bundles
+    (or a system one). It is run once with ``-version`` to see that it starts.
+    """
+    import subprocess
+
+    named = os.environ.get("IMAGEIO_FFMPEG_EXE")
+    try:
+        import imageio_ffmpeg
+
+        exe = imageio_ffmpeg.get_ffmpeg_exe()
+    except ImportError:
+        return (
+            "MP4 needs ffmpeg, and imageio-ffmpeg (which brings one) is not installed: "
+            "`python -m pip install imageio-ffmpeg`, or write a .gif"
+        )
+    except RuntimeError:
+        return (
+            "MP4 needs ffmpeg, and imageio-ffmpeg found none: reinstall imageio-ffmpeg with pip (its wheel "
+            "bundles one) or `apt install ffmpeg`, or write a .gif"
+        )
+    try:
+        ok = (
+            subprocess.run([exe, "-version"], stdin=subprocess.DEVNULL, capture_output=True, timeout=60).returncode == 0
+        )
+        why = "" if ok else "it exits with an error"
+    except OSError as e:
+        why = os_reason(e)
+    except subprocess.TimeoutExpired:
+        why = "it did not answer within a minute"
+    if not why:
+        return None
+    if named:
+        return (
+            f"MP4 needs ffmpeg, and the one IMAGEIO_FFMPEG_EXE names, {named}, does not run ({why}): point it at "
+            "an ffmpeg, or unset it for the one imageio-ffmpeg bundles; or write a .gif"
+        )
+    return (
+        f"MP4 needs ffmpeg, and imageio-ffmpeg's {exe} does not run ({why}): reinstall imageio-ffmpeg with "
+        "pip (its wheel bundles one) or `apt install ffmpeg`, or write a .gif"
+    )
 
 
 @checked
@@ -309,7 +448,10 @@ def check_animation(
     view: str = "convergence",
     every: int | str | None = None,
     fps: int = 10,
-    dpi: int = 100,
+    dpi: int | None = None,
+    size: tuple[int, int] | None = None,
+    caption_size: float = DEFAULT_CAPTION,
+    iterations: tuple[int, int | None] | None = None,
 ) -> Path:
     """Check an animation's options before any work; return ``out`` as a Path.
 
@@ -318,8 +460,12 @@ def check_animation(
     ParameterError
         A suffix other than .gif or .mp4, a view the solver does not have (the
         message names those it has), ``every`` below 1, ``every="phase"`` for a
-        solver that declares no phases (or another word), ``fps`` or ``dpi`` out
-        of :data:`FPS_RANGE` or :data:`DPI_RANGE`, an unknown solver.
+        solver that declares no phases (or another word), ``fps``, ``dpi``,
+        ``size`` or ``caption_size`` out of range (:data:`FPS_RANGE`,
+        :func:`frame_size`, :data:`CAPTION_RANGE`), ``iterations`` out of order
+        (:func:`check_range`), an unknown solver; an ``.mp4`` when no ffmpeg
+        runs here (:func:`ffmpeg_problem` says why, and what to do), or with an
+        odd width or height.
     DataFileError
         ``out`` cannot be written (a read-only directory, a directory), or is a terminal.
     """
@@ -352,9 +498,22 @@ def check_animation(
             )
     elif every is not None and every < 1:
         raise ParameterError(f"every must be at least 1 iteration, got {every}", name="every")
-    for name, value, (lo, hi) in (("fps", fps, FPS_RANGE), ("dpi", dpi, DPI_RANGE)):
-        if not lo <= value <= hi:
-            raise ParameterError(f"{name} must be from {lo} to {hi}, got {value}", name=name)
+    lo, hi = FPS_RANGE
+    if not lo <= fps <= hi:
+        raise ParameterError(f"fps must be from {lo} to {hi}, got {fps}", name="fps")
+    w, h = frame_size(size, dpi)
+    lo_pt, hi_pt = CAPTION_RANGE
+    if not lo_pt <= caption_size <= hi_pt:
+        raise ParameterError(
+            f"the caption size must be from {lo_pt:g} to {hi_pt:g} points, got {caption_size:g}", name="caption_size"
+        )
+    check_range(iterations)
+    if path.suffix.lower() == ".mp4":
+        if w % 2 or h % 2:
+            raise ParameterError(f"an MP4 (H.264) frame needs an even width and height, got {w} x {h}", name="size")
+        problem = ffmpeg_problem()
+        if problem is not None:
+            raise ParameterError(problem, name="out")
     return check_writable(path, "animation", binary=True)
 
 
@@ -370,7 +529,10 @@ def animate(
     every: int | str | None = None,
     view: str = "convergence",
     fps: int = 10,
-    dpi: int = 100,
+    dpi: int | None = None,
+    size: tuple[int, int] | None = None,
+    caption_size: float = DEFAULT_CAPTION,
+    iterations: tuple[int, int | None] | None = None,
     progress: Callable[[int, int], object] | None = None,
     should_stop: Callable[[], bool] | None = None,
     changes: Sequence[tuple[int, Mapping[str, Any]]] | None = None,
@@ -394,15 +556,31 @@ def animate(
         ``"30s"``; the solver finishing always stops it). Default
         ``solved,10000it``; None: until solved.
     every : int or "phase", optional
-        Iterations between frames; the first and the last iteration always
-        get one. Default: the run in about 100 frames. ``"phase"``: a frame
-        after every phase (solvers declaring phases; see the module notes).
+        Iterations between frames; the first and the last iteration drawn always
+        get one. Default: the run (or ``iterations``) in about 100 frames.
+        ``"phase"``: a frame after every phase (solvers declaring phases; see
+        the module notes).
     view : str
         What is drawn beside the board: one of :func:`views` of ``algo``.
     fps : int
         Frames per second, in :data:`FPS_RANGE`.
-    dpi : int
-        A frame is 10.24 x 5.12 inches at this resolution (100: 1024 x 512 pixels).
+    dpi : int, optional
+        A frame is 10.24 x 5.12 inches at this resolution (default 100: 1024 x 512 pixels).
+    size : (int, int), optional
+        The frame's width and height in pixels instead (``(1920, 1080)``; see
+        :func:`frame_size`): the frame stays 5.12 inches high at ``height / 5.12``
+        dpi, so its texts keep their share of it at every size.
+    caption_size : float
+        The caption's size in points of that 5.12-inch frame (:data:`CAPTION_RANGE`;
+        default 14, a line about 3.5 % of the frame's height). A caption wider than the
+        frame is broken into lines (two are kept for frames every phase; a longer one
+        is made smaller to fit them).
+    iterations : (int, int or None), optional
+        Draw only the run from the state after ``start`` iterations to the state after
+        ``stop`` (None: its end): ``(14, 18)`` is EDA steps 14 to 18 of RESEDA. The run
+        still starts from the puzzle (its first ``start`` iterations are run, not drawn),
+        and stops at ``stop`` whatever ``until`` says; frames every phase draw the
+        state after ``start``, then every phase of iterations ``start + 1`` to ``stop``.
     progress : callable, optional
         ``progress(done, total)``: while the solver runs, ``total`` is 0 and
         ``done`` the iterations so far; then, ``done`` frames written of
@@ -422,9 +600,10 @@ def animate(
     Raises
     ------
     ParameterError
-        A bad option (see :func:`check_animation`), a solver parameter or
-        stopping rule that cannot be used, or a run longer than
-        :data:`MAX_FRAMES` frames at this ``every``.
+        A bad option (see :func:`check_animation`; an ``.mp4`` when no ffmpeg
+        runs here, before any work), a solver parameter or stopping rule that
+        cannot be used, a run longer than :data:`MAX_FRAMES` frames at this
+        ``every``, or a run that ended before the start of ``iterations``.
     DataFileError
         ``out`` cannot be written.
 
@@ -438,14 +617,28 @@ def animate(
     from ..stepping import loop
     from ..stepping.warmup import warm_once
 
-    path = check_animation(out, algo, view=view, every=every, fps=fps, dpi=dpi)
+    path = check_animation(
+        out,
+        algo,
+        view=view,
+        every=every,
+        fps=fps,
+        dpi=dpi,
+        size=size,
+        caption_size=caption_size,
+        iterations=iterations,
+    )
+    pixels = frame_size(size, dpi)
+    start, stop = check_range(iterations)
     termination = loop.as_termination(until)
+    if stop is not None:
+        termination = termination | loop.MaxIterations(stop)
     planned = check_changes(algo, params, changes)
     solver = create(algo, **dict(params or {}))
     cls = type(solver)
     layer = _views(cls)[view]
     report = progress or (lambda done, total: None)
-    stop = should_stop or (lambda: False)
+    stop_asked = should_stop or (lambda: False)
 
     warm_once([cls.name])
     # First run: how long it is, and the whole trace (the axes of the curves).
@@ -454,28 +647,43 @@ def animate(
     first = None
     plan = _Changes(planned)
     for first in loop.iterate(
-        solver, _Every(termination, None, plan.at), min_interval=0.25, should_stop=stop, before_chunk=plan.apply
+        solver, _Every(termination, None, plan.at), min_interval=0.25, should_stop=stop_asked, before_chunk=plan.apply
     ):
         report(first.snapshot.iteration, 0)
     assert first is not None  # iterate yields at least the final progress
     if first.reason == "cancelled":
-        return _cancelled(path, every or 1, dpi, first.snapshot)
+        return _cancelled(every or 1, pixels, first.snapshot)
     whole = first.snapshot
     length = whole.iteration
-    renderer = _Renderer(cls, whole, layer, dpi, f"{puzzle.name or 'puzzle'}, seed {seed}")
+    if start > length:
+        ended = whole.status if whole.done else first.reason
+        raise ParameterError(
+            f"the run ended after {length:,} {cls.iteration_name}s ({ended}), before the iterations to draw "
+            f"start ({start:,}): nothing to draw; start sooner or let the run go further (until)",
+            name="iterations",
+        )
+    renderer = _Renderer(
+        cls,
+        whole,
+        layer,
+        pixels,
+        caption_size,
+        2 if every == PHASE else 1,
+        f"{puzzle.name or 'puzzle'}, seed {seed}",
+    )
     if every == PHASE:
         again = create(algo, **dict(params or {}))  # the parameters of the start: the first run changed them
         return _animate_phases(
-            again, puzzle, seed, planned, length, whole, first.reason, renderer, path, fps, report, stop
+            again, puzzle, seed, planned, start, length, whole, first.reason, renderer, path, fps, report, stop_asked
         )
     if every is None:
-        every = max(1, -(-length // (DEFAULT_FRAMES - 1)))
+        every = max(1, -(-(length - start) // (DEFAULT_FRAMES - 1)))
     assert isinstance(every, int)
-    wanted = frame_iterations(length, every)
+    wanted = frame_iterations(length, every, start)
     if len(wanted) > MAX_FRAMES:
         raise ParameterError(
             f"the run took {length:,} {cls.iteration_name}s: a frame every {every:,} makes {len(wanted):,} frames, "
-            f"more than {MAX_FRAMES:,}; take a larger every (at least {-(-length // (MAX_FRAMES - 1)):,})",
+            f"more than {MAX_FRAMES:,}; take a larger every (at least {-(-(length - start) // (MAX_FRAMES - 1)):,})",
             name="every",
         )
     report(0, len(wanted))
@@ -490,10 +698,11 @@ def animate(
         solver = create(algo, **dict(params or {}))  # the parameters of the start: the first run changed them
         solver.reset(puzzle, seed=seed)
         again = _Changes(planned)
-        term = _Every(loop.MaxIterations(length), every, again.at)  # chunks end on the frames' iterations
+        # Chunks end on the frames' iterations (and where a change is made).
+        term = _Every(loop.MaxIterations(length), every, again.at, start)
         last = None
-        for last in loop.iterate(solver, term, min_interval=0.0, should_stop=stop, before_chunk=again.apply):
-            if last.reason == "cancelled" or stop():
+        for last in loop.iterate(solver, term, min_interval=0.0, should_stop=stop_asked, before_chunk=again.apply):
+            if last.reason == "cancelled" or stop_asked():
                 raise _Cancelled
             snap = last.snapshot
             if len(drawn) < len(wanted) and snap.iteration == wanted[len(drawn)]:
@@ -515,7 +724,7 @@ def animate(
     try:
         _write(path, frames(), fps, renderer.size)
     except _Cancelled:
-        return _cancelled(path, every, dpi, None)
+        return _cancelled(every, pixels, None)
     return AnimationResult(path, len(drawn), tuple(drawn), tuple(captions), every, renderer.size, whole, first.reason)
 
 
@@ -532,6 +741,7 @@ def _animate_phases(
     puzzle: Puzzle,
     seed: int,
     planned: list[tuple[int, dict[str, Any]]],
+    start: int,
     length: int,
     whole: Snapshot,
     reason: str,
@@ -541,14 +751,18 @@ def _animate_phases(
     report: Callable[[int, int], object],
     stop: Callable[[], bool],
 ) -> AnimationResult:
-    """The second run of :func:`animate` with ``every="phase"``: the start, then a frame after every phase."""
+    """The second run of :func:`animate` with ``every="phase"``: run to ``start``, draw it, then a frame after
+    every phase up to ``length``."""
+    from ..stepping import loop
+
     cls = type(solver)
-    total = 1 + length * len(cls.phases)  # a lower bound when a phase repeats
+    total = 1 + (length - start) * len(cls.phases)  # a lower bound when a phase repeats
     repeats = [p.name for p in cls.phases if p.repeats]
     if total > MAX_FRAMES:
         raise ParameterError(
-            f"the run took {length:,} {cls.iteration_name}s: a frame every phase ({len(cls.phases)} an iteration) "
-            f"makes {total:,} frames, more than {MAX_FRAMES:,}; stop it sooner or take a frame every N iterations",
+            f"the run took {length - start:,} {cls.iteration_name}s: a frame every phase ({len(cls.phases)} an "
+            f"iteration) makes {total:,} frames, more than {MAX_FRAMES:,}; stop it sooner or take a frame every N "
+            "iterations",
             name="every",
         )
     report(0, total)
@@ -559,8 +773,8 @@ def _animate_phases(
     def draw(snap: Snapshot, text: str, it: int, phase: str, cells=None) -> np.ndarray:
         if repeats and len(drawn) >= MAX_FRAMES:
             raise ParameterError(
-                f"a frame every phase of {length:,} {cls.iteration_name}s makes more than {MAX_FRAMES:,} frames "
-                f"(its phase {repeats[0]!r} repeats); stop it sooner or take a frame every N iterations",
+                f"a frame every phase of {length - start:,} {cls.iteration_name}s makes more than {MAX_FRAMES:,} "
+                f"frames (its phase {repeats[0]!r} repeats); stop it sooner or take a frame every N iterations",
                 name="every",
             )
         image = renderer.frame(snap, text, cells)
@@ -573,8 +787,19 @@ def _animate_phases(
     def frames():
         solver.reset(puzzle, seed=seed)
         plan = _Changes(planned)
+        if start:  # to the first state drawn by whole iterations, the changes made on the way
+            to_start = _Every(loop.MaxIterations(start), None, plan.at)
+            for _ in loop.iterate(solver, to_start, min_interval=0.0, should_stop=stop, before_chunk=plan.apply):
+                pass
+            if stop():
+                raise _Cancelled
+            if solver.iteration != start:
+                raise RuntimeError(
+                    f"{cls.name} ran differently the second time with seed {seed}: it stopped at iteration "
+                    f"{solver.iteration}, not {start}"
+                )
         plan.apply(solver)
-        yield draw(solver.snapshot(), caption(solver.snapshot(), cls), 0, "")
+        yield draw(solver.snapshot(), caption(solver.snapshot(), cls), start, "")
         while solver.iteration < length and not solver.done:
             if stop():
                 raise _Cancelled
@@ -595,7 +820,7 @@ def _animate_phases(
     try:
         _write(path, frames(), fps, renderer.size)
     except _Cancelled:
-        return _cancelled(path, PHASE, renderer.dpi, None)
+        return _cancelled(PHASE, renderer.size, None)
     return AnimationResult(
         path, len(drawn), tuple(drawn), tuple(captions), PHASE, renderer.size, whole, reason, tuple(names)
     )
@@ -621,26 +846,29 @@ class _Cancelled(Exception):
     """``should_stop`` said so while the frames were drawn: the file being written is dropped."""
 
 
-def _cancelled(path: Path, every: int | str, dpi: int, last: Snapshot | None) -> AnimationResult:
-    size = (int(round(_SIZE[0] * dpi)), int(round(_SIZE[1] * dpi)))
+def _cancelled(every: int | str, size: tuple[int, int], last: Snapshot | None) -> AnimationResult:
     return AnimationResult(None, 0, (), (), every, size, last, "cancelled")
 
 
 class _Every(Termination):
-    """``inner``, with every chunk ending on a multiple of ``every`` (if given) and on the iterations ``at``
-    (the planned changes): the loop stops on each frame's iteration and where a change is made."""
+    """``inner``, with every chunk ending on ``first`` and then every ``every`` iterations after it (if given)
+    and on the iterations ``at`` (the planned changes): the loop stops on each frame's iteration and where a
+    change is made."""
 
-    def __init__(self, inner: Termination, every: int | None, at: tuple[int, ...] = ()):
+    def __init__(self, inner: Termination, every: int | None, at: tuple[int, ...] = (), first: int = 0):
         self.inner = inner
         self.every = every
         self.at = at
+        self.first = first
         self.reason = inner.reason
 
     def start(self, solver: Solver, now: float) -> None:
         self.inner.start(solver, now)
 
     def done(self, solver: Solver, now: float) -> bool:
-        return self.inner.done(solver, now)
+        done = self.inner.done(solver, now)
+        self.reason = self.inner.reason  # an AnyOf's says which of its rules held
+        return done
 
     def progress(self, solver: Solver, now: float) -> float:
         return self.inner.progress(solver, now)
@@ -648,7 +876,8 @@ class _Every(Termination):
     def cap(self, solver: Solver) -> int | None:
         caps = [c for c in (self.inner.cap(solver),) if c is not None]
         if self.every is not None:
-            caps.append(self.every - solver.iteration % self.every)
+            i = solver.iteration
+            caps.append(self.first - i if i < self.first else self.every - (i - self.first) % self.every)
         ahead = [it - solver.iteration for it in self.at if it > solver.iteration]
         if ahead:
             caps.append(min(ahead))
@@ -656,19 +885,44 @@ class _Every(Termination):
 
 
 # ------------------------------------------------------------------ drawing
-class _Renderer:
-    """One figure, built once: the board and the view are updated in place for each frame, then rasterised."""
+#: The caption's line spacing (in font sizes) and its margins above and below (points).
+_LINE_SPACING = 1.2
+_CAPTION_PAD = 5.0
 
-    def __init__(self, cls: type[Solver], whole: Snapshot, layer: str | None, dpi: int, board_title: str):
+
+class _Renderer:
+    """One figure, built once: the board and the view are updated in place for each frame, then rasterised.
+
+    The frame is ``size`` pixels, 5.12 inches high (at ``height / 5.12`` dpi, so every text keeps its share of
+    the frame at every size). The caption has a band of its own at the top, ``lines`` lines of
+    ``caption_size`` points high, so the panels below never move from frame to frame.
+    """
+
+    def __init__(
+        self,
+        cls: type[Solver],
+        whole: Snapshot,
+        layer: str | None,
+        size: tuple[int, int],
+        caption_size: float,
+        lines: int,
+        board_title: str,
+    ):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+        from matplotlib.layout_engine import ConstrainedLayoutEngine
 
         from . import figures
 
         self.layer = layer
-        self.dpi = dpi
         self.n = whole.puzzle.n
-        fig = Figure(figsize=_SIZE, dpi=dpi, layout="constrained")
+        self.size = size
+        self.dpi = size[1] / _SIZE[1]
+        self.caption_size = caption_size
+        self.caption_lines = lines
+        band = (lines * caption_size * _LINE_SPACING + 2 * _CAPTION_PAD) / 72 / _SIZE[1]
+        layout = ConstrainedLayoutEngine(rect=(0, 0, 1, 1 - band))  # the panels below the caption's band
+        fig = Figure(figsize=(size[0] / self.dpi, _SIZE[1]), dpi=self.dpi, layout=layout)
         self.canvas = FigureCanvasAgg(fig)
         left, right = fig.subplots(1, 2, width_ratios=(1.0, 1.25 if layer is None else 1.1))
         self.board = figures._Board(left, whole.puzzle)
@@ -697,14 +951,34 @@ class _Renderer:
             self.image = figures._draw_probability(right, np.asarray(whole.layers[layer]), self.n, whole.puzzle.givens)
             fig.colorbar(self.image, ax=right, fraction=0.046, pad=0.03, label="probability")
             right.set_title(f"p[cell, digit] ({layer})", fontsize=10)
-        self.title = fig.suptitle("", fontsize=12)
+        top = 1 - _CAPTION_PAD / 72 / _SIZE[1]
+        self.title = fig.text(
+            0.5, top, "", ha="center", va="top", fontsize=caption_size, linespacing=_LINE_SPACING, wrap=False
+        )
         self.fig = fig
-        w, h = self.canvas.get_width_height()
-        self.size = (w + (-w) % 16, h + (-h) % 16)  # MP4 encoders want multiples of 16
+
+    def caption_lines_of(self, text: str) -> tuple[list[str], float]:
+        """``text`` broken into lines that fit the frame's width, and the size they are drawn at: the caption's
+        size, or smaller when more lines than the band holds would be needed (never below 6 points)."""
+        renderer = self.canvas.get_renderer()
+        prop = self.title.get_fontproperties().copy()
+        room = 0.96 * self.size[0]
+        size = self.caption_size
+        while True:
+            prop.set_size(size)
+            lines: list[str] = []
+            for word in text.split(" "):
+                line = f"{lines[-1]} {word}" if lines else word
+                if lines and renderer.get_text_width_height_descent(line, prop, ismath=False)[0] <= room:
+                    lines[-1] = line
+                else:
+                    lines.append(word)
+            if len(lines) <= self.caption_lines or size <= CAPTION_RANGE[0]:
+                return lines, size
+            size = max(CAPTION_RANGE[0], 0.9 * size)
 
     def frame(self, snap: Snapshot, text: str, cells: np.ndarray | None = None) -> np.ndarray:
-        """The frame of ``snap``: uint8 (H, W, 3), H and W multiples of 16 (white margins added); ``cells``
-        (bool (C,)) outlined on the board."""
+        """The frame of ``snap``: uint8 (H, W, 3) of :attr:`size`; ``cells`` (bool (C,)) outlined on the board."""
         from . import figures
 
         self.board.show(snap.grid, snap.fixed)
@@ -718,19 +992,24 @@ class _Renderer:
         else:
             assert self.image is not None
             self.image.set_data(figures.probability_image(np.asarray(snap.layers[self.layer]), self.n))
-        self.title.set_text(text)
-        self.title.set_fontsize(12 if len(text) <= 110 else max(7, int(12 * 110 / len(text))))
+        lines, size = self.caption_lines_of(text)
+        self.title.set_text("\n".join(lines))
+        self.title.set_fontsize(size)
         self.canvas.draw()
         rgba = np.asarray(self.canvas.buffer_rgba())
-        h, w = rgba.shape[:2]
-        out = np.full((self.size[1], self.size[0], 3), 255, np.uint8)
-        out[:h, :w] = rgba[..., :3]
+        w, h = self.size
+        out = np.full((h, w, 3), 255, np.uint8)  # the canvas may round a pixel short of the size asked for
+        hh, ww = min(h, rgba.shape[0]), min(w, rgba.shape[1])
+        out[:hh, :ww] = rgba[:hh, :ww, :3]
         return out
 
 
 # ------------------------------------------------------------------ writing
 def _write_mp4(path: Path, frames, fps: int, size: tuple[int, int]) -> None:
     """H.264 by the ffmpeg of imageio-ffmpeg, into a private temporary file, then copied through write_file.
+
+    Nothing is drawn before ffmpeg has started: one that does not is one line saying so (never an error about
+    the file being written).
 
     ffmpeg writes a file by its name and seeks in it (the index goes at the front), so it gets a
     temporary directory of its own; the copy then goes where ``path`` says, renamed into place.
@@ -746,17 +1025,25 @@ def _write_mp4(path: Path, frames, fps: int, size: tuple[int, int]) -> None:
                 fps=fps,
                 codec="libx264",
                 quality=7,
-                macro_block_size=16,
+                macro_block_size=2,  # H.264 (yuv420p) needs even sizes; the frames are (frame_size)
                 ffmpeg_log_level="error",
                 output_params=["-movflags", "+faststart"],
             )
-            writer.send(None)  # starts ffmpeg
+            try:
+                writer.send(None)  # starts ffmpeg
+            except OSError:  # it was there when the options were checked, and is gone (or broken) now
+                raise ParameterError(ffmpeg_problem() or "MP4 needs ffmpeg, which did not start", name="out") from None
             try:
                 for image in frames:
                     writer.send(np.ascontiguousarray(image))
             finally:
                 writer.close()  # waits for ffmpeg to finish the file (or stops it)
         except OSError as e:  # a full disk while drawing or encoding: the same one line as writing the file
+            if e.errno is None and "FFMPEG COMMAND" in str(e):  # imageio-ffmpeg's words for ffmpeg gone mid-way
+                first = str(e).strip().splitlines()[0]
+                raise DataFileError(
+                    f"cannot write animation {path}: ffmpeg stopped while encoding ({first})", path=path
+                ) from None
             raise DataFileError(f"cannot write animation {path}: {os_reason(e)}", path=path) from None
 
         def copy(fh: BinaryIO) -> None:

@@ -329,14 +329,15 @@ def load_grade_fractions(path: str | os.PathLike[str]) -> tuple[Puzzle, str, np.
     DataFileError
         Not a grades file, or one without the fractions (written before any run finished).
     """
-    import json
-
     from ..errors import DataFileError
-    from ..files import read_text
+    from ..files import json_loads, read_text
     from .grades import GradeResult
 
     res = GradeResult.load_json(path)  # checks the file and reads the puzzle
-    d = json.loads(read_text(path, "grades file", max_bytes=64 << 20))
+    try:
+        d = json_loads(read_text(path, "grades file", max_bytes=64 << 20))
+    except ValueError as e:  # the file changed since load_json read it
+        raise DataFileError(f"{path}: not a grades file written by Sudoku Lab ({e})", path=path) from None
     f = d.get("fraction")
     if not isinstance(f, list) or len(f) != res.puzzle.C or any(not isinstance(x, (int, float)) for x in f):
         raise DataFileError(f"{path}: the grades file holds no fraction of correct runs per cell", path=path)

@@ -993,6 +993,7 @@ _VIEW_NAMES = (
     "export_view",
     "export_view_data",
     "provenance",
+    "RUN_STATES",
 )
 
 

@@ -31,10 +31,11 @@ from .. import __version__
 from .._checks import checked
 from ..engine.experiments import Task, config_label
 from ..errors import DataFileError, ParameterError, PuzzleError
-from ..files import read_text, write_text
+from ..files import json_loads, read_text, write_text
 from ..model.geometry import cell_name
 from ..model.puzzle import Puzzle
 from ..solvers.base import DEFAULT_SEED
+from .latex import escape
 
 if TYPE_CHECKING:
     from ..engine.results import Results
@@ -210,18 +211,29 @@ class GradeResult:
         write_text(path, self.to_csv(), "grades file")
 
     def to_latex(self, caption: str | None = None) -> str:
-        """The grade grid as a LaTeX ``tabular`` with box rules (needs no extra packages)."""
+        """The grade grid as a LaTeX ``tabular`` with box rules, in a ``table`` with ``caption`` if given.
+
+        It needs no package: ``\\input`` it into any LaTeX document. The caption is plain text, escaped
+        by :func:`sudoku_lab.analysis.latex.escape` (a puzzle name's ``_``, a ``%``, a Greek letter), so
+        any text compiles; ``sudoku-lab grades --latex`` and the lab's Export... give :meth:`summary`.
+        """
         n, N = self.puzzle.n, self.puzzle.N
         cols = "|" + "|".join(["c" * n] * n) + "|"
         lines = [r"\begin{tabular}{" + cols + "}", r"\hline"]
         grid = self.grade_grid()
         for r in range(N):
-            lines.append(" & ".join(grid[r]) + r" \\")
+            lines.append(" & ".join(escape(g) for g in grid[r]) + r" \\")
             if (r + 1) % n == 0:
                 lines.append(r"\hline")
         lines.append(r"\end{tabular}")
         if caption:
-            lines = [r"\begin{table}[h]", r"\centering", *lines, r"\caption{" + caption + "}", r"\end{table}"]
+            lines = [
+                r"\begin{table}[h]",
+                r"\centering",
+                *lines,
+                r"\caption{" + escape(caption) + "}",
+                r"\end{table}",
+            ]
         return "\n".join(lines) + "\n"
 
     @classmethod
@@ -241,7 +253,7 @@ class GradeResult:
         path = Path(path)
         text = read_text(path, "grades file", max_bytes=64 << 20)
         try:
-            d = json.loads(text)
+            d = json_loads(text)  # bounded depth: a file nested 200,000 deep is one line, not a RecursionError
             if not isinstance(d, dict) or d.get("kind") != "correctness_grades":
                 raise KeyError("kind")
             n = int(d["puzzle"]["n"])
@@ -417,8 +429,6 @@ def grades_from_results(
     PuzzleError
         The puzzle has no unique solution.
     """
-    import json as _json
-
     from ..engine.experiments import RunResult
     from ..engine.results import Results, load_results
 
@@ -443,7 +453,7 @@ def grades_from_results(
         pz,
         solution,
         first["solver"],
-        _json.loads(first["params"] or "{}"),
+        json_loads(first["params"] or "{}"),
         [r.seed for r in runs],
         until.pop() if len(until) == 1 else "mixed",
         tuple(thresholds),

@@ -77,6 +77,7 @@ import numpy.typing as npt
 
 from .._checks import checked
 from ..errors import DataFileError, ParameterError
+from .latex import comment
 from .stats import SIGNIFICANCE, clopper_pearson, expected_time_to_success, fisher_p
 from .tables import (
     FORMATS,
@@ -820,11 +821,11 @@ class Report:
                 format_comparisons(self.comparisons, fmt, self.by),
             ]
             return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"
-        comment = [f"% {h}" for h in head]
+        # The header as comment lines: a path or a note may hold anything, a line break included.
         parts = [
-            "\n".join(comment + [f"% {title}; {footnote}"]),
+            "\n".join([comment(h) for h in head] + [comment(f"{title}; {footnote}")]),
             format_summary(self.summary, fmt, self.by),
-            f"% Pairwise comparisons: {family}",
+            comment(f"Pairwise comparisons: {family}"),
             format_comparisons(self.comparisons, fmt, self.by),
         ]
         return "\n\n".join(p.rstrip("\n") for p in parts) + "\n"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from .._checks import checked
 from ..errors import ParameterError
+from .latex import escape
 
 if TYPE_CHECKING:  # names of annotations only: the report imports this module
     from .report import ECDF, Comparison, SummaryRow
@@ -51,23 +52,13 @@ def _interval(lo: float, hi: float) -> str:
     return f"[{100 * lo:.1f}, {100 * hi:.1f}] %"
 
 
-_LATEX = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
 _SCIENTIFIC = re.compile(r"(\d(?:\.\d+)?)e([+-])0*(\d+)")
 
 
 def _latex(text: str, numeric: bool = False) -> str:
-    out = "".join(_LATEX.get(ch, ch) for ch in text)
+    """A cell as LaTeX: escaped by :func:`~sudoku_lab.analysis.latex.escape`; a number's ``1.2e-05`` and ``inf``
+    in math mode."""
+    out = escape(text)
     if numeric:
         out = _SCIENTIFIC.sub(lambda m: rf"${m[1]} \times 10^{{{'-' if m[2] == '-' else ''}{m[3]}}}$", out)
         out = re.sub(r"(?<![\w$])inf\b", r"$\\infty$", out)

@@ -79,6 +79,7 @@ __all__ = [
     "export_view",
     "export_view_data",
     "provenance",
+    "RUN_STATES",
     "CM_PER_INCH",
     "SIZE_RANGE_IN",
     "FONT_RANGE",
@@ -1032,8 +1033,15 @@ def _jsonable(v):
     return str(v)
 
 
+#: The states of a run a front end knows (:func:`provenance`'s ``state``): not started since its reset, being
+#: stepped, paused between steps (also when rewound), stopped by the user, or finished by the solver.
+RUN_STATES = ("ready", "running", "paused", "stopped", "solved", "failed")
+
+
 @checked
-def provenance(snapshot: Snapshot, view: str | None = None, seed: int | None = None) -> dict[str, Any]:
+def provenance(
+    snapshot: Snapshot, view: str | None = None, seed: int | None = None, state: str | None = None
+) -> dict[str, Any]:
     """Where an exported view comes from: puzzle, solver, parameters and their change log, seed, iteration, version.
 
     Parameters
@@ -1042,11 +1050,29 @@ def provenance(snapshot: Snapshot, view: str | None = None, seed: int | None = N
     view : str, optional
     seed : int, optional
         The run's seed (a snapshot does not carry it); None when unknown.
+    state : str, optional
+        The run's state as the front end that shows it knows it, one of :data:`RUN_STATES` (the lab
+        window: ``paused`` between steps, ``running``, ...): recorded as ``status``. A snapshot of a
+        finished run records its ``solved`` or ``failed`` whatever ``state`` says. None: the solver's
+        own status (``running`` for a run not finished, stepped or not). ``solver_status`` always holds
+        the solver's.
+
+    Raises
+    ------
+    ParameterError
+        ``view`` is not one of the solver's views (:func:`view_names`), or ``state`` is not one of
+        :data:`RUN_STATES`.
     """
     from .. import __version__
 
+    if state is not None and state not in RUN_STATES:
+        raise ParameterError(f"a run's state is one of {', '.join(RUN_STATES)}, not {state!r}", name="state")
+    status = snapshot.status if snapshot.done or state is None else state
+
     pz = snapshot.puzzle
     cls = _solver_class(snapshot)
+    if view is not None:
+        _check_view(snapshot, view, cls)  # a record of a view that does not exist would describe nothing
     changes = [e for e in snapshot.events if e.kind == "param"]
     return _jsonable(
         {
@@ -1069,7 +1095,8 @@ def provenance(snapshot: Snapshot, view: str | None = None, seed: int | None = N
             "seed": seed,
             "iteration": snapshot.iteration,
             "evaluations": snapshot.evaluations,
-            "status": snapshot.status,
+            "status": status,
+            "solver_status": snapshot.status,
             "cost": snapshot.cost,
             "best_cost": snapshot.best_cost,
         }
@@ -1110,12 +1137,13 @@ def export_view(
 
 @checked
 def export_view_data(
-    snapshot: Snapshot, view: str, path: str | os.PathLike[str], seed: int | None = None
+    snapshot: Snapshot, view: str, path: str | os.PathLike[str], seed: int | None = None, state: str | None = None
 ) -> tuple[Path, Path]:
     """Write a view's plotted arrays (:func:`view_data`) as CSV, and its :func:`provenance` as JSON beside it.
 
     The sidecar is ``path`` with the suffix ``.json`` (``nests.csv`` and ``nests.json``); it also holds the
-    table's columns and notes.
+    table's columns and notes. ``seed`` and ``state`` (the run's, one of :data:`RUN_STATES`) go into it as
+    :func:`provenance` records them.
 
     Returns
     -------
@@ -1136,7 +1164,7 @@ def export_view_data(
     sidecar = path.with_suffix(".json")
     check_writable(path, "view data")
     check_writable(sidecar, "provenance")
-    meta = provenance(snapshot, view, seed)
+    meta = provenance(snapshot, view, seed, state)
     meta["data"] = {
         "file": path.name,
         "rows": data.rows,

@@ -66,9 +66,14 @@ def gui_solvers(asked: list[str]) -> list[str]:
 
 
 def _run(args, out: Callable[[str], object]) -> int:
+    from ..errors import SudokuLabError
+    from ..plugins import missing_window_packages, window_missing_message
     from ..stepping.warmup import warm_up
 
     names = gui_solvers(args.algo)
+    missing = missing_window_packages()
+    if missing:  # the gui extra is not installed: one line, not the child's ModuleNotFoundError
+        raise SudokuLabError(window_missing_message(missing))
     warm_up(tuple(names))  # the subprocess then loads the kernels from numba's cache instead of compiling them
     cmd = [
         sys.executable,

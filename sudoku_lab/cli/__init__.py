@@ -17,7 +17,7 @@ from importlib import import_module
 from .. import __version__
 from .._checks import checked
 from ..errors import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, SudokuLabError
-from ._console import algo_in_argv
+from ._console import algo_in_argv, printable_output
 
 __all__ = ["main", "build_parser", "wants_gui", "gui_options", "FRONTEND_GROUP"]
 
@@ -98,7 +98,7 @@ def wants_gui(argv: Sequence[str]) -> bool:
 @checked
 def gui_options(argv: Sequence[str]) -> argparse.Namespace:
     """Parse ``gui`` options (defaults when the argument list is empty)."""
-    args = build_parser().parse_args(argv if argv else ["gui"])
+    args = build_parser(argv).parse_args(argv if argv else ["gui"])  # argv: `gui --algo X --help` shows X's
     return args
 
 
@@ -107,9 +107,16 @@ def main(argv: Sequence[str] | None = None, window: bool = True) -> int:
     """Run one command or open the lab window; exit status 0, 1 (not solved), 2 (bad input), 70 (a bug), 128+signal.
 
     ``window=False`` (``python -m sudoku_lab``) keeps to the headless commands: no
-    arguments print the help, and ``gui`` is refused.
+    arguments print the help, and ``gui`` is refused. Whatever a file held, what
+    is printed carries no control character to the terminal
+    (:func:`~sudoku_lab.cli._console.printable_output`).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    with printable_output():
+        return _main(argv, window)
+
+
+def _main(argv: list[str], window: bool) -> int:
     if window and wants_gui(argv):
         return open_window(argv)
     if argv == ["--version"]:  # answered before the parser imports the solvers (and numba)
@@ -158,6 +165,11 @@ def open_window(argv: Sequence[str]) -> int:
 
     try:
         options = gui_options(argv)
+        from .gui import missing_window_packages, window_missing_message
+
+        missing = missing_window_packages()  # the gui extra not installed: say how, before anything imports Qt
+        if missing:
+            return _fail(window_missing_message(missing))
         found = entry_points(group=FRONTEND_GROUP, name="gui")
         if not found:
             return _fail(

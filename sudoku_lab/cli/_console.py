@@ -1,13 +1,16 @@
-"""Command-line option types and the options several commands share (the only argparse helpers)."""
+"""Command-line option types and the options several commands share (the only argparse helpers), and how
+the command line's text reaches the terminal (:func:`printable_output`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
 
 from .._checks import int_range
 from ..engine._progress import note
+from ..errors import printable
 
 __all__ = [
     "add_where_options",
@@ -17,6 +20,7 @@ __all__ = [
     "algo_in_argv",
     "add_solver_params",
     "solver_params",
+    "printable_output",
 ]
 
 
@@ -185,6 +189,56 @@ def solver_params(algo: str, args) -> dict:
 
 
 # ------------------------------------------------------------ output
+class PrintableStream:
+    """A text stream writing to ``stream`` with control characters escaped (:func:`sudoku_lab.errors.printable`).
+
+    Newlines are kept; a carriage return only as the first character of a
+    write, where the progress lines put theirs to redraw themselves. Everything
+    else (an escape sequence in a puzzle's name, a tab or a carriage return in
+    a results column, a bidirectional override in a parameter's text) is shown
+    escaped. Binary output goes to ``stream.buffer``, untouched.
+    """
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if text[:1] == "\r":
+            self._stream.write("\r" + printable(text[1:], keep="\n"))
+        else:
+            self._stream.write(printable(text, keep="\n"))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, buffer, encoding, ...: the stream's own
+        return getattr(self._stream, name)
+
+
+def _terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+@contextmanager
+def printable_output() -> Iterator[None]:
+    """While a command runs, what it writes to standard error, and to standard output when that is a terminal,
+    goes through :class:`PrintableStream`.
+
+    Error messages are escaped by the errors themselves (:class:`~sudoku_lab.errors.SudokuLabError`); this
+    covers every other line a command prints: the puzzle names, tables, notes and progress that quote what
+    a file held. Standard output to a file or a pipe is data and is left exactly as the command wrote it.
+    """
+    out, err = sys.stdout, sys.stderr
+    if err is not None:
+        sys.stderr = PrintableStream(err)  # a text stream in all but name: write, and the stream's own rest
+    if out is not None and _terminal(out):
+        sys.stdout = PrintableStream(out)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
+
 
 #: Formats whose puzzles a collection separates by a blank line (as ``collections.format_collection`` writes them).
 _BLOCK_FORMATS = ("grid", "numbers", "sdk")

@@ -7,7 +7,8 @@ import sys
 import time
 
 from .._checks import checked
-from ..analysis.animation import DEFAULT_FRAMES, DPI_RANGE, FPS_RANGE
+from ..analysis.animation import CAPTION_RANGE, DEFAULT_CAPTION, DEFAULT_FRAMES, DPI_RANGE, FPS_RANGE
+from ..errors import ParameterError
 from ..solvers.base import DEFAULT_SEED
 from ._console import add_solver_params, argparse_type, int_option, seed_option
 
@@ -33,6 +34,32 @@ def _every(text: str) -> int | str:
 _every_option = argparse_type(_every)
 
 
+def _size(text: str) -> tuple[int, int]:
+    """``--size WxH``: the frame's width and height in pixels."""
+    w, x, h = text.strip().lower().partition("x")
+    try:
+        if not x:
+            raise ValueError
+        return int(w), int(h)
+    except ValueError:
+        raise ValueError(f"must be WIDTHxHEIGHT in pixels, like 1920x1080, got {text!r}") from None
+
+
+def _points(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    lo, hi = CAPTION_RANGE
+    if not lo <= value <= hi:
+        raise ValueError(f"must be a size in points from {lo:g} to {hi:g}, got {text!r}")
+    return value
+
+
+_size_option = argparse_type(_size)
+_points_option = argparse_type(_points)
+
+
 @checked
 def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     """Declare ``sudoku-lab animate`` on ``sub`` (``algo``: the ``--algo`` of the command line, for ``--help``)."""
@@ -47,8 +74,10 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
         "seed (first to learn its length, then to draw it), so a time budget becomes the iterations the "
         "first run reached. --every phase draws a frame after every phase of an iteration instead (for solvers "
         "that declare phases: RESEDA, the cuckoo search...), the phase and what it did in the caption and the "
-        "cells it changed outlined: a run of L iterations of P phases has 1 + L*P frames. Every option is "
-        "checked before the run; Ctrl-C stops and writes nothing.",
+        "cells it changed outlined: a run of L iterations of P phases has 1 + L*P frames. For a slide, "
+        "--from 14 --to 18 draws only that stretch of the run, --size 1920x1080 sets the frame's pixels and "
+        "--caption-size its caption's points. Every option is checked before the run (an .mp4 where no ffmpeg "
+        "runs included); Ctrl-C stops and writes nothing.",
     )
     a.add_argument("puzzle", help="file, '-' for stdin, bundled puzzle name or puzzle text (the first puzzle is used)")
     a.add_argument("--algo", required=True, help="algorithm (see `sudoku-lab algorithms`)")
@@ -74,6 +103,24 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
         "phases only; one line refuses the others before any work)",
     )
     a.add_argument(
+        "--from",
+        dest="from_iteration",
+        type=int_option(0),
+        default=None,
+        metavar="START",
+        help="draw the run from the state after START iterations (it still starts from the puzzle; the first START "
+        "iterations are run, not drawn); default 0",
+    )
+    a.add_argument(
+        "--to",
+        dest="to_iteration",
+        type=int_option(0),
+        default=None,
+        metavar="STOP",
+        help="draw it to the state after STOP iterations, where the run stops whatever --until says (--from 14 "
+        "--to 18: EDA steps 14 to 18 of RESEDA, for a slide); default: the run's end",
+    )
+    a.add_argument(
         "--view",
         default="convergence",
         help="what is drawn beside the board: convergence (the declared curves up to the frame, with a "
@@ -89,9 +136,25 @@ def add_cli(sub: argparse._SubParsersAction, algo: str | None = None) -> None:
     a.add_argument(
         "--dpi",
         type=int_option(*DPI_RANGE),
-        default=100,
+        default=None,
         help=f"resolution, {DPI_RANGE[0]} to {DPI_RANGE[1]}: a frame is 10.24 x 5.12 inches "
-        "(default 100: 1024 x 512 pixels)",
+        "(default 100: 1024 x 512 pixels); or give --size",
+    )
+    a.add_argument(
+        "--size",
+        type=_size_option,
+        default=None,
+        metavar="WxH",
+        help="the frame's width and height in pixels instead of --dpi, e.g. 1920x1080 (from square to 3:1; even "
+        "numbers for .mp4); the texts keep their share of the frame at every size",
+    )
+    a.add_argument(
+        "--caption-size",
+        type=_points_option,
+        default=DEFAULT_CAPTION,
+        metavar="PT",
+        help=f"the caption's size in points of a frame 5.12 inches high, {CAPTION_RANGE[0]:g} to "
+        f"{CAPTION_RANGE[1]:g} (default {DEFAULT_CAPTION:g}: a line about 3.5 %% of the frame's height)",
     )
     a.add_argument("--quiet", action="store_true", help="no progress bar")
     add_solver_params(a, algo)
@@ -111,7 +174,13 @@ def cmd_animate(args: argparse.Namespace) -> int:
     params = solver_params(args.algo, args)
     parse_until(args.until)
     puzzle = resolve_puzzle(args.puzzle)
-    animation.check_animation(args.out, args.algo, view=args.view, every=args.every, fps=args.fps, dpi=args.dpi)
+    span = None
+    if args.from_iteration is not None or args.to_iteration is not None:
+        span = (args.from_iteration or 0, args.to_iteration)
+        if span[1] is not None and span[1] < span[0]:
+            raise ParameterError(f"--to {span[1]} is before --from {span[0]}: nothing to draw", name="to")
+    look = {"fps": args.fps, "dpi": args.dpi, "size": args.size, "caption_size": args.caption_size}
+    animation.check_animation(args.out, args.algo, view=args.view, every=args.every, iterations=span, **look)
 
     show = _Progress(not args.quiet, ProgressBar(enabled=not args.quiet, unit="frames"), RunProgress(not args.quiet))
     intr = interruptible("stopping: the animation is not written (Ctrl-C again to quit at once)")
@@ -126,10 +195,10 @@ def cmd_animate(args: argparse.Namespace) -> int:
                 until=args.until,
                 every=args.every,
                 view=args.view,
-                fps=args.fps,
-                dpi=args.dpi,
+                iterations=span,
                 progress=show,
                 should_stop=stop.is_set,
+                **look,
             )
     finally:
         show.close()
@@ -146,6 +215,8 @@ def cmd_animate(args: argparse.Namespace) -> int:
         every = f"a frame every {result.every:,} {name}{'s' if result.every > 1 else ''}"
     else:
         every = "a frame every phase"
+    if span is not None:
+        every += f" from {span[0]:,} to {last.iteration:,}"
     print(
         f"wrote {result.path}: {result.frames} frames of {w} x {h}, {every}; {args.algo} seed {args.seed}: "
         f"{result.reason} after {last.iteration:,} {name}s, best cost {last.best_cost}"

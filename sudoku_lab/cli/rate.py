@@ -7,7 +7,7 @@ import json
 import sys
 
 from .._checks import checked
-from ..errors import EXIT_USAGE, ParameterError, PuzzleError
+from ..errors import EXIT_USAGE, DataFileError, ParameterError, PuzzleError
 
 __all__ = ["add_cli", "cmd_rate"]
 
@@ -76,20 +76,29 @@ def cmd_rate(args: argparse.Namespace) -> int:
     status = 0
     rated = []
     for arg in args.puzzle:
-        for k, p in enumerate(resolve_puzzles(arg)):
-            label = _label(arg, p.name, k)
-            try:
-                rated.append((label, rate(p)))
-            except PuzzleError as e:
-                print(f"sudoku-lab: error: {label}: {e}", file=sys.stderr)
-                status = EXIT_USAGE
+        # Each argument on its own: one that names nothing, or a file with a bad puzzle, is one line on stderr
+        # (and exit status 2), and every puzzle read before and after it is still rated and printed.
+        try:
+            for k, p in enumerate(resolve_puzzles(arg)):
+                label = _label(arg, p.name, k)
+                try:
+                    rated.append((label, rate(p)))
+                except PuzzleError as e:
+                    print(f"sudoku-lab: error: {label}: {e}", file=sys.stderr)
+                    status = EXIT_USAGE
+        except (PuzzleError, DataFileError) as e:
+            print(f"sudoku-lab: error: {e}", file=sys.stderr)
+            status = EXIT_USAGE
     if not rated:
         return status
+    # The form follows what was asked for, not what could be read: several arguments are a table (a JSON list)
+    # even when only one of them was rated.
+    one = len(rated) == 1 and len(args.puzzle) == 1
     if args.json:
         docs = [{"name": label, **r.to_dict()} for label, r in rated]
-        print(json.dumps(docs[0] if len(docs) == 1 else docs, indent=1 if len(docs) == 1 else None))
+        print(json.dumps(docs[0] if one else docs, indent=1 if one else None))
         return status
-    if len(rated) == 1 or args.steps:
+    if one or args.steps:
         for label, r in rated:
             print(f"{label}: {r.grade} (score {r.score}; hardest technique: {r.hardest.name}; {len(r.steps)} steps)")
             for i, s in enumerate(r.steps, 1):

@@ -8,7 +8,7 @@ import time
 
 from .._checks import checked
 from ..engine._progress import RunProgress, interruptible
-from ..errors import EXIT_USAGE, ParameterError
+from ..errors import EXIT_USAGE, ParameterError, PuzzleError
 from ..model.resolve import resolve_puzzles
 from ..solvers.base import DEFAULT_SEED
 from ._console import add_solver_params, comment as _comment, print_puzzle as _print_puzzle, seed_option, solver_params
@@ -75,12 +75,17 @@ def _solve_exact(puzzles, args) -> int:
     from ..model.puzzle import Puzzle
     from ..stepping.warmup import warm_once
 
-    head = list(itertools.islice(puzzles, 2))  # one puzzle prints bare; several get a comment each
-    many = len(head) > 1
+    head = list(itertools.islice(puzzles, 1))
+    try:
+        head += itertools.islice(puzzles, 1)  # one puzzle prints bare; several get a comment each
+        bad = None
+    except PuzzleError as e:  # a bad second puzzle: the first is still solved and printed, then the error
+        bad = e
+    many = len(head) > 1 or bad is not None
     warm_once()  # before the first time printed
     status = 0
     printed = 0
-    for p in itertools.chain(head, puzzles):
+    for p in itertools.chain(head, puzzles if bad is None else ()):
         p.check_clashes()
         t = time.perf_counter()
         sol = exact.solve(p)
@@ -93,6 +98,8 @@ def _solve_exact(puzzles, args) -> int:
             _comment(f"# {p.name or 'puzzle'} ({dt * 1000:.2f} ms)")
         _print_puzzle(Puzzle(sol, n=p.n, name=p.name), args.format, first=printed == 0)
         printed += 1
+    if bad is not None:
+        raise bad
     return status
 
 

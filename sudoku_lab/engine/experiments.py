@@ -28,6 +28,7 @@ import numpy as np
 
 from .._checks import checked
 from ..errors import ParameterError
+from ..files import json_loads
 from ..model.puzzle import Puzzle
 from ..stepping.warmup import warm_once, warm_up
 from ._chunks import ChunkSizer, finished_runs, next_chunk, prepend, remaining
@@ -170,7 +171,7 @@ class RunResult:
             cost=int(row["cost"]),
             best_cost=int(row["best_cost"]),
             grid=grid,
-            extra=json.loads(row["extra"] or "{}"),
+            extra=json_loads(row["extra"] or "{}"),
             restarts=int(row["restarts"] or 0),
             host=row.get("host") or "",
             finished=float(finished or 0.0),

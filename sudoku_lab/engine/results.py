@@ -68,7 +68,17 @@ import pyarrow as pa
 from .. import __version__
 from .._checks import checked
 from ..errors import DataFileError, PuzzleError
-from ..files import check_regular, decode, open_binary, os_reason, read_lines, read_text, write_file, write_text
+from ..files import (
+    check_regular,
+    decode,
+    json_loads,
+    open_binary,
+    os_reason,
+    read_lines,
+    read_text,
+    write_file,
+    write_text,
+)
 
 if TYPE_CHECKING:  # names of annotations only: these modules import this one
     from .experiments import RunResult, Task
@@ -787,9 +797,9 @@ def _opening(
             )
         return None, None
     prov = _read_provenance(path)
-    fmt = prov.get("format")
+    fmt = _format_of(prov, path)
     writer = (prov.get("sessions") or [{}])[-1].get("writer", {}).get("sudoku_lab", "?")
-    if not isinstance(fmt, int) or fmt > FORMAT:
+    if fmt > FORMAT:
         raise DataFileError(
             f"{path}: results format {fmt} was written by sudoku-lab {writer}, newer than this "
             f"{__version__} (format {FORMAT}); upgrade sudoku-lab to add runs to it",
@@ -962,7 +972,7 @@ def _journal_rows(lines: Iterable[tuple[int, bytes]], path: Path) -> Iterator[tu
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json_loads(line)
             if not isinstance(row, dict):
                 raise TypeError("not an object")
             missing = _REQUIRED - set(row)
@@ -1045,10 +1055,41 @@ def _table_rows(path: Path) -> int:
         return -1
 
 
+def _format_of(prov: dict, path: Path) -> int:
+    """The sidecar's ``format``, a positive integer; DataFileError naming what it holds instead.
+
+    A value that is not one (the text ``"1"``, ``1.0``, ``true``, nothing) is a malformed file, said as such:
+    only a real integer above :data:`FORMAT` is a newer writer's directory, which its callers refuse.
+    """
+    if "format" not in prov:
+        raise DataFileError(f"{path}: malformed results sidecar: it has no format (an integer)", path=path)
+    fmt = prov["format"]
+    if isinstance(fmt, bool) or not isinstance(fmt, int):
+        raise DataFileError(
+            f"{path}: malformed results sidecar: format must be an integer, got {_json_kind(fmt)}", path=path
+        )
+    if fmt < 1:
+        raise DataFileError(f"{path}: malformed results sidecar: format must be 1 or more, got {fmt}", path=path)
+    return fmt
+
+
+def _json_kind(value: object) -> str:
+    """A JSON value in words, as a file's reader wrote it: ``the text '1'``, ``the number 1.5``, ``null``."""
+    if isinstance(value, str):
+        return f"the text {value[:40]!r}" + ("..." if len(value) > 40 else "")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, float):
+        return f"the number {value!r}"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
+
+
 def _read_provenance(path: Path) -> dict:
     text = read_text(path, "results provenance", max_bytes=64 << 20, streams=False)
     try:
-        prov = json.loads(text)
+        prov = json_loads(text)
         if not isinstance(prov, dict) or "spec" not in prov:
             raise ValueError("no spec")
     except (json.JSONDecodeError, ValueError) as e:
@@ -1127,7 +1168,7 @@ def load_results(path: str | os.PathLike[str]) -> Results:
     if not prov_path.exists() and not table_path.exists():
         raise DataFileError(f"{d} is not a results directory (no {TABLE} or {PROVENANCE})", path=d)
     prov = _read_provenance(prov_path) if prov_path.exists() else {}
-    if isinstance(prov.get("format"), int) and prov["format"] > FORMAT:
+    if prov and _format_of(prov, prov_path) > FORMAT:
         raise DataFileError(
             f"{prov_path}: results format {prov['format']} is newer than this sudoku-lab "
             f"{__version__} reads (format {FORMAT}); upgrade sudoku-lab",
@@ -1181,7 +1222,7 @@ def _read_legacy(lines: Iterator[tuple[int, bytes]], path: Path) -> Results:
 
     _, first = next(lines, (1, b""))
     try:
-        head = json.loads(decode(first, path, "results file"))["header"]
+        head = json_loads(decode(first, path, "results file"))["header"]
         if not isinstance(head, dict) or head.get("kind") not in ("grades", "compare"):
             raise KeyError("kind")
     except (json.JSONDecodeError, KeyError, TypeError):
@@ -1200,7 +1241,7 @@ def _read_legacy(lines: Iterator[tuple[int, bytes]], path: Path) -> Results:
         if not line.strip():
             continue
         try:
-            d = json.loads(line)
+            d = json_loads(line)
             if head["kind"] == "grades":
                 givens, config, run = puzzles[0], d["solver"], int(d["seed"]) - int(head.get("seed0", 0))
             else:

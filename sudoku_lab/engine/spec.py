@@ -536,6 +536,8 @@ def parse_spec(text: str, source: str | os.PathLike[str] | None = None) -> Exper
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
         at = f"{where} line {line}, column {m.group(2)}" if m else where
         raise SpecError(f"{at}: not valid TOML: {msg}", path=source, line=line) from None
+    except RecursionError:  # tomllib recurses per nested array or inline table: [[[[... is a file's error
+        raise SpecError(f"{where}: not valid TOML: arrays or tables nested too deeply", path=source) from None
     chk = _Checker(where, _Lines(text))
     base = Path(source).parent if source is not None else Path.cwd()
     spec = _build(data, chk, base)

@@ -471,7 +471,13 @@ def _named(puzzles: Iterator[Puzzle], source: str, stem: str) -> Iterator[Puzzle
         first = next(puzzles, None)
         if first is None:
             raise PuzzleError("no puzzle found", kind="empty")
-        second = next(puzzles, None)
+        try:
+            second = next(puzzles, None)
+        except PuzzleError:
+            # The look-ahead that names the first puzzle met a bad second one: the first is still given (one of
+            # several, so stem:1) before the error, as every puzzle before a bad one is.
+            yield first if first.name else first.renamed(f"{stem}:1")
+            raise
         if second is None:
             yield first if first.name else first.renamed(stem)
             return

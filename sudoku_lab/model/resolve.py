@@ -54,6 +54,8 @@ def resolve_puzzles(arg: str, progress: Callable[[int, int | None], object] | No
     ------
     ParameterTypeError
         An argument of the wrong kind (also a TypeError).
+    PuzzleError
+        An empty (or blank) argument, at once.
     PuzzleError, DataFileError
         When nothing matches or the file cannot be read (as the iterator is consumed).
     """
@@ -69,6 +71,13 @@ def resolve_puzzles(arg: str, progress: Callable[[int, int | None], object] | No
     if arg == "-":
         return iter_puzzles(sys.stdin.buffer, name="<stdin>", progress=progress, allow_clashes=allow_clashes)
     path = Path(os.path.expanduser(arg))
+    if not arg.strip() and not _is(path.is_file):
+        # Path("") is the current directory: an empty argument (a shell variable never set) was read as one.
+        raise PuzzleError(
+            "the puzzle argument is empty: give a file, '-' for standard input, a bundled puzzle or collection "
+            "name, or the puzzle's text",
+            kind="empty",
+        )
     collections = [c.name for c in library.collections()]
     if _is(path.exists) and not (_is(path.is_dir) and arg in collections):
         return iter_puzzles(path, progress=progress, allow_clashes=allow_clashes)

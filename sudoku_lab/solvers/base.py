@@ -27,8 +27,8 @@ iterations. The rules mid-iteration (``phase > 0``):
   whole iterations done, and the trace gets the iteration's row when it ends);
 - :meth:`Solver.state_dict` / :meth:`Solver.load_state` are exact: the keyframe holds the phase
   and what the iteration has computed so far;
-- a :class:`~sudoku_lab.stepping.history.History` refuses a solver in the middle of an iteration
-  (its keyframes and seeks are at iteration boundaries).
+- a :class:`~sudoku_lab.stepping.history.History` keeps its keyframes and seeks at iteration
+  boundaries, and records (or starts from) a solver in the middle of an iteration all the same.
 
 A solver that declares no phases raises RuntimeError from :meth:`Solver.step_phase` (front ends
 offer phase steps only where ``phases`` is not empty).
@@ -56,7 +56,7 @@ import numpy.typing as npt
 
 from .._checks import checked
 from .._kernels.status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED
-from ..errors import ParameterError
+from ..errors import ParameterError, ParameterTypeError
 from ..model.geometry import geometry
 from ..model.puzzle import Puzzle
 from ..plugins import Registry
@@ -173,9 +173,16 @@ class Param:
         Raises
         ------
         ParameterError
-            Naming the parameter, the bad value and the allowed range.
+            Naming the parameter, the bad value and the allowed range (a ParameterTypeError for a bool given
+            for a number).
         """
         v = value
+        if self.kind in ("int", "float") and isinstance(v, (bool, np.bool_)):
+            # A bool is an int to Python (True == 1), so float(True) would pass as 1.0: a TOML `alpha = true`
+            # or set_params(alpha=True) is a mistake, refused like any other value of the wrong kind.
+            raise ParameterTypeError(
+                f"{self.name} must be {self.range_text()}, got {value!r} (a bool, not a number)", name=self.name
+            )
         try:
             if self.kind == "bool":
                 if isinstance(v, str):

@@ -385,6 +385,7 @@ class Reseda(KernelSolver):
         self.permutations = None
         self.perm_order = None
         self.perm_index = -1
+        self.final_grid = None  # the failed first run's grid, once there is one (a reused solver forgets the last)
         if self._params["coupling"]:
             box = self._params["coupling_box"] - 1
             self.permutations = admissible_box_permutations(pz.grid, pz.n, box)
@@ -633,7 +634,7 @@ class Reseda(KernelSolver):
             run_kind=self.run_kind,
             pending=self.pending,
             perm_index=self.perm_index,
-            final_grid=getattr(self, "final_grid", None),
+            final_grid=self.final_grid,
             permutations=self.permutations,
             perm_order=self.perm_order,
         )
@@ -653,8 +654,8 @@ class Reseda(KernelSolver):
             setattr(self, key, st[key])
         self.zone_queue = list(st["zone_queue"])
         self.history = [dict(h) for h in st["history"]]
-        if st["final_grid"] is not None:
-            self.final_grid = st["final_grid"].copy()
+        # None too: a keyframe from before the first run failed leaves none of a later state behind (a seek back).
+        self.final_grid = None if st["final_grid"] is None else st["final_grid"].copy()
 
 
 # ------------------------------------------------------------------ helpers

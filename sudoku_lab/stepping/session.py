@@ -19,8 +19,10 @@ The file format: one zip archive (suffix :data:`SUFFIX`, ``.sudoku-session``) wi
     ``seed``, ``events``, ``state``, ``ui``, ``history``) as tagged JSON (below).
 ``arrays.npz``
     Every numpy array of the session, under the key its JSON placeholder names
-    (``a0``, ``a1``, ...), written by :func:`numpy.savez_compressed` and read with
-    ``allow_pickle=False``.
+    (``a0``, ``a1``, ...: members ``a0.npy``, ...), written by
+    :func:`numpy.savez_compressed`. Each is read from its checked ``.npy`` header
+    (:meth:`~sudoku_lab.files.ZipMembers.read_array`), never by a loader that can
+    unpickle.
 
 JSON holds ``None``, bools, strings, lists, finite floats, integers up to 2**53 and
 objects with string keys as themselves; everything else is an object with a
@@ -45,11 +47,47 @@ to any iteration recorded before it was saved::
     history = restore_history(load_session(path))   # history.solver continues the run
     history.seek(20)                                 # the original's iteration 20, exactly
 
-A file that is not a zip archive, is truncated, lacks a member, holds bad JSON,
-names another format or a newer version, names a solver not registered here, or
-whose arrays do not fit what the JSON says is one
-:class:`~sudoku_lab.errors.DataFileError`, one line naming the file and the
-problem; nothing is half-loaded.
+A session is the exact moment it was saved at: between iterations, after a rewind (the recorded run
+goes on past it: stepping replays it), while a run went on (the state is taken between two chunks), or
+in the middle of an iteration stepped by phases (the keyframe holds the phase and what the iteration
+computed so far; the reopened solver's next :meth:`~sudoku_lab.solvers.Solver.step_phase` is the
+original's next phase). A history saved with it rebuilds around that moment; without one, the moment
+is the origin of a new history (see :class:`~sudoku_lab.stepping.history.History`).
+
+A saved history is a claim about a run, checked against it: what can be seen cheaply when the file
+is read (one :class:`~sudoku_lab.errors.DataFileError` line naming the iteration: a ``furthest`` its
+keyframes cannot have, a keyframe of another seed, a change moved to another iteration...), the rest
+by replay before any of its keyframes is used (:meth:`History.verify
+<sudoku_lab.stepping.history.History.verify>`; a difference is a
+:class:`~sudoku_lab.errors.HistoryError` naming the iteration, and the history is refused).
+
+A session file is untrusted input (a teacher hands one to a class) and is read
+within limits, each checked before anything is inflated (against the sizes the
+archive declares) and again while inflating (a member is read in chunks into a
+buffer of its declared size, so one that lies costs at most that size):
+
+- the file at most :data:`MAX_BYTES` (1 GiB);
+- exactly the members ``session.json`` and ``arrays.npz``, each once, stored or
+  deflated, not encrypted; any other member is refused without being read;
+- ``session.json`` at most :data:`MAX_JSON_BYTES` (64 MB), nested at most
+  :data:`~sudoku_lab.files.MAX_JSON_DEPTH` (100) deep, checked before parsing;
+- inside ``arrays.npz`` exactly the arrays ``session.json`` references (read
+  first, so an unreferenced member is refused unread), each an ``.npy`` of
+  format 1.0 or 2.0 with a plain dtype (bool, integer, float, complex, text)
+  whose shape matches the bytes it holds;
+- any one member (``arrays.npz``, one array) at most :data:`MAX_MEMBER_BYTES`
+  (500 MB) inflated, and all of them together, the arrays inside ``arrays.npz``
+  counted as well, at most :data:`MAX_INFLATED_BYTES` (1 GB). A history of
+  200 MB (the window's default limit) inflates to about 220 MB.
+
+The limits are read at each load: a script raises them for a bigger file.
+
+A file that is not a zip archive, is truncated, lacks a member or holds one it
+should not, passes a limit, holds bad JSON, names another format or a newer
+version, names a solver not registered here, or whose arrays do not fit what the
+JSON says is one :class:`~sudoku_lab.errors.DataFileError`, one line naming the
+file, the member and the problem (text quoted from the file escaped); nothing is
+half-loaded.
 """
 
 from __future__ import annotations
@@ -60,16 +98,16 @@ import json
 import math
 import os
 import zipfile
-import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
 from .. import __version__
 from .._checks import checked
 from ..errors import DataFileError, ParameterError, SudokuLabError
-from ..files import read_bytes, write_file
+from ..files import MAX_JSON_DEPTH, Inflation, ZipMembers, _size_text, json_loads, open_binary, write_file
 from ..model.puzzle import Puzzle
 from ..solvers import Event, Solver, create, registry
 from .history import DEFAULT_MEMORY_LIMIT, History
@@ -99,6 +137,17 @@ JSON_MEMBER = "session.json"
 ARRAYS_MEMBER = "arrays.npz"
 #: The largest session file read (a recorded history included).
 MAX_BYTES = 1 << 30
+#: The most one member of a session may inflate to: ``arrays.npz``, or one array inside it. Checked against
+#: the size each member declares before anything is inflated, and enforced while inflating. Like the two
+#: limits below, read at each load, so it can be raised for a bigger file (or lowered, as the tests do).
+MAX_MEMBER_BYTES = 500_000_000
+#: The most ``session.json`` may hold. Parsed JSON takes several times its text in memory; a history of
+#: 200 MB recorded at every iteration writes about 31 MB of it.
+MAX_JSON_BYTES = 64_000_000
+#: The most all of a session's members may inflate to together, the arrays inside ``arrays.npz`` counted
+#: as well as that archive itself: what loading a session may cost in memory. A history of 200 MB (the
+#: window's default limit) inflates to about 220 MB, at most about 470 MB if nothing compressed.
+MAX_INFLATED_BYTES = 1_000_000_000
 #: Integers beyond this magnitude are stored as text (JSON readers other than Python's lose them).
 _SAFE_INT = 2**53
 #: Array kinds an ``.npz`` holds without pickle: bool, integers, floats, complex, strings.
@@ -221,18 +270,21 @@ def _encode(obj: Any, path: str, arrays: dict[str, np.ndarray]) -> Any:
     )
 
 
-def _decode(obj: Any, path: str, arrays: Mapping[str, np.ndarray]) -> Any:
+def _decode(obj: Any, path: str, arrays: Mapping[str, np.ndarray], depth: int = 0) -> Any:
     if obj is None or isinstance(obj, (bool, str, int, float)):
         return obj
+    if depth >= MAX_JSON_DEPTH:  # the recursion below is bounded: never a RecursionError, whatever is given
+        raise _Unreadable(f"{_path_text(path)} is nested more than {MAX_JSON_DEPTH} deep")
+    depth += 1
     if isinstance(obj, list):
-        return [_decode(v, f"{path}[{i}]", arrays) for i, v in enumerate(obj)]
+        return [_decode(v, f"{path}[{i}]", arrays, depth) for i, v in enumerate(obj)]
     if not isinstance(obj, dict):
         raise _Unreadable(f"{_path_text(path)} holds a {type(obj).__name__}")
     tag = obj.get(_TAG)
     if tag is None:
-        return {k: _decode(v, f"{path}.{k}" if path else k, arrays) for k, v in obj.items()}
+        return {k: _decode(v, f"{path}.{k}" if path else k, arrays, depth) for k, v in obj.items()}
     try:
-        return _decode_tagged(tag, obj, path, arrays)
+        return _decode_tagged(tag, obj, path, arrays, depth)
     except _Unreadable:
         raise
     except (KeyError, TypeError, ValueError, OverflowError, SudokuLabError) as e:
@@ -240,16 +292,16 @@ def _decode(obj: Any, path: str, arrays: Mapping[str, np.ndarray]) -> Any:
         raise _Unreadable(f"{_path_text(path)} is not a readable {tag} ({what})") from None
 
 
-def _decode_tagged(tag: str, obj: dict, path: str, arrays: Mapping[str, np.ndarray]) -> Any:
+def _decode_tagged(tag: str, obj: dict, path: str, arrays: Mapping[str, np.ndarray], depth: int) -> Any:
     if tag == "tuple":
-        return tuple(_decode(v, f"{path}[{i}]", arrays) for i, v in enumerate(_list(obj["items"])))
+        return tuple(_decode(v, f"{path}[{i}]", arrays, depth) for i, v in enumerate(_list(obj["items"])))
     if tag == "dict":
         out = {}
         for i, pair in enumerate(_list(obj["items"])):
             if not isinstance(pair, list) or len(pair) != 2:
                 raise ValueError("an item is not a [key, value] pair")
-            k = _decode(pair[0], f"{path}[key {i}]", arrays)
-            out[k] = _decode(pair[1], f"{path}[{k!r}]", arrays)
+            k = _decode(pair[0], f"{path}[key {i}]", arrays, depth)
+            out[k] = _decode(pair[1], f"{path}[{k!r}]", arrays, depth)
         return out
     if tag == "int":
         return int(_str(obj["value"]))
@@ -261,7 +313,7 @@ def _decode_tagged(tag: str, obj: dict, path: str, arrays: Mapping[str, np.ndarr
         dtype = np.dtype(_str(obj["dtype"]))
         if dtype.kind not in "biuf":
             raise ValueError(f"dtype {dtype} is not a number")
-        return dtype.type(_decode(obj["value"], path, arrays))
+        return dtype.type(_decode(obj["value"], path, arrays, depth))
     if tag == "bytes":
         return base64.b64decode(_str(obj["base64"]), validate=True)
     if tag == "ndarray":
@@ -280,8 +332,8 @@ def _decode_tagged(tag: str, obj: dict, path: str, arrays: Mapping[str, np.ndarr
             int(obj["iteration"]),
             _str(obj["kind"]),
             _str(obj["name"]),
-            _decode(obj.get("old"), f"{path}.old", arrays),
-            _decode(obj.get("new"), f"{path}.new", arrays),
+            _decode(obj.get("old"), f"{path}.old", arrays, depth),
+            _decode(obj.get("new"), f"{path}.new", arrays, depth),
         )
     if tag == "Puzzle":
         solution = obj.get("solution")
@@ -293,7 +345,8 @@ def _decode_tagged(tag: str, obj: dict, path: str, arrays: Mapping[str, np.ndarr
             raise ValueError("its name is not text")
         p = Puzzle.parse(_str(obj["text"]), n=int(obj["n"]), name=name, allow_clashes=True)
         return p.replace(
-            metadata=meta, solution=None if solution is None else _decode(solution, f"{path}.solution", arrays)
+            metadata=meta,
+            solution=None if solution is None else _decode(solution, f"{path}.solution", arrays, depth),
         )
     raise ValueError(f"unknown type tag {tag!r}")
 
@@ -345,8 +398,9 @@ def decode(value: Any, arrays: Mapping[str, np.ndarray]) -> Any:
     Raises
     ------
     ValueError
-        A malformed tag or an array that does not fit its placeholder, in one
-        line naming where.
+        A malformed tag, an array that does not fit its placeholder, or a value
+        nested more than :data:`~sudoku_lab.files.MAX_JSON_DEPTH` deep, in one
+        line naming where (never a ``RecursionError``).
     """
     try:
         return _decode(value, "", arrays)
@@ -395,45 +449,74 @@ def _bad(path, problem: str) -> DataFileError:
     return DataFileError(f"session file {path}: {problem}".replace("\n", " "), path=path)
 
 
-def _read_members(path, data: bytes) -> tuple[bytes, bytes]:
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        if data[:4] == b"PK\x03\x04":
-            raise _bad(path, "truncated (its zip directory is missing)") from None
-        raise _bad(path, "not a session file (not a zip archive)") from None
-    except (OSError, ValueError, EOFError) as e:
-        raise _bad(path, f"not a session file ({e})") from None
-    with zf:
-        names = set(zf.namelist())
-        missing = [m for m in (JSON_MEMBER, ARRAYS_MEMBER) if m not in names]
-        if missing == [JSON_MEMBER, ARRAYS_MEMBER]:
-            raise _bad(path, f"not a session file (a zip archive without {JSON_MEMBER} and {ARRAYS_MEMBER})")
-        if missing:
-            raise _bad(path, f"incomplete: the archive has no {missing[0]}")
-        out = []
-        for member in (JSON_MEMBER, ARRAYS_MEMBER):
-            try:
-                out.append(zf.read(member))
-            except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as e:
-                raise _bad(path, f"corrupt or truncated: {member} cannot be read ({e})") from None
-    return out[0], out[1]
+@contextmanager
+def _archive(path, budget: Inflation) -> Iterator[ZipMembers]:
+    """The session file's archive, its directory checked (see :class:`~sudoku_lab.files.ZipMembers`)."""
+    with open_binary(path, "session file", streams=False) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > MAX_BYTES:
+            raise _bad(path, f"it is {_size_text(size)}; at most {_size_text(MAX_BYTES)} are read from a session file")
+        with ZipMembers(
+            fh,
+            f"session file {path}",
+            "a session file",
+            allowed=(JSON_MEMBER, ARRAYS_MEMBER),
+            required=(JSON_MEMBER, ARRAYS_MEMBER),
+            unexpected=f"a session file does not have (it holds {JSON_MEMBER} and {ARRAYS_MEMBER} only)",
+            max_member=MAX_MEMBER_BYTES,
+            budget=budget,
+            path=path,
+        ) as members:
+            yield members
 
 
-def _read_arrays(path, raw: bytes) -> dict[str, np.ndarray]:
-    if raw[:4] != b"PK\x03\x04" and raw[:4] != b"PK\x05\x06":  # np.load would take anything else for a pickle
-        raise _bad(path, f"{ARRAYS_MEMBER} is corrupt (not an .npz archive)")
+def _read_json(path, members: ZipMembers) -> Any:
+    """``session.json``, parsed: bounded in size before it is inflated and in depth before it is parsed."""
+    if members.size(JSON_MEMBER) > MAX_JSON_BYTES:
+        raise _bad(
+            path,
+            f"{JSON_MEMBER} would inflate to {_size_text(members.size(JSON_MEMBER))}, more than the "
+            f"{_size_text(MAX_JSON_BYTES)} read of it; nothing was inflated",
+        )
+    raw = members.read(JSON_MEMBER)  # its own one line if it is corrupt or lies about its size
     try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
-            return {key: npz[key] for key in npz.files}
-    except ValueError as e:
-        if "allow_pickle" in str(e) or "Object arrays" in str(e):
-            raise _bad(
-                path, f"{ARRAYS_MEMBER} holds an object array, which is never loaded (it needs pickle)"
-            ) from None
-        raise _bad(path, f"{ARRAYS_MEMBER} is corrupt ({e})") from None
-    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, KeyError) as e:
-        raise _bad(path, f"{ARRAYS_MEMBER} is corrupt ({e or type(e).__name__})") from None
+        return json_loads(raw.decode("utf-8"))
+    except ValueError as e:  # bad UTF-8, bad JSON, nested too deeply, an integer of too many digits
+        raise _bad(path, f"{JSON_MEMBER} is not valid JSON ({e})") from None
+
+
+def _array_keys(body: Any) -> set[str]:
+    """The keys of the array placeholders in ``body``, the ones :func:`_decode` reads (walked without recursion)."""
+    keys: set[str] = set()
+    todo = [body]
+    while todo:
+        v = todo.pop()
+        if type(v) is dict:
+            if v.get(_TAG) == "ndarray":  # what a placeholder holds besides its key is never decoded
+                if type(v.get("key")) is str:
+                    keys.add(v["key"])
+                continue
+            todo.extend([x for x in v.values() if type(x) is dict or type(x) is list])
+        else:
+            todo.extend([x for x in v if type(x) is dict or type(x) is list])
+    return keys
+
+
+def _read_arrays(path, members: ZipMembers, body: Any) -> dict[str, np.ndarray]:
+    """The arrays of ``arrays.npz`` that ``body`` references; any other member is refused without inflating it."""
+    wanted = {f"{key}.npy": key for key in _array_keys(body)}  # numpy.savez names each member KEY.npy
+    raw = members.read(ARRAYS_MEMBER)
+    with ZipMembers(
+        raw,
+        f"session file {path}: {ARRAYS_MEMBER}",
+        "an .npz archive",
+        allowed=wanted,
+        unexpected=f"{JSON_MEMBER} does not reference",
+        max_member=MAX_MEMBER_BYTES,
+        budget=members.budget,
+        path=path,
+    ) as npz:
+        return {wanted[m]: npz.read_array(m, _ARRAY_KINDS) for m in npz.names}
 
 
 @checked
@@ -444,37 +527,37 @@ def load_session(path: str | os.PathLike[str]) -> Session:
     ------
     DataFileError
         One line naming the file and what is wrong: missing or unreadable, not
-        a zip archive, truncated, a member missing, bad JSON, another format, a
-        newer version, a solver not registered here, parameters its solver
-        refuses, arrays whose dtype or shape differ from what the JSON says, an
-        object array (it would need pickle), or a state its solver cannot load.
+        a zip archive, truncated, a member missing or one the format does not
+        have, a limit of the module docstring passed (naming the member and the
+        limit), bad or too deeply nested JSON, another format, a newer version,
+        a solver not registered here, parameters its solver refuses, arrays
+        whose dtype or shape differ from what the JSON says or from their own
+        ``.npy`` header, an object array (it would need pickle), or a state its
+        solver cannot load.
     """
-    data = read_bytes(path, "session file", MAX_BYTES, streams=False)
-    text, raw = _read_members(path, data)
-    try:
-        doc = json.loads(text.decode("utf-8"))
-    except ValueError as e:  # bad UTF-8, bad JSON, an integer of too many digits
-        raise _bad(path, f"{JSON_MEMBER} is not valid JSON ({e})") from None
-    except RecursionError:
-        raise _bad(path, f"{JSON_MEMBER} is nested too deeply") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        found = doc.get("format") if isinstance(doc, dict) else None
-        what = f"format {found!r}" if isinstance(found, str) else "no format name"
-        raise _bad(path, f"not a Sudoku Lab session ({JSON_MEMBER} has {what}, not {FORMAT!r})")
-    version = doc.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise _bad(path, f"unknown session format version {version!r}")
-    if version > VERSION:
-        saved_by = doc.get("saved_by") if isinstance(doc.get("saved_by"), str) else "a newer Sudoku Lab"
-        raise _bad(
-            path,
-            f"written by {saved_by} in session format version {version}; this Sudoku Lab ({__version__}) "
-            f"reads versions up to {VERSION}: upgrade it to open this file",
-        )
-    body = doc.get("session")
-    if not isinstance(body, dict):
-        raise _bad(path, f"{JSON_MEMBER} has no session object")
-    arrays = _read_arrays(path, raw)
+    with _archive(path, Inflation(MAX_INFLATED_BYTES)) as members:
+        doc = _read_json(path, members)
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            found = doc.get("format") if isinstance(doc, dict) else None
+            what = f"format {found!r}" if isinstance(found, str) else "no format name"
+            raise _bad(path, f"not a Sudoku Lab session ({JSON_MEMBER} has {what}, not {FORMAT!r})")
+        version = doc.get("version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise _bad(path, f"unknown session format version {version!r}")
+        if version > VERSION:
+            saved_by = doc.get("saved_by")
+            saved_by = saved_by if isinstance(saved_by, str) else "a newer Sudoku Lab"
+            if len(saved_by) > 80:  # a name, not a page: the message stays one readable line
+                saved_by = saved_by[:77] + "..."
+            raise _bad(
+                path,
+                f"written by {saved_by} in session format version {version}; this Sudoku Lab ({__version__}) "
+                f"reads versions up to {VERSION}: upgrade it to open this file",
+            )
+        body = doc.get("session")
+        if not isinstance(body, dict):
+            raise _bad(path, f"{JSON_MEMBER} has no session object")
+        arrays = _read_arrays(path, members, body)
     try:
         fields = {
             k: _decode(body[k], k, arrays) for k in ("puzzle", "solver", "params", "seed", "events", "state", "ui")
@@ -484,8 +567,6 @@ def load_session(path: str | os.PathLike[str]) -> Session:
         raise _bad(path, f"the session lacks its {e.args[0]!r} entry") from None
     except _Unreadable as e:
         raise _bad(path, str(e)) from None
-    except RecursionError:
-        raise _bad(path, f"{JSON_MEMBER} is nested too deeply") from None
     return _checked_session(path, fields)
 
 
@@ -545,7 +626,12 @@ def _checked_session(path, f: dict) -> Session:
 
 
 def _rebuilt(session: Session, memory_limit: int | None = None) -> History:
-    """The session's History around its restored solver; DataFileError (one line) for a history that does not fit."""
+    """The session's History around its restored solver; DataFileError (one line) for a history that does not fit.
+
+    What can be seen without replaying the recorded run is checked here (:meth:`History.from_record
+    <sudoku_lab.stepping.history.History.from_record>`); the rest is confirmed by the replays the
+    history makes (:meth:`~sudoku_lab.stepping.history.History.verify`).
+    """
     solver = restore_solver(session)
     try:
         history = History.from_record(solver, session.history, memory_limit=memory_limit)
@@ -635,26 +721,39 @@ def restore_history(session: Session, memory_limit: int | None = None) -> Histor
     """The session's solver (:func:`restore_solver`) inside the :class:`~sudoku_lab.stepping.history.History`
     it was saved with, so the run can be rewound to any iteration recorded before the session was saved.
 
-    ``history.solver`` is the restored solver, at the saved iteration: ``history.seek(i)`` gives the
-    original run's snapshot at ``i`` and stepping on replays the recorded run (its parameter changes
-    included), then goes on exactly as the original would. A session saved without a history gives a new
-    history whose origin is the saved iteration (nothing before it can be shown).
+    ``history.solver`` is the restored solver, at the saved moment (in the middle of an iteration if it
+    was saved there): ``history.seek(i)`` gives the original run's snapshot at ``i`` and stepping on
+    replays the recorded run (its parameter changes included), then goes on exactly as the original
+    would. A session saved without a history gives a new history whose origin is the saved moment
+    (nothing before it can be shown). The saved history is confirmed by replay as it is used (see the
+    module docstring): a seek into a stretch not confirmed yet replays it first, once, and
+    ``history.verify()`` confirms all of it (a re-run of the recorded run).
 
     Parameters
     ----------
     session : Session
     memory_limit : int, optional
-        The history's memory limit in bytes (default: the saved one, or
+        The history's memory limit in bytes, positive (None: the saved one, or
         :data:`~sudoku_lab.stepping.history.DEFAULT_MEMORY_LIMIT` without a saved history).
 
     Raises
     ------
     DataFileError
         The saved history does not fit the session (a key missing, a value of the wrong type, a
-        keyframe beyond the recorded run, arrays missing...): one line naming what is wrong.
+        keyframe beyond the recorded run or of another seed, a ``furthest`` its keyframes cannot
+        have, a change at another iteration than its events, arrays missing...): one line naming
+        what is wrong.
     ParameterError
-        The solver is not registered or refuses the parameters, or ``memory_limit`` is too small.
+        The solver is not registered or refuses the parameters, or ``memory_limit`` is not positive
+        (0 included) or smaller than one keyframe.
     """
+    if memory_limit is not None and memory_limit <= 0:  # refused before anything is restored, as History refuses it
+        raise ParameterError(
+            f"restore_history: memory_limit must be a positive number of bytes (or None: the default), "
+            f"got {memory_limit}",
+            name="memory_limit",
+        )
     if session.history is None:
-        return History(restore_solver(session), memory_limit=memory_limit or DEFAULT_MEMORY_LIMIT)
+        limit = DEFAULT_MEMORY_LIMIT if memory_limit is None else memory_limit
+        return History(restore_solver(session), memory_limit=limit)
     return _rebuilt(session, memory_limit)

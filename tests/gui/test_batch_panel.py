@@ -252,3 +252,47 @@ def test_results_of_flags_reopen_with_their_experiment(qtbot, panel, tmp_path):
     assert panel.open_results(str(out))
     assert panel.spec().canonical() == spec.canonical()
     assert panel.status.text() == f"Opened {out}: 4 of 4 runs"
+
+
+def test_before_run_it_says_what_run_does_and_the_runs_go_to_the_data_folder(qtbot, tmp_path, monkeypatch):
+    """Issue 27, item 17: the panel said "0 of 1 runs" before Run, and wrote into the directory it started in."""
+    from sudoku_lab_ui.batch_panel import BatchPanel
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    cwd = tmp_path / "started-here"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    home = tmp_path / "data" / "sudoku-lab" / "results"
+    p = BatchPanel()
+    qtbot.addWidget(p)
+    p.show()
+    try:
+        assert p.progress_bar.text() == "Ready: 10 runs"
+        assert p.out_edit.text() == str(home / "experiment-results")
+        jobs = p.workers_box.value()
+        assert p.status.text() == (
+            "Ready: Run does 1 configuration(s) x 1 puzzle(s) x 10 run(s) = 10 runs; seeds spawn from 2026; budget "
+            f"solved,10s, on {jobs} worker process{'es' if jobs != 1 else ''}; each finished run is saved in "
+            f"{home / 'experiment-results'} (a directory holding this experiment is resumed)"
+        )
+        for box, value in ((p.runs_box, 2), (p.iterations_box, 300), (p.seconds_box, 0), (p.workers_box, 1)):
+            box.setValue(value)
+        qtbot.waitUntil(
+            lambda: "= 2 runs; seeds spawn from 2026; budget solved,300it, on 1 worker process;" in p.status.text()
+        )
+        assert p.progress_bar.text() == "Ready: 2 runs"
+        outcome = run(qtbot, p)
+        assert outcome.done == 2 and len(load_results(home / "experiment-results")) == 2
+        assert list(cwd.iterdir()) == []
+        assert p.status.text().startswith("Done: 2 of 2 runs") and p.progress_bar.text() == "2 of 2 runs"
+        # A broken specification says so before Run; a relative folder typed in is in the data folder.
+        p.toml_edit.setPlainText("runs = = 3\n")
+        qtbot.waitUntil(lambda: p.status.text().startswith("Not ready: ") and "not valid TOML" in p.status.text())
+        assert p.progress_bar.text() == "Not ready"
+        p.name_edit.setText("again")
+        p._form_changed()
+        p.out_edit.clear()
+        qtbot.keyClicks(p.out_edit, "mine")
+        qtbot.waitUntil(lambda: f"saved in {home / 'mine'} (" in p.status.text())
+    finally:
+        p.shutdown()

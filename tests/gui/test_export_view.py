@@ -101,3 +101,20 @@ def test_export_view_says_a_bad_option_in_one_line(window, qtbot, tmp_path):
     assert dialog.message.text().startswith("Export failed: the figure's width must be from 1.27 to 101.6 cm")
     dialog.close()
     assert dialog.isHidden() and dialog.windowFlags() & Qt.Dialog
+
+
+def test_the_provenance_says_the_runs_real_state(window, qtbot, tmp_path):
+    """Issue 27, item 17: a paused run's data said "status": "running" (the solver's word for not finished)."""
+    win = window("reseda_fig4_1_hard", "hill_climb")
+    _step(qtbot, win, 3)  # stepped, then waiting: paused
+    dialog = win.export_view(None)
+    _, side = dialog.export_data(tmp_path / "paused.csv")
+    meta = json.loads(side.read_text())
+    assert (meta["status"], meta["solver_status"], meta["iteration"]) == ("paused", "running", 3)
+    with qtbot.waitSignal(win.controller.runEnded, timeout=60_000):
+        win.controller.run()  # hill climbing solves it (seed 1 of the window: 16 moves)
+    qtbot.waitUntil(lambda: win.controller.latest is not None and win.controller.latest.snapshot.done)
+    dialog = win.export_view(None)
+    _, side = dialog.export_data(tmp_path / "solved.csv")
+    assert json.loads(side.read_text())["status"] == "solved"
+    dialog.close()

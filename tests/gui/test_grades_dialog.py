@@ -230,3 +230,78 @@ def test_results_of_several_puzzles_and_configurations_ask_which_to_grade(qtbot,
     want = grades_from_results(where, puzzle="reseda_fig3_2_medium", config="hill_climb", thresholds=(1.0, B))
     assert d.result.grades.tolist() == want.grades.tolist() and d.result.runs_done == 2
     assert d.status.text() == f"Opened {where}: 2 runs of hill_climb on reseda_fig3_2_medium"
+
+
+# ------------------------------------------------------------------ before Run (issue 27, item 17)
+@pytest.fixture
+def data_home(tmp_path, monkeypatch):
+    """A per-user data folder of the test's own, and a current directory that must stay empty."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    cwd = tmp_path / "started-here"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    return tmp_path / "data" / "sudoku-lab" / "results", cwd
+
+
+def test_before_run_it_says_what_run_does_and_the_runs_go_to_the_data_folder(qtbot, tmp_path, data_home):
+    home, cwd = data_home
+    d = _dialog(qtbot, tmp_path, results="")
+    d.results_edit.clear()
+    # Not "0 of 1 runs": what Run will do, and where the runs go.
+    assert d.progress_bar.text() == f"Ready: {RUNS} runs"
+    ready = d.status.text()
+    assert ready.startswith(
+        f"Ready: Run does {RUNS} runs of Hill climbing (steepest ascent) on {PUZZLE} (seeds {SEED} to "
+        f"{SEED + RUNS - 1}), each until solved or {BUDGET} moves, on 1 worker process(es); each finished run is "
+        f"saved in {home}{'/'}grades-{PUZZLE}-hill_climb-"
+    ) and ready.endswith(".runs.")
+    where = d.results_dir()
+    assert str(where) in ready and not home.exists()  # said, not made, before Run
+    d.runs_box.setValue(RUNS + 1)  # more runs: the same experiment, the same folder
+    assert d.results_dir() == where and d.progress_bar.text() == f"Ready: {RUNS + 1} runs"
+    d.runs_box.setValue(RUNS)
+    result = _run(qtbot, d)
+    assert result.complete and d.results_path == where and where.parent == home
+    assert len(load_results(where)) == RUNS and list(cwd.iterdir()) == []
+    assert d.status.text() == f"Done: {RUNS} runs, saved in {where}"
+    assert _run(qtbot, d).runs_done == RUNS and len(load_results(where)) == RUNS  # Run again: resumed, not redone
+    d.seed_box.setValue(SEED + 1)  # another experiment: another folder
+    assert d.results_dir() != where and d.status.text().startswith("Ready: Run does")
+    # A relative folder typed in is in the data folder too, never in the current directory.
+    d.results_edit.setText("mine.runs")
+    assert d.results_dir() == home / "mine.runs" and str(home / "mine.runs") in d.status.text()
+
+
+@pytest.mark.parametrize(
+    ("solver", "params", "note"),
+    [
+        (
+            "reseda",
+            {},
+            "RESEDA (restarted EDA)'s own run_budget = 10,000 (under Parameters: “Most steps of one run before it "
+            "counts as failed (0 = no limit)”) applies within this limit.",
+        ),
+        ("ga", {}, "This limit stops a run that is not solved first: GA (Sato & Inoue)'s own"),
+        ("ga", {"generations": 500}, "'s own generations = 500 (under Parameters: "),
+        ("nbcoin", {"generations": 0}, "This limit stops a run that is not solved first: "),
+    ],
+)
+def test_the_two_budgets_say_which_stops_a_run(qtbot, tmp_path, solver, params, note):
+    from sudoku_lab.solvers import get_solver_class
+
+    d = GradesDialog()
+    qtbot.addWidget(d)
+    d.set_defaults(library.puzzle(PUZZLE), solver, params)
+    d.budget_box.setValue(1000)
+    cls = get_solver_class(solver)
+    assert note.split("'s own")[0] in d.budget_note.text() and note in d.budget_note.text()
+    assert d.budget_box.suffix() == f" {cls.iteration_name}s"
+    tip = d.budget_box.toolTip()
+    assert tip.startswith(
+        f"This dialog's limit: each of the runs stops when solved or after 1,000 {cls.iteration_name}s"
+    )
+    assert f"{cls.title}'s own budget, a parameter under Parameters, applies within it." in tip
+    if params.get("generations") == 500:  # below the limit: the solver's own stops a run first
+        assert d.budget_note.text().endswith(
+            "stops a run that is not solved first, at 500 generations: raise it to use this limit."
+        )

@@ -44,7 +44,7 @@ def test_run_until_solved_shows_the_exact_solution(window, qtbot):
     pz = library.puzzle("reseda_fig3_1_easy")
     assert np.array_equal(win.board.shown_digits(), pz.check())
     assert win.status_labels["cost"].text() == "solved"
-    assert win.status_labels["iteration"].text() == f"it {snap.iteration:,}"
+    assert win.status_labels["iteration"].text() == f"EDA step {snap.iteration:,}"
     win.close()
 
 
@@ -431,3 +431,193 @@ def test_the_puzzle_browser_says_whose_difficulty_rating_it_shows(window):
     assert model.item(row, col).text() == "simple" and "qqwing" in model.item(row, col).toolTip()
     assert not panel.table.isColumnHidden(col)
     win.close()
+
+
+def test_gui_seed_and_parameter_options_make_the_first_run_the_one_solve_makes(qapp, tmp_path, monkeypatch):
+    """`sudoku-lab gui PUZZLE --algo reseda --seed 1 --alpha 0.5`: the window's first run is the one `solve` makes with
+    those options (it was refused: "unrecognized arguments: --seed 1")."""
+    import sys
+    import threading
+    from pathlib import Path
+
+    from PySide6.QtCore import QSettings, QTimer
+
+    from sudoku_lab import cli
+    from sudoku_lab.solvers import create
+    from sudoku_lab.testing import assert_snapshots_equal
+    from sudoku_lab_ui.app import run_app
+    from sudoku_lab_ui.main_window import MainWindow
+
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    monkeypatch.setattr(threading, "excepthook", threading.excepthook)
+    names = qapp.applicationName(), qapp.organizationName()
+    fmt, scope = QSettings.Format.NativeFormat, QSettings.Scope.UserScope
+    QSettings.setPath(fmt, scope, str(tmp_path / "settings"))
+    seen, state = {}, {"done": False, "t0": time.monotonic()}
+
+    def look():  # inside run_app's event loop: wait for the first frame, note what the window shows, close
+        if state["done"]:
+            return
+        wins = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        c = wins[0].controller if wins else None
+        if c is not None and c.latest is not None and c.state == "idle" and c.worker.solver is not None:
+            win = wins[0]
+            seen.update(
+                box=win.seed_box.value(),
+                seed=c.seed,
+                solver_seed=c.worker.solver.seed,
+                alpha=win.params_panel.value("alpha"),
+                snapshot=c.latest.snapshot,
+            )
+            win.close()
+        elif time.monotonic() - state["t0"] > 120:
+            for w in wins:
+                w.close()
+        else:
+            QTimer.singleShot(50, look)
+
+    QTimer.singleShot(0, look)
+    try:
+        argv = ["gui", "reseda_fig3_1_easy", "--algo", "reseda", "--seed", "1", "--alpha", "0.5"]
+        status = run_app(cli.gui_options(argv))
+    finally:
+        state["done"] = True
+        qapp.setApplicationName(names[0])
+        qapp.setOrganizationName(names[1])
+        QSettings.setPath(fmt, scope, os.environ.get("XDG_CONFIG_HOME", str(Path.home() / ".config")))
+    assert status == 0 and seen, "the window never showed its first run"
+    assert seen["box"] == seen["seed"] == seen["solver_seed"] == 1
+    assert seen["alpha"] == 0.5 and seen["snapshot"].params["alpha"] == 0.5
+    ref = create("reseda", alpha=0.5)
+    ref.reset(library.puzzle("reseda_fig3_1_easy"), seed=1)
+    assert_snapshots_equal(seen["snapshot"], ref.snapshot(), "the first run is solve's")
+
+
+def test_the_run_keys_work_after_typing_in_a_box(window, qtbot):
+    """Before: after typing a seed, Space did nothing (the seed box kept the focus and swallowed it), and Esc
+    there stopped the run. Now Space in a number box commits it and runs; Enter or Esc hand the keys back to
+    the board (Esc putting back the value in force); a space still types in a text field."""
+    from PySide6.QtWidgets import QApplication
+
+    win = window("ai_escargot")
+    win.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is win)
+    c = win.controller
+    box = win.seed_box
+    box.setFocus()
+    qtbot.waitUntil(box.hasFocus)
+    box.lineEdit().selectAll()
+    qtbot.keyClicks(box, "7")  # typed, not entered
+    assert c.seed == 0
+    qtbot.keyClick(box, Qt.Key_Space)  # Space: the seed applies, then the run goes
+    qtbot.waitUntil(lambda: c.state == "running" or (c.latest is not None and c.latest.snapshot.done))
+    assert c.seed == 7 and c.worker.solver.seed == 7 and not box.hasFocus()
+    qtbot.keyClick(win, Qt.Key_Space)  # the board has the keys: Space pauses
+    qtbot.waitUntil(lambda: c.state in ("idle", "finished"))
+    # Enter in Step N: committed, the board has the keys, Shift+Right steps that many
+    win.act_reset.trigger()
+    qtbot.waitUntil(lambda: c.state == "idle" and iteration(win) == 0 and win.settled())
+    win.step_n.setFocus()
+    qtbot.waitUntil(win.step_n.hasFocus)
+    win.step_n.lineEdit().selectAll()
+    qtbot.keyClicks(win.step_n, "3")
+    qtbot.keyClick(win.step_n, Qt.Key_Return)
+    qtbot.waitUntil(lambda: not win.step_n.hasFocus())
+    qtbot.keyClick(win, Qt.Key_Right, Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: iteration(win) == 3 and win.settled())
+    # Esc in a box: the value in force comes back, the run is not stopped
+    win.step_n.setFocus()
+    qtbot.waitUntil(win.step_n.hasFocus)
+    win.step_n.lineEdit().selectAll()
+    qtbot.keyClicks(win.step_n, "99")
+    qtbot.keyClick(win.step_n, Qt.Key_Escape)
+    assert win.step_n.text() == "3" and win.step_n.value() == 3 and not win.step_n.hasFocus()
+    assert c.state == "idle"
+    qtbot.keyClick(win, Qt.Key_Right)
+    qtbot.waitUntil(lambda: iteration(win) == 4 and win.settled())
+    # A text field keeps its spaces
+    edit = win.puzzle_panel.filter_edit
+    edit.setFocus()
+    qtbot.waitUntil(edit.hasFocus)
+    qtbot.keyClicks(edit, "ai esc")
+    assert edit.text() == "ai esc" and c.state == "idle" and iteration(win) == 4
+
+
+def _answer_keep_box(qtbot, win, name: str) -> None:
+    """Click button ``name`` (keep_run_save, keep_run_discard, keep_run_cancel) of the "worth keeping" question."""
+    from PySide6.QtWidgets import QAbstractButton
+
+    qtbot.waitUntil(lambda: win.keep_run_box is not None and win.keep_run_box.isVisible())
+    box = win.keep_run_box
+    button = box.findChild(QAbstractButton, name)
+    qtbot.mouseClick(button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not box.isVisible())
+
+
+@pytest.mark.parametrize("answer", ["keep_run_cancel", "keep_run_discard", "keep_run_save"])
+def test_choosing_another_algorithm_asks_before_dropping_a_run_worth_keeping(
+    window, qtbot, tmp_path, monkeypatch, answer
+):
+    """Before: choosing another algorithm dropped any run silently, a long one or one with a parameter changed
+    during it included. A short run is still replaced without a question (the same seed remakes it)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from sudoku_lab.stepping.session import load_session
+
+    win = window("ai_escargot")
+    c, box = win.controller, win.solver_box
+    win.step_n.setValue(20)
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
+    qtbot.waitUntil(lambda: iteration(win) == 20 and win.settled())
+    assert win.run_worth_keeping() is None
+    win.params_panel.spin_box("alpha").setValue(0.9)  # a live change: a rerun with the seed would not repeat it
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
+    qtbot.waitUntil(lambda: iteration(win) == 40 and win.settled())
+    assert win.run_worth_keeping() == "a parameter was changed during it"
+    path = tmp_path / "kept.sls"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
+    box.setCurrentIndex(box.findData("ga"))
+    assert "reseda" in win.windowTitle().lower() or "RESEDA" in win.windowTitle()
+    text = win.keep_run_box.text() if win.keep_run_box is not None else ""
+    assert "EDA step 40" in text and "a parameter was changed during it" in text and "Choosing" in text
+    if answer == "keep_run_save":
+        with qtbot.waitSignal(win.sessionSaved):
+            _answer_keep_box(qtbot, win, answer)
+    else:
+        _answer_keep_box(qtbot, win, answer)
+    if answer == "keep_run_cancel":  # nothing changes: the run, its solver, the box
+        qtbot.wait(300)
+        assert c.solver_name == "reseda" and box.currentData() == "reseda"
+        assert c.worker.solver.name == "reseda" and c.worker.solver.iteration == 40 and iteration(win) == 40
+        return
+    qtbot.waitUntil(lambda: c.latest is not None and c.latest.snapshot.solver == "ga" and win.settled())
+    assert c.solver_name == "ga" and iteration(win) == 0
+    if answer == "keep_run_save":  # the run kept as a session, exactly where it was
+        session = load_session(path)
+        assert (session.solver, session.iteration, session.params["alpha"]) == ("reseda", 40, 0.9)
+
+
+def test_choosing_another_puzzle_after_a_long_run_asks_first(window, qtbot, monkeypatch):
+    """The same for a puzzle from the browser after a run of at least KEEP_SECONDS (made 0 here): Cancel keeps
+    the run, Discard loads the puzzle."""
+    import sudoku_lab_ui.main_window as mw
+
+    monkeypatch.setattr(mw, "KEEP_SECONDS", 0.0)
+    win = window("ai_escargot")
+    c = win.controller
+    qtbot.keyClick(win, Qt.Key_Right)
+    qtbot.waitUntil(lambda: iteration(win) == 1 and win.settled())
+    assert win.run_worth_keeping().endswith("s of run time")
+    panel = win.puzzle_panel
+    panel.select_collection("kennett/hard")
+    assert panel.select_puzzle("kennett_hard_007")
+    panel.table.activated.emit(panel.table.currentIndex())  # Enter on the row, as a double click
+    _answer_keep_box(qtbot, win, "keep_run_cancel")
+    qtbot.wait(300)
+    assert c.puzzle.name == "ai_escargot" and c.checking is None and iteration(win) == 1
+    panel.select_puzzle("kennett_hard_007")
+    panel.table.activated.emit(panel.table.currentIndex())
+    assert "Loading kennett_hard_007 discards it" in win.keep_run_box.text()
+    _answer_keep_box(qtbot, win, "keep_run_discard")
+    qtbot.waitUntil(lambda: c.latest is not None and c.latest.snapshot.puzzle.name == "kennett_hard_007")
+    assert win.windowTitle().startswith("Sudoku Lab - kennett_hard_007")

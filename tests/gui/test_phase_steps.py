@@ -91,10 +91,11 @@ def test_step_phase_through_a_reseda_iteration_equals_one_step_and_marks_what_ea
     one = _headless(win)
     one.step(4)
     assert_snapshots_equal(win.controller.latest.snapshot, one.snapshot(), "four phases = one Step")
-    # the next whole step clears the marks
+    # the next whole step clears the marks; its line says what the step did
     _steps(qtbot, win, 1)
     assert win.controller.latest.phase is None
-    assert not caption.isVisible() and win.board.highlighted_cells() == frozenset()
+    qtbot.waitUntil(lambda: caption.text().startswith("EDA step 5 (Step 1): cost (missing symbols) "))
+    assert caption.isVisible() and win.board.highlighted_cells() == frozenset()
     assert len(prob.marked_rows()) == 0
     assert_snapshots_equal(win.controller.latest.snapshot, (one.step(1), one.snapshot())[1])
 
@@ -241,3 +242,103 @@ def test_the_population_view_marks_the_members_and_the_selection_of_a_phase(qtbo
     assert view.marked["selected"].size == 0 and view.marked["members"].size == 0
     view.set_phase_marks(None, values)
     assert view.phase_marks["members"].getData()[0].size == 0
+
+
+def _pixel(image, x: float, y: float):
+    c = image.pixelColor(int(x), int(y))
+    return np.array([c.red(), c.green(), c.blue()])
+
+
+def _near(got, hex_colour: str, tol: int = 40) -> bool:
+    from PySide6.QtGui import QColor
+
+    want = QColor(hex_colour)
+    return bool(np.abs(got - np.array([want.red(), want.green(), want.blue()])).max() <= tol)
+
+
+@pytest.mark.parametrize("presenting", [False, True], ids=["normal", "presentation"])
+def test_changed_cells_and_conflicts_differ_in_colour_and_in_shape(window, qtbot, presenting):
+    """Before: the cells a phase changed were outlined and tinted in vermillion, the colour of conflicting digits,
+    and a conflict was marked by colour alone outside presentation mode."""
+    from sudoku_lab_ui.widgets import theme
+
+    win = window("mk_hard_a", "hill_climb")
+    if presenting:
+        _press(qtbot, win, "F11")
+        qtbot.waitUntil(win.isFullScreen)
+    board = win.board
+    phases = registry()["hill_climb"].phases
+    for k in range(2 * len(phases)):  # phase by phase until one moves cells
+        _click_phase(qtbot, win, k % len(phases), 1 + k // len(phases))
+        if board.highlighted_cells():
+            break
+    changed = sorted(board.highlighted_cells())
+    conflicts = [int(c) for c in board.conflict_cells() if c not in changed]
+    assert changed and conflicts
+    palette = {**theme.BOARD, **(theme.PRESENTATION["board"] if presenting else {})}
+    assert not board.highlight_filled()
+    assert board.highlight_color().name().upper() == palette["changed"].upper()
+    assert palette["changed"].upper() != palette["conflict_fg"].upper()
+    image = board.grab().toImage()
+    width = max(2.0, board.board_rect().width() / 9 / 14)
+    for cell in changed:  # a blue outline, the cell's middle left as it was
+        r = board.cell_rect(cell)
+        edge = _pixel(image, r.left() + width / 2 + 1, r.center().y())
+        assert _near(edge, palette["changed"]), (cell, edge)
+        corner = _pixel(image, r.left() + r.width() * 0.12, r.top() + r.height() * 0.12)
+        assert not _near(corner, palette["changed"], 60) and not _near(corner, palette["conflict_fg"], 60)
+    for cell in conflicts:  # a vermillion digit, underlined
+        mark = board.conflict_mark_rect(cell).center()
+        assert _near(_pixel(image, mark.x(), mark.y()), palette["conflict_fg"]), cell
+    if presenting:
+        _press(qtbot, win, "F11")
+        qtbot.waitUntil(lambda: not win.isFullScreen())
+
+
+def test_a_whole_iteration_step_says_what_it_did_and_numbers_its_phases_as_the_status_bar(window, qtbot):
+    """Before: Step wrote no line under the board and "Iteration budget reached." came after every Step N; the
+    phase line said "EDA step 17" while the status bar said "it 16" of the same moment."""
+    from sudoku_lab_ui.board_panel import describe_steps
+
+    win = window("mk_hard_b", "ac3_tabu")
+    qtbot.waitUntil(lambda: win.controller.latest.snapshot.solver == "ac3_tabu")
+    win.seed_box.setValue(2)  # a run that goes on past 12 iterations
+    qtbot.waitUntil(lambda: win.controller.state == "idle" and iteration(win) == 0 and win.settled())
+    cls = registry()["ac3_tabu"]
+    caption, status = win.board_panel.phase_caption, win.statusBar()
+    before = win.controller.latest.snapshot
+    status.clearMessage()
+    _steps(qtbot, win, 1)
+    after = win.controller.latest.snapshot
+    qtbot.waitUntil(lambda: caption.isVisible())
+    assert caption.text() == describe_steps(cls, before, after)
+    assert caption.text().startswith("iteration 1 (Step 1): cost (open cells (domains that are not a single digit)) ")
+    assert "moves +1" in caption.text() or "wipeouts +" in caption.text()
+    assert "budget" not in status.currentMessage()
+    win.step_n.setValue(10)
+    qtbot.mouseClick(button(win, win.act_step_n), Qt.LeftButton)
+    qtbot.waitUntil(lambda: iteration(win) == 11 and win.settled())
+    qtbot.waitUntil(lambda: caption.text().startswith("iterations 2 to 11 (Step 10): cost "))
+    assert "budget" not in status.currentMessage()
+    assert win.status_labels["iteration"].text() == "iteration 11"
+    # A phase of the iteration under way: the twelfth, in the line and in the status bar alike.
+    prog = _click_phase(qtbot, win, 0, 12)
+    assert prog.snapshot.iteration == 11
+    assert caption.text().startswith("iteration 12, phase 1/4 (candidates): ")
+    assert win.status_labels["iteration"].text() == "iteration 12, phase 1/4"
+    for k in (1, 2, 3):
+        prog = _click_phase(qtbot, win, k, 12)
+    assert prog.phase.ended and win.status_labels["iteration"].text() == "iteration 12"
+    # A budget reached says so: the Run box's, then the solver's own.
+    win.until_box.setCurrentIndex(1)
+    win.until_value.setValue(3)
+    qtbot.mouseClick(button(win, win.act_run), Qt.LeftButton)
+    qtbot.waitUntil(lambda: iteration(win) == 15 and win.settled())
+    qtbot.waitUntil(lambda: status.currentMessage() == "Iteration budget reached: 3 iterations (the Run box).")
+    win.params_panel.spin_box("iterations").setValue(17)
+    win.until_box.setCurrentIndex(0)
+    qtbot.mouseClick(button(win, win.act_run), Qt.LeftButton)
+    qtbot.waitUntil(lambda: win.controller.state == "finished")
+    qtbot.waitUntil(
+        lambda: status.currentMessage() == "Iteration budget reached: 17 iterations (iterations = 17), not solved."
+    )

@@ -7,13 +7,16 @@ from pathlib import Path
 
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QToolBar
 
-from sudoku_lab_ui.presentation import CAPTION_BAR, describe_event
+from sudoku_lab.solvers import registry
+from sudoku_lab_ui.presentation import CAPTION_BAR, PlotStyler, describe_event
 from sudoku_lab_ui.widgets import theme
+from sudoku_lab_ui.widgets.convergence import ConvergencePlot
 
-from lab_helpers import iteration
+from lab_helpers import button, iteration
 
 pytestmark = pytest.mark.gui
 
@@ -90,7 +93,7 @@ def test_presentation_mode_shows_the_board_and_one_view_large_and_restores_the_l
     _press(qtbot, win, "Right")  # Step works in the mode, and the caption says where the run is
     qtbot.waitUntil(lambda: iteration(win) == 4)
     s = win.controller.latest.snapshot
-    qtbot.waitUntil(lambda: f"iteration {s.iteration:,}, cost {s.cost} (best {s.best_cost})" in p.caption.main.text())
+    qtbot.waitUntil(lambda: f"EDA step {s.iteration:,}, cost {s.cost} (best {s.best_cost})" in p.caption.main.text())
     assert "RESEDA" in p.caption.main.text()
     qtbot.waitUntil(win.settled)
 
@@ -144,7 +147,7 @@ def test_the_run_goes_on_in_the_same_worker_while_toggling(window, qtbot):
     qtbot.waitUntil(lambda: win.isFullScreen())
     at = iteration(win)
     qtbot.waitUntil(lambda: iteration(win) > at + 5)
-    qtbot.waitUntil(lambda: f"iteration {iteration(win):,}" in win.presentation.caption.main.text())
+    qtbot.waitUntil(lambda: f"EDA step {iteration(win):,}" in win.presentation.caption.main.text())
     _press(qtbot, win, "F11")
     qtbot.waitUntil(lambda: not win.isFullScreen())
     at = iteration(win)
@@ -247,3 +250,67 @@ def test_the_readme_names_every_key_of_the_window(window):
             if i % 2 == 0:  # the key columns
                 keys.update(re.findall(r"`([^`]+)`", cell))
     assert keys == {k for k, _ in window().shortcut_rows()}
+
+
+@pytest.mark.parametrize("name", sorted(registry()))
+def test_every_curve_of_every_solver_has_its_own_colour_and_style_in_presentation_mode(qtbot, name):
+    """Sky blue became bluish green and RESEDA's beta line took rho's colour: rho, the kept samples' mean
+    cost and beta were three green lines. Now no two lines of a plot share colour and style, none is yellow,
+    and the legend's samples are drawn as their curves."""
+    plot = ConvergencePlot()
+    qtbot.addWidget(plot)
+    plot.resize(900, 500)
+    plot.show()
+    cls = registry()[name]
+    plot.set_solver(cls)
+    plot.set_params({p.name: p.default for p in cls.params})
+    for c in cls.columns:
+        plot.set_column_visible(c.name, True)
+    styler = PlotStyler(scale=1.8, line_scale=2.5)
+    styler.apply(plot)
+    lines = [(k, pg.mkPen(c.opts["pen"])) for k, c in plot.curves.items()]
+    lines += [(f"{k[1]} line", t.pen) for k, t in plot.thresholds.items()]
+    drawn = [(k, p.color().name().upper(), p.style()) for k, p in lines]
+    assert len({(c, s) for _, c, s in drawn}) == len(drawn), drawn
+    assert all(c != theme.YELLOW.upper() for _, c, _ in drawn), drawn
+    # The legend draws each sample with its PlotDataItem's pen, the one checked above (a curve styled alone
+    # left the sample in the old colour).
+    assert {id(sample.item) for sample, _ in plot.legend.items} <= {id(c) for c in plot.curves.values()}
+    if name == "reseda":
+        colours = {k: c for k, c, _ in drawn}
+        assert len({colours["rho"], colours["mean_cost"], colours["beta line"]}) == 3, colours
+    styler.restore()
+    for k, c in plot.curves.items():
+        assert pg.mkPen(c.opts["pen"]).color().name().upper() == plot._colours[k].upper()
+
+
+def test_presentation_styles_are_unique_and_keep_strong_colours():
+    own = [(theme.BLUE, "solid"), (theme.SKY_BLUE, "dotted"), (theme.GREEN, "solid"), (theme.GREEN, "dashed")]
+    assert theme.presentation_styles(own) == [
+        (theme.BLUE, "solid"),
+        (theme.ORANGE, "dotted"),
+        (theme.GREEN, "solid"),
+        (theme.PURPLE, "dashed"),
+    ]
+    many = [(theme.BLUE, "solid")] * 12  # more lines than colours: styles tell the rest apart
+    out = theme.presentation_styles(many)
+    assert len(set(out)) == 12 and theme.YELLOW not in {c for c, _ in out}
+
+
+def test_leaving_the_mode_while_rewound_mid_iteration_redraws_the_curves_at_once(window, qtbot):
+    """Leaving reset every view for the solver and drew nothing: the convergence plot stayed blank until the
+    next step."""
+    win = window("ai_escargot")
+    _steps(qtbot, win, 6)
+    qtbot.mouseClick(button(win, win.timeline.act_back), Qt.MouseButton.LeftButton)  # Back 1: rewound
+    qtbot.waitUntil(lambda: iteration(win) == 5 and win.settled())
+    qtbot.mouseClick(button(win, win.act_step_phase), Qt.MouseButton.LeftButton)  # mid-iteration, rewound
+    qtbot.waitUntil(lambda: win.controller.latest.phase is not None and win.settled())
+    shown = win.controller.latest
+    _press(qtbot, win, "F11")
+    qtbot.waitUntil(lambda: win.isFullScreen())
+    _press(qtbot, win, "F11")
+    qtbot.waitUntil(lambda: not win.presentation.active and win.views["convergence"].isVisible())
+    assert win.controller.latest is shown  # no new frame came: what is drawn is drawn from what was shown
+    curve = win.views["convergence"].curves["cost"]
+    assert curve.xData is not None and len(curve.xData) == len(shown.snapshot.trace["iteration"]) > 0

@@ -73,6 +73,17 @@ def test_a_session_saved_while_running_reopens_paused_where_it_was(window, qtbot
     reference = restore_solver(session)
     ref = reference.snapshot()
     assert np.array_equal(snap.grid, ref.grid) and snap.events == ref.events and snap.best_cost == ref.best_cost
+    # The exact original: the same run stepped alone to the iteration the worker was at when it took the state.
+    from sudoku_lab.solvers import registry
+    from sudoku_lab.testing import assert_snapshots_equal
+
+    start = registry()["ga"].defaults()
+    if not any(e.kind == "param" and e.name == "mutation_rate" for e in session.events):
+        start["mutation_rate"] = 0.2  # set before the first iteration: the run started with it
+    alone, _ = _fresh("ga", start, library.puzzle("ai_escargot"), 11, session.iteration, session.events)
+    assert_snapshots_equal(snap, alone.snapshot(), "reopened where the run was")
+    bar = win.timeline.bar
+    qtbot.waitUntil(lambda: (bar.origin, bar.furthest, bar.iteration) == (0, session.iteration, session.iteration))
 
     # The next steps continue the saved run exactly.
     with qtbot.waitSignal(c.stateChanged, check_params_cb=lambda state: state == "idle"):
@@ -398,3 +409,263 @@ def test_export_animation_every_phase_and_cancel_leaves_no_file(window, qtbot, t
     assert "\n" not in dialog.status.text() and not dialog.running
     dialog.close()
     win.close()
+
+
+# ------------------------------------------------------------------ mid-phase, rewound, refused (issue 27)
+def _fresh(name, params, puzzle, seed, upto, changes=(), phases=0):
+    """The window's run alone: ``changes`` (a session's events) made at their iterations, to ``upto``, then
+    ``phases`` phase steps; the solver and those steps."""
+    from sudoku_lab.solvers import create
+
+    s = create(name, **params)
+    s.reset(puzzle, seed=seed)
+    todo = {}
+    for e in changes:
+        if e.kind == "param" and (e.iteration < upto or (phases and e.iteration == upto)):
+            todo.setdefault(e.iteration, {})[e.name] = e.new
+    for it in sorted(todo):
+        s.step(it - s.iteration)
+        s.set_params(**todo[it])
+    s.step(upto - s.iteration)
+    return s, [s.step_phase() for _ in range(phases)]
+
+
+def _click_phase(qtbot, win, index, it):
+    """Click Step phase in the toolbar; wait until the window shows phase ``index`` of iteration ``it``, drawn."""
+    from lab_helpers import button
+
+    qtbot.mouseClick(button(win, win.act_step_phase), Qt.LeftButton)
+
+    def shown():
+        p = win.controller.latest.phase if win.controller.latest is not None else None
+        return p is not None and (p.iteration, p.index) == (it, index) and win.settled()
+
+    qtbot.waitUntil(shown)
+    return win.controller.latest
+
+
+@pytest.mark.parametrize("with_history", [True, False], ids=["with_history", "without_history"])
+def test_a_session_saved_after_step_phase_reopens_at_that_phase(window, qtbot, tmp_path, with_history):
+    """Issue 27, item 7: saved after Step phase, the session reopens at that very phase: the same snapshot,
+    caption and outlined cells, and Step phase goes on with the same iteration, draw for draw the original run. (It
+    was refused: "its history does not load into reseda (RuntimeError: ... finish it with solver.step(1) first)".)"""
+    from sudoku_lab.testing import assert_snapshots_equal
+
+    path = tmp_path / "phase.sudoku-session"
+    win = window("ai_escargot", "reseda")
+    c = win.controller
+    _step(qtbot, win, 3)
+    shown = _click_phase(qtbot, win, 0, 4)  # the sample: the cells it changed are outlined
+    caption, cells = win.board_panel.phase_caption.text(), win.board.highlighted_cells()
+    assert caption.startswith("EDA step 4, phase 1/4 (sample): ") and shown.snapshot.phase == 1
+    params, seed = c.current_params(), c.seed
+    if not with_history:
+        win.act_session_history.trigger()
+    with qtbot.waitSignal(win.sessionSaved):
+        win.save_session(path)
+    middle = "in the middle of EDA step 4 (next phase 2/4: select)"
+    saved = f"Saved session phase.sudoku-session at iteration 3, {middle}"
+    assert win.statusBar().currentMessage() == saved + (
+        ", with its history (iterations 0 to 3)" if with_history else ""
+    )
+    win.close()
+
+    fresh = window("reseda_fig3_1_easy", "hill_climb")
+    with qtbot.waitSignal(fresh.sessionOpened):
+        assert fresh.open_session(path)
+    c2 = fresh.controller
+    qtbot.waitUntil(
+        lambda: c2.latest is not None and c2.latest.snapshot.solver == "reseda" and c2.latest.phase is not None
+    )
+    qtbot.waitUntil(fresh.settled)
+    assert fresh.statusBar().currentMessage() == f"Opened phase.sudoku-session: paused at iteration 3, {middle}"
+    ref, _ = _fresh("reseda", params, library.puzzle("ai_escargot"), seed, 3, phases=1)
+    assert_snapshots_equal(c2.latest.snapshot, ref.snapshot(), "reopened")
+    assert_snapshots_equal(c2.latest.snapshot, shown.snapshot, "the moment saved")
+    assert fresh.board_panel.phase_caption.isVisible() and fresh.board_panel.phase_caption.text() == caption
+    assert fresh.board.highlighted_cells() == cells and len(cells) > 0  # the cells the sample changed
+    bar = fresh.timeline.bar
+    qtbot.waitUntil(lambda: (bar.origin, bar.furthest, bar.iteration) == ((0, 3, 3) if with_history else (3, 3, 3)))
+    for k in (1, 2, 3):  # the same iteration goes on: select, update, restart check
+        prog = _click_phase(qtbot, fresh, k, 4)
+        want = ref.step_phase()
+        assert (prog.phase.name, prog.phase.caption, prog.phase.ended) == (want.name, want.caption, want.ended)
+        assert_snapshots_equal(prog.snapshot, ref.snapshot(), f"phase {k + 1} after reopening")
+    assert prog.phase.ended and iteration(fresh) == 4
+    _step(qtbot, fresh, 5)
+    ref.step(5)
+    assert_snapshots_equal(c2.latest.snapshot, ref.snapshot(), "5 steps on")
+    fresh.close()
+
+
+def test_a_session_saved_rewound_reopens_there_with_its_recorded_future(window, qtbot, tmp_path):
+    """Saved after dragging the timeline back (a recorded future after the moment), it reopens at that moment, the
+    future still there: stepping on replays it, dragging to its end shows the original end."""
+    from sudoku_lab.testing import assert_snapshots_equal
+
+    path = tmp_path / "rewound.sudoku-session"
+    win = window("ai_escargot", "hill_climb")
+    c = win.controller
+    _step(qtbot, win, 12)
+    assert c.set_param("w1", 3.0) is None
+    _step(qtbot, win, 28)
+    at_40 = c.latest.snapshot
+    _drag(qtbot, win.timeline.bar, 40, 10)
+    _settle(qtbot, win, 10)
+    params, seed, events = c.current_params(), c.seed, at_40.events
+    with qtbot.waitSignal(win.sessionSaved):
+        win.save_session(path)
+    assert win.statusBar().currentMessage().endswith("at iteration 10, with its history (iterations 0 to 40)")
+    win.close()
+
+    fresh = window("reseda_fig3_1_easy", "reseda")
+    with qtbot.waitSignal(fresh.sessionOpened):
+        assert fresh.open_session(path)
+    c2, bar = fresh.controller, fresh.timeline.bar
+    _settle(qtbot, fresh, 10)
+    qtbot.waitUntil(lambda: (bar.origin, bar.furthest, bar.iteration) == (0, 40, 10))
+    assert fresh.status_labels["iteration"].text() == "iteration 10 of 40 (rewound)"
+    defaults = {**params, "w1": 1.0}  # the form showed w1 in force at 10 when it was saved: the run's start had 1.0
+    ref, _ = _fresh("hill_climb", defaults, library.puzzle("ai_escargot"), seed, 10, events)
+    assert_snapshots_equal(c2.latest.snapshot, ref.snapshot(), "reopened at 10")
+    _step(qtbot, fresh, 5)  # replays the recorded run (the change at 12 made again)
+    ref, _ = _fresh("hill_climb", defaults, library.puzzle("ai_escargot"), seed, 15, events)
+    assert_snapshots_equal(c2.latest.snapshot, ref.snapshot(), "replayed to 15")
+    assert c2.latest.snapshot.params["w1"] == 3.0
+    _drag(qtbot, bar, 15, 40)
+    _settle(qtbot, fresh, 40)
+    assert_snapshots_equal(c2.latest.snapshot, at_40, "the recorded end")
+    qtbot.waitUntil(lambda: c2.timeline_info is not None and c2.timeline_info.unverified == ())  # confirmed
+    fresh.close()
+
+
+def _forged_session(tmp_path):
+    """A GA run recorded to 60 and saved at 45, whose keyframe at 24 is another seed's (its seed field matched)."""
+    from sudoku_lab.solvers import create
+    from sudoku_lab.stepping.history import History
+    from sudoku_lab.stepping.session import Session, save_session, session_from_solver
+
+    def run(seed):
+        s = create("ga")
+        s.reset(library.puzzle("ai_escargot"), seed=seed)
+        h = History(s, interval=8)
+        h.step(60)
+        h.seek(45)
+        return session_from_solver(s, history=h)
+
+    session, other = run(5), run(6)
+    keys = list(session.history["keyframes"])
+    key = dict(other.history["keyframes"][3])
+    keys[3] = {**key, "state": {**key["state"], "seed": 5}}
+    path = tmp_path / "forged.sudoku-session"
+    save_session(path, Session(**{**session.__dict__, "history": {**session.history, "keyframes": keys}}))
+    return path, session
+
+
+def test_a_session_whose_record_is_another_run_is_refused_about_the_file_and_its_moment_goes_on(
+    window, qtbot, tmp_path
+):
+    """Issue 27, item 5 in the window: the record of another run is refused in one line about the file naming the
+    iteration (not "internal error"); the saved moment stays open and goes on, recorded from there."""
+    from sudoku_lab.stepping.session import restore_solver
+    from sudoku_lab.testing import assert_snapshots_equal
+
+    path, session = _forged_session(tmp_path)
+    win = window("reseda_fig3_1_easy", "reseda")
+    c, bar = win.controller, win.timeline.bar
+    with qtbot.waitSignal(win.sessionOpened):
+        assert win.open_session(path)
+    _settle(qtbot, win, 45)
+    _drag(qtbot, bar, 45, 30)  # a seek that needs the keyframe at 24 (if the background check has not refused it yet)
+
+    def boxes():
+        return [b for b in win.findChildren(QMessageBox) if b.objectName() == "error_box" and b.isVisible()]
+
+    qtbot.waitUntil(lambda: len(boxes()) == 1)
+    text = boxes()[0].text()
+    assert text.startswith(f"The recorded run of {path} is refused: the history is not the run of ga it claims: ")
+    assert "its keyframe at iteration 24 is not the replay's state there (state." in text
+    assert text.endswith("The run goes on from generation 45, where it is now; going back before it is not available.")
+    assert "\n" not in text and "internal error" not in text.lower()
+    qtbot.waitUntil(lambda: (bar.origin, bar.furthest, bar.iteration) == (45, 45, 45) and win.settled())
+    reference = restore_solver(session)
+    assert_snapshots_equal(c.latest.snapshot, reference.snapshot(), "the saved moment")
+    boxes()[0].close()
+    _step(qtbot, win, 5)
+    reference.step(5)
+    assert_snapshots_equal(c.latest.snapshot, reference.snapshot(), "it goes on")
+    win.close()
+
+
+def test_a_session_claiming_an_impossible_end_is_not_opened(window, qtbot, tmp_path):
+    """A furthest of 2**31 + 100: one line about the file, nothing opened (the timeline never reads "of
+    2,147,483,748")."""
+    from sudoku_lab.stepping.session import Session, save_session
+
+    path, session = _forged_session(tmp_path)
+    bogus = tmp_path / "bogus.sudoku-session"
+    save_session(bogus, Session(**{**session.__dict__, "history": {**session.history, "furthest": 2**31 + 100}}))
+    win = window("reseda_fig3_1_easy", "hill_climb")
+    before = (win.controller.solver_name, win.timeline.bar.furthest, win.timeline.label.text())
+    assert not win.open_session(bogus)
+    box = next(b for b in win.findChildren(QMessageBox) if b.objectName() == "error_box" and b.isVisible())
+    assert box.text() == (
+        f"Could not open the session: session file {bogus}: the history claims its run reaches iteration "
+        "2147483748, but its latest keyframe is at 56 and they are 8 apart (the next would be at 64)"
+    )
+    assert (win.controller.solver_name, win.timeline.bar.furthest, win.timeline.label.text()) == before
+    box.close()
+    win.close()
+
+
+def test_gui_session_opens_a_session_saved_mid_phase(qapp, qtbot, tmp_path, monkeypatch):
+    """`sudoku-lab gui --session` on a file saved after Step phase opens it at that phase (it printed "its history
+    does not load into reseda (RuntimeError: ...)" and opened nothing)."""
+    from sudoku_lab import cli
+    from sudoku_lab.solvers import create
+    from sudoku_lab.stepping.history import History
+    from sudoku_lab.stepping.session import save_session, session_from_solver
+    from sudoku_lab_ui.app import run_app
+
+    s = create("reseda")
+    s.reset(library.puzzle("ai_escargot"), seed=2)
+    h = History(s)
+    h.step(16)
+    h.step_phase()
+    step = h.step_phase()
+    path = tmp_path / "phase.sudoku-session"
+    save_session(path, session_from_solver(s, history=h))
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    monkeypatch.setattr(threading, "excepthook", threading.excepthook)
+    names = qapp.applicationName(), qapp.organizationName()
+    fmt, scope = QSettings.Format.NativeFormat, QSettings.Scope.UserScope
+    QSettings.setPath(fmt, scope, str(tmp_path / "settings"))
+    seen, state = {}, {"done": False, "t0": time.monotonic()}
+
+    def look():
+        if state["done"]:
+            return
+        wins = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        c = wins[0].controller if wins else None
+        if c is not None and c.latest is not None and c.latest.phase is not None and wins[0].settled():
+            seen.update(
+                at=(c.latest.snapshot.solver, c.latest.snapshot.iteration, c.latest.snapshot.phase),
+                caption=wins[0].board_panel.phase_caption.text(),
+            )
+            wins[0].close()
+        elif time.monotonic() - state["t0"] > 120:
+            for w in wins:
+                w.close()
+        else:
+            QTimer.singleShot(50, look)
+
+    QTimer.singleShot(0, look)
+    try:
+        status = run_app(cli.gui_options(["gui", "--session", str(path)]))
+    finally:
+        state["done"] = True
+        qapp.setApplicationName(names[0])
+        qapp.setOrganizationName(names[1])
+        QSettings.setPath(fmt, scope, os.environ.get("XDG_CONFIG_HOME", str(Path.home() / ".config")))
+    assert status == 0
+    assert seen == {"at": ("reseda", 16, 2), "caption": f"EDA step 17, phase 2/4 (select): {step.caption}"}

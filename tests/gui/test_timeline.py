@@ -131,3 +131,34 @@ def test_the_memory_limit_setting_reaches_the_next_runs_history(window, qtbot):
     qtbot.waitUntil(lambda: c.timeline_info is not None and c.timeline_info.memory_limit == 3_000_000)
     assert c.worker.history.memory_limit == 3_000_000
     assert "of 3.0 MB" in win.timeline.label.text()
+
+
+def test_a_session_record_still_being_checked_is_hatched_and_said(window, qtbot):
+    """Issue 27: the stretches of a reopened session's record that no replay has confirmed yet are drawn hatched,
+    and the label and its tooltip say the record is being checked."""
+    from sudoku_lab_ui.worker import TimelineInfo
+
+    win = window("ai_escargot")
+    t = win.timeline
+    t.on_timeline(TimelineInfo(45, 0, 60, (), 1_000, 2_000, unverified=((10, 45), (45, 60))))
+    assert t.bar.unverified == ((10, 45), (45, 60))
+    assert "checking" in t.label.text() and "memory" not in t.label.text()
+    assert t.label.toolTip().endswith(
+        "; 50 iterations of the session's recorded run are still being checked against its replay (hatched)"
+    )
+    image = t.bar.grab().toImage()
+    y = t.bar.height() // 2
+
+    def orange(x0, x1):
+        return sum(
+            1
+            for x in range(x0, x1)
+            for dy in range(-3, 4)
+            if (lambda c: c.red() > 180 and 120 < c.green() < 190 and c.blue() < 90)(image.pixelColor(x, y + dy))
+        )
+
+    assert orange(t.bar.x_of(12), t.bar.x_of(58)) > 10  # the hatch
+    assert orange(t.bar.x_of(1), t.bar.x_of(9)) == 0  # confirmed: not hatched
+    t.on_timeline(TimelineInfo(45, 0, 60, (), 1_000, 2_000, unverified=()))
+    assert "checking" not in t.label.text() and t.bar.unverified == ()
+    win.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, Qt
 from PySide6.QtGui import QColor, QHelpEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QToolTip
@@ -598,3 +598,76 @@ def test_ac3_keyboard_shortcuts(qtbot, player):
     assert player.at_end
     qtbot.keyClick(player.board, Qt.Key.Key_Home)
     assert (player.pops, player.position) == (0, 0)
+
+
+@pytest.mark.parametrize("size", [(420, 760), (1000, 560)])  # a side dock (side under the board), a wide one
+def test_ac3_buttons_stay_where_they_are_after_every_click(qtbot, size):
+    """The explanation's height changed with its text (one to three lines), moving the buttons by a line
+    between two clicks: a second click missed, or toggled "hidden singles" under the pointer."""
+    widget = AC3Player()
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.set_puzzle(library.puzzle(HARD))
+    qtbot.wait(20)
+    watched = [widget.hidden_singles, widget.reset_button, widget.back_button, widget.fine_button]
+    watched += [widget.step_button, widget.run_button]
+
+    def places():
+        return [b.mapTo(widget, QPoint(0, 0)) for b in watched]
+
+    start = places()
+    texts = {widget.message.text()}
+    clicks = [widget.step_button] * 4 + [widget.fine_button] * 3 + [widget.back_button] * 2
+    clicks += [widget.run_button, widget.back_button, widget.reset_button, widget.step_button]
+    for k, b in enumerate(clicks):
+        qtbot.mouseClick(b, Qt.MouseButton.LeftButton)
+        qtbot.wait(10)  # the layout's turn
+        texts.add(widget.message.text())
+        assert places() == start, (k, b.text(), widget.message.text())
+    assert len(texts) >= 6  # the explanation did change, from one line to several
+    need = widget.message.heightForWidth(widget.message.width())
+    assert widget.message.height() >= need  # whole inside its fixed area (it scrolls a longer text)
+
+
+@pytest.mark.parametrize("how", ["off the mark", "out of the plot"])
+def test_a_marks_tooltip_goes_when_the_pointer_leaves_the_mark(qtbot, monkeypatch, how):
+    """A QGraphicsScene shows an item's tooltip with no area of its own, so under X11 it stayed on show while
+    the pointer moved anywhere over the plot (seen under Xvfb with openbox; the offscreen platform hides it
+    anyway). The tooltip is now given the mark's area: Qt hides it once the pointer is outside that."""
+    shown = []
+    real = QToolTip.showText
+
+    def recording(pos, text, w=None, rect=None, *args):
+        rect = QRect() if rect is None else rect
+        shown.append((text, QRect(rect)))
+        return real(pos, text, w, rect, *args)
+
+    monkeypatch.setattr(QToolTip, "showText", staticmethod(recording))
+    plot = ConvergencePlot()
+    qtbot.addWidget(plot)
+    plot.resize(700, 400)
+    plot.show()
+    qtbot.waitExposed(plot)
+    x = np.arange(0, 200, dtype=float)
+    plot.set_trace({"iteration": x, "cost": 40 - x / 10, "best_cost": 40 - x / 10})
+    plot.set_events([Event(100, "run_end", "failed", None, "partial")])
+    plot.update_markers()
+    qtbot.wait(50)
+    line = plot.markers()[0]
+    viewport = plot.view.viewport()
+    on = plot.view.mapFromScene(line.mapToScene(QPointF(0, 0)))
+    on.setY(viewport.height() // 2)
+    QApplication.sendEvent(viewport, QHelpEvent(QEvent.Type.ToolTip, on, viewport.mapToGlobal(on)))
+    qtbot.waitUntil(QToolTip.isVisible, timeout=5000)
+    assert QToolTip.text() == line.toolTip()
+    assert shown and shown[-1][0] == line.toolTip(), shown  # shown by the plot, with the mark's area:
+    area = shown[-1][1]
+    assert area.contains(on) and area.width() < 30 and not area.contains(QPoint(on.x() + 150, on.y())), area
+    if how == "off the mark":  # still over the plot, 150 px beside the mark
+        QTest.mouseMove(viewport, QPoint(on.x() + 150, on.y()))
+    else:
+        QApplication.sendEvent(viewport, QEvent(QEvent.Type.Leave))
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=5000)
+    qtbot.wait(400)  # gone, not fading: the next test starts without it

@@ -40,6 +40,8 @@ class HillClimbState(QWidget):
         self.label.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.label.setTextFormat(Qt.RichText)
         self.label.setWordWrap(True)
+        # Never a column one or two words wide (a splitter or dock sized by the label's hint made it so).
+        self.label.setMinimumWidth(24 * self.label.fontMetrics().averageCharWidth())
         lay.addWidget(self.label)
 
     def on_puzzle(self, puzzle) -> None:

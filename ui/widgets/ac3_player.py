@@ -13,9 +13,19 @@ digit was already gone from every peer) is a step of its own.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QCheckBox, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFrame,
+    QLabel,
+    QListWidget,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from sudoku_lab.exact.ac3 import AC3Result, ac3, candidate_count
 from sudoku_lab.model.geometry import MASK_DTYPE, cell_name, geometry, symbol
@@ -87,6 +97,9 @@ class AC3Player(QWidget):
 
     positionChanged = Signal(int, int)
 
+    #: Lines of the explanation under the counters (a longer text scrolls; the buttons never move).
+    EXPLANATION_LINES = 4
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._puzzle: Puzzle | None = None
@@ -135,8 +148,21 @@ class AC3Player(QWidget):
         self.counters.setFont(theme.ui_font(11, bold=True))
         self.counters.setWordWrap(True)
         self.message = QLabel()
+        self.message.setObjectName("ac3_message")
         self.message.setWordWrap(True)
         self.message.setFont(theme.ui_font(11))
+        self.message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        # The explanation's height never follows its text: a taller one moved the buttons above the board's
+        # side by a line between two clicks (the next click then missed, or hit "hidden singles"). It is
+        # EXPLANATION_LINES lines tall and scrolls the rare longer text.
+        self.explanation = QScrollArea()
+        self.explanation.setObjectName("ac3_explanation")
+        self.explanation.setFrameShape(QFrame.Shape.NoFrame)
+        self.explanation.setWidgetResizable(True)
+        self.explanation.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.explanation.setWidget(self.message)
+        self.message.installEventFilter(self)
+        self.counters.installEventFilter(self)
         self.log_list = QListWidget()
         self.log_list.setFont(theme.mono_font(10))
         self.log_list.setWordWrap(True)
@@ -154,7 +180,7 @@ class AC3Player(QWidget):
         side_layout.addWidget(self.hidden_singles)
         side_layout.addLayout(buttons)
         side_layout.addWidget(self.counters)
-        side_layout.addWidget(self.message)
+        side_layout.addWidget(self.explanation)
         side_layout.addWidget(QLabel("Removals:"))
         side_layout.addWidget(self.log_list, 1)
         # Vertical to start: a horizontal splitter would make the dock at least board + buttons wide.
@@ -167,6 +193,7 @@ class AC3Player(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
+        self._fit_explanation()
         self._show()
 
     def resizeEvent(self, event) -> None:
@@ -177,7 +204,34 @@ class AC3Player(QWidget):
         if self.splitter.orientation() != want:
             self.splitter.setOrientation(want)
         super().resizeEvent(event)
+        self._fit_counters()
         self._fit_side()
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj in (self.message, self.counters) and event.type() == QEvent.Type.FontChange:
+            QTimer.singleShot(0, self.fonts_changed)  # after the font is in place
+        return super().eventFilter(obj, event)
+
+    def fonts_changed(self) -> None:
+        """The type was made larger or smaller (presentation mode): the fixed heights follow the new font."""
+        self._fit_explanation()
+        self._fit_side()
+
+    def _fit_explanation(self) -> None:
+        """The explanation :data:`EXPLANATION_LINES` lines tall, the counters as tall as their longest text."""
+        fm = self.message.fontMetrics()
+        self.explanation.setFixedHeight(self.EXPLANATION_LINES * fm.lineSpacing() + 6)
+        self._fit_counters()
+
+    def _fit_counters(self) -> None:
+        """The counters' line as tall as its longest form at its width (the largest counts of the run)."""
+        r = self._result
+        big = 10 ** len(str(max(r.n_removed, r.n_pops, len(r.initial)))) - 1 if r is not None else 999
+        widest = f"pop {big} / {big},  removal {big} / {big},  fixed {big} cells"
+        width = max(self.counters.width(), 1)
+        need = self.counters.fontMetrics().boundingRect(0, 0, width, 10_000, Qt.TextFlag.TextWordWrap, widest).height()
+        if self.counters.minimumHeight() != need:
+            self.counters.setMinimumHeight(need)
 
     def _fit_side(self) -> None:
         """Keep the controls' side tall enough for its wrapped text and buttons at its width (the board gives way).
@@ -363,6 +417,7 @@ class AC3Player(QWidget):
         )
         self._sync_log()
         self._set_message()
+        self._fit_counters()
         self._fit_side()
 
     def _set_message(self) -> None:

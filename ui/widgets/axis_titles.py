@@ -38,7 +38,15 @@ class AxisTitles:
         self.sizes = tuple(sizes)
         self._titles: dict[str, str] = {}
         self._shown: dict[str, tuple[str, float]] = {}
+        self.scale = 1.0
+        plot.axis_titles = self  # found by presentation mode, which scales the sizes instead of the titles
         plot.getViewBox().sigResized.connect(self.fit)
+
+    def set_scale(self, scale: float) -> None:
+        """Try every size ``scale`` times larger (presentation mode's type), still within the axes."""
+        self.scale = float(scale)
+        self._shown.clear()
+        self.fit()
 
     def set(self, side: str, title: str) -> None:
         """Show ``title`` on axis ``side`` (``left``, ``right``, ``bottom`` or ``top``)."""
@@ -74,8 +82,8 @@ class AxisTitles:
         """Fit each title to the room its axis has at the current size (:meth:`room`)."""
         for side, title in self._titles.items():
             length = int(self.room(side)) - 2 * self.MARGIN
-            text, size, fm = title, self.sizes[0], None
-            for size in self.sizes:
+            text, size, fm = title, self.sizes[0] * self.scale, None
+            for size in (s * self.scale for s in self.sizes):
                 font = QFont()
                 font.setPointSizeF(size)
                 fm = QFontMetrics(font)

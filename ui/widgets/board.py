@@ -90,6 +90,8 @@ class BoardView(QWidget):
         self._solution: np.ndarray | None = None
         self._highlight: frozenset[int] = frozenset()
         self._highlight_color = self._colors["highlight"]
+        self._highlight_key: str | None = None  # a palette key: the colour follows presentation mode
+        self._highlight_fill = True
         self._cell_sets: dict[str, tuple[frozenset[int], object]] = {}
         self._cell_colors: dict[int, QColor] = {}
         self._links: dict[str, tuple[np.ndarray, object]] = {}
@@ -168,7 +170,11 @@ class BoardView(QWidget):
         return self._domains
 
     def set_removed(self, removed: np.ndarray | None) -> None:
-        """Removed marks: ndarray of uint32, shape (C,), digits drawn struck through; None hides them."""
+        """Removed marks: ndarray of uint32, shape (C,), digits drawn struck through; None hides them.
+
+        They are drawn in the pencil marks of the cells that show no digit: a cell that shows a digit (a
+        given, or a solver's decided cell, its candidates struck down to one) draws that digit.
+        """
         removed = self._checked(removed, "removed")
         if not _same(removed, self._removed):  # the window sets them every frame: repaint only on a change
             self._removed = removed
@@ -190,23 +196,40 @@ class BoardView(QWidget):
         self._solution = self._checked(solution, "solution")
         self._refresh()
 
-    def set_highlight(self, cells: Iterable[int], color=None) -> None:
-        """Outline and tint some cells, e.g. clashing givens.
+    def set_highlight(self, cells: Iterable[int], color=None, fill: bool = True) -> None:
+        """Outline (and tint) some cells, e.g. clashing givens, or the cells a phase changed.
 
         Parameters
         ----------
         cells : iterable of int
             Flat cell indices; empty to clear.
-        color : QColor, hex str or None
-            Defaults to the theme's highlight colour (vermillion).
+        color : QColor, hex str, a key of :data:`theme.BOARD` or None
+            Defaults to the theme's highlight colour (vermillion). A key (``"changed"``) follows the
+            board's palette, presentation mode's included.
+        fill : bool
+            Tint the cells too (True), or outline them only (False: the cells a phase changed, told
+            apart from conflicts, which colour and underline the digit, by the shape as well as the colour).
         """
         self._highlight = frozenset(int(c) for c in cells)
-        self._highlight_color = self._colors["highlight"] if color is None else theme.qcolor(color)
+        self._highlight_key = color if isinstance(color, str) and color in theme.BOARD else None
+        self._highlight_fill = bool(fill)
+        if self._highlight_key is not None:
+            self._highlight_color = self._colors[self._highlight_key]
+        else:
+            self._highlight_color = self._colors["highlight"] if color is None else theme.qcolor(color)
         self.update()
 
     def highlighted_cells(self) -> frozenset[int]:
         """The cells of :meth:`set_highlight`."""
         return self._highlight
+
+    def highlight_color(self) -> QColor:
+        """The colour the highlighted cells are outlined in."""
+        return QColor(self._highlight_color)
+
+    def highlight_filled(self) -> bool:
+        """Whether the highlighted cells are tinted as well as outlined."""
+        return self._highlight_fill
 
     def set_cell_sets(self, sets: Mapping[str, tuple[Iterable[int], object]]) -> None:
         """Named sets of cells, each drawn as its region's outline over a light tint.
@@ -326,12 +349,12 @@ class BoardView(QWidget):
 
     def set_presentation(self, on: bool) -> None:
         """Presentation mode's look (:data:`theme.PRESENTATION`): black lines twice as thick, larger digits,
-        givens in the heaviest weight and solver digits in a normal one, conflicts underlined; off restores
-        the lab's own look."""
+        givens in the heaviest weight and solver digits in a normal one (conflicts are underlined in both
+        looks); off restores the lab's own look."""
         self._presenting = bool(on)
         colours = {**theme.BOARD, **(theme.PRESENTATION["board"] if on else {})}
         self._colors = {k: theme.qcolor(v) for k, v in colours.items()}
-        self._highlight_color = self._colors["highlight"]
+        self._highlight_color = self._colors[self._highlight_key or "highlight"]
         self._text_cache = None
         self.update()
 
@@ -360,6 +383,26 @@ class BoardView(QWidget):
     def overlay_enabled(self, name: str) -> bool:
         """Whether an overlay of :data:`OVERLAYS` is on."""
         return self._overlays[name]
+
+    def digit_cells(self) -> np.ndarray:
+        """Cells drawn as a digit (a given or the solver's): bool (C,), the rule the paint follows.
+
+        Every cell that shows a digit is drawn as that digit, whatever pencil or struck-out marks it has:
+        a solver's decided cell (its candidates struck down to one) is a digit, not a single pencil mark.
+        """
+        if self._puzzle is None:
+            return np.zeros(0, dtype=bool)
+        return self._shown > 0
+
+    def pencil_cells(self) -> np.ndarray:
+        """Cells drawn as pencil marks (candidates, struck-out ones crossed): bool (C,); none when they do not fit."""
+        if self._puzzle is None:
+            return np.zeros(0, dtype=bool)
+        domains = self._domains if self._overlays["pencil"] else None
+        removed = self._removed if self._overlays["removed"] else None
+        if (domains is None and removed is None) or not self.pencil_marks_fit():
+            return np.zeros(self._puzzle.C, dtype=bool)
+        return ~self.digit_cells() & (self._puzzle.grid == 0)
 
     def shown_digits(self) -> np.ndarray:
         """The digits on the board: givens, else the solver's grid. int8 (C,), 0 = empty."""
@@ -453,6 +496,12 @@ class BoardView(QWidget):
         """The rectangle of ``cell`` in widget coordinates."""
         self._lines()
         return QRectF(*self._lines_cache[3][int(cell)])
+
+    def conflict_mark_rect(self, cell: int) -> QRectF:
+        """Where the bar under a conflicting digit is drawn (widget coordinates)."""
+        r = self.cell_rect(cell)
+        thick = max(3.0 if self._presenting else 2.0, r.height() * (0.07 if self._presenting else 0.05))
+        return QRectF(r.x() + r.width() * 0.2, r.y() + r.height() * 0.84, r.width() * 0.6, thick)
 
     def cell_at(self, pos: QPointF) -> int:
         """The cell under a widget position, or -1 outside the board."""
@@ -578,7 +627,7 @@ class BoardView(QWidget):
             for cell in cells:
                 if 0 <= cell < self._puzzle.C:
                     p.fillRect(self.cell_rect(cell), tint)
-        for cell in self._highlight:
+        for cell in self._highlight if self._highlight_fill else ():
             if 0 <= cell < self._puzzle.C:
                 p.fillRect(self.cell_rect(cell), theme.qcolor(self._highlight_color, 60))
 
@@ -621,6 +670,7 @@ class BoardView(QWidget):
         pencil = (domains is not None or removed is not None) and self.pencil_marks_fit()
         givens = puzzle.grid.tolist()
         shown = self._shown.tolist()
+        as_digit = self.digit_cells().tolist()  # the one rule of what a cell shows (tests read it too)
         conflicting = conflicts.tolist() if conflicts is not None else None
         lost_list = removed.tolist() if removed is not None else None
         self._lines()
@@ -632,7 +682,7 @@ class BoardView(QWidget):
         for cell in range(puzzle.C):
             d = shown[cell]
             lost = lost_list[cell] if lost_list is not None else 0
-            if d and not (lost and not givens[cell]):
+            if as_digit[cell]:
                 is_given = givens[cell] > 0
                 conflict = conflicting is not None and conflicting[cell]
                 key = (is_given, conflict)
@@ -643,8 +693,8 @@ class BoardView(QWidget):
                 st, w, h = texts[is_given][d - 1]
                 x, y, cw, ch = rects[cell]
                 p.drawStaticText(QPointF(x + (cw - w) / 2, y + (ch - h) / 2), st)
-                if conflict and self._presenting:  # a conflict without colour: underlined
-                    p.fillRect(QRectF(x + cw * 0.2, y + ch * 0.84, cw * 0.6, max(3.0, ch * 0.07)), col["conflict_fg"])
+                if conflict:  # not by colour alone: a conflict's digit is underlined too
+                    p.fillRect(self.conflict_mark_rect(cell), col["conflict_fg"])
             elif pencil and not givens[cell]:
                 state = None
                 mask = int(domains[cell]) if domains is not None else 0

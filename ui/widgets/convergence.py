@@ -31,8 +31,18 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QFontMetrics
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QMenu, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QFont, QFontMetrics
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QSizePolicy,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 
 from sudoku_lab.solvers.base import Solver
 from sudoku_lab.solvers.declare import Axis, Column
@@ -40,6 +50,7 @@ from sudoku_lab.stepping.markers import Marker, event_markers
 
 from . import theme
 from .axis_titles import AxisTitles
+from .plot_size import plots_least
 
 __all__ = ["ConvergencePlot", "MAX_MARKERS", "LABELLED_MARKERS", "LABEL_SPACING_PX", "RANGES"]
 
@@ -54,6 +65,8 @@ MARKER_DELAY_MS = 120
 #: Choices of the range box: label and window (iterations; None = the whole run).
 RANGES = (("Whole run", None), ("Last 1,000", 1000), ("Last 10,000", 10_000))
 _CUSTOM = "Custom (zoomed)"
+#: Most of the view's width a legend beside the plot takes (longer labels are elided, whole in their tooltips).
+LEGEND_SIDE_SHARE = 0.4
 
 _STYLES = {
     "solid": Qt.PenStyle.SolidLine,
@@ -61,6 +74,46 @@ _STYLES = {
     "dotted": Qt.PenStyle.DotLine,
     "steps": Qt.PenStyle.SolidLine,
 }
+
+
+class _ElidedLabel(QLabel):
+    """A one-line label that takes the width it is given, its text elided to it (whole in its tooltip)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._full = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        self._full = text
+        self.setToolTip(text)
+        self._elide()
+
+    def text(self) -> str:
+        """The whole text (what is drawn may be elided)."""
+        return self._full
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight, max(self.width(), 0))
+        super().setText(shown if self.width() > 0 else self._full)
+
+
+def _label_font(label: pg.LabelItem) -> QFont:
+    """The font a legend label is drawn in: its declared size (``"10pt"``, ``"18px"``) on the default family."""
+    font = theme.ui_font(10)
+    size = str(label.opts.get("size") or "")
+    try:
+        if size.endswith("px"):
+            font.setPixelSize(max(1, round(float(size[:-2]))))
+        elif size.endswith("pt"):
+            font.setPointSizeF(float(size[:-2]))
+    except ValueError:  # a size pyqtgraph itself would not understand: the default
+        pass
+    return font
 
 
 def _nice_ceiling(v: float, steps=(1.0, 2.0, 5.0, 10.0)) -> float:
@@ -105,7 +158,9 @@ class ConvergencePlot(QWidget):
         self.curves_button.setToolTip("Show or hide each declared trace column (clicking a legend entry does too)")
         self.curves_menu = QMenu(self.curves_button)
         self.curves_button.setMenu(self.curves_menu)
-        self.markers_note = QLabel()
+        # A long run's note ("272 events in view, merged into 32 marks") must not widen the view past its
+        # dock, nor make the controls' row taller: one line, elided to the room the controls leave it.
+        self.markers_note = _ElidedLabel()
         self.markers_note.setStyleSheet("color: #555;")
         controls = QHBoxLayout()
         controls.setContentsMargins(4, 2, 4, 0)
@@ -186,6 +241,7 @@ class ConvergencePlot(QWidget):
         layout.addLayout(controls)
         layout.addWidget(self.view, 1)
         self.view.installEventFilter(self)
+        self.view.viewport().installEventFilter(self)  # tooltips that go when the pointer leaves their mark
         self.marked_events = tuple(Solver.marked_events)
         self.set_declarations(Solver.columns, Solver.axes)
 
@@ -242,28 +298,37 @@ class ConvergencePlot(QWidget):
         Above the plot, long declared labels wrap onto more rows; in a short,
         wide dock (a small screen) those rows would take most of the height
         and leave the curves a strip a few pixels tall, so the legend then
-        goes to the right of the plot, one entry a row.
+        goes to the right of the plot, one entry a row, its labels elided to
+        at most :data:`LEGEND_SIDE_SHARE` of the width (whole in their
+        tooltips). Labels are measured in the size they are drawn in
+        (presentation mode makes them larger), so the legend never makes the
+        plot wider than its view.
         """
-        labels = [label.text for _, label in self.legend.items]
-        if not labels:
+        entries = [label for _, label in self.legend.items]
+        if not entries:
             return
-        font = theme.ui_font(10)
-        fm = QFontMetrics(font)
-        widths = [fm.horizontalAdvance(t) + 45 for t in labels]  # the sample line and spacing
-        room = max(self.view.width() - 30, 200)
+        for label in entries:  # a label set anew (a new curve, presentation's larger type) is whole again
+            if getattr(label, "full_text", None) is None or label.text != label.full_text:
+                label.full_text = label.text
+        fms = [QFontMetrics(_label_font(label)) for label in entries]
+        texts = [label.full_text for label in entries]
+        sample = 45  # the sample line and spacing
+        widths = [fm.horizontalAdvance(t) + sample for fm, t in zip(fms, texts)]
+        width = self.view.width()
+        room = max(width - 30, 200)
         cols = 1
-        for k in range(len(labels), 0, -1):
+        for k in range(len(entries), 0, -1):
             per_col = [max(widths[i::k]) for i in range(k)]
             if sum(per_col) <= room:
                 cols = k
                 break
-        row_h = max(fm.height(), 20) + 4  # a legend row: its 20 px sample or its label
+        row_h = max(max(fm.height() for fm in fms), 20) + 4  # a legend row: its 20 px sample or its label
         height = self.view.height()
-        beside = (
-            -(-len(labels) // cols) * row_h > height / 3
-            and len(labels) * row_h <= height - 20
-            and max(widths) <= 0.45 * self.view.width()
-        )
+        crowded = -(-len(entries) // cols) * row_h > height / 3
+        beside = crowded and len(entries) * row_h <= height - 20
+        if crowded and not beside:  # too short for either: more columns above, the labels elided to fit them
+            rows = max(1, int(height / 3 // row_h))
+            cols = min(len(entries), -(-len(entries) // rows))
         if beside != self._legend_side:
             self._legend_side = beside
             layout = self.view.ci
@@ -273,6 +338,33 @@ class ConvergencePlot(QWidget):
         cols = 1 if beside else cols
         if cols != self.legend.columnCount:
             self.legend.setColumnCount(cols)
+        most = (LEGEND_SIDE_SHARE * width if beside else room / cols) - sample
+        for label, fm, text in zip(entries, fms, texts):
+            shown = (
+                text
+                if fm.horizontalAdvance(text) <= most
+                else fm.elidedText(text, Qt.TextElideMode.ElideRight, int(most))
+            )
+            if shown != label.text or shown != getattr(label, "shown_text", text):
+                label.setText(shown)
+                label.shown_text = shown
+                label.text = text  # the entry's label stays the whole one (what is drawn may be elided)
+            label.setToolTip(text if shown != text else "")
+        QTimer.singleShot(0, self._fit_layout)
+
+    def _fit_layout(self) -> None:
+        """The plot's layout in the view's rectangle again, and the view no smaller than the layout's least size.
+
+        A legend that changed rows re-lays out the plot at its own preferred size, larger than the view
+        (the plot ran past the view's edges until the next resize); a view smaller than the layout's least
+        size scrolls in its dock instead of cutting the plot.
+        """
+        plots_least(self)
+        self.view.setRange(self.view.range, padding=0, disableAutoPixel=False)
+
+    def fonts_changed(self) -> None:
+        """The type was made larger or smaller (presentation mode): fit the legend to it again."""
+        self._fit_legend()
 
     @property
     def legend_beside(self) -> bool:
@@ -288,7 +380,27 @@ class ConvergencePlot(QWidget):
         # size, and a legend fitted to it stayed wider than a view that had shrunk.
         if obj is self.view and event.type() == QEvent.Type.Resize:
             self._fit_legend()
+        elif obj is self.view.viewport() and event.type() == QEvent.Type.ToolTip:
+            return self._show_tooltip(event)
+        elif obj is self.view.viewport() and event.type() == QEvent.Type.Leave:
+            QToolTip.hideText()  # the pointer left the plot: its help goes with it
         return super().eventFilter(obj, event)
+
+    def _show_tooltip(self, event) -> bool:
+        """The tooltip of the mark (or legend entry) under the pointer, for as long as the pointer is on it.
+
+        A QGraphicsScene shows an item's tooltip with no area of its own, so
+        Qt kept it on show while the pointer moved anywhere over the plot.
+        """
+        for item in self.view.items(event.pos()):
+            tip = item.toolTip()
+            if tip and item.isVisible():
+                area = self.view.mapFromScene(item.sceneBoundingRect()).boundingRect().adjusted(-2, -2, 2, 2)
+                QToolTip.showText(event.globalPos(), tip, self.view.viewport(), area)
+                return True
+        QToolTip.hideText()
+        event.ignore()
+        return True
 
     def _view_of(self, axis_key: str) -> pg.ViewBox:
         a = self._axes.get(axis_key)
@@ -478,18 +590,28 @@ class ConvergencePlot(QWidget):
         return float(x0), float(x1)
 
     def clear(self) -> None:
-        """Forget the trace and the events (a new run); declarations, range mode and thresholds stay."""
+        """Forget the trace and the events (a new run, solver or puzzle); declarations, range mode and thresholds
+        stay.
+
+        The x range starts anew (0 to 10 iterations, as a run's first frames show) and so do the y ranges of
+        the axes without fixed limits: a new run's first frame has no trace row yet, and the previous run's
+        range used to stay on screen until the new one had its first iterations.
+        """
         for curve in self.curves.values():
             curve.clear()
         self._trace = None
         self._trace_key = None
-        self._x_range = None
         self._extent = None
         self.cursor.setVisible(False)
         self._y_ranges.clear()
         if not self._follow:
             self._follow = True
             self._select_range_item(self._window)
+        self._x_range = (0.0, 10.0)
+        self.plot.setXRange(*self._x_range, padding=0.01)
+        for key, a in self._axes.items():
+            if a.limits is None:
+                self._view_of(key).setYRange(0.0, 1.0, padding=0.02)
         self._events = ()
         self.update_markers()
 
