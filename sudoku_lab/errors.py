@@ -24,6 +24,7 @@ __all__ = [
     "ParameterError",
     "DataFileError",
     "HistoryError",
+    "StateError",
     "PuzzleTypeError",
     "ParameterTypeError",
 ]
@@ -132,6 +133,14 @@ class DataFileError(SudokuLabError):
         super().__init__(message)
         self.path = path
         self.line = line
+
+
+class StateError(SudokuLabError):
+    """A solver keyframe (a session's saved state, a history's keyframe) its solver could not have produced.
+
+    One line naming the field and what is wrong with it (``state.algorithm.box_free[3, 2] is 1000000,
+    outside -1..80``): see :mod:`sudoku_lab.solvers.keyframes`.
+    """
 
 
 class HistoryError(SudokuLabError):

@@ -255,6 +255,7 @@ def _origin(obj) -> str:
 WINDOW_PACKAGES = {"PySide6": "PySide6-Essentials", "pyqtgraph": "pyqtgraph"}
 
 
+@checked
 def missing_window_packages() -> list[str]:
     """The distributions of :data:`WINDOW_PACKAGES` whose module cannot be found here (found, not imported)."""
     import importlib.util
@@ -298,6 +299,7 @@ def _install_command() -> str:
     return f"{shlex.quote(python)} -m pip install {'-e ' if editable else ''}{shlex.quote(target)}"
 
 
+@checked
 def window_missing_message(missing: list[str]) -> str:
     """One line: the window's packages that are missing, and how to install them."""
     them = "it" if len(missing) == 1 else "them"

@@ -45,6 +45,11 @@ takes one:
   keys, dtypes and shapes; a keyframe taken mid-iteration replays exactly, ``step(1)`` there
   finishes the iteration, and ``set_params`` there is refused. A solver declaring none must
   refuse ``step_phase()`` with a RuntimeError;
+- every field of a keyframe (at an iteration boundary and mid-iteration), mutated by
+  :func:`keyframe_mutations` (a wrong kind, a wrong shape, empty, out of range), is refused by
+  ``load_state`` in one line (a :class:`~sudoku_lab.errors.SudokuLabError`) or loads into a state
+  that steps, snapshots and steps a phase without error; a solver declaring no keyframe
+  (``Solver.keyframe`` / ``Solver.extra``) fails, as does one whose keyframe a session cannot store;
 - a stochastic solver solves at least one of its declared examples within
   ``example_budget`` iterations (seed 3), and every solved grid is the exact solver's
   solution.
@@ -127,47 +132,12 @@ def first_difference(a: Any, b: Any, path: str = "state") -> str | None:
     """Where two state_dicts (or any nested dicts, sequences, dataclasses and arrays) first differ, or None if equal.
 
     Arrays compare by dtype, shape and value, NaN equal to NaN (as any float is to itself); a dataclass field by
-    field; the answer reads ``state.algorithm.grid: values differ``.
+    field; the answer reads ``state.algorithm.grid: values differ``
+    (:func:`sudoku_lab.solvers.keyframes.difference`, which a History's verification uses too).
     """
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
-            return f"{path}: an array on one side only"
-        if a.dtype != b.dtype or a.shape != b.shape:
-            return f"{path}: {a.dtype}{a.shape} != {b.dtype}{b.shape}"
-        try:
-            same = np.array_equal(a, b, equal_nan=True)
-        except TypeError:  # no NaN in this dtype (integers, records, objects)
-            same = np.array_equal(a, b)
-        return None if same else f"{path}: values differ"
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        if set(a) != set(b):
-            return f"{path}: keys differ ({sorted(map(str, set(a) ^ set(b)))})"
-        for k in a:
-            d = first_difference(a[k], b[k], f"{path}.{k}")
-            if d:
-                return d
-        return None
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        if len(a) != len(b):
-            return f"{path}: {len(a)} items != {len(b)}"
-        for i, (x, y) in enumerate(zip(a, b)):
-            d = first_difference(x, y, f"{path}[{i}]")
-            if d:
-                return d
-        return None
-    if dataclasses.is_dataclass(a) and not isinstance(a, type) and type(a) is type(b):
-        for f in dataclasses.fields(a):
-            d = first_difference(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
-            if d:
-                return d
-        return None
-    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
-        return None  # NaN and NaN
-    try:
-        same = bool(a == b)
-    except Exception:  # noqa: BLE001 - an object whose == does not give a truth value
-        same = a is b
-    return None if same else f"{path}: {a!r} != {b!r}"
+    from .solvers.keyframes import difference
+
+    return difference(a, b, path)
 
 
 @checked
@@ -733,6 +703,173 @@ def _check_solves(cls):
         )
 
 
+# ------------------------------------------------------- untrusted keyframes
+#: Seconds one mutated keyframe may take to load and step before the kit ends the process with a traceback
+#: (a hang driven by file contents: a loop bound read from the keyframe).
+MUTATION_TIMEOUT = 120.0
+
+
+def _numeric_mutations(a: np.ndarray) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    if a.dtype.kind in "iu":
+        info = np.iinfo(a.dtype)
+        for v in (int(info.max), int(info.min), 1_000_000, -1):
+            if info.min <= v <= info.max:
+                m = a.copy()
+                m.flat[m.size // 2] = v
+                out.append((f"an element set to {v}", m))
+    elif a.dtype.kind == "f":
+        for f in (np.nan, np.inf, -1e300):
+            m = a.copy()
+            m.flat[m.size // 2] = f
+            out.append((f"an element set to {f}", m))
+    elif a.dtype.kind == "b":
+        m = a.copy()
+        m.flat[m.size // 2] = not m.flat[m.size // 2]
+        out.append(("an element flipped", m))
+    return out
+
+
+def keyframe_mutations(value: Any) -> list[tuple[str, Any]]:
+    """The kit's mutations of one keyframe value: wrong kinds, wrong shapes, out of range, empty.
+
+    Each is ``(how, mutated value)``; the kit loads a keyframe holding it in place of ``value``.
+    """
+    out: list[tuple[str, Any]] = [("null", None), ("a text", "zzz"), ("a list", [1, 2]), ("a mapping", {})]
+    if isinstance(value, np.ndarray):
+        out.append(
+            (
+                "a float array" if value.dtype.kind != "f" else "an int array",
+                value.astype(np.int64 if value.dtype.kind == "f" else np.float64),
+            )
+        )
+        out.append(("empty", value[:0] if value.ndim else value.reshape(1)[:0]))
+        out.append(("shape (2, 2)", np.zeros((2, 2), dtype=value.dtype)))
+        if value.ndim and value.shape[0]:
+            out.append(("one row more", np.concatenate([value, value[:1]])))
+        if value.size:
+            out += _numeric_mutations(value)
+    elif isinstance(value, bool):
+        out.append(("an integer", 2))
+    elif isinstance(value, (int, np.integer)):
+        out += [("-1", -1), ("2**31 + 100", 2**31 + 100), ("2**63 - 1", 2**63 - 1), ("a float", 1.5), ("true", True)]
+    elif isinstance(value, float):
+        out += [("NaN", float("nan")), ("-1e300", -1e300), ("an integer", 7)]
+    elif isinstance(value, str):
+        out += [("another text", "\x1b[31mzzz"), ("empty", "")]
+    elif isinstance(value, (list, tuple)):
+        out += [("empty", type(value)()), ("one item more", type(value)([*value, value[-1] if value else 0]))]
+    return out
+
+
+def _keyframe_paths(obj: Any, path: tuple = ()) -> Iterator[tuple]:
+    """The paths into a keyframe the kit mutates: every mapping key, dataclass field and list item (two of a list)."""
+    from .model.puzzle import Puzzle
+
+    if path:
+        yield path
+    if isinstance(obj, Mapping):
+        for k in obj:
+            yield from _keyframe_paths(obj[k], (*path, k))
+    elif isinstance(obj, (list, tuple)):
+        for i in sorted({0, len(obj) - 1}) if obj else ():
+            yield from _keyframe_paths(obj[i], (*path, i))
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, (type, Puzzle)):
+        for f in dataclasses.fields(obj):
+            yield from _keyframe_paths(getattr(obj, f.name), (*path, f.name))
+
+
+def _get(obj: Any, path: tuple) -> Any:
+    for k in path:
+        obj = getattr(obj, k) if isinstance(k, str) and dataclasses.is_dataclass(obj) else obj[k]
+    return obj
+
+
+def _replaced(obj: Any, path: tuple, value: Any) -> Any:
+    """A copy of ``obj`` with the value at ``path`` replaced (containers on the way copied, the rest shared)."""
+    if not path:
+        return value
+    k, rest = path[0], path[1:]
+    if isinstance(obj, Mapping):
+        return {**obj, k: _replaced(obj[k], rest, value)}
+    if isinstance(obj, (list, tuple)):
+        items = list(obj)
+        items[k] = _replaced(items[k], rest, value)
+        return type(obj)(items)
+    return dataclasses.replace(obj, **{k: _replaced(getattr(obj, k), rest, value)})
+
+
+def _path_text(path: tuple) -> str:
+    return "state" + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in path)
+
+
+def _mutated_loads(cls, params, key: Mapping) -> int:
+    """Load every mutation of ``key`` into a new solver; each is refused in one line, or steps without error."""
+    import faulthandler
+
+    from .errors import SudokuLabError
+
+    tried = 0
+    for path in list(_keyframe_paths(key)):
+        if path[0] in ("solver",):
+            continue
+        for how, value in keyframe_mutations(_get(key, path)):
+            tried += 1
+            where = f"{_path_text(path)} as {how}"
+            b = cls(**params)
+            faulthandler.dump_traceback_later(MUTATION_TIMEOUT, exit=True)
+            try:
+                try:
+                    b.load_state(_replaced(key, path, value))
+                except SudokuLabError as e:
+                    _require("\n" not in str(e), f"loading a keyframe with {where} says more than one line: {e!r}")
+                    continue
+                except Exception as e:  # noqa: BLE001 - the broken contract, named
+                    raise _Broken(f"loading a keyframe with {where} raised {type(e).__name__}: {e}") from None
+                try:  # accepted: it must be a state the solver could have produced
+                    b.step(3)
+                    b.snapshot()
+                    if b.phases and not b.done:
+                        b.step_phase()
+                    b.state_dict()
+                except Exception as e:  # noqa: BLE001
+                    raise _Broken(
+                        f"a keyframe with {where} was accepted, then stepping it raised {type(e).__name__}: {e}"
+                    ) from None
+            finally:
+                faulthandler.cancel_dump_traceback_later()
+    return tried
+
+
+def _check_keyframe_mutations(cls, params, puzzle):
+    from .stepping.session import decode, encode
+
+    _require(
+        cls.keyframe or cls.extra,
+        "it declares no keyframe (Solver.keyframe and Solver.extra, see sudoku_lab.solvers.keyframes): a keyframe "
+        "from a session file would reach its state unchecked",
+    )
+    a = _fresh(cls, params, puzzle)
+    a.step(25)
+    keys = [a.state_dict()]
+    if a.phases and not a.done:
+        a.step_phase()
+        if a.phase:
+            keys.append(a.state_dict())
+    for key in keys:
+        try:
+            stored = decode(*encode(key))
+        except (TypeError, ValueError) as e:
+            raise _Broken(f"its keyframe holds a value a session cannot store ({e})") from None
+        d = first_difference(stored, key)
+        _require(d is None, f"its keyframe does not come back from a session as it was ({d})")
+        b = cls(**params)
+        b.load_state(stored)
+        d = first_difference(b.state_dict(), key)
+        _require(d is None, f"a keyframe loaded from a session is not the one saved ({d})")
+        _mutated_loads(cls, params, stored)
+
+
 #: Every check by name: ``(function, takes an example)``.
 CHECKS: Mapping[str, tuple[Callable[..., None], bool]] = MappingProxyType(
     {
@@ -748,6 +885,7 @@ CHECKS: Mapping[str, tuple[Callable[..., None], bool]] = MappingProxyType(
         "snapshots_match_the_declarations": (_check_declared_snapshots, True),
         "history_seeks_and_replays_exactly": (_check_history, True),
         "phase_steps_equal_iteration_steps": (_check_phases, True),
+        "mutated_keyframes_are_refused": (_check_keyframe_mutations, True),
         "solves_its_examples": (_check_solves, False),
     }
 )

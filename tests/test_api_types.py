@@ -151,8 +151,8 @@ def test_what_the_api_page_documents_is_in_the_checked_api():
             for attr in parts[k:]:
                 obj = getattr(obj, attr)
             break
-        if isinstance(obj, types.ModuleType):
-            continue
+        if isinstance(obj, types.ModuleType) or (inspect.isclass(obj) and issubclass(obj, BaseException)):
+            continue  # a module's reference is generated; an exception is raised, not called (public_api)
         assert id(obj) in checked_objects or id(obj) in owners, f"docs/api.md documents {dotted}, not in any __all__"
 
 

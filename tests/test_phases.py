@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from phase_helpers import one_iteration as _one_iteration, pair, rng_copy as _rng_copy  # tests/phase_helpers.py
 
-from sudoku_lab.errors import ParameterError
+from sudoku_lab.errors import ParameterError, StateError
 from sudoku_lab.model import library
 from sudoku_lab.solvers import Phase, Solver, create, registry
 from sudoku_lab.solvers.declare import CHANGE_KEYS, check_changes, check_declarations
@@ -222,6 +222,38 @@ def test_a_keyframe_mid_iteration_replays_exactly():
     d = create("reseda", beta=0.35, run_budget=8)
     d.load_state(old)
     assert d.phase == 0 and first_difference(d.state_dict(), b.state_dict()) is None
+
+
+def test_a_keyframe_mid_iteration_holds_its_start_and_is_rebuilt_by_replay_never_read():
+    """Issue 27, items 1-2: what the phases computed so far is not read from a (session) file but replayed."""
+    a, _ = _pair({"beta": 0.35, "run_budget": 8}, seed=7)
+    a.step(7)
+    start = a.state_dict()
+    a.step_phase()
+    a.step_phase()
+    key = a.state_dict()
+    assert key["phase_state"]["steps"] == 2
+    assert first_difference(key["phase_state"]["origin"], start) is None
+    # The arrays the phases wrote do not match a replay from the start: refused, naming where.
+    grid = key["algorithm"]["grid"].copy()
+    grid[grid > 0] = grid[grid > 0] % 9 + 1
+    tampered = {**key, "algorithm": {**key["algorithm"], "grid": grid}}
+    with pytest.raises(StateError, match=r"replaying 2 phase steps from the start of iteration 8 does not arrive"):
+        create("reseda", beta=0.35, run_budget=8).load_state(tampered)
+    # More phase steps than the iteration has.
+    with pytest.raises(StateError, match="its iteration ends before the 9 phase steps"):
+        create("reseda", beta=0.35, run_budget=8).load_state({**key, "phase_state": {**key["phase_state"], "steps": 9}})
+    # An origin that is itself mid-iteration, or a phase past the phases.
+    with pytest.raises(StateError, match="origin is not the start of an iteration"):
+        create("reseda", beta=0.35, run_budget=8).load_state({**key, "phase_state": {"origin": key, "steps": 1}})
+    with pytest.raises(StateError, match=r"state.phase is 4, outside 0..3"):
+        create("reseda", beta=0.35, run_budget=8).load_state({**key, "phase": 4})
+    # A refused keyframe leaves the solver as it was.
+    c = create("reseda", beta=0.35, run_budget=8)
+    c.load_state(start)
+    with pytest.raises(StateError):
+        c.load_state(tampered)
+    assert first_difference(c.state_dict(), start) is None
 
 
 def test_set_params_mid_iteration_is_refused():

@@ -305,10 +305,10 @@ def _bad_cases(tmp_path):
     bad_tag["session"]["state"]["rng"]["state"]["state"] = {"$type": "int", "value": "12x"}
     cases["bad_tag"] = (_rewrite(good, tmp_path / "tag.s", json_doc=bad_tag), "state.rng.state.state")
     no_state_key = json.loads(json.dumps(doc))
-    del no_state_key["session"]["state"]["algorithm"]["base"]
+    no_state_key["session"]["state"]["algorithm"]["q_f1"] = None  # an array replaced by null
     cases["state_that_does_not_load"] = (
         _rewrite(good, tmp_path / "nobase.s", json_doc=no_state_key),
-        "saved state does not load into hill_climb",
+        "its saved state does not fit hill_climb: state.algorithm.q_f1 is null, not an array of int64",
     )
     cases["directory"] = (tmp_path, "is a directory")
     cases["missing_file"] = (tmp_path / "nowhere.sudoku-session", "does not exist")
@@ -519,7 +519,11 @@ def _history_cases(tmp_path):
     )
     keys = [dict(k) for k in hist["keyframes"]]
     keys[3] = {**keys[3], "state": {**keys[3]["state"], "algorithm": {"nothing": 1}}}
-    write("state_does_not_load", {**hist, "keyframes": keys}, "its history does not load into hill_climb (KeyError")
+    write(
+        "state_does_not_load",
+        {**hist, "keyframes": keys},
+        "a keyframe of its history does not fit hill_climb: state.algorithm has no 'best_grid' entry",
+    )
     # An array of a keyframe missing from arrays.npz.
     doc = _doc(good)
     key = doc["session"]["history"]["keyframes"][3]["state"]["trace"]["rows"]["key"]

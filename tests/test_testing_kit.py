@@ -19,6 +19,7 @@ import pytest
 from sudoku_lab.errors import ParameterError
 from sudoku_lab.model.scoring import missing_symbols
 from sudoku_lab.solvers import Layer, Param, Solver, Status, create, registry
+from sudoku_lab.solvers.keyframes import Field, anything, integer, require_box_permutations, require_givens
 from sudoku_lab.testing import (
     SolverCheck,
     SolverCheckError,
@@ -127,11 +128,72 @@ class Swaps(Solver):
             "best_cost": self.best_cost,
         }
 
+    # What a keyframe may hold: the grids are read and checked, the boxes and the costs rebuilt (keyframes).
+    keyframe = {
+        "grid": Field("int8", ("C",), 1, "N"),
+        "best_grid": Field("int8", ("C",), 1, "N"),
+        "fixed": Field("bool", ("C",), derived=True),
+    }
+    extra = {"boxes": anything(), "cost": integer(), "best_cost": integer()}
+
+    def _load(self, st):
+        self.grid, self.best_grid = st["grid"], st["best_grid"]
+
+    def _derive(self):
+        pz = self.puzzle
+        self.fixed = pz.grid > 0
+        self.boxes = [np.array(self._free(list(cells)), dtype=np.int64) for cells in _boxes(pz)]
+        self.cost = int(missing_symbols(self.grid, pz.n))
+        self.best_cost = int(missing_symbols(self.best_grid, pz.n))
+
+    def _check_loaded(self):
+        for name in ("grid", "best_grid"):
+            require_givens(getattr(self, name), self.puzzle, f"state.algorithm.{name}")
+            require_box_permutations(getattr(self, name), self.puzzle, f"state.algorithm.{name}")
+
+
+def _boxes(pz):
+    N, n = pz.N, pz.n
+    return [[(b // n * n + i) * N + b % n * n + j for i in range(n) for j in range(n)] for b in range(N)]
+
+
+class TrustsItsKeyframe(Swaps):
+    """Declares nothing: a keyframe from a file reaches its state unchecked."""
+
+    name = "kit-trusts-its-keyframe"
+    keyframe = {}
+    extra = {}
+
     def _load(self, st):
         for k in self._ARRAYS:
             setattr(self, k, np.array(st[k], copy=True))
         self.boxes = [np.array(b) for b in st["boxes"]]
         self.cost, self.best_cost = st["cost"], st["best_cost"]
+
+
+class ReadsUncheckedBoxes(Swaps):
+    """Reads its box tables from the keyframe unchecked (declared as anything): a crafted box index crashes a step."""
+
+    name = "kit-reads-unchecked-boxes"
+
+    def _derive(self):
+        boxes = self.boxes if hasattr(self, "boxes") else None
+        super()._derive()
+        self.boxes = boxes
+
+    def _load(self, st):
+        super()._load(st)
+        self.boxes = [np.asarray(b) for b in st["boxes"]]
+
+
+class StoresASet(Swaps):
+    """Keeps the cells it swapped in a set: a keyframe a session cannot store (File > Save session would fail)."""
+
+    name = "kit-stores-a-set"
+    extra = {**Swaps.extra, "touched": anything()}
+
+    def _state(self):
+        return {**super()._state(), "touched": {int(c) for b in self.boxes for c in b[:1]}}
 
 
 class NeverSolves(Swaps):
@@ -170,6 +232,10 @@ class MovesAGiven(Swaps):
         givens = [c for c in cells if self.puzzle.grid[c] > 0]
         return super()._free(cells) + givens[:1]
 
+    def _check_loaded(self):  # consistent with its own mistake: it does not check the givens it moves
+        for name in ("grid", "best_grid"):
+            require_box_permutations(getattr(self, name), self.puzzle, f"state.algorithm.{name}")
+
 
 class ForgetsALayer(Swaps):
     """Shows a count of swaps kept in a layer but leaves it out of its keyframes: a seek cannot bring it back."""
@@ -195,7 +261,7 @@ class ForgetsALayer(Swaps):
 
 def test_a_correct_solver_passes_every_check():
     check_solver(Swaps)  # raises SolverCheckError otherwise
-    assert len(solver_checks(Swaps)) == 4 + 9 * len(Swaps.examples)
+    assert len(solver_checks(Swaps)) == 4 + 10 * len(Swaps.examples)
 
 
 @pytest.mark.parametrize(
@@ -231,8 +297,35 @@ def test_a_correct_solver_passes_every_check():
             "kit-forgets-a-layer: history_seeks_and_replays_exactly, example 0 ({} on unique_4x4_a): after "
             "History.seek(",
         ),
+        (
+            TrustsItsKeyframe,
+            "mutated_keyframes_are_refused",
+            "kit-trusts-its-keyframe: mutated_keyframes_are_refused, example 0 ({} on unique_4x4_a): it declares no "
+            "keyframe",
+        ),
+        (
+            ReadsUncheckedBoxes,
+            "mutated_keyframes_are_refused",
+            "kit-reads-unchecked-boxes: mutated_keyframes_are_refused, example 0 ({} on unique_4x4_a): loading a "
+            "keyframe with state.algorithm.boxes as null raised TypeError",
+        ),
+        (
+            StoresASet,
+            "mutated_keyframes_are_refused",
+            "kit-stores-a-set: mutated_keyframes_are_refused, example 0 ({} on unique_4x4_a): its keyframe holds a "
+            "value a session cannot store",
+        ),
     ],
-    ids=["never-solves", "chunking", "writeable-snapshots", "moves-a-given", "forgets-a-layer"],
+    ids=[
+        "never-solves",
+        "chunking",
+        "writeable-snapshots",
+        "moves-a-given",
+        "forgets-a-layer",
+        "trusts-its-keyframe",
+        "reads-unchecked-boxes",
+        "stores-a-set",
+    ],
 )
 def test_each_broken_solver_is_caught_saying_what_broke(cls, check, words):
     with pytest.raises(SolverCheckError) as info:

@@ -110,6 +110,7 @@ def describe_steps(cls, before, after) -> str:
             was, now = cls.summarize(before), cls.summarize(after)
         except Exception:  # a solver's summary of a run's start may not exist: the line does without it
             was, now = {}, {}
+
         def count(v) -> bool:
             return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 

@@ -391,7 +391,12 @@ class GradesDialog(TaskDialog):
             stamp = time.strftime("%Y%m%d-%H%M%S")
             puzzle = self.puzzle_edit.text().strip()
             name = puzzle if len(puzzle) <= 40 else "puzzle"  # a puzzle's text is no folder name
-            self._auto = (key, home / folder_name("grades", name, self.solver_name, stamp, suffix=".runs"))
+            path = home / folder_name("grades", name, self.solver_name, stamp, suffix=".runs")
+            k = 2
+            while path.exists() or (self._auto is not None and path == self._auto[1]):  # other settings, same second
+                path = home / folder_name("grades", name, self.solver_name, stamp, str(k), suffix=".runs")
+                k += 1
+            self._auto = (key, path)
         return self._auto[1]
 
     def ready_text(self) -> str:

@@ -44,11 +44,13 @@ import numpy as np
 
 from .._checks import checked
 from .._kernels import ac3 as KA, ac3_tabu as K
+from ..errors import StateError
 from ..exact.ac3 import initial_domains, result_from_kernel
 from ..model.geometry import MASK_DTYPE, cell_name, symbol
 from ._ac3_tabu_phases import PHASES, run_phase
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
+from .keyframes import Counters, Field
 
 __all__ = ["AC3Tabu", "RETIRED_PARAMS", "STATUS_NAMES", "domains_as_bool", "singleton_grid"]
 
@@ -91,6 +93,52 @@ def singleton_grid(domains: np.ndarray) -> np.ndarray:
     # log2 of a one-bit mask is exact in float64 for masks below 2**25
     out[single] = (np.log2(d[single].astype(np.float64)) + 1).astype(np.int8)
     return out
+
+
+def _propagated(domains: np.ndarray, geo, hidden: bool) -> tuple[np.ndarray, bool]:
+    """A copy of ``domains`` after AC3 (the kernel's :func:`~sudoku_lab._kernels.ac3.propagate`), and its outcome."""
+    out = np.ascontiguousarray(domains, dtype=MASK_DTYPE).copy()
+    log = np.zeros((0, KA.LOG_WIDTH), dtype=np.int32)
+    queue = np.zeros(geo.C, dtype=np.int32)
+    counts = np.zeros(KA.N_COUNTERS, dtype=np.int64)
+    ok = bool(KA.propagate(out, geo.peers, geo.units, bool(hidden), log, queue, counts))
+    return out, ok
+
+
+def _singletons(domains: np.ndarray) -> np.ndarray:
+    """Where a domain mask (uint32) holds exactly one digit: bool, same shape."""
+    d = np.asarray(domains, dtype=np.int64)
+    return (d != 0) & ((d & (d - 1)) == 0)
+
+
+def _require_same(a: np.ndarray, want: np.ndarray, path: str, words: str) -> None:
+    """StateError naming the first entry of ``a`` (1-D) that differs from ``want``."""
+    bad = np.flatnonzero(np.asarray(a) != np.asarray(want))
+    if bad.size:
+        i = int(bad[0])
+        raise StateError(f"{path}[{i}] is {_word(a[i])}, not {_word(want[i])} ({words})")
+
+
+def _word(v) -> str:
+    return str(bool(v)).lower() if isinstance(v, (bool, np.bool_)) else str(int(v))
+
+
+def _require_columns(a: np.ndarray, path: str, columns: dict[int, tuple[int, int]], first_row: int = 0) -> None:
+    """StateError naming the first entry of ``a`` (2-D) whose column ``j`` is outside ``columns[j]``."""
+    for j, (lo, hi) in columns.items():
+        bad = np.flatnonzero((a[:, j] < lo) | (a[:, j] > hi))
+        if bad.size:
+            r = int(bad[0])
+            raise StateError(f"{path}[{first_row + r}, {j}] is {int(a[r, j])}, outside {lo}..{hi}")
+
+
+def _require_unit_distinct(grid: np.ndarray, geo, path: str) -> None:
+    """StateError unless no row, column or box of ``grid`` (int, (C,), 0 = empty) holds a digit twice."""
+    d = np.sort(np.asarray(grid, dtype=np.int64)[geo.units], axis=1)
+    twice = (d[:, 1:] == d[:, :-1]) & (d[:, 1:] > 0)
+    if twice.any():
+        u, j = (int(i) for i in np.argwhere(twice)[0])
+        raise StateError(f"{path}: {geo.unit_name(u)} holds {symbol(int(d[u, j + 1]))} twice")
 
 
 #: The arrays of a search (defined with its kernels, which take them as one argument).
@@ -296,6 +344,41 @@ class AC3Tabu(KernelSolver):
     )
     float_slots = ("p_drop",)
     budget_param = "iterations"
+    #: The keyframe (:mod:`.keyframes`). The domains S and pre, the prefilter's cells, the best grid, the tabu
+    #: list and the candidate tables are read and checked (S must be the AC3 fixed point of pre, the prefilled
+    #: cells one of the puzzle's prefilters); the tabu digits per cell and the costs are rebuilt from them.
+    #: The tables' lengths may follow older parameter values (a live change only ever grows them: tenure + 1
+    #: rows of the tabu list, candidates rows and drop columns, every cell at a restart), up to the parameters'
+    #: highest values.
+    keyframe = {
+        "S": Field("uint32", ("C",), 0, "(1 << N) - 1"),
+        "pre": Field("uint32", ("C",), 1, "(1 << N) - 1"),
+        "prefilled": Field("bool", ("C",)),
+        "best_grid": Field("int8", ("C",), 0, "N"),
+        "tabu": Field("int64", (("tenure + 1", 100_001), "TABU_WIDTH"), 0, "max(C - 1, iteration)"),
+        "tabu_mask": Field("uint32", ("C",), derived=True),
+        "cands": Field("int64", (("candidates", 10_000), "CAND_WIDTH"), -1, "C"),
+        "cand_drops": Field(
+            "int64",
+            (("candidates", 10_000), ("max(drop, C) if dead_end == 'restart' else drop", "max(1000, C)"), 2),
+            0,
+            "C - 1",
+        ),
+        "counters": Counters(
+            ranges={
+                "C_TABU_LEN": (0, 100_000),
+                "C_ASPIRATIONS": (0, "iteration"),
+                "C_DEAD": (0, 1),
+                "C_MOVES": (0, "iteration"),
+                "C_WIPEOUTS": (0, "evaluations"),
+                "C_N_CAND": (0, 10_000),
+                "C_MOVED": (0, 1),
+                "C_AC3_ITERATION": (0, "iteration"),
+                "C_AC3_HIDDEN": (0, 1),
+            },
+            derived=("C_COST", "C_BEST_COST"),
+        ),
+    }
 
     # ---------------------------------------------------------------- reset
     def _reset(self):
@@ -444,3 +527,182 @@ class AC3Tabu(KernelSolver):
     # --------------------------------------------------------------- state
     def _loaded(self, st):
         self._ac3_cache = None
+
+    def _derive(self):
+        pz, c = self._pz, self.counters
+        C, N = pz.C, pz.N
+        length = int(c[K.C_TABU_LEN])
+        if length > self.tabu.shape[0] - 1:  # tabu_push writes row C_TABU_LEN before it trims
+            raise StateError(
+                f"state.algorithm.counters[C_TABU_LEN] is {length}, more than its tabu list of "
+                f"{self.tabu.shape[0]} rows holds (one row is kept free)"
+            )
+        live = self.tabu[:length]
+        _require_columns(
+            live,
+            "state.algorithm.tabu",
+            {K.T_CELL: (0, C - 1), K.T_DIGIT: (1, N), K.T_ENTERED: (1, self.iteration), K.T_REASON: (0, 1)},
+        )
+        # the tabu digits of each cell are those of the listed features (tabu_push sets, tabu_remove clears)
+        mask = np.zeros(C, dtype=np.int64)
+        np.bitwise_or.at(mask, live[:, K.T_CELL], np.int64(1) << (live[:, K.T_DIGIT] - 1))
+        self.tabu_mask = mask.astype(MASK_DTYPE)
+        # S is always AC3 on pre (the accepted candidate before its propagation, the initial domains before any
+        # move) with hidden singles as that propagation had them: _check_loaded compares the two.
+        self._pre_propagated = _propagated(self.pre, self.geo, bool(c[K.C_AC3_HIDDEN]))
+        ok = self._pre_propagated[1]
+        # a failed prefilter prefills no cell and leaves every cell open (as _reset does)
+        c[K.C_COST] = int(np.count_nonzero(~_singletons(self.S))) if ok else C
+        c[K.C_BEST_COST] = int(np.count_nonzero(self.best_grid == 0)) if ok else C
+
+    def _check_loaded(self):
+        pz, geo, c = self._pz, self.geo, self.counters
+        C, it = pz.C, self.iteration
+        S, pre, prefilled, bg = self.S, self.pre, self.prefilled, self.best_grid
+        out, ok = self.__dict__.pop("_pre_propagated")
+        _require_same(S, out, "state.algorithm.S", "S is the AC3 fixed point of pre")
+        initial = initial_domains(pz)
+        moves = int(c[K.C_MOVES])
+        if moves == 0:  # nothing moved since the reset: S is the prefilter, pre the puzzle's initial domains
+            _require_same(pre, initial, "state.algorithm.pre", "the initial domains: no move was taken")
+            none = np.zeros(C, dtype=bool)
+            _require_same(prefilled, _singletons(S) if ok else none, "state.algorithm.prefilled", "the prefilter's")
+            _require_same(bg, singleton_grid(S) if ok else pz.grid, "state.algorithm.best_grid", "no move was taken")
+            if not ok and (self.status != Status.FAILED or it != 0):
+                raise StateError(
+                    f"state.algorithm.S: the AC3 prefilter wipes a domain out, so the search fails at its "
+                    f"reset, not {self.status} at iteration {it}"
+                )
+        else:
+            if not ok:
+                raise StateError("state.algorithm.pre: its AC3 propagation wipes a domain out, but it was a move")
+            fixed = None
+            for hidden in (False, True):  # the prefilter ran with hidden singles as the parameter was at the reset
+                s0, ok0 = _propagated(initial, geo, hidden)
+                if ok0 and np.array_equal(prefilled, _singletons(s0)):
+                    fixed = s0
+                    break
+            if fixed is None:
+                raise StateError("state.algorithm.prefilled is not the cells the puzzle's AC3 prefilter fixes")
+            for name, a in (("S", S), ("pre", pre)):
+                _require_same(a, np.where(prefilled, fixed, a), f"state.algorithm.{name}", "a prefilled cell's")
+            _require_same(bg, np.where(prefilled, singleton_grid(fixed), bg), "state.algorithm.best_grid", "prefilled")
+            _require_unit_distinct(bg, geo, "state.algorithm.best_grid")
+        cost, best = int(c[K.C_COST]), int(c[K.C_BEST_COST])
+        if best > cost:
+            raise StateError(
+                f"state.algorithm.best_grid leaves {best} cells open, more than the state's {cost}: "
+                "it is not the best state since the reset"
+            )
+        if (self.status == Status.SOLVED) != (cost == 0):
+            raise StateError(f"state.algorithm.S leaves {cost} cells open, but the search is {self.status}")
+        self._check_counters(moves)
+        self._check_candidates()
+        self._check_tabu()
+
+    def _check_counters(self, moves: int) -> None:
+        c, it = self.counters, self.iteration
+        if c[K.C_ASPIRATIONS] > moves:
+            raise StateError(
+                f"state.algorithm.counters[C_ASPIRATIONS] is {int(c[K.C_ASPIRATIONS])}, more than its {moves} moves"
+            )
+        ac3_it = int(c[K.C_AC3_ITERATION])
+        if (moves == 0 and ac3_it != 0) or (moves > 0 and not moves <= ac3_it <= it):
+            raise StateError(
+                f"state.algorithm.counters[C_AC3_ITERATION] is {ac3_it}, not the iteration of the latest of "
+                f"its {moves} moves"
+            )
+        if c[K.C_MOVED] and ac3_it != it:
+            raise StateError(
+                f"state.algorithm.counters[C_MOVED] says iteration {it} moved, but its latest move was at {ac3_it}"
+            )
+        n_cand = int(c[K.C_N_CAND])
+        if n_cand > self.cands.shape[0] or (n_cand == 0) != (it == 0):
+            raise StateError(
+                f"state.algorithm.counters[C_N_CAND] is {n_cand}, not the candidates of iteration {it} "
+                f"(at most the {self.cands.shape[0]} rows of cands, none before the first iteration)"
+            )
+
+    def _check_candidates(self) -> None:
+        pz, c = self._pz, self.counters
+        C, N = pz.C, pz.N
+        cands, drops = self.cands, self.cand_drops
+        if drops.shape[0] != cands.shape[0]:
+            raise StateError(f"state.algorithm.cand_drops has {drops.shape[0]} rows, not the {cands.shape[0]} of cands")
+        n_cand = int(c[K.C_N_CAND])
+        _require_columns(
+            cands,
+            "state.algorithm.cands",
+            {
+                K.K_CELL: (0, C - 1),
+                K.K_DIGIT: (0, N),
+                K.K_COST: (-1, C),
+                K.K_STATUS: (0, max(STATUS_NAMES)),
+                K.K_TABU: (0, 1),
+                K.K_NDROP: (0, min(C, drops.shape[1])),
+            },
+        )
+        if drops.size and drops[:, :, 1].max() > N:
+            i, j = (int(v) for v in np.argwhere(drops[:, :, 1] > N)[0])
+            raise StateError(f"state.algorithm.cand_drops[{i}, {j}, 1] is {int(drops[i, j, 1])}, outside 0..{N}")
+        live = cands[:n_cand]
+        _require_columns(live, "state.algorithm.cands", {K.K_DIGIT: (1, N)})
+        status, cost, tabu = live[:, K.K_STATUS], live[:, K.K_COST], live[:, K.K_TABU]
+        wiped = status == K.ST_WIPED
+        tabu_status = (status == K.ST_TABU) | (status == K.ST_ASPIRATION)
+        plain_status = (status == K.ST_TAKEN) | wiped
+        odd = (wiped != (cost < 0)) | (tabu_status & (tabu == 0)) | (plain_status & (tabu != 0))
+        if odd.any():
+            i = int(np.flatnonzero(odd)[0])
+            raise StateError(
+                f"state.algorithm.cands[{i}]: status {STATUS_NAMES[int(status[i])]!r} with cost {int(cost[i])} "
+                f"and tabu flag {int(tabu[i])} is not a candidate the search builds"
+            )
+        taken = np.flatnonzero((status == K.ST_TAKEN) | (status == K.ST_ASPIRATION))
+        if len(taken) != int(c[K.C_MOVED]):
+            raise StateError(
+                f"state.algorithm.cands: {len(taken)} candidates taken, but counters[C_MOVED] is {int(c[K.C_MOVED])}"
+            )
+        for i in taken.tolist():  # the move's assignment is a singleton of S now
+            cell, digit = int(live[i, K.K_CELL]), int(live[i, K.K_DIGIT])
+            if int(self.S[cell]) != 1 << (digit - 1) or int(live[i, K.K_COST]) != int(c[K.C_COST]):
+                raise StateError(
+                    f"state.algorithm.cands[{int(i)}] is the move taken, but S does not hold it "
+                    f"({cell_name(cell, N)} = {symbol(digit)}, cost {int(live[i, K.K_COST])})"
+                )
+        dead = int(n_cand > 0 and bool(wiped.all()))
+        if int(c[K.C_DEAD]) != dead:
+            raise StateError(
+                f"state.algorithm.counters[C_DEAD] is {int(c[K.C_DEAD])}, but {int(wiped.sum())} of the "
+                f"{n_cand} candidates were wiped out"
+            )
+        for i in range(n_cand):
+            nd = min(int(live[i, K.K_NDROP]), drops.shape[1])
+            if nd and drops[i, :nd, 1].min() < 1:
+                j = int(np.argmin(drops[i, :nd, 1]))
+                raise StateError(f"state.algorithm.cand_drops[{i}, {j}, 1] is {int(drops[i, j, 1])}, not a digit")
+
+    def _check_tabu(self) -> None:
+        pz, c, it = self._pz, self.counters, self.iteration
+        length = int(c[K.C_TABU_LEN])
+        rows = self.tabu
+        _require_columns(
+            rows[length:],
+            "state.algorithm.tabu",
+            {K.T_CELL: (0, pz.C - 1), K.T_DIGIT: (0, pz.N), K.T_ENTERED: (0, it), K.T_REASON: (0, 1)},
+            first_row=length,
+        )
+        live = rows[:length]
+        if length > 1 and (np.diff(live[:, K.T_ENTERED]) < 0).any():
+            r = int(np.flatnonzero(np.diff(live[:, K.T_ENTERED]) < 0)[0]) + 1
+            raise StateError(
+                f"state.algorithm.tabu[{r}, {K.T_ENTERED}] is {int(live[r, K.T_ENTERED])}, older than the row "
+                "before it (the list is oldest first)"
+            )
+        features = live[:, K.T_CELL] * (pz.N + 1) + live[:, K.T_DIGIT]
+        if len(np.unique(features)) != length:
+            _, first = np.unique(features, return_index=True)
+            r = int(np.setdiff1d(np.arange(length), first)[0])
+            raise StateError(
+                f"state.algorithm.tabu[{r}] lists ({int(live[r, K.T_CELL])}, {int(live[r, K.T_DIGIT])}) a second time"
+            )

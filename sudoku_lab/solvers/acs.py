@@ -24,15 +24,56 @@ import numpy as np
 
 from .._checks import checked
 from .._kernels import acs as K
-from ..model.geometry import cell_name
+from ..errors import StateError
+from ..model.geometry import cell_name, symbol
 from ._acs_phases import PHASES, run_phase
 from .base import KernelSolver, Param, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
+from .keyframes import Counters, Field
 
 __all__ = ["Acs", "normalised_pheromone"]
 
 #: The arrays of a run (defined with its kernels, which take them as one argument).
 AcsState = K.AcsState
+
+
+def _fixed(boards: np.ndarray) -> np.ndarray:
+    """Where a candidate mask (int64) holds exactly one digit: bool, same shape."""
+    return (boards != 0) & ((boards & (boards - 1)) == 0)
+
+
+def _digits(boards: np.ndarray) -> np.ndarray:
+    """The digit of every fixed cell of ``boards`` (int64 masks, any shape), 0 elsewhere: int64."""
+    out = np.zeros(boards.shape, dtype=np.int64)
+    one = _fixed(boards)
+    out[one] = np.log2(boards[one].astype(np.float64)).astype(np.int64) + 1  # exact below 2**53
+    return out
+
+
+def _require_boards(boards: np.ndarray, base: np.ndarray, units: np.ndarray, path: str, one: bool = False) -> None:
+    """StateError unless every row of ``boards`` (k, C) is a board as a walk from ``base`` ends it.
+
+    Every cell fixed (one candidate) or failed (none), no candidate outside ``base`` (a walk only removes
+    candidates), the cells ``base`` fixes kept, and no digit twice in a row, column or box (every fixed
+    digit was propagated to its peers). ``one``: ``boards`` holds one row, ``path`` names it.
+    """
+    bad = (~_fixed(boards) & (boards != 0)) | ((boards & ~base) != 0) | (_fixed(base) & (boards != base))
+    if bad.any():
+        a, c = (int(i) for i in np.argwhere(bad)[0])
+        where = f"{path}[{c}]" if one else f"{path}[{a}, {c}]"
+        raise StateError(
+            f"{where} is {int(boards[a, c])}, not a cell an ant leaves (one of the candidates {int(base[c])} "
+            "of the puzzle after propagation, or none)"
+        )
+    d = np.sort(_digits(boards)[:, units], axis=2)
+    twice = (d[:, :, 1:] == d[:, :, :-1]) & (d[:, :, 1:] > 0)
+    if twice.any():
+        a, u, j = (int(i) for i in np.argwhere(twice)[0])
+        kind, k = divmod(u, units.shape[1])
+        raise StateError(
+            f"{path if one else f'{path}[{a}]'}: {('row', 'column', 'box')[kind]} {k + 1} holds "
+            f"{symbol(int(d[a, u, j + 1]))} twice"
+        )
 
 
 @checked
@@ -197,6 +238,27 @@ class Acs(KernelSolver):
     int_slots = ("ants", "iterations")
     float_slots = ("q0", "rho", "evap", "tau0", "xi")
     budget_param = "iterations"
+    #: The keyframe (:mod:`.keyframes`). The pheromone, the ants' boards and start cells, the best-so-far's
+    #: board, the best grid and the deposits are read and checked (boards as a walk leaves them, from the
+    #: puzzle after propagation); that propagation, the best-so-far's grid and the costs, the iteration's best
+    #: ant and its failed cells are rebuilt. The ants' tables keep their rows after a live change of ``ants``
+    #: until the next step resizes them, so they hold 1 to 10 000 rows (the parameter's range). The pheromone
+    #: stays within (0, max(1000, C)]: the initial and local update's tau0 is at most 1000, a deposit C / f at
+    #: most C, and every update a mean of the two.
+    keyframe = {
+        "pher": Field("float64", ("C", "N"), 0.0, "max(1000.0, C)"),
+        "base": Field("int64", ("C",), derived=True),
+        "cand": Field("int64", ((1, 10_000), "C"), 0, "(1 << N) - 1"),
+        "start": Field("int64", ((1, 10_000),), 0, "C - 1"),
+        "best_cand": Field("int64", ("C",), 0, "(1 << N) - 1"),
+        "grid": Field("int8", ("C",), derived=True),
+        "best_grid": Field("int8", ("C",), 0, "N"),
+        "counters": Counters(
+            ranges={"C_NEW_BEST": (0, 1)},
+            derived=("C_COST", "C_BEST_COST", "C_ITER_COST", "C_ITER_BEST", "C_ANTS"),
+        ),
+        "fstate": Field("float64", ("N_FSTATE",), 0.0, "C"),
+    }
 
     pher: np.ndarray
     base: np.ndarray
@@ -244,6 +306,93 @@ class Acs(KernelSolver):
     def _loaded(self, state):
         self.tables = K.tables(self.geo)
 
+    def _derive(self):
+        pz, c = self._pz, self.counters
+        self.tables = K.tables(self.geo)
+        self.base = K.propagate_givens(pz.grid.astype(np.int64), pz.N, self.tables)
+        grid = np.zeros(pz.C, dtype=np.int8)
+        K.as_grid(self.best_cand, grid)
+        self._grid = grid
+        c[K.C_COST] = K.count_empty(self.best_cand)
+        c[K.C_BEST_COST] = int(np.count_nonzero(self.best_grid == 0))
+        if self.iteration == 0:  # as the reset leaves them
+            c[K.C_ANTS], c[K.C_ITER_COST], c[K.C_ITER_BEST] = 0, 0, -1
+        else:
+            # every step first sizes the ants' tables to the parameter (_before_step), then finishes an
+            # iteration with that many ants: the first with the fewest failed cells is the iteration's best
+            failed = np.count_nonzero(~_fixed(self.cand), axis=1)
+            c[K.C_ANTS] = self.cand.shape[0]
+            c[K.C_ITER_BEST] = int(np.argmin(failed))
+            c[K.C_ITER_COST] = int(failed.min())
+
+    def _check_loaded(self):
+        pz, c, it = self._pz, self.counters, self.iteration
+        units = self.geo.units
+        path = "state.algorithm"
+        bad = np.argwhere(self.pher <= 0)
+        if bad.size:
+            r, d = (int(i) for i in bad[0])
+            raise StateError(f"{path}.pher[{r}, {d}] is {float(self.pher[r, d]):g}, not a positive pheromone")
+        if self.start.shape[0] != self.cand.shape[0]:
+            raise StateError(f"{path}.start has {self.start.shape[0]} cells, not one per board of cand")
+        fs, cost, new = self.fstate, int(c[K.C_COST]), bool(c[K.C_NEW_BEST])
+        if it == 0:  # as the reset leaves it
+            for name in ("cand", "start"):
+                if getattr(self, name).any():
+                    raise StateError(f"{path}.{name} is not all 0 before the first iteration")
+            if new:
+                raise StateError(f"{path}.counters[C_NEW_BEST] is 1 before the first iteration")
+            if not np.array_equal(self.best_cand, self.base):
+                cell = int(np.flatnonzero(self.best_cand != self.base)[0])
+                raise StateError(
+                    f"{path}.best_cand[{cell}] is {int(self.best_cand[cell])}, not {int(self.base[cell])}: "
+                    "the puzzle's candidates after propagation before the first iteration"
+                )
+            if fs.any():
+                raise StateError(f"{path}.fstate is {fs.tolist()}, not 0 before the first deposit")
+            if (self.pher != self.pher.flat[0]).any():
+                raise StateError(f"{path}.pher is not one value (tau0) everywhere before the first iteration")
+            want = self._grid
+        else:
+            _require_boards(self.cand, self.base, units, f"{path}.cand")
+            _require_boards(self.best_cand[None, :], self.base, units, f"{path}.best_cand", one=True)
+            f, best_a = int(c[K.C_ITER_COST]), int(c[K.C_ITER_BEST])
+            if new and not np.array_equal(self.best_cand, self.cand[best_a]):
+                raise StateError(
+                    f"{path}.best_cand is not the board of ant {best_a}, the iteration's best that "
+                    "counters[C_NEW_BEST] says it became"
+                )
+            # the best-so-far's deposit: C / its failed cells when it became the best-so-far, evaporated since;
+            # an iteration's best ant that did not become it deposited no more than that
+            D, evaporated = float(fs[K.F_DEPOSIT]), float(fs[K.F_BEST_PHER])
+            if cost > 0 and (
+                evaporated > D
+                or D > pz.C / cost
+                or (new and D != pz.C / cost)
+                or (not new and (f == 0 or pz.C / f > D))
+            ):
+                raise StateError(
+                    f"{path}.fstate is {fs.tolist()}, not the deposit C / {cost} of the best-so-far as "
+                    f"evaporated since (counters[C_NEW_BEST] {int(new)}, the iteration's best ant failed {f} cells)"
+                )
+            if cost == 0 and not new:
+                raise StateError(f"{path}.counters[C_NEW_BEST] is 0, but the best-so-far solves the puzzle")
+            want = None
+        # the best grid: the fewest failed cells since the reset, as an ant left it
+        bg = self.best_grid.astype(np.int64)
+        if want is not None and not np.array_equal(bg, want):
+            cell = int(np.flatnonzero(bg != want)[0])
+            raise StateError(f"{path}.best_grid[{cell}] is {int(bg[cell])}, not {int(want[cell])} (no iteration yet)")
+        masks = np.where(bg > 0, np.int64(1) << np.maximum(bg - 1, 0), 0)
+        _require_boards(masks[None, :], self.base, units, f"{path}.best_grid", one=True)
+        if c[K.C_BEST_COST] > cost:
+            raise StateError(
+                f"{path}.best_grid leaves {int(c[K.C_BEST_COST])} cells empty, more than the best-so-far's "
+                f"{cost}: it is not the best board since the reset"
+            )
+        if (self.status == Status.SOLVED) != (cost == 0):
+            raise StateError(f"{path}.best_cand leaves {cost} cells empty, but the run is {self.status}")
+
     # --------------------------------------------------------- the state
     # ``grid`` is the State's int8 array; the base class declares a read-only property of that name.
     def _get_grid(self) -> np.ndarray:
@@ -288,11 +437,6 @@ class Acs(KernelSolver):
     def _state(self) -> dict:
         st = {name: getattr(self, "_grid" if name == "grid" else name).copy() for name in K.AcsState._fields}
         return st
-
-    def _load(self, state: dict) -> None:
-        for name in K.AcsState._fields:
-            setattr(self, "_grid" if name == "grid" else name, np.array(state[name], copy=True))
-        self._loaded(state)
 
     # ---------------------------------------------------------------- step
     def _run(self, k, trace, events, ip, fp):

@@ -56,11 +56,25 @@ import numpy.typing as npt
 
 from .._checks import checked
 from .._kernels.status import BUDGET, C_EVALUATIONS, C_ITERATION, RUNNING, SOLVED
-from ..errors import ParameterError, ParameterTypeError
+from ..errors import ParameterError, ParameterTypeError, StateError, SudokuLabError
 from ..model.geometry import geometry
 from ..model.puzzle import Puzzle
 from ..plugins import Registry
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Phase, check_declarations
+from .keyframes import (
+    Counters,
+    Field,
+    Value,
+    array as array_of,
+    check_array,
+    check_mapping,
+    difference,
+    integer,
+    items,
+    maybe,
+    require_range,
+    text,
+)
 
 __all__ = [
     "DEFAULT_SEED",
@@ -338,16 +352,67 @@ class Trace:
         }
 
     @classmethod
-    def from_state(cls, st: dict) -> Trace:
-        t = cls(tuple(st["columns"]), st["max_rows"])
-        rows = np.asarray(st["rows"], dtype=float)
+    def from_state(cls, st: Any, columns: tuple[str, ...] | None = None, path: str = "trace") -> Trace:
+        """The trace :meth:`state` saved, checked (StateError naming ``path``): its ``columns`` when given."""
+        st = check_mapping(st, path, ("columns", "max_rows", "rows", "stride", "seen", "tail"))
+        saved = items(text(), 1000, kind=tuple if isinstance(st["columns"], tuple) else list).check(
+            st["columns"], {}, f"{path}.columns"
+        )
+        if columns is not None and tuple(saved) != tuple(columns):
+            raise StateError(f"{path}.columns are {', '.join(saved)[:80]}, not {', '.join(columns)}")
+        if not saved or saved[0] != "iteration":
+            raise StateError(f"{path}.columns do not begin with 'iteration'")
+        ctx = {"width": len(saved)}
+        max_rows = integer(2, 10**8).check(st["max_rows"], ctx, f"{path}.max_rows")
+        rows = check_array(st["rows"], Field("float64", ((0, max_rows), "width"), finite=False), ctx, f"{path}.rows")
+        stride = integer(1, 2**62).check(st["stride"], ctx, f"{path}.stride")
+        seen = integer(0, 2**62).check(st["seen"], ctx, f"{path}.seen")
+        if stride & (stride - 1) or rows.shape[0] != (seen + stride - 1) // stride:
+            raise StateError(
+                f"{path}: {rows.shape[0]} rows kept of {seen} appended is not what a stride of {stride} keeps"
+            )
+        tail = maybe(array_of(Field("float64", ("width",), finite=False))).check(st["tail"], ctx, f"{path}.tail")
+        if tail is not None and (seen - 1) % stride == 0:
+            raise StateError(f"{path}.tail is set, though the stride keeps the latest row")
+        t = cls(tuple(saved), max_rows)
         t._buf = np.empty((max(1024, 2 * rows.shape[0]), len(t.columns)))
         t._buf[: rows.shape[0]] = rows
         t._len = rows.shape[0]
-        t.stride = int(st["stride"])
-        t._seen = int(st["seen"])
-        t._tail = None if st["tail"] is None else np.array(st["tail"], dtype=float)
+        t.stride = int(stride)
+        t._seen = int(seen)
+        t._tail = tail
         return t
+
+
+#: What every keyframe holds (``phase`` and ``phase_state`` besides, since phases).
+_KEYFRAME_KEYS = (
+    "solver",
+    "puzzle",
+    "seed",
+    "params",
+    "rng",
+    "iteration",
+    "evaluations",
+    "status",
+    "events",
+    "trace",
+    "algorithm",
+)
+#: Most events a keyframe may hold, and most phase steps within one iteration (a keyframe taken mid-iteration).
+MAX_EVENTS = 10_000_000
+MAX_PHASE_STEPS = 1_000_000
+
+
+def _check_event(v: Any, ctx: Mapping[str, Any], path: str) -> Event:
+    if not isinstance(v, Event):
+        raise StateError(f"{path} is {type(v).__name__}, not an event")
+    integer(0, "iteration").check(v.iteration, ctx, f"{path}.iteration")
+    text().check(v.kind, ctx, f"{path}.kind")
+    text().check(v.name, ctx, f"{path}.name")
+    return v
+
+
+_EVENT = Value(_check_event, "an event")
 
 
 # ------------------------------------------------------------------ snapshots
@@ -524,9 +589,17 @@ class Solver:
     #: in ``Snapshot.events`` but not drawn.
     marked_events: ClassVar[tuple[str, ...]] = ("run_end", "restart")
     #: The phases of one iteration in order, in the paper's words (:meth:`step_phase`); empty: the solver
-    #: steps by whole iterations only. A solver declaring phases implements :meth:`_step_phase` (and, for
-    #: exact keyframes mid-iteration, :meth:`_phase_state` / :meth:`_load_phase_state`).
+    #: steps by whole iterations only. A solver declaring phases implements :meth:`_step_phase` (a keyframe
+    #: mid-iteration holds the iteration's start and the phase steps since: :meth:`load_state` replays them).
     phases: ClassVar[tuple[Phase, ...]] = ()
+    #: What a keyframe's ``algorithm`` part may hold (:mod:`sudoku_lab.solvers.keyframes`): a
+    #: :class:`~.keyframes.Field` per array (a kernel solver: per ``State`` field, with
+    #: :class:`~.keyframes.Counters` for ``counters``), derived ones rebuilt by :meth:`_derive`. Every value
+    #: is checked before :meth:`_load` sees it; a solver declaring nothing (a plugin written before
+    #: declarations) loads unchecked and fails the kit's ``mutated_keyframes_are_refused``.
+    keyframe: ClassVar[Mapping[str, Field | Counters]] = {}
+    #: The plain values of the ``algorithm`` part besides the arrays, each declared (:class:`~.keyframes.Value`).
+    extra: ClassVar[Mapping[str, Value]] = {}
     #: Parameters a release removed, each with the one line that says why and what to use instead: naming
     #: one (constructor, ``set_params``, ``--param``, a specification) gives that line as a ParameterError.
     retired_params: ClassVar[Mapping[str, str]] = {}
@@ -596,6 +669,10 @@ class Solver:
         self.trace = Trace(self.trace_names())
         #: Index of the next phase of the current iteration (:meth:`step_phase`): 0 between iterations.
         self.phase = 0
+        #: The keyframe at the start of the iteration under way and the phase steps taken since (a keyframe
+        #: taken mid-iteration holds both: :meth:`load_state` replays the phases rather than reading them).
+        self._phase_origin: dict | None = None
+        self._phase_steps = 0
 
     # ----------------------------------------------------------- parameters
     @classmethod
@@ -697,6 +774,7 @@ class Solver:
         self.events = []
         self.trace = Trace(self.trace_names())
         self.phase = 0
+        self._phase_origin, self._phase_steps = None, 0
         self._reset()
 
     @property
@@ -767,6 +845,7 @@ class Solver:
         if self.status in Status.DONE:
             return None
         index, n_events = self.phase, len(self.events)
+        origin = self.state_dict() if index == 0 else None  # a keyframe mid-iteration replays from here
         out = self._step_phase(index)
         if out is None:
             if index:
@@ -785,6 +864,12 @@ class Solver:
                     "is followed by a later one, or by itself when declared Phase(..., repeats=True)"
                 )
         self.phase = 0 if ended else following
+        if index == 0:
+            self._phase_origin, self._phase_steps = (None, 0) if ended else (origin, 1)
+        else:
+            self._phase_steps += 1
+        if ended:
+            self._phase_origin = None
         return PhaseStep(
             iteration=int(self.iteration) + (0 if ended else 1),
             index=index,
@@ -842,30 +927,165 @@ class Solver:
                 "trace": self.trace.state(),
                 "algorithm": self._state(),
                 "phase": self.phase,
-                "phase_state": self._phase_state() if self.phase else None,
+                "phase_state": {"origin": self._phase_origin, "steps": self._phase_steps} if self.phase else None,
             },
             shared,
         )
 
     def load_state(self, state: Mapping) -> None:
-        """Restore a :meth:`state_dict` keyframe; the next steps replay exactly."""
-        if state.get("solver") != self.name:
-            raise ValueError(f"state is for solver {state.get('solver')!r}, not {self.name!r}")
-        st = copy.deepcopy(dict(state), {id(e): e for e in state.get("events", ()) if isinstance(e, Event)})
-        self.puzzle = st["puzzle"]
-        self.seed = st["seed"]
-        self._params = self.validate_params(st["params"])
+        """Restore a :meth:`state_dict` keyframe; the next steps replay exactly.
+
+        The keyframe is untrusted (a session file from someone else): every value is checked against
+        the solver's declarations (:mod:`sudoku_lab.solvers.keyframes`) before anything reaches a
+        kernel, and a keyframe taken in the middle of an iteration is rebuilt by replaying its phases
+        from the iteration's start. The solver is unchanged when the keyframe is refused.
+
+        Raises
+        ------
+        StateError
+            One line naming the field that is wrong (its kind, shape or range, or a state the solver
+            could not have produced), or a keyframe of another solver.
+        """
+        st = check_mapping(state, "state", _KEYFRAME_KEYS)
+        if st["solver"] != self.name:
+            raise StateError(f"state is for solver {str(st['solver'])[:40]!r}, not {self.name!r}")
+        before = self.__dict__.copy()
+        try:
+            self._load_checked(st)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    def _restore_trusted(self, state: Mapping) -> None:
+        """Restore a keyframe this process took of this solver class, or one :meth:`load_state` accepted before.
+
+        The checks are skipped (a :class:`~sudoku_lab.stepping.history.History` seeking its own keyframes
+        over and over): never call it with a keyframe from a file.
+        """
+        st = copy.deepcopy(dict(state), {id(e): e for e in state["events"]})
+        if st.get("phase", 0):
+            self.load_state(state)  # mid-iteration: a replay from its start, checked (rare: a saved moment)
+            return
+        self.puzzle, self.seed, self._params = st["puzzle"], st["seed"], dict(st["params"])
         self.rng = np.random.default_rng()
         self.rng.bit_generator.state = st["rng"]
-        self.iteration = st["iteration"]
-        self.evaluations = st["evaluations"]
-        self.status = st["status"]
-        self.events = list(st["events"])
+        self.iteration, self.evaluations, self.status = st["iteration"], st["evaluations"], st["status"]
+        self.events, self.phase, self._phase_origin = list(st["events"]), 0, None
         self.trace = Trace.from_state(st["trace"])
         self._load(st["algorithm"])
-        self.phase = int(st.get("phase", 0))  # keyframes from before phases have none
-        if self.phase:
-            self._load_phase_state(st["phase_state"])
+        if self.keyframe or self.extra:
+            self._derive()
+
+    def _load_checked(self, st: Mapping) -> None:
+        from ..model.puzzle import Puzzle
+
+        puzzle = st["puzzle"]
+        if not isinstance(puzzle, Puzzle):
+            raise StateError(f"state.puzzle is {type(puzzle).__name__}, not a puzzle")
+        try:
+            self.check_puzzle(puzzle)
+            params = self.full_params(check_mapping(st["params"], "state.params", ()))
+        except SudokuLabError as e:
+            raise StateError(f"state: {e}") from None
+        seed = maybe(integer(0, 2**128)).check(st["seed"], {}, "state.seed")
+        rng = np.random.default_rng()
+        if not isinstance(st["rng"], Mapping) or st["rng"].get("bit_generator") != type(rng.bit_generator).__name__:
+            raise StateError(f"state.rng is not a {type(rng.bit_generator).__name__} generator state")
+        try:
+            rng.bit_generator.state = copy.deepcopy(dict(st["rng"]))
+        except (TypeError, ValueError, KeyError, OverflowError, AttributeError):
+            raise StateError(f"state.rng is not a {type(rng.bit_generator).__name__} generator state") from None
+        iteration = int(integer().check(st["iteration"], {}, "state.iteration"))
+        evaluations = int(integer().check(st["evaluations"], {}, "state.evaluations"))
+        status = text((Status.RUNNING, Status.SOLVED, Status.FAILED)).check(st["status"], {}, "state.status")
+        events = items(_EVENT, MAX_EVENTS).check(st["events"], {"iteration": iteration}, "state.events")
+        trace = Trace.from_state(st["trace"], self.trace_names(), "state.trace")
+        phase = integer(0, max(len(self.phases) - 1, 0)).check(st.get("phase", 0), {}, "state.phase")
+        if phase:
+            self._load_mid_iteration(st, int(phase))
+            return
+        self.puzzle, self.seed, self._params, self.rng = puzzle, seed, params, rng
+        self.iteration, self.evaluations, self.status = iteration, evaluations, status
+        self.events, self.trace, self.phase = list(events), trace, 0
+        self._phase_origin = None
+        if self.keyframe or self.extra:
+            self._load(self._checked_algorithm(st["algorithm"]))
+            self._derive()
+            self._check_loaded()
+        else:
+            self._load(check_mapping(st["algorithm"], "state.algorithm", ()))
+
+    def _load_mid_iteration(self, st: Mapping, phase: int) -> None:
+        """A keyframe taken after ``steps`` phase steps: its iteration's start, loaded and replayed (never read)."""
+        ps = check_mapping(st.get("phase_state"), "state.phase_state", ("origin", "steps"))
+        steps = int(integer(1, MAX_PHASE_STEPS).check(ps["steps"], {}, "state.phase_state.steps"))
+        origin = check_mapping(ps["origin"], "state.phase_state.origin", _KEYFRAME_KEYS)
+        if origin.get("phase", 0) != 0:
+            raise StateError("state.phase_state.origin is not the start of an iteration")
+        self.load_state(origin)
+        for k in range(steps):
+            if self.done or (k and self.phase == 0):
+                raise StateError(
+                    f"state.phase_state: its iteration ends before the {steps} phase steps it says were taken"
+                )
+            self.step_phase()
+        ours = self.state_dict()
+        d = difference(ours, {**st, "phase_state": ours["phase_state"]}, "state")
+        if d is None:
+            d = difference(ours["phase_state"]["origin"], origin, "state.phase_state.origin")
+        if d is not None:
+            raise StateError(
+                f"state: replaying {steps} phase steps from the start of iteration {self.iteration + 1} "
+                f"does not arrive at the state saved ({d})"
+            )
+
+    # ------------------------------------------------------- keyframes
+    def _context(self) -> dict[str, Any]:
+        """What the keyframe declarations' expressions read: the geometry, the parameters, the kernel's constants."""
+        pz = self._pz
+        K = getattr(self, "kernel", None)
+        ctx: dict[str, Any] = {}
+        if K is not None:
+            ctx.update((k, v) for k, v in vars(K).items() if k.isupper() and isinstance(v, int))
+        ctx.update(self._params)
+        # The geometry wins a name it shares with a parameter (NB-COIN's C); every parameter is in ``params`` too.
+        ctx.update(n=pz.n, N=pz.N, C=pz.C, iteration=self.iteration, evaluations=self.evaluations)
+        ctx["params"] = dict(self._params)
+        return ctx
+
+    def _checked_algorithm(self, state: Any) -> dict[str, Any]:
+        """The keyframe's ``algorithm`` checked against :attr:`keyframe` and :attr:`extra` (derived ones left out)."""
+        ctx = self._context()
+        declared = {n for n, d in self.keyframe.items() if not (isinstance(d, Field) and d.derived)}
+        state = check_mapping(state, "state.algorithm", tuple(sorted(declared | set(self.extra))))
+        out: dict[str, Any] = {}
+        for name, decl in self.keyframe.items():
+            path = f"state.algorithm.{name}"
+            if isinstance(decl, Counters):
+                out[name] = self._checked_counters(state[name], decl, ctx, path)
+            elif not decl.derived:
+                out[name] = check_array(state[name], decl, ctx, path)
+        out.update((k, v.check(state[k], ctx, f"state.algorithm.{k}")) for k, v in self.extra.items())
+        return out
+
+    def _checked_counters(self, value: Any, decl: Counters, ctx: Mapping[str, Any], path: str) -> np.ndarray:
+        K = getattr(self, "kernel", None)
+        if K is None:
+            raise TypeError(f"{type(self).__name__} declares Counters but names no kernel")
+        c = check_array(value, Field("int64", (K.N_COUNTERS,)), ctx, path)
+        for slot, want in (("C_ITERATION", self.iteration), ("C_EVALUATIONS", self.evaluations)):
+            if int(c[getattr(K, slot)]) != want:
+                raise StateError(f"{path}[{slot}] is {int(c[getattr(K, slot)])}, not the keyframe's {want}")
+        for slot, (low, high) in decl.ranges.items():
+            require_range(int(c[getattr(K, slot)]), low, high, ctx, f"{path}[{slot}]")
+        return c
+
+    def _derive(self) -> None:
+        """Hook: rebuild the fields declared ``derived`` (and the ``derived`` counters) from the checked ones."""
+
+    def _check_loaded(self) -> None:
+        """Hook: raise StateError unless the loaded state is one the solver could have produced (givens kept...)."""
 
     # ------------------------------------------------------- subclass hooks
     def _reset(self) -> None:
@@ -886,13 +1106,6 @@ class Solver:
         phase, or ``index`` itself for a phase declared ``Phase(..., repeats=True)``.
         """
         raise NotImplementedError(f"{type(self).__name__} declares phases but does not implement _step_phase")
-
-    def _phase_state(self) -> Any:
-        """Hook: what the current iteration has computed so far besides the state (a keyframe mid-iteration)."""
-        return None
-
-    def _load_phase_state(self, state: Any) -> None:
-        """Hook: restore :meth:`_phase_state`'s value after :meth:`_load`."""
 
     def _state(self) -> dict:
         raise NotImplementedError
@@ -1008,6 +1221,7 @@ class KernelSolver(Solver):
         cls._fill_int, cls._fill_float = staticmethod(_filler(cls.int_slots)), staticmethod(_filler(cls.float_slots))
         cls._event_width = getattr(K, "EVENT_WIDTH", 0)
         names = getattr(cls.State, "_fields", ())
+        _check_keyframe_declaration(cls, K, names)
         # arrays() runs before every kernel call: one attrgetter reads the fields in C (a tuple when two or more).
         cls._get_arrays = staticmethod(operator.attrgetter(*names)) if len(names) > 1 else None
 
@@ -1106,9 +1320,10 @@ class KernelSolver(Solver):
         """Hook of a solver declaring phases: phase ``index``, the kernel's own steps in the kernel's order.
 
         ``ctx`` holds ``ip`` and ``fp`` (the parameter arrays of this iteration), ``trace`` (its row,
-        written as the kernel writes it) and whatever the phases pass on; it is part of a keyframe
-        taken mid-iteration, so keep it to arrays and plain values. Returns ``(caption, changed,
-        ended)``, or ``(caption, changed, ended, next_index)`` (see :meth:`Solver._step_phase`).
+        written as the kernel writes it) and whatever the phases pass on; a keyframe taken
+        mid-iteration does not hold it (loading one replays the phases from the iteration's start).
+        Returns ``(caption, changed, ended)``, or ``(caption, changed, ended, next_index)``
+        (see :meth:`Solver._step_phase`).
         """
         raise NotImplementedError(f"{type(self).__name__} declares phases but does not implement _run_phase")
 
@@ -1125,12 +1340,6 @@ class KernelSolver(Solver):
             self._on_events(event_rows)
         if code != RUNNING:
             self._end(int(code))
-
-    def _phase_state(self) -> Any:
-        return copy.deepcopy(self._phase_ctx)
-
-    def _load_phase_state(self, state: Any) -> None:
-        self._phase_ctx = copy.deepcopy(state)
 
     def _run(self, k: int, trace: np.ndarray, events: np.ndarray, ip: np.ndarray, fp: np.ndarray) -> tuple:
         """The kernel call: up to ``k`` iterations; ``(done, code)`` or ``(done, events written, code)``."""
@@ -1159,16 +1368,38 @@ class KernelSolver(Solver):
         return st
 
     def _load(self, state: dict) -> None:
+        """The checked State arrays (:meth:`Solver._checked_algorithm`) set as attributes, then :meth:`_loaded`."""
         for name in self.State._fields:
-            setattr(self, name, np.array(state[name], copy=True))
-        self._loaded(state)
+            if name in state:  # a derived field is absent: _derive rebuilds it
+                setattr(self, name, state[name])
+        self._loaded({k: state[k] for k in self.extra})
 
     def _extra_state(self) -> dict:
-        """Hook: what a keyframe holds besides the State arrays (run records, pending restarts)."""
+        """Hook: what a keyframe holds besides the State arrays (run records, pending restarts), each in ``extra``."""
         return {}
 
     def _loaded(self, state: dict) -> None:
         """Hook: restore the rest from a keyframe after its State arrays (scratch, extra values)."""
+
+
+def _check_keyframe_declaration(cls: type[KernelSolver], K: ModuleType, names: tuple[str, ...]) -> None:
+    """TypeError at class creation unless ``cls.keyframe`` declares every State field and every counter slot."""
+    decl = cls.keyframe
+    if set(decl) != set(names):
+        odd = ", ".join(sorted(set(decl) ^ set(names)))
+        raise TypeError(f"{cls.__name__}: its keyframe declaration and its State fields differ ({odd})")
+    for name, d in decl.items():
+        if isinstance(d, Counters):
+            slots = {k for k in vars(K) if k.startswith("C_")} - {"C_ITERATION", "C_EVALUATIONS"}
+            missing = slots - set(d.ranges) - set(d.derived)
+            unknown = (set(d.ranges) | set(d.derived)) - slots
+            if missing or unknown:
+                raise TypeError(
+                    f"{cls.__name__}: its counters declaration leaves out {', '.join(sorted(missing)) or 'nothing'}"
+                    f" and names {', '.join(sorted(unknown)) or 'nothing'} the kernel lacks"
+                )
+        elif not isinstance(d, Field):
+            raise TypeError(f"{cls.__name__}: keyframe field {name!r} is declared by {type(d).__name__}, not a Field")
 
 
 # ------------------------------------------------------------------ registry

@@ -34,13 +34,14 @@ import numpy as np
 
 from .._checks import checked
 from .._kernels import cuckoo as K
-from ..errors import ParameterError, PuzzleError
+from ..errors import ParameterError, PuzzleError, StateError
 from ..exact.ac3 import ac3, initial_domains
 from ..model.geometry import cell_name, geometry
 from ..model.puzzle import Puzzle
 from ._cuckoo_phases import PHASES, run_phase
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
+from .keyframes import MAX_COUNT, Counters, Field, integer, require_givens, text
 
 __all__ = [
     "Cuckoo",
@@ -56,6 +57,8 @@ __all__ = [
 
 #: Rows of the nest history before it keeps every second row and doubles its stride.
 HISTORY_ROWS = 4096
+#: Fewest and most nests (the ``nests`` parameter's range).
+MIN_NESTS, MAX_NESTS = 2, 100_000
 OPERATORS = {K.OP_BEFORE: "none", K.OP_NONE: "none", K.OP_PMX: "pmx", K.OP_SORTING: "sorting"}
 
 
@@ -253,6 +256,33 @@ def row_tables(pre: np.ndarray, N: int):
     return row_free, row_nfree, row_avail, mut_rows, int(len(eligible))
 
 
+def _egg_costs(eggs: np.ndarray, n: int) -> np.ndarray:
+    """int64 (P,): :func:`K.egg_cost <sudoku_lab._kernels.cuckoo.egg_cost>` of every row of ``eggs`` (P, C).
+
+    Every cell must hold a digit 1..N: the missing symbols over the columns and boxes.
+    """
+    N = n * n
+    lines = np.sort(np.asarray(eggs)[:, geometry(n).units[N : 3 * N]], axis=-1)
+    distinct = 1 + (np.diff(lines, axis=-1) != 0).sum(axis=-1)
+    return (N - distinct).sum(axis=1).astype(np.int64)
+
+
+def _require_eggs(eggs: np.ndarray, puzzle: Puzzle, path: str) -> None:
+    """StateError naming the first egg of ``eggs`` (P, C; or one egg, (C,)) that moves a given or breaks a row."""
+    one = eggs.ndim == 1
+    eggs = eggs.reshape(-1, puzzle.C)
+    N = puzzle.N
+    givens = puzzle.grid > 0
+    moved = ~(eggs[:, givens] == puzzle.grid[givens]).all(axis=1)
+    if moved.any():
+        q = int(np.flatnonzero(moved)[0])
+        require_givens(eggs[q], puzzle, path if one else f"{path}[{q}]")
+    rows = (np.sort(eggs.reshape(-1, N, N), axis=-1) == np.arange(1, N + 1)).all(axis=-1)
+    if not rows.all():
+        q, r = (int(v) for v in np.argwhere(~rows)[0])
+        raise StateError(f"{path if one else f'{path}[{q}]'}: row {r + 1} does not hold each digit 1..{N} once")
+
+
 def _domains_bool(dom: np.ndarray, N: int) -> np.ndarray:
     return ((dom[:, None].astype(np.int64) >> np.arange(N)) & 1).astype(bool)
 
@@ -351,8 +381,8 @@ class Cuckoo(KernelSolver):
             22,
             "Number of nests, one egg each (a change resizes the population at the next "
             "iteration: the best nests are kept, new ones built from the domains; the nest history restarts).",
-            low=2,
-            high=100_000,
+            low=MIN_NESTS,
+            high=MAX_NESTS,
             paper="Soto et al. 2014 sec. 7 (its value is lost; 22 is a public implementation's)",
         ),
         Param(
@@ -504,6 +534,38 @@ class Cuckoo(KernelSolver):
 
     kernel = K
     State = CuckooState
+    #: The keyframe (:mod:`.keyframes`): the eggs, the best egg, the abandoned flags, the counters and the nest
+    #: history are read and checked; the nests' costs and the best egg's cost are rebuilt from the eggs, the
+    #: prefilter's tables from the puzzle and the mode. The nests may number other than the parameter: a live
+    #: change applies at the next step (:meth:`_before_step`).
+    keyframe = {
+        "eggs": Field("int8", ((MIN_NESTS, MAX_NESTS), "C"), 1, "N"),
+        "costs": Field("int64", ((MIN_NESTS, MAX_NESTS),), derived=True),
+        "best_grid": Field("int8", ("C",), 1, "N"),
+        "abandoned": Field("bool", ((MIN_NESTS, MAX_NESTS),)),
+        "counters": Counters(
+            ranges={
+                "C_BEST": (0, MAX_NESTS - 1),
+                "C_PICKED": (-1, MAX_NESTS - 1),
+                "C_REPLACED": (-1, MAX_NESTS - 1),
+                "C_OPERATOR": ("OP_BEFORE", "OP_SORTING"),
+                "C_MUTATED": (0, 1),
+                "C_PMX": (0, "iteration"),
+                "C_SORTING": (0, "iteration"),
+                "C_MUTATIONS": (0, "iteration"),
+                "C_ABANDONED": (0, "evaluations"),
+                "C_SWAPS": (0, "N * iteration"),
+                "C_DISCARDED": (0, "N * iteration"),
+                "C_FALLBACKS": (0, "N * evaluations"),
+                "C_HIST_LEN": (0, lambda ctx: HISTORY_ROWS - 1),  # the row written next: inside the history
+                "C_HIST_STRIDE": (1, MAX_COUNT),
+                "C_HIST_PENDING": (0, MAX_COUNT),
+            },
+            derived=("C_BEST_COST",),
+        ),
+        "hist": Field("int16", (lambda ctx: HISTORY_ROWS, (MIN_NESTS, MAX_NESTS)), 0, "2 * N * (N - 1)"),
+    }
+    extra = {"mode": text(("ac3", "none")), "hist_start": integer(0, "iteration")}
     int_slots = (
         "nests",
         "iterations",
@@ -682,5 +744,76 @@ class Cuckoo(KernelSolver):
         return {"mode": self.mode, "hist_start": self.hist_start}
 
     def _loaded(self, st):
-        self._apply_prefilter(st["mode"])  # the domains the eggs were built in (a pending change stays pending)
+        if st["mode"] != self._params["prefilter"]:  # set_params applies a new prefilter at once
+            raise StateError(
+                f"state.algorithm.mode is {st['mode']!r}, but the prefilter in force is {self._params['prefilter']!r}"
+            )
+        self._apply_prefilter(st["mode"])  # the domains of the prefilter in force (eggs built before may predate it)
         self.hist_start = int(st["hist_start"])
+
+    def _derive(self):
+        self.costs = _egg_costs(self.eggs, self._pz.n)
+        self.counters[K.C_BEST_COST] = _egg_costs(self.best_grid[None, :], self._pz.n)[0]
+
+    def _check_loaded(self):
+        pz, c, it = self._pz, self.counters, self.iteration
+        path = "state.algorithm"
+        nests = self.eggs.shape[0]
+        for name, size in (("abandoned", self.abandoned.shape[0]), ("hist", self.hist.shape[1])):
+            if size != nests:
+                raise StateError(f"{path}.{name} is for {size} nests, but the eggs are {nests}")
+        _require_eggs(self.eggs, pz, f"{path}.eggs")
+        _require_eggs(self.best_grid, pz, f"{path}.best_grid")
+        best, best_cost = int(c[K.C_BEST]), int(c[K.C_BEST_COST])
+        if best >= nests:
+            raise StateError(f"{path}.counters[C_BEST] is {best}, outside 0..{nests - 1} (the nests)")
+        if int(self.costs[best]) != int(self.costs.min()) or best_cost != int(self.costs[best]):
+            raise StateError(
+                f"{path}: the best nest {best} costs {int(self.costs[best])} and the best egg {best_cost}, "
+                f"but the lowest-cost nest costs {int(self.costs.min())} (they are equal after every iteration)"
+            )
+        if (self.status == Status.SOLVED) != (best_cost == 0):
+            raise StateError(f"state.status is {self.status!r}, but the best egg costs {best_cost}")
+        picked, replaced, op, mutated = (int(c[k]) for k in (K.C_PICKED, K.C_REPLACED, K.C_OPERATOR, K.C_MUTATED))
+        for slot, v in (("C_PICKED", picked), ("C_REPLACED", replaced)):
+            if v >= nests:
+                raise StateError(f"{path}.counters[{slot}] is {v}, outside -1..{nests - 1} (the nests)")
+        if it == 0:
+            latest = picked == -1 and replaced == -1 and op == K.OP_BEFORE and not mutated and not self.abandoned.any()
+        else:
+            latest = (
+                picked >= 0
+                and replaced != picked
+                and op != K.OP_BEFORE
+                and (op != K.OP_NONE or not mutated)
+                and int(self.abandoned.sum()) < nests
+            )
+        if not latest:
+            raise StateError(
+                f"{path}.counters: the latest iteration's pick {picked}, replaced nest {replaced}, operator {op}, "
+                f"mutated {mutated} and {int(self.abandoned.sum())} abandoned nests are not what "
+                f"{'a reset' if it == 0 else 'an iteration'} leaves"
+            )
+        N, crossed = pz.N, int(c[K.C_PMX] + c[K.C_SORTING])
+        for slot, v, most in (
+            ("C_PMX + C_SORTING", crossed, it),
+            ("C_MUTATIONS", int(c[K.C_MUTATIONS]), crossed),
+            ("C_SWAPS", int(c[K.C_SWAPS]), N * int(c[K.C_MUTATIONS])),
+            ("C_DISCARDED", int(c[K.C_DISCARDED]), N * crossed),
+        ):
+            if v > most:
+                raise StateError(f"{path}.counters[{slot}] is {v}, more than the operators counted allow ({most})")
+        H = self.hist.shape[0]
+        rows, stride, pending = (int(c[k]) for k in (K.C_HIST_LEN, K.C_HIST_STRIDE, K.C_HIST_PENDING))
+        if stride & (stride - 1) or pending >= stride or (stride > 1 and rows < H // 2):
+            raise StateError(
+                f"{path}.counters: a nest history of {rows} rows, stride {stride} and {pending} iterations pending "
+                "is not one the halving history keeps"
+            )
+        if it - self.hist_start != rows * stride + pending:
+            raise StateError(
+                f"{path}.hist_start is {self.hist_start}, but a history of {rows} rows of stride {stride} and "
+                f"{pending} pending covers {rows * stride + pending} iterations, not {it - self.hist_start}"
+            )
+        if rows and not pending and not np.array_equal(self.hist[rows - 1], self.costs):
+            raise StateError(f"{path}.hist[{rows - 1}]: the latest history row is not the nests' costs")

@@ -13,9 +13,11 @@ import numpy as np
 from .. import exact
 from .._checks import checked
 from ..citations import SECTIONS
+from ..errors import StateError
 from ..model.scoring import missing_symbols
 from .base import Solver, Status, register
 from .declare import Layer, Objective
+from .keyframes import Field, integer, require_givens
 
 __all__ = ["ExactSolver"]
 
@@ -79,9 +81,27 @@ class ExactSolver(Solver):
             "fixed": self.fixed.copy(),
         }
 
+    #: The keyframe (:mod:`.keyframes`): the grids are read and checked; what is fixed and the costs are
+    #: rebuilt from them.
+    keyframe = {
+        "grid": Field("int8", ("C",), 0, "N"),
+        "best_grid": Field("int8", ("C",), 0, "N"),
+        "fixed": Field("bool", ("C",), derived=True),
+    }
+    extra = {"cost": integer(0, "3 * C"), "best_cost": integer(0, "3 * C")}
+
     def _load(self, st):
-        self.grid = st["grid"].copy()
-        self.best_grid = st["best_grid"].copy()
-        self.fixed = st["fixed"].copy()
-        self.cost = st["cost"]
-        self.best_cost = st["best_cost"]
+        self.grid, self.best_grid = st["grid"], st["best_grid"]
+
+    def _derive(self):
+        self.fixed = self.puzzle.grid > 0
+        self.cost = missing_symbols(self.grid, self.puzzle.n)
+        self.best_cost = missing_symbols(self.best_grid, self.puzzle.n)
+
+    def _check_loaded(self):
+        for name in ("grid", "best_grid"):
+            require_givens(getattr(self, name), self.puzzle, f"state.algorithm.{name}")
+        done = self.status == Status.SOLVED
+        solved = bool(self.grid.all()) and self.cost == 0
+        if done != solved or (self.status == Status.RUNNING and not np.array_equal(self.grid, self.puzzle.grid)):
+            raise StateError(f"state.algorithm.grid is not what the exact solver leaves when {self.status}")

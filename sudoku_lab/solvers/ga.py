@@ -26,16 +26,20 @@ import numpy as np
 
 from .._checks import checked
 from .._kernels import ga as K
-from ..errors import ParameterError
+from ..errors import ParameterError, StateError
 from ..model.geometry import geometry
+from ..model.puzzle import Puzzle
 from ._boxes import box_free_cells, box_missing_digits
 from ._ga_phases import PHASES, run_phase
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
+from .keyframes import Counters, Field, integer, require_box_permutations, require_givens
 
 __all__ = ["GA", "box_tables"]
 
 TIES = ("coin", "first")
+#: Fewest and most individuals of a population (the ``population`` parameter's range).
+MIN_POPULATION, MAX_POPULATION = 2, 100_000
 
 
 @checked
@@ -62,6 +66,45 @@ def box_tables(g: np.ndarray, n: int):
     mut_boxes = np.full(N, -1, dtype=np.int32)
     mut_boxes[: len(eligible)] = eligible
     return box_free, box_nfree, box_missing, mut_boxes, int(len(eligible))
+
+
+def _line_scores(pop: np.ndarray, N: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fitness and per-row and per-column distinct counts of every individual, as :func:`K.evaluate` gives them.
+
+    Parameters
+    ----------
+    pop : ndarray of int8, shape (P, C)
+        Every cell holding a digit 1..N.
+    N : int
+
+    Returns
+    -------
+    fit : ndarray of int64, shape (P,)
+    rsc, csc : ndarray of int64, shape (P, N)
+        Distinct digits of each row and of each column.
+    """
+    g = np.asarray(pop).reshape(-1, N, N)
+
+    def distinct(lines: np.ndarray) -> np.ndarray:
+        s = np.sort(lines, axis=-1)
+        return (1 + (np.diff(s, axis=-1) != 0).sum(axis=-1)).astype(np.int64)
+
+    rsc = distinct(g)
+    csc = distinct(g.transpose(0, 2, 1))
+    return rsc.sum(axis=1) + csc.sum(axis=1), rsc, csc
+
+
+def _require_individuals(pop: np.ndarray, puzzle: Puzzle, path: str) -> None:
+    """StateError naming the first row of ``pop`` (P, C) that moves a given or breaks a box permutation."""
+    N = puzzle.N
+    boxes = geometry(puzzle.n).units[2 * N : 3 * N]
+    givens = puzzle.grid > 0
+    ok = (pop[:, givens] == puzzle.grid[givens]).all(axis=1)
+    ok &= (np.sort(pop[:, boxes], axis=-1) == np.arange(1, N + 1)).all(axis=(1, 2))
+    if not ok.all():
+        q = int(np.flatnonzero(~ok)[0])
+        require_givens(pop[q], puzzle, f"{path}[{q}]")
+        require_box_permutations(pop[q], puzzle, f"{path}[{q}]")
 
 
 #: The arrays of a run (defined with its kernels, which take them as one argument).
@@ -129,8 +172,8 @@ class GA(KernelSolver):
             "int",
             150,
             "Individuals per generation (a change applies at the next generation, bred from the current one).",
-            low=2,
-            high=100_000,
+            low=MIN_POPULATION,
+            high=MAX_POPULATION,
             paper="Sato & Inoue; NB-COIN Table II",
         ),
         Param(
@@ -213,6 +256,29 @@ class GA(KernelSolver):
 
     kernel = K
     State = GAState
+    #: The keyframe (:mod:`.keyframes`): the population and the best since reset are read and checked;
+    #: the scores, the population's best, the costs and the box tables are rebuilt from them and the puzzle.
+    #: The population may have another size than the parameter: a live change applies at the next generation.
+    keyframe = {
+        "counters": Counters(
+            ranges={
+                "C_CROSSOVERS": (0, (MAX_POPULATION + 1) // 2),
+                "C_MUTATIONS": (0, MAX_POPULATION),
+            },
+            derived=("C_COST", "C_BEST_COST", "C_BEST_INDEX"),
+        ),
+        "pop": Field("int8", ((MIN_POPULATION, MAX_POPULATION), "C"), 1, "N"),
+        "fit": Field("int64", ((MIN_POPULATION, MAX_POPULATION),), derived=True),
+        "rsc": Field("int64", ((MIN_POPULATION, MAX_POPULATION), "N"), derived=True),
+        "csc": Field("int64", ((MIN_POPULATION, MAX_POPULATION), "N"), derived=True),
+        "grid": Field("int8", ("C",), derived=True),
+        "best_grid": Field("int8", ("C",), 1, "N"),
+        "box_free": Field("int32", ("N", "N"), derived=True),
+        "box_nfree": Field("int32", ("N",), derived=True),
+        "box_missing": Field("int8", ("N", "N"), derived=True),
+        "mut_boxes": Field("int32", ("N",), derived=True),
+    }
+    extra = {"n_mut": integer(0, "N")}
     int_slots = (
         "tournament",
         "elites",
@@ -304,5 +370,47 @@ class GA(KernelSolver):
 
     def _loaded(self, st):
         self.full = 2 * self.puzzle.N * self.puzzle.N
-        self.n_mut = int(st["n_mut"])
+        self.n_mut = int(st["n_mut"])  # compared with the puzzle's by _check_loaded
         self._alloc_scratch()
+
+    def _derive(self):
+        pz = self._pz
+        N = pz.N
+        self.box_free, self.box_nfree, self.box_missing, self.mut_boxes, _ = box_tables(pz.grid, pz.n)
+        self.fit, self.rsc, self.csc = _line_scores(self.pop, N)
+        best = int(np.argmax(self.fit))  # the first of the fittest, as population_stats
+        self.grid = self.pop[best].copy()
+        c = self.counters
+        c[K.C_BEST_INDEX] = best
+        c[K.C_COST] = self.full - int(self.fit[best])
+        c[K.C_BEST_COST] = self.full - int(_line_scores(self.best_grid[None, :], N)[0][0])
+
+    def _check_loaded(self):
+        pz, c = self._pz, self.counters
+        _require_individuals(self.pop, pz, "state.algorithm.pop")
+        require_givens(self.best_grid, pz, "state.algorithm.best_grid")
+        require_box_permutations(self.best_grid, pz, "state.algorithm.best_grid")
+        n_mut = int((self.box_nfree >= 2).sum())
+        if self.n_mut != n_mut:
+            raise StateError(
+                f"state.algorithm.n_mut is {self.n_mut}, but {n_mut} boxes of the puzzle have two free cells or more"
+            )
+        cost, best = int(c[K.C_COST]), int(c[K.C_BEST_COST])
+        if best > cost:
+            raise StateError(
+                f"state.algorithm.best_grid costs {best}, more than the population's best ({cost}): "
+                "it is not the best since the reset"
+            )
+        if (self.status == Status.SOLVED) != (cost == 0):
+            raise StateError(
+                f"state.status is {self.status!r}, but the population's best costs {cost}"
+                + (" (a solution)" if cost == 0 else "")
+            )
+        P = self.pop.shape[0]
+        for slot, most in (("C_CROSSOVERS", (P + 1) // 2), ("C_MUTATIONS", P)):
+            v = int(c[getattr(K, slot)])
+            if v > (most if self.iteration else 0):
+                raise StateError(
+                    f"state.algorithm.counters[{slot}] is {v}, more than the last generation "
+                    f"({f'of {P} individuals' if self.iteration else 'none yet'}) can count"
+                )

@@ -24,12 +24,23 @@ import numpy as np
 
 from .._checks import checked
 from .._kernels import hill_climb as K
-from ..errors import ParameterError
+from ..errors import ParameterError, StateError
 from ..model.geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
 from ._hill_climb_phases import PHASES, run_phase
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
+from .keyframes import (
+    MAX_COUNT,
+    Counters,
+    Field,
+    integer,
+    items,
+    record,
+    require_box_permutations,
+    require_givens,
+    text,
+)
 
 __all__ = ["HillClimb", "hill_tables", "unit_clashes"]
 
@@ -243,6 +254,62 @@ class HillClimb(KernelSolver):
 
     kernel = K
     State = HillClimbState
+    #: The keyframe (:mod:`.keyframes`): the current state, the best and the plateau queue are read and
+    #: checked; the givens, the box tables, the digit counts and the scores are rebuilt from them.
+    keyframe = {
+        "base": Field("int8", ("C",), derived=True),
+        "grid": Field("int8", ("C",), 1, "N"),
+        "best_grid": Field("int8", ("C",), 1, "N"),
+        "row_cnt": Field("int32", ("N", "N"), derived=True),
+        "col_cnt": Field("int32", ("N", "N"), derived=True),
+        "q_grid": Field("int8", ("queue_capacity", "C"), 0, "N"),
+        "q_f1": Field("int64", ("queue_capacity",), 0, "2 * N * N"),
+        "q_f2": Field("int64", ("queue_capacity",), 0, "2 * C"),
+        "q_seq": Field("int64", ("queue_capacity",), 0, MAX_COUNT),
+        "counters": Counters(
+            ranges={
+                "C_BEST_COST": (0, 1 << 40),
+                "C_QLEN": (0, "queue_capacity"),
+                "C_QSEQ": (0, MAX_COUNT),
+                "C_STUCK_COUNT": (0, MAX_COUNT),
+                "C_STUCK_F1": (0, "2 * N * N"),
+                "C_STUCK_F2": (0, "2 * C"),
+                "C_SWAP_A": (-1, "C - 1"),
+                "C_SWAP_B": (-1, "C - 1"),
+                "C_RUN": (0, "iteration"),
+                "C_RUN_START": (0, "iteration"),
+                "C_RUN_JUMPS": (0, MAX_COUNT),
+                "C_RUN_BEST": (0, 1 << 40),
+                "C_INIT_F1": (0, "2 * N * N"),
+                "C_INIT_F2": (0, "2 * C"),
+                "C_JUMPS": (0, MAX_COUNT),
+            },
+            derived=("C_COST", "C_F1", "C_F2"),
+        ),
+        "box_free": Field("int32", ("N", "N"), derived=True),
+        "box_nfree": Field("int32", ("N",), derived=True),
+        "box_missing": Field("int32", ("N", "N"), derived=True),
+        "GR": Field("int32", ("N", "N"), derived=True),
+        "GC": Field("int32", ("N", "N"), derived=True),
+    }
+    extra = {
+        "history": items(
+            record(
+                run=integer(),
+                run_no=integer(1),
+                start=integer(0, "iteration"),
+                end=integer(0, "iteration"),
+                moves=integer(),
+                jumps=integer(),
+                init_f1=integer(0, "2 * N * N"),
+                init_f2=integer(0, "2 * C"),
+                best_cost=integer(0, 1 << 40),
+                outcome=text(("solved", "budget", "restart (plateau)", "restart (queue empty)")),
+                cost=integer(0, 1 << 40),
+            ),
+            "iteration + 1",
+        )
+    }
     int_slots = ("greedy", "post_swap", Slot("random_order", value=lambda p: 1), "plateau", "budget", "random_ties")
     float_slots = ("w1", "w2")
 
@@ -385,3 +452,28 @@ class HillClimb(KernelSolver):
 
     def _loaded(self, st):
         self.history = [dict(h) for h in st["history"]]
+
+    def _derive(self):
+        pz = self._pz
+        self.base = pz.grid.copy()
+        self.box_free, self.box_nfree, self.box_missing, self.GR, self.GC = hill_tables(self.base, pz.n)
+        self.row_cnt = np.zeros((pz.N, pz.N), dtype=np.int32)
+        self.col_cnt = np.zeros((pz.N, pz.N), dtype=np.int32)
+        f1, f2 = K.full_scores(self.grid, self.base, self.row_cnt, self.col_cnt, self.GR, self.GC)
+        c = self.counters
+        c[K.C_F1], c[K.C_F2], c[K.C_COST] = f1, f2, 2 * pz.N * pz.N - f1
+
+    def _check_loaded(self):
+        pz = self._pz
+        for name, grid in (("grid", self.grid), ("best_grid", self.best_grid)):
+            require_givens(grid, pz, f"state.algorithm.{name}")
+            require_box_permutations(grid, pz, f"state.algorithm.{name}")
+        for k in range(int(self.counters[K.C_QLEN])):
+            require_givens(self.q_grid[k], pz, f"state.algorithm.q_grid[{k}]")
+            require_box_permutations(self.q_grid[k], pz, f"state.algorithm.q_grid[{k}]")
+        best = int(unit_clashes(self.best_grid, pz.n).sum())
+        if best != int(self.counters[K.C_BEST_COST]):
+            raise StateError(
+                f"state.algorithm.counters[C_BEST_COST] is {int(self.counters[K.C_BEST_COST])}, "
+                f"but its best_grid costs {best}"
+            )

@@ -28,17 +28,25 @@ import numpy as np
 
 from .._checks import checked
 from .._kernels import nbcoin as K
+from ..errors import StateError
 from ..model.geometry import geometry
 from ..model.scoring import distinct_count
 from ._boxes import box_free_cells, box_missing_masks
 from ._nbcoin_phases import PHASES, run_phase
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
+from .keyframes import Counters, Field, require_box_permutations, require_givens
 
 __all__ = ["NBCoin", "initial_model", "selected_count", "box_tables", "model_as_cells"]
 
 UPDATES = ("counts", "frequencies")
 BOUNDS = ("renormalise", "cap")
+#: The largest population (the parameter's bound) and the largest good or bad set (C at most 50 %).
+MAX_POPULATION = 100_000
+MAX_SELECTED = MAX_POPULATION // 2
+#: How far a model entry may stray from [0, 1], and a position's row sum from 1, by rounding.
+M_TOLERANCE = 1e-9
+ROW_SUM_TOLERANCE = 1e-6
 
 
 @checked
@@ -196,7 +204,7 @@ class NBCoin(KernelSolver):
             150,
             "Individuals sampled per generation.",
             low=2,
-            high=100_000,
+            high=MAX_POPULATION,
             paper="NB-COIN Table I",
             when="next generation",
         ),
@@ -285,6 +293,29 @@ class NBCoin(KernelSolver):
     budget_param = "generations"
     best_cost_counter = None
     phases = PHASES
+    #: The keyframe (:mod:`.keyframes`): the model, its latest change, the best grid and the latest
+    #: generation are read and checked; the givens, the allowed digits and the box tables are rebuilt from
+    #: the puzzle, the fitness counters from the grids. The population buffers hold at least the rows the
+    #: parameters in force need (a smaller population keeps the larger generation readable until the next).
+    keyframe = {
+        "M": Field("float64", ("N", "N", "N"), 0.0, 1.0 + M_TOLERANCE),
+        "allowed": Field("bool", ("N", "N", "N"), derived=True),
+        "base": Field("int8", ("C",), derived=True),
+        "best_grid": Field("int8", ("C",), 0, "N"),
+        "delta": Field("float64", ("N", "N", "N"), -1.0 - M_TOLERANCE, 1.0 + M_TOLERANCE),
+        "counters": Counters(
+            ranges={"C_N_SELECTED": (0, MAX_SELECTED), "C_POP": (0, MAX_POPULATION)},
+            derived=("C_BEST_FITNESS", "C_GEN_BEST"),
+        ),
+        "pop": Field("int8", (("population", MAX_POPULATION), "C"), 0, "N"),
+        "fitness": Field("int64", (("population", MAX_POPULATION),), 0, "2 * N * N"),
+        "good": Field("int64", ((1, MAX_SELECTED),), 0, MAX_POPULATION - 1),
+        "bad": Field("int64", ((1, MAX_SELECTED),), 0, MAX_POPULATION - 1),
+        "box_cells": Field("int32", ("N", "N"), derived=True),
+        "box_free": Field("int32", ("N", "N"), derived=True),
+        "box_nfree": Field("int32", ("N",), derived=True),
+        "box_avail": Field("int64", ("N",), derived=True),
+    }
 
     # ---------------------------------------------------------------- reset
     def _reset(self):
@@ -338,6 +369,106 @@ class NBCoin(KernelSolver):
     @property
     def cost(self) -> int:
         return self.optimum - int(self.counters[K.C_BEST_FITNESS])
+
+    # --------------------------------------------------------------- state
+    def _derive(self):
+        pz = self._pz
+        self.base = pz.grid.copy()
+        _, self.allowed = initial_model(self.base, pz.n)
+        self.box_cells, self.box_free, self.box_nfree, self.box_avail = box_tables(self.base, pz.n)
+        c = self.counters
+        c[K.C_BEST_FITNESS] = distinct_count(self.best_grid, pz.n)
+        P = int(c[K.C_POP])  # checked against the buffers in _check_loaded (a slice never reads past them)
+        c[K.C_GEN_BEST] = self.fitness[:P].max() if P and len(self.fitness) else c[K.C_BEST_FITNESS]
+
+    def _check_loaded(self):
+        pz, c, where = self._pz, self.counters, "state.algorithm"
+        P, k = int(c[K.C_POP]), int(c[K.C_N_SELECTED])
+        G = selected_count(self._params["population"], self._params["C"])
+        # The buffers: one row of fitness per row of pop, a bad entry per good one, room for what is in force.
+        if len(self.fitness) != len(self.pop):
+            raise StateError(f"{where}.fitness holds {len(self.fitness)} entries for the {len(self.pop)} rows of pop")
+        if len(self.bad) != len(self.good):
+            raise StateError(f"{where}.bad holds {len(self.bad)} entries, good {len(self.good)}")
+        if len(self.good) < G:
+            raise StateError(f"{where}.good holds {len(self.good)} entries, fewer than the {G} selected")
+        if P > len(self.pop) or (P == 0) != (self.iteration == 0) or P == 1:
+            raise StateError(f"{where}.counters[C_POP] is {P}, not the size of a generation of pop at {self.iteration}")
+        if k > P // 2 or k > len(self.good):
+            raise StateError(f"{where}.counters[C_N_SELECTED] is {k}, more than a generation of {P} selects")
+        if (k == 0) != (self.iteration == 0 or self.status == Status.SOLVED):
+            raise StateError(f"{where}.counters[C_N_SELECTED] is {k} at generation {self.iteration} ({self.status})")
+        if (self.status == Status.SOLVED) != (self.cost == 0):
+            raise StateError(f"state.status is {self.status}, but best_grid has fitness {int(c[K.C_BEST_FITNESS])}")
+        # The best grid: the givens until the first generation, then a permutation per box.
+        if self.iteration == 0:
+            if not np.array_equal(self.best_grid, self.base):
+                raise StateError(f"{where}.best_grid is not the givens before the first generation")
+        else:
+            require_givens(self.best_grid, pz, f"{where}.best_grid")
+            require_box_permutations(self.best_grid, pz, f"{where}.best_grid")
+            if c[K.C_BEST_FITNESS] < c[K.C_GEN_BEST]:
+                raise StateError(
+                    f"{where}.best_grid has fitness {int(c[K.C_BEST_FITNESS])}, less than the latest generation's "
+                    f"best {int(c[K.C_GEN_BEST])}"
+                )
+        self._check_generation(P, k)
+        self._check_model()
+
+    def _check_generation(self, P: int, k: int) -> None:
+        """The latest generation: individuals with the givens and a permutation per box, their fitness, the sets."""
+        pz, where = self._pz, "state.algorithm"
+        N = pz.N
+        pop = self.pop[:P]
+        givens = self.base > 0
+        moved = np.flatnonzero((pop[:, givens] != self.base[givens]).any(axis=1))
+        if len(moved):
+            raise StateError(f"{where}.pop[{int(moved[0])}] does not hold the givens")
+        boxes = np.sort(pop[:, self.box_cells], axis=2)  # (P, box, position)
+        wrong = np.flatnonzero((boxes != np.arange(1, N + 1, dtype=np.int8)).any(axis=(1, 2)))
+        if len(wrong):
+            raise StateError(f"{where}.pop[{int(wrong[0])}]: a box does not hold each digit 1..{N} once")
+        scratch = np.empty(N, dtype=np.int64)
+        for q in range(P):
+            f = int(K.row_col_fitness(pop[q], N, scratch))
+            if self.fitness[q] != f:
+                raise StateError(f"{where}.fitness[{q}] is {int(self.fitness[q])}, but pop[{q}] has fitness {f}")
+        if k:  # the latest ranking (select's, no draws): a function of the generation's fitness
+            top = int(self.fitness[:P].max())
+            order = np.argsort((top - self.fitness[:P]) * P + np.arange(P))
+            if not np.array_equal(self.good[:k], order[:k]):
+                raise StateError(f"{where}.good is not the {k} fittest of the latest generation, best first")
+            if not np.array_equal(self.bad[:k], order[::-1][:k]):
+                raise StateError(f"{where}.bad is not the {k} least fit of the latest generation, worst first")
+
+    def _check_model(self) -> None:
+        """``M``: 0 on the digits ruled out, certain on a given, each row a distribution; ``delta`` its last change."""
+        where = "state.algorithm"
+        M, delta, allowed = self.M, self.delta, self.allowed
+        given = (self.base[self.box_cells] > 0)[:, :, None]  # (box, position, 1)
+        initial, _ = initial_model(self.base, self._pz.n)
+        for name, v in (("M", M), ("delta", delta)):
+            if np.any(v[~allowed] != 0.0):
+                b, i, d = (int(x) for x in np.argwhere(~allowed & (v != 0.0))[0])
+                raise StateError(
+                    f"{where}.{name}[{b}, {i}, {d}] is {float(v[b, i, d]):g}, where digit {d + 1} is ruled out"
+                )
+        if np.any(np.where(given, M != initial, False)):
+            b, i = (int(x) for x in np.argwhere((np.where(given, M != initial, False)).any(axis=2))[0])
+            raise StateError(f"{where}.M[{b}, {i}] is not certain of the given at that position")
+        if np.any(np.where(given, delta != 0.0, False)) or (
+            (self.iteration == 0 or self.status == Status.SOLVED) and delta.any()
+        ):
+            raise StateError(f"{where}.delta is not the change of the latest update (none on a given, none before one)")
+        prior = M - delta  # the model before the latest update: a model as well
+        for name, v in (("M", M), ("M - delta", prior)):
+            if v.min() < -M_TOLERANCE or v.max() > 1.0 + M_TOLERANCE:
+                raise StateError(f"{where}: {name} leaves [0, 1]")
+            sums = v.sum(axis=2)
+            off = np.argwhere(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
+            if len(off):
+                b, i = (int(x) for x in off[0])
+                raise StateError(f"{where}: {name}[{b}, {i}] sums to {float(sums[b, i]):g}, not 1")
 
     # ---------------------------------------------------------------- step
     def _run(self, k, trace, events, ip, fp):

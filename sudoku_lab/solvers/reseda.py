@@ -25,6 +25,7 @@ initialises ``p`` from the AC3 domains.
 
 from __future__ import annotations
 
+import functools
 import math
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -33,7 +34,7 @@ import numpy as np
 
 from .._checks import checked
 from .._kernels import reseda as K
-from ..errors import ParameterError
+from ..errors import ParameterError, StateError
 from ..exact.ac3 import ac3, initial_domains
 from ..model.geometry import cell_name, geometry
 from ..model.puzzle import Puzzle
@@ -41,6 +42,20 @@ from ._boxes import box_free_cells, box_missing_masks
 from ._reseda_phases import PHASES, run_phase
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective, Threshold
+from .keyframes import (
+    MAX_COUNT,
+    Counters,
+    Field,
+    Value,
+    array,
+    flag,
+    integer,
+    items,
+    maybe,
+    record,
+    require_givens,
+    text,
+)
 
 __all__ = ["Reseda", "ZONE_SETS", "zone_units", "admissible_box_permutations"]
 
@@ -129,6 +144,40 @@ def admissible_box_permutations(grid: np.ndarray, n: int, box: int, limit: int =
 
 #: The arrays of a run (defined with its kernels, which take them as one argument).
 ResedaState = K.ResedaState
+
+#: How far a probability of ``p`` may stray from [0, 1] and a row's sum from 1 by rounding (the update is a
+#: convex combination, so a run's rows stay within a few ulps of both).
+P_TOLERANCE = 1e-9
+ROW_SUM_TOLERANCE = 1e-6
+
+_RUN_FIELDS = dict(
+    start=integer(0, "iteration"),
+    end=integer(0, "iteration"),
+    attempt=integer(0, MAX_COUNT),
+    run=integer(0, MAX_COUNT),
+    kind=text(("first", "full", "partial")),
+    zone=integer(-1, "3 * N - 1"),
+    zone_name=text(max_length=40),
+    outcome=text(("inconsistent", "solved", "failed")),
+    steps=integer(0, "iteration"),
+    cost=integer(0, "3 * N * N"),
+    detail=text(max_length=80),
+)
+_RUN = record(**_RUN_FIELDS)
+_COUPLED_RUN = record(**_RUN_FIELDS, permutation=integer(0, MAX_PERMUTATIONS - 1))
+
+
+def _check_run_record(v, ctx, path):
+    """One record of ``history``: a coupled run's holds its box permutation too (checked in ``_loaded``)."""
+    return (_COUPLED_RUN if isinstance(v, dict) and "permutation" in v else _RUN).check(v, ctx, path)
+
+
+@functools.lru_cache(maxsize=8)
+def _admissible(grid: bytes, n: int, box: int) -> np.ndarray:
+    """:func:`admissible_box_permutations` of the givens ``grid`` (its bytes), kept for the loads of one run."""
+    out = admissible_box_permutations(np.frombuffer(grid, dtype=np.int8).copy(), n, box)
+    out.setflags(write=False)
+    return out
 
 
 @checked
@@ -347,6 +396,44 @@ class Reseda(KernelSolver):
     )
     float_slots = ("alpha", "beta")
     fixed_grid = "base"
+    #: The keyframe (:mod:`.keyframes`). ``base`` is the run's start (givens, a coupled box permutation, a
+    #: restart zone of ``final_grid``, what AC3 fixed), which the parameters in force no longer tell (the
+    #: prefilter changes live): it is read, and checked against the givens, the zone and the permutation in
+    #: ``_loaded``. The free cells and the box tables are functions of ``base`` alone, read and required
+    #: equal to what ``base`` gives (a keyframe holding others, ``box_avail = []`` say, is refused rather than
+    #: silently rebuilt). The costs are rebuilt from the grids.
+    keyframe = {
+        "p": Field("float64", ("C", "N"), 0.0, 1.0 + P_TOLERANCE),
+        "base": Field("int8", ("C",), 0, "N"),
+        "grid": Field("int8", ("C",), 0, "N"),
+        "best_grid": Field("int8", ("C",), 0, "N"),
+        "counters": Counters(
+            ranges={"C_RUN_STEP": (0, "iteration"), "C_N_KEPT": (0, "Q1")},
+            derived=("C_COST", "C_BEST_COST"),
+        ),
+        "samples": Field("int8", ("Q", "C"), 0, "N"),
+        "costs": Field("int64", ("Q",), 0, "3 * N * N"),
+        "kept": Field("int64", ("Q1",), 0, "Q - 1"),
+        "free_cells": Field("int32", ((0, "C"),), 0, "C - 1"),
+        "box_free": Field("int32", ("N", "N"), -1, "C - 1"),
+        "box_nfree": Field("int32", ("N",), 0, "N"),
+        "box_avail": Field("uint32", ("N",), 0, "2 ** N - 1"),
+    }
+    extra = {
+        "attempt": integer(0, MAX_COUNT),
+        "run_index": integer(0, MAX_COUNT),
+        "zone": integer(-1, "3 * N - 1"),
+        "zone_queue": items(integer(0, "3 * N - 1"), "3 * N"),
+        # A step starts at most 10,000 runs that end at once (inconsistent starts) besides its own.
+        "history": items(Value(_check_run_record, "a run record"), "10001 * (iteration + 1)"),
+        "run_start": integer(0, "iteration"),
+        "run_kind": text(("first", "full", "partial")),
+        "pending": flag(),
+        "perm_index": integer(-1, MAX_PERMUTATIONS - 1),
+        "final_grid": maybe(array(Field("int8", ("C",), 1, "N"))),
+        "permutations": maybe(array(Field("int8", ((1, MAX_PERMUTATIONS), (0, "N")), 1, "N"))),
+        "perm_order": maybe(array(Field("int64", ((1, MAX_PERMUTATIONS),), 0, MAX_PERMUTATIONS - 1))),
+    }
 
     @classmethod
     def check_params(cls, params: Mapping[str, Any]) -> None:
@@ -374,6 +461,9 @@ class Reseda(KernelSolver):
         self.grid = pz.grid.copy()
         self.best_grid = pz.grid.copy()
         self.counters[K.C_COST] = self.counters[K.C_BEST_COST] = K.missing_cost(self.grid, self.geo.units, N)
+        # The tables of base, until a run replaces them: a first start AC3 finds inconsistent leaves these.
+        self.free_cells = np.flatnonzero(self.base == 0).astype(np.int32)
+        self.box_free, self.box_nfree, self.box_avail = _box_tables(self.base, self.geo)
         self._alloc_buffers()
         self.attempt = -1
         self.run_index = -1
@@ -639,7 +729,173 @@ class Reseda(KernelSolver):
             perm_order=self.perm_order,
         )
 
+    def _derive(self):
+        units, N = self.geo.units, self._pz.N
+        self.counters[K.C_COST] = K.missing_cost(self.grid, units, N)
+        self.counters[K.C_BEST_COST] = K.missing_cost(self.best_grid, units, N)
+
+    def _check_loaded(self):
+        """What the arrays must be, together (the run bookkeeping is checked against them in :meth:`_loaded`)."""
+        pz, geo, c = self._pz, self.geo, self.counters
+        N, where = pz.N, "state.algorithm"
+        base, grid = self.base, self.grid
+        require_givens(base, pz, f"{where}.base")
+        require_givens(self.best_grid, pz, f"{where}.best_grid")
+        free = np.flatnonzero(base == 0).astype(np.int32)
+        if not np.array_equal(self.free_cells, free):
+            raise StateError(f"{where}.free_cells are not the {len(free)} free cells of base")
+        for name, want in zip(("box_free", "box_nfree", "box_avail"), _box_tables(base, geo)):
+            got = getattr(self, name)
+            if not np.array_equal(got, want):
+                b = int(np.flatnonzero((got != want).reshape(N, -1).any(axis=1))[0])
+                raise StateError(f"{where}.{name}[{b}] is not what base gives for box {b + 1}")
+        self._check_model()
+        fixed = base > 0
+        if not np.array_equal(grid[fixed], base[fixed]):
+            cell = int(np.flatnonzero(fixed & (grid != base))[0])
+            raise StateError(f"{where}.grid[{cell}] is {int(grid[cell])}, not base's {int(base[cell])}")
+        if self.status != Status.FAILED:  # a start AC3 found inconsistent leaves the run before it (and fails)
+            if c[K.C_RUN_STEP] == 0 and not np.array_equal(grid, base):
+                raise StateError(f"{where}.grid is not base, though its run has taken no step")
+            if c[K.C_RUN_STEP] > 0 and not grid.all():
+                raise StateError(f"{where}.grid has empty cells, though it is a sample of its run")
+        if c[K.C_BEST_COST] > c[K.C_COST]:
+            raise StateError(
+                f"{where}.best_grid costs {int(c[K.C_BEST_COST])}, more than the {int(c[K.C_COST])} of grid"
+            )
+        if (self.status == Status.SOLVED) != (c[K.C_BEST_COST] == 0):
+            raise StateError(f"state.status is {self.status}, but best_grid costs {int(c[K.C_BEST_COST])}")
+        k = int(c[K.C_N_KEPT])
+        if k not in (0, self._params["Q1"]):
+            raise StateError(f"{where}.counters[C_N_KEPT] is {k}, neither 0 nor Q1 = {self._params['Q1']}")
+        kept = self.kept[:k]
+        if len(np.unique(kept)) != k:
+            raise StateError(f"{where}.kept names a sample twice")
+        for q in kept.tolist():  # the latest step's selection: samples of this run, each with its cost
+            sample = self.samples[q]
+            if not sample.all() or not np.array_equal(sample[fixed], base[fixed]):
+                raise StateError(f"{where}.samples[{q}] is kept, but is not a sample of base")
+            cost = int(K.missing_cost(sample, geo.units, N))
+            if self.costs[q] != cost:
+                raise StateError(f"{where}.costs[{q}] is {int(self.costs[q])}, but its sample costs {cost}")
+
+    def _check_model(self):
+        """``p``: certain of base's digit on every fixed cell, each free cell's row a distribution."""
+        p, base, where = self.p, self.base, "state.algorithm.p"
+        if self.status == Status.FAILED and not p.any():
+            return  # the first start was inconsistent: no run ever set a model
+        fixed = np.flatnonzero(base > 0)
+        want = np.zeros((len(fixed), p.shape[1]))
+        want[np.arange(len(fixed)), base[fixed].astype(np.int64) - 1] = 1.0
+        wrong = np.flatnonzero((p[fixed] != want).any(axis=1))
+        if len(wrong):
+            cell = int(fixed[wrong[0]])
+            raise StateError(f"{where}[{cell}] is not certain of base's digit {int(base[cell])} on that fixed cell")
+        sums = p.sum(axis=1)
+        off = np.flatnonzero(np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
+        if len(off):
+            raise StateError(f"{where}[{int(off[0])}] sums to {float(sums[off[0]]):g}, not 1")
+
+    def _check_runs(self, st):
+        """The run bookkeeping (extra values) against itself and the arrays; StateError naming the value."""
+        pz, geo, c = self._pz, self.geo, self.counters
+        N, where = pz.N, "state.algorithm"
+        attempt, run, zone = st["attempt"], st["run_index"], st["zone"]
+        perms, order, final = st["permutations"], st["perm_order"], st["final_grid"]
+        if st["run_start"] != self.iteration - int(c[K.C_RUN_STEP]):
+            raise StateError(
+                f"{where}.run_start is {st['run_start']}, but the run has taken {int(c[K.C_RUN_STEP])} "
+                f"of the {self.iteration} steps"
+            )
+        if attempt > run:
+            raise StateError(f"{where}.attempt is {attempt}, more than the {run + 1} runs so far")
+        queue = st["zone_queue"]
+        if any(b <= a for a, b in zip(queue, queue[1:])):
+            raise StateError(f"{where}.zone_queue is not in the order zones are tried")
+        if (zone >= 0 or queue) and final is None:
+            raise StateError(f"{where}.final_grid is null, but a partial restart takes its zone from it")
+        if final is not None:
+            require_givens(final, pz, f"{where}.final_grid")
+        # Brute-force coupling: the permutations are the box's (a function of the givens), their order one.
+        coupled = bool(self._params["coupling"])
+        if (perms is not None) != coupled or (order is not None) != coupled:
+            state = "null" if coupled else "set"
+            raise StateError(f"{where}.permutations are {state}, though coupling is {str(coupled).lower()}")
+        if coupled:
+            box = self._params["coupling_box"] - 1
+            if not np.array_equal(perms, _admissible(pz.grid.tobytes(), pz.n, box)):
+                raise StateError(f"{where}.permutations are not the admissible permutations of box {box + 1}")
+            if not np.array_equal(np.sort(order), np.arange(len(perms))):
+                raise StateError(f"{where}.perm_order is not an order of the {len(perms)} permutations")
+            if st["perm_index"] != int(order[attempt % len(perms)]):
+                raise StateError(f"{where}.perm_index is {st['perm_index']}, not attempt {attempt + 1}'s permutation")
+        elif st["perm_index"] != -1:
+            raise StateError(f"{where}.perm_index is {st['perm_index']}, though there is no coupling")
+        if self.status != Status.FAILED:  # the run in force started from base (a failed start leaves the last)
+            if zone >= 0:
+                cells = geo.units[zone]
+                if not np.array_equal(self.base[cells], final[cells]):
+                    raise StateError(f"{where}.base does not hold {geo.unit_name(zone)} of final_grid")
+            if coupled:
+                cells = [q for q in geo.units[2 * N + box] if pz.grid[q] == 0]
+                if not np.array_equal(self.base[cells], perms[st["perm_index"]]):
+                    raise StateError(f"{where}.base does not hold permutation {st['perm_index']} of box {box + 1}")
+        self._check_history(st, coupled)
+
+    def _check_history(self, st, coupled):
+        geo, where = self.geo, "state.algorithm.history"
+        history, run = st["history"], st["run_index"]
+        ended = st["pending"] or self.status != Status.RUNNING  # the run in force has its record
+        if len(history) != run + ended:
+            raise StateError(f"{where} holds {len(history)} runs, not the {run + ended} ended of {run + 1}")
+        details = self._run_details()
+        order = st["perm_order"]
+        previous_end, attempt = 0, -1
+        # Every run, the one in force last: a partial restart keeps the attempt of the run before it, any
+        # other run opens the next attempt (the first run is attempt 0's).
+        current = {"kind": st["run_kind"], "zone": st["zone"], "attempt": st["attempt"], "start": st["run_start"]}
+        runs = history if ended else [*history, current]
+        for i, r in enumerate(runs):
+            at = f"{where}[{i}]" if i < len(history) else "state.algorithm"
+            if r is not current and r["run"] != i:
+                raise StateError(f"{at}.run is {r['run']}, not {i}")
+            if i == 0 and r["kind"] != "first":
+                raise StateError(f"{at}: the first run is a {r['kind']} one")
+            attempt += r["kind"] != "partial" or i == 0
+            if r["attempt"] != attempt:
+                raise StateError(f"{at}.attempt is {r['attempt']}, not {attempt} (the runs before it tell)")
+            zone = r["zone"]
+            if r["kind"] != ("partial" if zone >= 0 else "first" if attempt == 0 else "full"):
+                kind = "run_kind" if r is current else "kind"
+                raise StateError(f"{at}.{kind} is {r['kind']!r}, not what attempt {attempt} and zone {zone} make it")
+            if r["start"] < previous_end:
+                raise StateError(f"{at}: its run starts at {r['start']}, before the run before it ended")
+            if r is current:
+                break
+            if r["end"] < r["start"] or r["steps"] != r["end"] - r["start"]:
+                raise StateError(f"{at}: its start, end and steps are not those of one run")
+            if r["zone_name"] != (geo.unit_name(zone) if zone >= 0 else ""):
+                raise StateError(f"{at}.zone_name is not the name of zone {zone}")
+            if r["detail"] not in details:
+                raise StateError(f"{at}.detail is {r['detail'][:40]!r}, not one a run ends with")
+            if ("permutation" in r) != coupled:
+                raise StateError(f"{at} is {'not ' if coupled else ''}a coupled run's record")
+            if coupled and r["permutation"] != int(order[attempt % len(order)]):
+                raise StateError(f"{at}.permutation is {r['permutation']}, not attempt {attempt + 1}'s permutation")
+            previous_end = r["end"]
+        if ended and history:
+            last = history[-1]
+            if (last["start"], last["kind"], last["zone"]) != (st["run_start"], st["run_kind"], st["zone"]):
+                raise StateError(f"{where}[{len(history) - 1}] is not the record of the run in force, though it ended")
+
+    def _run_details(self) -> set[str]:
+        """Every ``detail`` a run record may hold (what :meth:`_end` and :meth:`_start_run` write)."""
+        N = self._pz.N
+        wipeouts = {f"AC3 wipe-out at {cell_name(q, N)}" for q in range(self._pz.C)}
+        return {"", "rho > beta", "run budget", "AC3 wipe-out", *wipeouts}
+
     def _loaded(self, st):
+        self._check_runs(st)
         for key in (
             "attempt",
             "run_index",

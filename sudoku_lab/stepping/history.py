@@ -106,7 +106,6 @@ package works as a built-in one does.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -117,6 +116,7 @@ from .._checks import checked
 from ..errors import HistoryError, ParameterError
 from ..model.puzzle import Puzzle
 from ..solvers.base import Event, PhaseStep, Snapshot, Solver, Status
+from ..solvers.keyframes import difference
 
 __all__ = ["DEFAULT_MEMORY_LIMIT", "DEFAULT_INTERVAL", "History", "state_nbytes"]
 
@@ -149,6 +149,8 @@ class _Keyframe:
     #: the replays' starting point, which load_state checks). A keyframe read from a record and not yet
     #: confirmed is never loaded: a seek first replays up to it from a confirmed state.
     confirmed: bool = True
+    #: Taken here, or loaded once through the checks of ``load_state``: later seeks restore it without them.
+    checked: bool = True
 
 
 @dataclass
@@ -210,58 +212,6 @@ def state_nbytes(obj: Any) -> int:
         elif hasattr(o, "__dict__") and not isinstance(o, type):
             stack.extend(vars(o).values())
     return total
-
-
-def _difference(a: Any, b: Any, path: str) -> str | None:
-    """Where two keyframes (nested mappings, sequences, arrays, dataclasses, scalars) first differ, or None.
-
-    Arrays compare by dtype, shape and value (NaN equal to NaN); the answer reads
-    ``state.algorithm.grid: values differ``. (``sudoku_lab.testing.first_difference`` is the kit's twin; the
-    kit sits above this layer.)
-    """
-    if a is b:
-        return None
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
-            return f"{path}: an array on one side only"
-        if a.dtype != b.dtype or a.shape != b.shape:
-            return f"{path}: {a.dtype}{list(a.shape)} against {b.dtype}{list(b.shape)}"
-        same = np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
-        return None if same else f"{path}: values differ"
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        if set(a) != set(b):
-            return f"{path}: keys differ ({', '.join(sorted(map(str, set(a) ^ set(b))))})"
-        for k in a:
-            d = _difference(a[k], b[k], f"{path}.{k}")
-            if d:
-                return d
-        return None
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        for i, (x, y) in enumerate(zip(a, b)):
-            d = _difference(x, y, f"{path}[{i}]")
-            if d:
-                return d
-        return None if len(a) == len(b) else f"{path}: {len(a)} items against {len(b)}"
-    if isinstance(a, Puzzle) or isinstance(b, Puzzle):
-        return None if a == b else f"{path}: another puzzle"
-    if dataclasses.is_dataclass(a) and not isinstance(a, type) and type(a) is type(b):
-        for f in dataclasses.fields(a):
-            d = _difference(getattr(a, f.name), getattr(b, f.name), f"{path}.{f.name}")
-            if d:
-                return d
-        return None
-    if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
-        return None  # NaN and NaN
-    try:
-        same = bool(a == b)
-    except Exception:  # noqa: BLE001 - an object whose == gives no truth value is not equal to another
-        same = False
-    return None if same else f"{path}: {_short(a)} against {_short(b)}"
-
-
-def _short(v: Any) -> str:
-    text = repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @checked
@@ -534,7 +484,11 @@ class History:
                 if not forward:
                     if not key.confirmed:
                         self._verify_key(key)
-                    s.load_state(key.state)
+                    if key.checked:
+                        s._restore_trusted(key.state)  # its own, or checked at its first load: no checks again
+                    else:
+                        s.load_state(key.state)
+                        key.checked = True
                 self._advance(target, record=False)
                 if s.iteration != target:
                     raise HistoryError(
@@ -951,7 +905,7 @@ class History:
         # Arrived (the state the step reaching ``target`` left): the keyframe, the record's end, the saved state.
         for key in self._keys:
             if key.iteration == target and not key.confirmed:
-                d = _difference(v.state_dict(), key.state, "state")
+                d = difference(v.state_dict(), key.state, "state")
                 if d is not None:
                     raise HistoryError(
                         f"the history is not the run of {v.name} it claims: its keyframe at iteration {target} is not "
@@ -977,7 +931,7 @@ class History:
     def _check_end(self, s: Solver, n_events: int) -> None:
         """The record's end reached by a replay (the step's state): its events must be the record's up to there."""
         if list(s.events) != self._record[:n_events]:
-            d = _difference(list(s.events), self._record[:n_events], "events")
+            d = difference(list(s.events), self._record[:n_events], "events")
             raise HistoryError(
                 f"the history is not the run of {s.name} it claims: at its furthest iteration {s.iteration} its "
                 f"event log differs from the replay's ({d})",
@@ -991,7 +945,7 @@ class History:
             self._replay_changes(it + 1, v, upto=len(state["events"]) if upto is None else upto)
         steps: list[PhaseStep] = []
         while True:
-            d = _difference(v.state_dict(), state, "state")
+            d = difference(v.state_dict(), state, "state")
             if d is None:
                 return steps
             if not state.get("phase") or v.done or (steps and v.phase == 0) or len(steps) >= _MAX_PHASE_STEPS:
@@ -1016,7 +970,7 @@ class History:
         it = int(s.iteration)
         for key in self._keys:
             if key.iteration == it and not key.confirmed:
-                d = _difference(s.state_dict(), key.state, "state")
+                d = difference(s.state_dict(), key.state, "state")
                 if d is not None:
                     raise HistoryError(
                         f"the history is not the run of {s.name} it claims: its keyframe at iteration {it} is not the "
@@ -1154,7 +1108,9 @@ class History:
             state["puzzle"] = solver.puzzle
             state["events"] = h._record[: k["events"]]
             own = state_nbytes({key: v for key, v in state.items() if key not in ("puzzle", "events")})
-            key = _Keyframe(k["iteration"], state, own + sys.getsizeof(state["events"]), confirmed=not h._keys)
+            key = _Keyframe(
+                k["iteration"], state, own + sys.getsizeof(state["events"]), confirmed=not h._keys, checked=False
+            )
             if not h._keys:
                 if key.nbytes > limit:
                     raise ParameterError(
@@ -1183,7 +1139,7 @@ class History:
         if solver.phase == 0 and not made_here:  # the saved state is what the step reaching it left: a keyframe there
             for key in h._keys:
                 if key.iteration == here and not key.confirmed:
-                    d = _difference(home, key.state, "state")
+                    d = difference(home, key.state, "state")
                     if d is not None:
                         raise ValueError(f"the history's keyframe at iteration {here} is not the saved state ({d})")
                     key.confirmed = True

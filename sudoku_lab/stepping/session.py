@@ -106,7 +106,7 @@ import numpy as np
 
 from .. import __version__
 from .._checks import checked
-from ..errors import DataFileError, ParameterError, SudokuLabError
+from ..errors import DataFileError, ParameterError, StateError, SudokuLabError
 from ..files import MAX_JSON_DEPTH, Inflation, ZipMembers, _size_text, json_loads, open_binary, write_file
 from ..model.puzzle import Puzzle
 from ..solvers import Event, Solver, create, registry
@@ -613,6 +613,8 @@ def _checked_session(path, f: dict) -> Session:
         try:
             restored = restore_solver(session)
             restored.snapshot()  # every layer computes from the restored arrays
+        except SudokuLabError as e:  # a keyframe its solver refuses (StateError): the field, in one line
+            raise _bad(path, f"its saved state does not fit {name}: {e}") from None
         except Exception as e:  # noqa: BLE001 - whatever a malformed keyframe breaks, it is one line about the file
             words = str(e).splitlines()[0] if str(e) else ""
             detail = f"{type(e).__name__}: {words}" if words else type(e).__name__
@@ -642,6 +644,8 @@ def _rebuilt(session: Session, memory_limit: int | None = None) -> History:
         if memory_limit is not None:
             raise  # the caller's limit, not the file
         raise DataFileError(f"the history's memory_limit does not fit its keyframes ({e})") from None
+    except StateError as e:
+        raise DataFileError(f"a keyframe of its history does not fit {session.solver}: {e}") from None
     except Exception as e:  # noqa: BLE001 - whatever a malformed history breaks, it is one line about the file
         words = str(e).splitlines()[0] if str(e) else ""
         if isinstance(e, ValueError) and words.startswith(("the history", "the solver")):

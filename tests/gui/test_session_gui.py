@@ -669,3 +669,40 @@ def test_gui_session_opens_a_session_saved_mid_phase(qapp, qtbot, tmp_path, monk
         QSettings.setPath(fmt, scope, os.environ.get("XDG_CONFIG_HOME", str(Path.home() / ".config")))
     assert status == 0
     assert seen == {"at": ("reseda", 16, 2), "caption": f"EDA step 17, phase 2/4 (select): {step.caption}"}
+
+
+def test_a_crafted_session_is_refused_in_one_line_or_runs_safely_never_crashes_the_window(window, qtbot, tmp_path):
+    """Issue 27, item 1: a hill-climbing session whose queue holds no rows (shape (0, 81)) aborted the process
+    with "double free or corruption" on Run; one whose box tables held 1,000,000 ended in SIGSEGV."""
+    from sudoku_lab.solvers import create
+    from sudoku_lab.stepping.session import Session, save_session, session_from_solver
+
+    s = create("hill_climb")
+    s.reset(library.puzzle("ai_escargot"), seed=2)
+    s.step(30)
+    session = session_from_solver(s)
+    algorithm = session.state["algorithm"]
+    no_rows = tmp_path / "no_rows.sudoku-session"
+    state = {**session.state, "algorithm": {**algorithm, "q_grid": np.zeros((0, 81), dtype=np.int8)}}
+    save_session(no_rows, Session(**{**session.__dict__, "state": state}))
+    win = window("reseda_fig3_1_easy", "hill_climb")
+    assert not win.open_session(no_rows)
+    box = next(b for b in win.findChildren(QMessageBox) if b.objectName() == "error_box" and b.isVisible())
+    assert box.text() == (
+        f"Could not open the session: session file {no_rows}: its saved state does not fit hill_climb: "
+        "state.algorithm.q_grid is an array of int8[0, 81], not int8[100, 81]"
+    )
+    box.close()
+    # Box tables are rebuilt from the puzzle, never read: the crafted values are harmless and the run goes on.
+    crafted = tmp_path / "box_free.sudoku-session"
+    state = {**session.state, "algorithm": {**algorithm, "box_free": np.full((9, 9), 1_000_000, dtype=np.int32)}}
+    save_session(crafted, Session(**{**session.__dict__, "state": state}))
+    assert win.open_session(crafted)
+    c = win.controller
+    qtbot.waitUntil(lambda: iteration(win) == 30)
+    with qtbot.waitSignal(c.stateChanged, check_params_cb=lambda st: st == "idle", timeout=60_000):
+        c.step(200)
+    qtbot.waitUntil(lambda: iteration(win) == 230)
+    s.step(200)
+    assert np.array_equal(c.latest.snapshot.grid, s.snapshot().grid)  # the original run, exactly
+    win.close()

@@ -24,6 +24,7 @@ from sudoku_lab.kernels import kernel
 from sudoku_lab.model.geometry import geometry
 from sudoku_lab.model.scoring import missing_symbols
 from sudoku_lab.solvers import COST_AXIS, Axis, Column, Layer, Objective, Param, Solver, Status, frozen_copy, register
+from sudoku_lab.solvers.keyframes import Field, integer, items, real, require_box_permutations, require_givens
 
 __all__ = ["ToyDescent", "descent_steps"]
 
@@ -217,15 +218,51 @@ class ToyDescent(Solver):
 
     _ARRAYS = ("grid", "best_grid", "fixed", "heat", "last_swap", "free_in_box", "n_free", "units", "cell_units")
 
+    #: What a keyframe may hold, checked on every load (a session file is untrusted input): the grids and the
+    #: heat are read; the puzzle's tables and the costs are rebuilt from them (derived), never read.
+    keyframe = {
+        "grid": Field("int8", ("C",), 1, "N"),
+        "best_grid": Field("int8", ("C",), 1, "N"),
+        "heat": Field("float64", ("C",), 0.0),
+        "last_swap": Field("int64", (1, 2), -1, "C - 1"),
+        "fixed": Field("bool", ("C",), derived=True),
+        "free_in_box": Field("int64", ("N", "N"), derived=True),
+        "n_free": Field("int64", ("N",), derived=True),
+        "units": Field("int64", ("3 * N", "N"), derived=True),
+        "cell_units": Field("int64", ("C", 3), derived=True),
+    }
+    extra = {"cost": integer(), "best_cost": integer(), "window": items(real(0.0, 1.0), 100)}
+
     def _state(self):
         st = {k: getattr(self, k).copy() for k in self._ARRAYS}
         st.update(cost=self.cost, best_cost=self.best_cost, window=list(self.window))
         return st
 
     def _load(self, st):
-        for k in self._ARRAYS:
-            setattr(self, k, np.array(st[k], copy=True))
-        self.cost, self.best_cost, self.window = st["cost"], st["best_cost"], list(st["window"])
+        # st holds the checked values only (the derived arrays are not read): copies, safe to keep.
+        self.grid, self.best_grid, self.heat, self.last_swap = st["grid"], st["best_grid"], st["heat"], st["last_swap"]
+        self.window = list(st["window"])
+
+    def _derive(self):
+        pz = self.puzzle
+        geo = geometry(pz.n)
+        self.units = np.array(geo.units, dtype=np.int64)
+        self.cell_units = np.array(geo.cell_units, dtype=np.int64)
+        self.fixed = pz.grid > 0
+        self.free_in_box = np.full((pz.N, pz.N), -1, dtype=np.int64)
+        self.n_free = np.zeros(pz.N, dtype=np.int64)
+        for b in range(pz.N):
+            free = [int(c) for c in self.units[2 * pz.N + b] if pz.grid[c] == 0]
+            self.free_in_box[b, : len(free)] = free
+            self.n_free[b] = len(free)
+        self.cost = int(missing_symbols(self.grid, pz.n))
+        self.best_cost = int(missing_symbols(self.best_grid, pz.n))
+
+    def _check_loaded(self):
+        # A state the descent could have produced: givens in place, every box a permutation.
+        for name in ("grid", "best_grid"):
+            require_givens(getattr(self, name), self.puzzle, f"state.algorithm.{name}")
+            require_box_permutations(getattr(self, name), self.puzzle, f"state.algorithm.{name}")
 
 
 from . import extras  # noqa: E402,F401  the benchmark and the reproduction register on import
