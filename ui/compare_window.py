@@ -46,7 +46,7 @@ from sudoku_lab.model import library
 from sudoku_lab.solvers import get_solver_class, registry
 from sudoku_lab.solvers.base import Status
 
-from . import gui_gc
+from . import exit_cleanup, gui_gc
 from .lockstep import MODES, UNITS, Lockstep, position, termination
 from .params_panel import ParamsPanel
 from .views import views_for
@@ -302,7 +302,7 @@ class ComparePane(QFrame):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if not getattr(self, "_body_shared", False) or event.oldSize().width() != event.size().width():
-            QTimer.singleShot(0, self._share_body)  # after the layout has given the splitter its width
+            QTimer.singleShot(0, self, self._share_body)  # after the layout has given the splitter its width
 
     @property
     def view(self):
@@ -478,6 +478,7 @@ class CompareWindow(QMainWindow):
         self.setWindowTitle("Compare side by side - Sudoku Lab")
         self.setAttribute(Qt.WA_DeleteOnClose, False)
         gui_gc.acquire(self)
+        exit_cleanup.track(self)  # deleted before PySide's clean-up at exit (see exit_cleanup)
         self._gc_released = False
         if configs is None:
             configs = [(n, {}) for n in DEFAULT_SOLVERS[:2]]
@@ -802,7 +803,7 @@ class CompareWindow(QMainWindow):
         if not self.running or any(p.busy for p in self.panes):
             return
         if not all(p.ready or p.finished or p.out for p in self.panes):
-            QTimer.singleShot(50, self._advance)  # a reset still under way (kernels loading)
+            QTimer.singleShot(50, self, self._advance)  # a reset still under way (kernels loading)
             return
         positions = self._positions()
         if self._stepping and self._step_sent and all(p is None or self.lockstep.reached(p) for p in positions):

@@ -118,7 +118,7 @@ class EditorKeys(QObject):
                 return True
             return False
         if key in _ENTER and not mods:
-            QTimer.singleShot(0, self.leave_editor)  # after the box has taken the Enter (committed the value)
+            QTimer.singleShot(0, self, self.leave_editor)  # after the box has taken the Enter (committed the value)
             return False
         if key == Qt.Key.Key_Escape and not mods:
             self._revert(obj)

@@ -39,7 +39,7 @@ from sudoku_lab.plugins import UI_PLUGIN_GROUP, load_plugins
 from sudoku_lab.solvers import registry
 from sudoku_lab.stepping.session import SUFFIX, Session, load_session, save_session
 
-from . import gui_gc, screen_fit
+from . import exit_cleanup, gui_gc, screen_fit
 from .board_panel import BoardPanel, describe_position
 from .controller import Controller
 from .edit_mode import EditMode
@@ -131,6 +131,7 @@ class MainWindow(QMainWindow):
         self._opening_path: str | None = None  # the session file being opened (its puzzle is checked first)
         self._restoring: tuple[str, str] | None = None  # (path, status line) until the worker has restored it
         gui_gc.acquire(self)  # cyclic garbage is collected in the GUI thread only (see gui_gc)
+        exit_cleanup.track(self)  # deleted before PySide's clean-up at exit (see exit_cleanup)
         self._gc_released = False
         self.setWindowTitle("Sudoku Lab")
         self.controller = controller or Controller(self)
@@ -581,7 +582,7 @@ class MainWindow(QMainWindow):
         self.board_panel.set_solver(cls)
         self._update_title()
         if self.isVisible():  # other docks: the window must still fit its screen
-            QTimer.singleShot(0, self.keep_on_screen)
+            QTimer.singleShot(0, self, self.keep_on_screen)
 
     def _update_title(self) -> None:
         c = self.controller
@@ -1121,14 +1122,14 @@ class MainWindow(QMainWindow):
     def moveEvent(self, event) -> None:
         super().moveEvent(event)
         # The window manager's frame arrives with a move (reparenting), some time after the show.
-        QTimer.singleShot(0, self._frame_known)
+        QTimer.singleShot(0, self, self._frame_known)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         # Docks shown for another solver, or a layout restored (leaving presentation mode), can make the
         # window larger than its screen: back inside it. (A window the user moves partly off the screen
         # stays where it is put.)
-        QTimer.singleShot(0, self._no_larger_than_screen)
+        QTimer.singleShot(0, self, self._no_larger_than_screen)
 
     def _no_larger_than_screen(self) -> None:
         if not self.isVisible() or self.isFullScreen() or self.isMaximized() or self._presenting():
@@ -1150,11 +1151,11 @@ class MainWindow(QMainWindow):
                 self._watching_expose = True
                 handle.installEventFilter(self)
             for ms in (0, 200, 1000):
-                QTimer.singleShot(ms, self._frame_known)
+                QTimer.singleShot(ms, self, self._frame_known)
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.windowHandle() and event.type() == QEvent.Type.Expose:
-            QTimer.singleShot(0, self._frame_known)
+            QTimer.singleShot(0, self, self._frame_known)
         return super().eventFilter(obj, event)
 
     # ------------------------------------------------------------- closing
@@ -1226,12 +1227,12 @@ class MainWindow(QMainWindow):
         With ``session``, that session opens instead (its puzzle, algorithm, parameters, layout and run).
         """
         self.controller.start()
-        QTimer.singleShot(0, self._size_docks)  # dock sizes only take once the window has its own
+        QTimer.singleShot(0, self, self._size_docks)  # dock sizes only take once the window has its own
         if session is not None:
-            QTimer.singleShot(0, lambda: self.open_loaded_session(session, session_path))
+            QTimer.singleShot(0, self, lambda: self.open_loaded_session(session, session_path))
             return
         coll = puzzle.metadata.get("collection")
         if coll:
             self.puzzle_panel.select_collection(coll)
             self.puzzle_panel.select_puzzle(puzzle.name)
-        QTimer.singleShot(0, lambda: self.controller.load_puzzle(puzzle))
+        QTimer.singleShot(0, self, lambda: self.controller.load_puzzle(puzzle))

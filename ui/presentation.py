@@ -589,8 +589,8 @@ class Presentation(QObject):
         w.showFullScreen()
         w.setGeometry(w.screen().geometry())  # without a window manager (a bare X server) full screen is not granted
         self._update_caption()
-        QTimer.singleShot(0, self._fit)
-        QTimer.singleShot(100, self._fit)  # once the window manager has made it full screen
+        QTimer.singleShot(0, self, self._fit)
+        QTimer.singleShot(100, self, self._fit)  # once the window manager has made it full screen
 
     def leave(self) -> None:
         """Back to the lab: the layout, geometry, look and keys as they were."""
@@ -701,8 +701,8 @@ class Presentation(QObject):
                 bar.hide()
                 self._hidden_bars.append(bar)
         self._styler.apply(w.views[key])
-        QTimer.singleShot(0, self._fit)
-        QTimer.singleShot(0, w.view_host.redraw_stale)
+        QTimer.singleShot(0, self, self._fit)
+        QTimer.singleShot(0, w.view_host, w.view_host.redraw_stale)
 
     def fitting(self) -> bool:
         """True while the stage is still being fitted to the view's least size at the larger type."""
@@ -734,7 +734,7 @@ class Presentation(QObject):
         narrow = hasattr(scroll, "least_size") and scroll.least_size(1).width() > scroll.maximumViewportSize().width()
         if narrow and self._fit_tries < 5:
             self._fit_tries += 1
-            QTimer.singleShot(50, self._fit)
+            QTimer.singleShot(50, self, self._fit)
         else:
             self._fit_tries = 0
 
@@ -750,7 +750,7 @@ class Presentation(QObject):
         if self.view_key is not None and (final or now - self._last_style > self.RESTYLE_GAP):
             self._last_style = now
             # after the view host has drawn the frame (it may build new curves or marks)
-            QTimer.singleShot(0, lambda: self.active and self._styler.apply(self.window.views[self.view_key]))
+            QTimer.singleShot(0, self, lambda: self.active and self._styler.apply(self.window.views[self.view_key]))
 
     def _update_caption(self, prog=None) -> None:
         if not self.active:
@@ -764,7 +764,7 @@ class Presentation(QObject):
 
     def _on_solver(self, name: str) -> None:
         if self.active:  # once the window has shown the new solver's docks: back to the stage, the view re-chosen
-            QTimer.singleShot(0, self._restage)
+            QTimer.singleShot(0, self, self._restage)
 
     def _restage(self) -> None:
         if self.active:

@@ -114,7 +114,7 @@ class DockScroll(QScrollArea):
             if hint != self._hint:  # its least size changed, and with it this one's: relayout the window
                 self._hint = hint
                 self.updateGeometry()
-            QTimer.singleShot(0, self.fit_content)
+            QTimer.singleShot(0, self, self.fit_content)
         return super().eventFilter(obj, event)
 
     def overflow(self) -> QSize:
@@ -304,7 +304,7 @@ class ViewHost(QObject):
 
     def eventFilter(self, obj, event) -> bool:
         if event.type() == QEvent.Show:
-            QTimer.singleShot(0, self.redraw_stale)  # after the show: isVisible() is true by then
+            QTimer.singleShot(0, self, self.redraw_stale)  # after the show: isVisible() is true by then
         return False
 
     def _stale_shown(self) -> list[str]:

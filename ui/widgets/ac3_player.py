@@ -209,7 +209,7 @@ class AC3Player(QWidget):
 
     def eventFilter(self, obj, event) -> bool:
         if obj in (self.message, self.counters) and event.type() == QEvent.Type.FontChange:
-            QTimer.singleShot(0, self.fonts_changed)  # after the font is in place
+            QTimer.singleShot(0, self, self.fonts_changed)  # after the font is in place
         return super().eventFilter(obj, event)
 
     def fonts_changed(self) -> None:

@@ -350,7 +350,7 @@ class ConvergencePlot(QWidget):
                 label.shown_text = shown
                 label.text = text  # the entry's label stays the whole one (what is drawn may be elided)
             label.setToolTip(text if shown != text else "")
-        QTimer.singleShot(0, self._fit_layout)
+        QTimer.singleShot(0, self, self._fit_layout)
 
     def _fit_layout(self) -> None:
         """The plot's layout in the view's rectangle again, and the view no smaller than the layout's least size.
