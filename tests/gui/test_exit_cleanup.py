@@ -57,6 +57,7 @@ def test_delete_windows_closes_a_shown_window_and_deletes_the_closed_ones(qtbot)
 
     from lab_helpers import wait_ready
 
+    exit_cleanup.delete_windows()  # the windows earlier tests closed, kept alive by their cycles
     shown = create_window(library.puzzle("ai_escargot"), "ga")
     closed = create_window(library.puzzle("ai_escargot"), "ga")
     shown.show()
