@@ -210,6 +210,7 @@ def test_a_local_dask_cluster_gives_the_same_rows_as_the_process_pool(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # it takes 6-30 s; it hung once in CI (before dask_tasks' quiet checks)
 def test_dask_reruns_the_tasks_of_a_worker_that_dies(tmp_path):
     """A worker killed mid-batch: Dask moves its tasks to the others; the batch still ends with one row per task."""
     import os

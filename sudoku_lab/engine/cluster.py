@@ -64,12 +64,20 @@ __all__ = [
     "CONNECT_SECONDS",
 ]
 
+_log = logging.getLogger(__name__)
+
 #: Seconds a scheduler has to accept a connection, answer the handshake and say what it is (a scheduler
 #: answers in milliseconds; this is for a loaded one across a slow network).
 CONNECT_SECONDS = 10.0
 #: Seconds the runs in flight have to end once told to stop (they poll twice a second) before they are
 #: left to the scheduler to cancel.
 STOP_SECONDS = 3.0
+#: Seconds without a result after which the batch asks the scheduler what became of its tasks in flight. A
+#: task the scheduler no longer knows, or holds in memory while its result has not reached the client, two
+#: asks running, is submitted again (runs are seeded: the same rows) instead of being waited for forever.
+QUIET_SECONDS = 30.0
+#: How often one chunk is submitted again before the batch gives up on the cluster.
+RESUBMITS = 3
 #: The largest message the probe reads: a handshake is under 100 bytes and a scheduler's identity about
 #: a kilobyte per worker. Read as a Dask message's length, the first 8 bytes of an HTTP reply are 3.5e18.
 _MAX_MESSAGE = 64 * 2**20
@@ -645,14 +653,44 @@ def dask_tasks(
     ac = as_completed(with_results=True, raise_errors=False)
     counter = 0
 
-    def submit(chunk) -> None:
+    chunks: dict = {}  # key -> the chunk it runs, to submit again
+    tries: dict = {}  # key -> how often its chunk was submitted before
+    suspects: set = set()  # keys the last quiet check found stranded
+    news = time.monotonic()  # when the last result came (or the last quiet check ran)
+
+    def submit(chunk, tried: int = 0) -> None:
         nonlocal counter
         key = f"sudoku-lab-{batch}-{counter}"
         counter += 1
         fut = client.submit(_run_on_worker, run_chunk, [t for _, t in chunk], stop_name, key=key, pure=False)
         index[key] = [i for i, _ in chunk]
         live[key] = fut
+        chunks[key] = chunk
+        tries[key] = tried
         ac.add(fut)
+
+    def resubmit_stranded() -> None:
+        # A result Dask lost track of (seen once, with a worker killed mid-batch: the batch waited until CI's
+        # limit): a key stranded at two quiet checks in a row is cancelled and its chunk submitted again.
+        nonlocal suspects
+        stranded = _stranded(client, list(live))
+        for key in stranded.keys() & suspects:
+            if tries[key] >= RESUBMITS:
+                raise ClusterError(
+                    f"the Dask scheduler lost the result of one chunk of runs {tries[key] + 1} times; the finished "
+                    "runs are kept, and running the batch again runs only the missing ones"
+                )
+            _log.warning(
+                "Dask lost track of %s (%s at two checks %g s apart): submitted again",
+                key,
+                stranded[key],
+                QUIET_SECONDS,
+            )
+            old = live.pop(key)
+            index.pop(key)
+            _quick(lambda f=old: client.cancel([f], force=True))
+            submit(chunks.pop(key), tries.pop(key) + 1)
+        suspects = stranded.keys() - suspects
 
     exhausted = False
     try:
@@ -673,15 +711,25 @@ def dask_tasks(
                 while live and time.monotonic() < until:
                     _wait_ready(ac)
                     for fut, res in ac.next_batch(block=False):
-                        live.pop(fut.key)
+                        if live.pop(fut.key, None) is not fut:
+                            continue
                         if fut.status == "finished":
                             yield from finished_runs(index.pop(fut.key), res)
                 break
             if not ac.has_ready():
                 _wait_ready(ac)
+                if time.monotonic() - news >= QUIET_SECONDS:
+                    news = time.monotonic()
+                    resubmit_stranded()
                 continue
+            news = time.monotonic()
             for fut, res in ac.next_batch(block=False):
+                if live.get(fut.key) is not fut:
+                    continue  # a result given up on and submitted again, arriving after all
                 live.pop(fut.key)
+                chunks.pop(fut.key)
+                tries.pop(fut.key)
+                suspects.discard(fut.key)
                 results = _result(fut, res)
                 sizer.add(results)
                 yield from finished_runs(index.pop(fut.key), results)
@@ -689,6 +737,29 @@ def dask_tasks(
         if live:
             _quick(event.set)
             _quick(lambda: client.cancel(list(live.values()), force=True))
+
+
+def _task_states(keys: list, dask_scheduler=None) -> dict:
+    """On the scheduler (``run_on_scheduler`` passes it by name): the state of each of ``keys`` it knows."""
+    assert dask_scheduler is not None
+    return {k: dask_scheduler.tasks[k].state for k in keys if k in dask_scheduler.tasks}
+
+
+def _stranded(client, keys: list) -> dict:
+    """The ``keys`` a result will not come for by itself, with their states: unknown to the scheduler, or held
+    in its memory (a finished task whose result has not reached the client). A scheduler that does not answer in
+    :data:`CONNECT_SECONDS`, or refuses to run code, strands none (the batch waits on as before)."""
+    try:
+        states = _stoppable(
+            lambda: client.run_on_scheduler(_task_states, keys),
+            "asking the Dask scheduler about the batch's tasks",
+            None,
+            timeout=CONNECT_SECONDS,
+        )
+    except Exception:  # noqa: BLE001 - a check on the side; the results still come the usual way
+        return {}
+    found = {k: states.get(k, "forgotten") for k in keys}
+    return {k: state for k, state in found.items() if state in ("forgotten", "released", "memory")}
 
 
 def _wait_ready(ac) -> None:
