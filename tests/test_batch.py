@@ -232,7 +232,24 @@ def test_dask_reruns_the_tasks_of_a_worker_that_dies(tmp_path):
                 killed.set()
                 os.kill(pids[0], signal.SIGKILL)
 
-        outcome = run_spec(spec, tmp_path / "r", scheduler=address, progress=kill_one)
+        def diagnose():  # should it hang again: what the scheduler holds, on stderr before the timeout's stacks
+            if not done.wait(240):
+                states = client.run_on_scheduler(
+                    lambda dask_scheduler: {
+                        str(k): (ts.state, ts.processing_on and ts.processing_on.address)
+                        for k, ts in dask_scheduler.tasks.items()
+                    }
+                )
+                print(
+                    "scheduler's tasks:", states, "workers:", list(client.scheduler_info()["workers"]), file=sys.stderr
+                )
+
+        done = threading.Event()
+        threading.Thread(target=diagnose, daemon=True).start()
+        try:
+            outcome = run_spec(spec, tmp_path / "r", scheduler=address, progress=kill_one)
+        finally:
+            done.set()
     assert killed.is_set() and not outcome.interrupted
     _check_rows(load_results(tmp_path / "r").rows(), spec)
 
