@@ -724,7 +724,7 @@ def dask_tasks(
                 continue
             news = time.monotonic()
             for fut, res in ac.next_batch(block=False):
-                if live.get(fut.key) is not fut:
+                if fut.key not in live or live[fut.key] is not fut:
                     continue  # a result given up on and submitted again, arriving after all
                 live.pop(fut.key)
                 chunks.pop(fut.key)
