@@ -4,7 +4,8 @@ importing ``scipy.stats``), and no Qt.
 
 numba itself imports the ``scipy`` package, and the first kernel it runs (from its cache or compiled)
 imports ``scipy.linalg`` for its BLAS probe (``numba.np.arraymath``); that much scipy is numba's and is
-allowed, the rest is not. ``--help`` runs no kernel, so there not even numba's BLAS probe may happen.
+allowed, the rest is not. ``--help`` runs no kernel and needs none of its code, so it imports no numba at all
+(about a second of CPU): the solver modules read their kernels' layout modules and import the kernels lazily.
 
 Real processes through both entry points (the installed ``sudoku-lab`` script, which goes through
 ``sudoku_lab.cli:main``, and ``python -m sudoku_lab``), with Python's own import log
@@ -75,8 +76,33 @@ def test_solve_and_its_help_import_no_statistics_tables_plots_or_qt(kind, args):
             }
         )
         assert not others, f"{kind} {' '.join(args)} imported {', '.join(others)}"
-    if "--help" in args:  # no kernel ran, none was compiled or loaded from the cache
-        assert "numba.np.arraymath" not in mods and "scipy.linalg" not in mods
+    if "--help" in args:  # no kernel ran, none was compiled or loaded from the cache, and numba was not even imported
+        assert "numba" not in mods and "numba.np.arraymath" not in mods and "scipy.linalg" not in mods
     else:
         assert "numba.np.arraymath" in mods  # (the allowance above is numba's, not a command's)
         assert out.stdout.count("|") == 18  # the solved grid: nine rows, two box separators each
+
+
+_EVERY_HELP = """
+import sys
+from sudoku_lab.cli import _CORE, _EXPERIMENTS, main
+from sudoku_lab.benchmarks import benchmarks as benches
+
+runs = [["--help"]] + [[c, "--help"] for c in _CORE + _EXPERIMENTS] + [["bench", b, "--help"] for b in benches()]
+runs += [["solve", "--algo", a, "--help"] for a in ("hill_climb", "ac3_tabu", "cuckoo", "acs")]
+for argv in runs:
+    try:
+        main(argv)
+    except SystemExit as e:
+        assert e.code == 0, (argv, e.code)
+    assert "numba" not in sys.modules, f"sudoku-lab {' '.join(argv)} imported numba"
+print(len(runs))
+"""
+
+
+def test_no_help_text_imports_numba():
+    """Every sub-command's and every benchmark's ``--help`` (and ``solve --algo X --help``), in one process: none
+    imports numba. (The two entry points' own help is in the test above.)"""
+    out = subprocess.run([sys.executable, "-c", _EVERY_HELP], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert int(out.stdout.split()[-1]) >= 25  # every command was asked (14 commands, 10 benchmarks, ...)

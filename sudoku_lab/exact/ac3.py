@@ -18,9 +18,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .._checks import checked
-from .._kernels import ac3 as _k
+from .._kernels import lazy
 from ..errors import ParameterError
 from ..model.geometry import BOX_SIZES, MASK_DTYPE, PuzzleLike, as_grid, box_size_for_cells, cell_name, geometry, symbol
+
+_k = lazy("sudoku_lab._kernels.ac3")
 
 __all__ = [
     "AC3Result",

@@ -36,9 +36,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .._checks import checked
-from .._kernels import exact as _k
+from .._kernels import lazy
 from ..errors import ParameterError, PuzzleError
 from ..model.geometry import BOX_SIZES, PuzzleLike, as_grid, check_digits, geometry
+
+_k = lazy("sudoku_lab._kernels.exact")
 
 __all__ = [
     "as_grid",

@@ -21,9 +21,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._kernels import ac3 as KA, ac3_tabu as K
+from .._kernels import lazy
 from ..model.geometry import cell_name, symbol
 from .declare import Phase
+
+KA = lazy("sudoku_lab._kernels.ac3")
+K = lazy("sudoku_lab._kernels.ac3_tabu")
 
 if TYPE_CHECKING:
     from .ac3_tabu import AC3Tabu

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._kernels import acs as K
+from .._kernels import acs_layout as L, lazy
 from ..model.geometry import SYMBOLS, cell_name
 from .declare import Phase
+
+K = lazy("sudoku_lab._kernels.acs")
 
 if TYPE_CHECKING:
     from .acs import Acs
@@ -39,7 +41,7 @@ PHASES = (
 )
 
 _START, _PLACE, _UPDATE = range(3)
-_KINDS = {K.LOG_SINGLE: "single", K.LOG_HIDDEN: "hidden single"}
+_KINDS = {L.LOG_SINGLE: "single", L.LOG_HIDDEN: "hidden single"}
 #: Most propagated cells a caption names one by one.
 _NAMED = 8
 

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._kernels import cuckoo as K
+from .._kernels import cuckoo_layout as L, lazy
 from .declare import Phase
+
+K = lazy("sudoku_lab._kernels.cuckoo")
 
 if TYPE_CHECKING:
     from .cuckoo import Cuckoo
@@ -29,7 +31,7 @@ PHASES = (
     Phase("abandon", "abandon nests other than the best with probability pa, rebuilt from the domains; track the best"),
 )
 
-_OPS = {K.OP_NONE: "no operator", K.OP_PMX: "PMX", K.OP_SORTING: "the sorting crossover"}
+_OPS = {L.OP_NONE: "no operator", L.OP_PMX: "PMX", L.OP_SORTING: "the sorting crossover"}
 
 
 def run_phase(s: Cuckoo, index: int, ctx: dict) -> tuple[str, dict, bool]:

@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._kernels import ga as K
+from .._kernels import ga_layout as L, lazy
 from .declare import Phase
+
+K = lazy("sudoku_lab._kernels.ga")
 
 if TYPE_CHECKING:
     from .ga import GA
@@ -39,7 +41,7 @@ PHASES = (
     Phase("replace", "the elites and the children become the next population; the best individual is tracked"),
 )
 
-_PLAN = K.GAPlan._fields
+_PLAN = L.GAPlan._fields
 
 
 def run_phase(s: GA, index: int, ctx: dict) -> tuple[str, dict, bool]:
@@ -53,7 +55,7 @@ def run_phase(s: GA, index: int, ctx: dict) -> tuple[str, dict, bool]:
     return _replace(s, ctx)
 
 
-def _plan(ctx: dict) -> K.GAPlan:
+def _plan(ctx: dict) -> L.GAPlan:
     return K.GAPlan(*(ctx[name] for name in _PLAN))
 
 

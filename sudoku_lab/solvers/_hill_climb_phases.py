@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._kernels import hill_climb as K
+from .._kernels import lazy
 from ..model.geometry import cell_name
 from .declare import Phase
+
+K = lazy("sudoku_lab._kernels.hill_climb")
 
 if TYPE_CHECKING:
     from .hill_climb import HillClimb

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._kernels import nbcoin as K
+from .._kernels import lazy
 from .declare import Phase
+
+K = lazy("sudoku_lab._kernels.nbcoin")
 
 if TYPE_CHECKING:
     from .nbcoin import NBCoin

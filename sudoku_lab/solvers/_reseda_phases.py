@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._kernels import reseda as K
+from .._kernels import lazy
 from .base import Status
 from .declare import Phase
+
+K = lazy("sudoku_lab._kernels.reseda")
 
 if TYPE_CHECKING:
     from .reseda import Reseda

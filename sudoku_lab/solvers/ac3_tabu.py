@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import checked
-from .._kernels import ac3 as KA, ac3_tabu as K
+from .._kernels import ac3_tabu_layout as L, lazy
 from ..errors import StateError
 from ..exact.ac3 import initial_domains, result_from_kernel
 from ..model.geometry import MASK_DTYPE, cell_name, symbol
@@ -51,6 +51,9 @@ from ._ac3_tabu_phases import PHASES, run_phase
 from .base import Event, KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 from .keyframes import Counters, Field
+
+KA = lazy("sudoku_lab._kernels.ac3")
+K = lazy("sudoku_lab._kernels.ac3_tabu")
 
 __all__ = ["AC3Tabu", "RETIRED_PARAMS", "STATUS_NAMES", "domains_as_bool", "singleton_grid"]
 
@@ -68,12 +71,12 @@ RETIRED_PARAMS = {
 
 #: Candidate status words by kernel code (``ST_*`` in :mod:`sudoku_lab._kernels.ac3_tabu`).
 STATUS_NAMES = {
-    K.ST_TAKEN: "taken",
-    K.ST_ASPIRATION: "aspiration",
-    K.ST_TABU: "tabu",
-    K.ST_WIPED: "wiped out",
-    K.ST_NOT_BEST: "not best",
-    K.ST_WORSE: "worse",
+    L.ST_TAKEN: "taken",
+    L.ST_ASPIRATION: "aspiration",
+    L.ST_TABU: "tabu",
+    L.ST_WIPED: "wiped out",
+    L.ST_NOT_BEST: "not best",
+    L.ST_WORSE: "worse",
 }
 
 
@@ -142,7 +145,7 @@ def _require_unit_distinct(grid: np.ndarray, geo, path: str) -> None:
 
 
 #: The arrays of a search (defined with its kernels, which take them as one argument).
-AC3TabuState = K.AC3TabuState
+AC3TabuState = L.AC3TabuState
 
 
 @checked
@@ -333,6 +336,7 @@ class AC3Tabu(KernelSolver):
         s.snapshot()
 
     kernel = K
+    layout = L
     State = AC3TabuState
     int_slots = (
         "candidates",
@@ -340,7 +344,7 @@ class AC3Tabu(KernelSolver):
         "drop",
         "iterations",
         "hidden_singles",
-        Slot("dead_end", {"restart": K.DEAD_END_RESTART, "drop": K.DEAD_END_DROP}),
+        Slot("dead_end", {"restart": L.DEAD_END_RESTART, "drop": L.DEAD_END_DROP}),
     )
     float_slots = ("p_drop",)
     budget_param = "iterations"

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import checked
-from .._kernels import acs as K
+from .._kernels import acs_layout as L, lazy
 from ..errors import StateError
 from ..model.geometry import cell_name, symbol
 from ._acs_phases import PHASES, run_phase
@@ -31,10 +31,12 @@ from .base import KernelSolver, Param, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 from .keyframes import Counters, Field
 
+K = lazy("sudoku_lab._kernels.acs")
+
 __all__ = ["Acs", "normalised_pheromone"]
 
 #: The arrays of a run (defined with its kernels, which take them as one argument).
-AcsState = K.AcsState
+AcsState = L.AcsState
 
 
 def _fixed(boards: np.ndarray) -> np.ndarray:
@@ -234,6 +236,7 @@ class Acs(KernelSolver):
         s.snapshot()
 
     kernel = K
+    layout = L
     State = AcsState
     int_slots = ("ants", "iterations")
     float_slots = ("q0", "rho", "evap", "tau0", "xi")

@@ -1178,6 +1178,10 @@ class KernelSolver(Solver):
     #: The kernel module. (Not a ClassVar to the type checker: it takes a module assigned in a class body,
     #: ``kernel = K``, for an instance variable, which may not override a ClassVar.)
     kernel: ModuleType | None = None
+    #: The kernel's pure-Python layout module (its ``C_*`` counters, ``N_IPARAMS``, ``N_FPARAMS``,
+    #: ``EVENT_WIDTH``), read when the class is created, so that listing a solver or its ``--help`` needs no
+    #: numba (:func:`sudoku_lab._kernels.lazy`); None: those are read from ``kernel``.
+    layout: ModuleType | None = None
     #: The arrays a keyframe holds, as a NamedTuple class (its fields name attributes of the solver), defined at
     #: module level in the kernel module: the kernel takes it as one argument, and numba's cache needs the class.
     State: ClassVar[type[Any]] = tuple
@@ -1209,9 +1213,9 @@ class KernelSolver(Solver):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        K = cls.kernel
-        if K is None:
+        if cls.kernel is None:
             return
+        K = cls.layout if cls.layout is not None else cls.kernel
         n_int = getattr(K, "N_IPARAMS", None)
         if n_int is not None and n_int != len(cls.int_slots):
             raise TypeError(f"{cls.__name__}: {len(cls.int_slots)} int slots for a kernel with {n_int}")

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .._checks import checked
-from .._kernels import cuckoo as K
+from .._kernels import cuckoo_layout as L, lazy
 from ..errors import ParameterError, PuzzleError, StateError
 from ..exact.ac3 import ac3, initial_domains
 from ..model.geometry import cell_name, geometry
@@ -42,6 +42,8 @@ from ._cuckoo_phases import PHASES, run_phase
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
 from .keyframes import MAX_COUNT, Counters, Field, integer, require_givens, text
+
+K = lazy("sudoku_lab._kernels.cuckoo")
 
 __all__ = [
     "Cuckoo",
@@ -59,7 +61,7 @@ __all__ = [
 HISTORY_ROWS = 4096
 #: Fewest and most nests (the ``nests`` parameter's range).
 MIN_NESTS, MAX_NESTS = 2, 100_000
-OPERATORS = {K.OP_BEFORE: "none", K.OP_NONE: "none", K.OP_PMX: "pmx", K.OP_SORTING: "sorting"}
+OPERATORS = {L.OP_BEFORE: "none", L.OP_NONE: "none", L.OP_PMX: "pmx", L.OP_SORTING: "sorting"}
 
 
 # ---------------------------------------------------------- pure operators
@@ -172,7 +174,7 @@ def missing_cost(grid: Sequence[int] | np.ndarray, n: int) -> int:
 
 
 @checked
-def levy_sigma(beta: float = K.LEVY_BETA) -> float:
+def levy_sigma(beta: float = L.LEVY_BETA) -> float:
     """Mantegna's scale of the numerator: ``(G(1+b) sin(pi b/2) / (G((1+b)/2) b 2^((b-1)/2)))^(1/b)``."""
     num = math.gamma(1 + beta) * math.sin(math.pi * beta / 2)
     den = math.gamma((1 + beta) / 2) * beta * 2 ** ((beta - 1) / 2)
@@ -288,7 +290,7 @@ def _domains_bool(dom: np.ndarray, N: int) -> np.ndarray:
 
 
 #: The arrays of a search (defined with its kernels, which take them as one argument).
-CuckooState = K.CuckooState
+CuckooState = L.CuckooState
 
 
 def _weight(i: int):
@@ -533,6 +535,7 @@ class Cuckoo(KernelSolver):
     )
 
     kernel = K
+    layout = L
     State = CuckooState
     #: The keyframe (:mod:`.keyframes`): the eggs, the best egg, the abandoned flags, the counters and the nest
     #: history are read and checked; the nests' costs and the best egg's cost are rebuilt from the eggs, the
@@ -569,12 +572,12 @@ class Cuckoo(KernelSolver):
     int_slots = (
         "nests",
         "iterations",
-        Slot("pmx_segment", {"best": K.SEG_BEST, "current": K.SEG_CURRENT}),
+        Slot("pmx_segment", {"best": L.SEG_BEST, "current": L.SEG_CURRENT}),
         "levy",
-        Slot("ties", {"keep": K.TIES_KEEP, "replace": K.TIES_REPLACE}),
-        Slot("infeasible", {"discard": K.INFEASIBLE_DISCARD, "accept": K.INFEASIBLE_ACCEPT, "best": K.INFEASIBLE_BEST}),
+        Slot("ties", {"keep": L.TIES_KEEP, "replace": L.TIES_REPLACE}),
+        Slot("infeasible", {"discard": L.INFEASIBLE_DISCARD, "accept": L.INFEASIBLE_ACCEPT, "best": L.INFEASIBLE_BEST}),
         "fill_nodes",
-        Slot("abandon", {"each": K.ABANDON_EACH, "worst": K.ABANDON_WORST}),
+        Slot("abandon", {"each": L.ABANDON_EACH, "worst": L.ABANDON_WORST}),
     )
     float_slots = (
         "pa",

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .._checks import checked
-from .._kernels import ga as K
+from .._kernels import ga_layout as L, lazy
 from ..errors import ParameterError, StateError
 from ..model.geometry import geometry
 from ..model.puzzle import Puzzle
@@ -34,6 +34,8 @@ from ._ga_phases import PHASES, run_phase
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import COST_AXIS, Axis, Column, Layer, Objective
 from .keyframes import Counters, Field, integer, require_box_permutations, require_givens
+
+K = lazy("sudoku_lab._kernels.ga")
 
 __all__ = ["GA", "box_tables"]
 
@@ -108,7 +110,7 @@ def _require_individuals(pop: np.ndarray, puzzle: Puzzle, path: str) -> None:
 
 
 #: The arrays of a run (defined with its kernels, which take them as one argument).
-GAState = K.GAState
+GAState = L.GAState
 
 
 @checked
@@ -255,6 +257,7 @@ class GA(KernelSolver):
             )
 
     kernel = K
+    layout = L
     State = GAState
     #: The keyframe (:mod:`.keyframes`): the population and the best since reset are read and checked;
     #: the scores, the population's best, the costs and the box tables are rebuilt from them and the puzzle.
@@ -282,7 +285,7 @@ class GA(KernelSolver):
     int_slots = (
         "tournament",
         "elites",
-        Slot("ties", {"coin": K.TIES_COIN, "first": K.TIES_FIRST}),
+        Slot("ties", {"coin": L.TIES_COIN, "first": L.TIES_FIRST}),
         "generations",
         "local_search",
     )

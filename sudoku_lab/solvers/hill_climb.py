@@ -23,7 +23,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .._checks import checked
-from .._kernels import hill_climb as K
+from .._kernels import hill_climb_layout as L, lazy
 from ..errors import ParameterError, StateError
 from ..model.geometry import geometry
 from ._boxes import box_free_cells, box_missing_digits
@@ -41,6 +41,8 @@ from .keyframes import (
     require_givens,
     text,
 )
+
+K = lazy("sudoku_lab._kernels.hill_climb")
 
 __all__ = ["HillClimb", "hill_tables", "unit_clashes"]
 
@@ -92,7 +94,7 @@ def unit_clashes(grid: np.ndarray, n: int) -> np.ndarray:
 
 
 #: The arrays of a search (defined with its kernels, which take them as one argument).
-HillClimbState = K.HillClimbState
+HillClimbState = L.HillClimbState
 
 
 @checked
@@ -253,6 +255,7 @@ class HillClimb(KernelSolver):
     phases = PHASES
 
     kernel = K
+    layout = L
     State = HillClimbState
     #: The keyframe (:mod:`.keyframes`): the current state, the best and the plateau queue are read and
     #: checked; the givens, the box tables, the digit counts and the scores are rebuilt from them.

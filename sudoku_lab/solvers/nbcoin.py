@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import checked
-from .._kernels import nbcoin as K
+from .._kernels import lazy, nbcoin_layout as L
 from ..errors import StateError
 from ..model.geometry import geometry
 from ..model.scoring import distinct_count
@@ -36,6 +36,8 @@ from ._nbcoin_phases import PHASES, run_phase
 from .base import KernelSolver, Param, Slot, Snapshot, Status, frozen_copy, register
 from .declare import Axis, Column, Layer, Objective
 from .keyframes import Counters, Field, require_box_permutations, require_givens
+
+K = lazy("sudoku_lab._kernels.nbcoin")
 
 __all__ = ["NBCoin", "initial_model", "selected_count", "box_tables", "model_as_cells"]
 
@@ -130,7 +132,7 @@ def model_as_cells(M: np.ndarray, n: int) -> np.ndarray:
 
 
 #: The arrays of a run (defined with its kernels, which take them as one argument).
-NBCoinState = K.NBCoinState
+NBCoinState = L.NBCoinState
 
 
 @checked
@@ -281,13 +283,14 @@ class NBCoin(KernelSolver):
     )
 
     kernel = K
+    layout = L
     State = NBCoinState
     int_slots = (
         "population",
         Slot("selected", value=lambda p: selected_count(p["population"], p["C"])),
         "generations",
-        Slot("update", {"counts": K.UPDATE_COUNTS, "frequencies": K.UPDATE_FREQUENCIES}),
-        Slot("bound", {"cap": K.BOUND_CAP, "renormalise": K.BOUND_RENORMALISE}),
+        Slot("update", {"counts": L.UPDATE_COUNTS, "frequencies": L.UPDATE_FREQUENCIES}),
+        Slot("bound", {"cap": L.BOUND_CAP, "renormalise": L.BOUND_RENORMALISE}),
     )
     float_slots = ("k", "upper")
     budget_param = "generations"

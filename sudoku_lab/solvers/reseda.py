@@ -33,7 +33,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .._checks import checked
-from .._kernels import reseda as K
+from .._kernels import lazy, reseda_layout as L
 from ..errors import ParameterError, StateError
 from ..exact.ac3 import ac3, initial_domains
 from ..model.geometry import cell_name, geometry
@@ -56,6 +56,8 @@ from .keyframes import (
     require_givens,
     text,
 )
+
+K = lazy("sudoku_lab._kernels.reseda")
 
 __all__ = ["Reseda", "ZONE_SETS", "zone_units", "admissible_box_permutations"]
 
@@ -143,7 +145,7 @@ def admissible_box_permutations(grid: np.ndarray, n: int, box: int, limit: int =
 
 
 #: The arrays of a run (defined with its kernels, which take them as one argument).
-ResedaState = K.ResedaState
+ResedaState = L.ResedaState
 
 #: How far a probability of ``p`` may stray from [0, 1] and a row's sum from 1 by rounding (the update is a
 #: convex combination, so a run's rows stay within a few ulps of both).
@@ -384,14 +386,15 @@ class Reseda(KernelSolver):
     )
 
     kernel = K
+    layout = L
     State = ResedaState
     #: The current grid (an attribute here, where the base class declares a read-only property).
     grid: np.ndarray
     int_slots = (
         "Q",
         "Q1",
-        Slot("sampling", {"blocks": K.SAMPLING_BLOCKS, "independent": K.SAMPLING_INDEPENDENT}),
-        Slot("selection", {"groups": K.SELECT_GROUPS, "sort": K.SELECT_SORT}),
+        Slot("sampling", {"blocks": L.SAMPLING_BLOCKS, "independent": L.SAMPLING_INDEPENDENT}),
+        Slot("selection", {"groups": L.SELECT_GROUPS, "sort": L.SELECT_SORT}),
         "run_budget",
     )
     float_slots = ("alpha", "beta")
