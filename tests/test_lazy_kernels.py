@@ -80,7 +80,7 @@ def test_a_module_that_fails_is_not_left_half_run(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     mod = lazy("lazy_broken_probe")
     with pytest.raises(RuntimeError, match="kernel module broken"):
-        mod.A
+        _ = mod.A
     assert "lazy_broken_probe" not in sys.modules  # the next import raises the same error, not half a module
     with pytest.raises(RuntimeError, match="kernel module broken"):
         __import__("lazy_broken_probe")
