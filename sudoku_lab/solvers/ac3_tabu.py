@@ -69,7 +69,7 @@ RETIRED_PARAMS = {
     ),
 }
 
-#: Candidate status words by kernel code (``ST_*`` in :mod:`sudoku_lab._kernels.ac3_tabu`).
+#: Candidate status words by kernel code (``ST_*`` in :mod:`sudoku_lab._kernels.ac3_tabu_layout`).
 STATUS_NAMES = {
     L.ST_TAKEN: "taken",
     L.ST_ASPIRATION: "aspiration",
@@ -144,7 +144,7 @@ def _require_unit_distinct(grid: np.ndarray, geo, path: str) -> None:
         raise StateError(f"{path}: {geo.unit_name(u)} holds {symbol(int(d[u, j + 1]))} twice")
 
 
-#: The arrays of a search (defined with its kernels, which take them as one argument).
+#: The arrays of a search (defined in its kernel's layout module; the kernels take them as one argument).
 AC3TabuState = L.AC3TabuState
 
 

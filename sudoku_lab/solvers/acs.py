@@ -35,7 +35,7 @@ K = lazy("sudoku_lab._kernels.acs")
 
 __all__ = ["Acs", "normalised_pheromone"]
 
-#: The arrays of a run (defined with its kernels, which take them as one argument).
+#: The arrays of a run (defined in its kernel's layout module; the kernels take them as one argument).
 AcsState = L.AcsState
 
 

@@ -1163,9 +1163,10 @@ class KernelSolver(Solver):
 
     A subclass declares
         ``kernel`` (the kernel module: ``TRACE_WIDTH``, the counters ``C_*``, optionally
-        ``EVENT_WIDTH`` and ``N_IPARAMS``), ``State`` (a NamedTuple class defined in the kernel
-        module: the arrays a keyframe holds, kept as attributes of the same names, which
-        :meth:`arrays` hands to the kernel as one argument), ``int_slots`` / ``float_slots`` (the
+        ``EVENT_WIDTH`` and ``N_IPARAMS``), optionally ``layout`` (the same names in a module without
+        numba), ``State`` (a NamedTuple class defined at module level with them: the arrays a
+        keyframe holds, kept as attributes of the same names, which :meth:`arrays` hands to the
+        kernel as one argument), ``int_slots`` / ``float_slots`` (the
         kernel's parameter arrays, :class:`Slot`), ``budget_param``, ``cost_counter``,
         ``best_cost_counter`` and ``fixed_grid``;
     and writes
@@ -1183,7 +1184,8 @@ class KernelSolver(Solver):
     #: numba (:func:`sudoku_lab._kernels.lazy`); None: those are read from ``kernel``.
     layout: ModuleType | None = None
     #: The arrays a keyframe holds, as a NamedTuple class (its fields name attributes of the solver), defined at
-    #: module level in the kernel module: the kernel takes it as one argument, and numba's cache needs the class.
+    #: module level in the kernel's layout (or kernel) module: the kernel takes it as one argument, and numba's
+    #: cache finds the class there in the next process.
     State: ClassVar[type[Any]] = tuple
     #: The kernel's int64 and float64 parameter arrays, slot by slot.
     int_slots: ClassVar[tuple] = ()

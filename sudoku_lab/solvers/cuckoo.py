@@ -289,7 +289,7 @@ def _domains_bool(dom: np.ndarray, N: int) -> np.ndarray:
     return ((dom[:, None].astype(np.int64) >> np.arange(N)) & 1).astype(bool)
 
 
-#: The arrays of a search (defined with its kernels, which take them as one argument).
+#: The arrays of a search (defined in its kernel's layout module; the kernels take them as one argument).
 CuckooState = L.CuckooState
 
 

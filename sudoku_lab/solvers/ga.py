@@ -109,7 +109,7 @@ def _require_individuals(pop: np.ndarray, puzzle: Puzzle, path: str) -> None:
         require_box_permutations(pop[q], puzzle, f"{path}[{q}]")
 
 
-#: The arrays of a run (defined with its kernels, which take them as one argument).
+#: The arrays of a run (defined in its kernel's layout module; the kernels take them as one argument).
 GAState = L.GAState
 
 

@@ -93,7 +93,7 @@ def unit_clashes(grid: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-#: The arrays of a search (defined with its kernels, which take them as one argument).
+#: The arrays of a search (defined in its kernel's layout module; the kernels take them as one argument).
 HillClimbState = L.HillClimbState
 
 

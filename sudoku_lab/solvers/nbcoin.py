@@ -131,7 +131,7 @@ def model_as_cells(M: np.ndarray, n: int) -> np.ndarray:
     return p
 
 
-#: The arrays of a run (defined with its kernels, which take them as one argument).
+#: The arrays of a run (defined in its kernel's layout module; the kernels take them as one argument).
 NBCoinState = L.NBCoinState
 
 

@@ -144,7 +144,7 @@ def admissible_box_permutations(grid: np.ndarray, n: int, box: int, limit: int =
     return np.array(out, dtype=np.int8).reshape(len(out), len(free))
 
 
-#: The arrays of a run (defined with its kernels, which take them as one argument).
+#: The arrays of a run (defined in its kernel's layout module; the kernels take them as one argument).
 ResedaState = L.ResedaState
 
 #: How far a probability of ``p`` may stray from [0, 1] and a row's sum from 1 by rounding (the update is a
