@@ -820,3 +820,25 @@ def test_a_benchmark_declaring_its_options_on_the_parser_still_works_and_is_told
         from sudoku_lab.benchmarks import _REGISTRY
 
         _REGISTRY.unregister("old-style")
+
+
+# ------------------------------------------------------------------ bench startup (issue 28, item 1)
+@pytest.mark.slow
+def test_bench_startup_measures_a_cold_then_a_warm_start_per_item():
+    """An item compiles into its own empty cache (kernels compiled, more CPU than the floor), then loads from it."""
+    from sudoku_lab.benchmarks.startup import bench_startup
+
+    lines = []
+    r = bench_startup(["floor", "ac3"], out=lines.append)
+    floor, ac3 = r["rows"]
+    assert (floor["item"], floor["compiled"], ac3["item"]) == ("floor", 0, "ac3")
+    assert ac3["compiled"] >= 1  # an empty cache: AC3's kernels compiled, not loaded
+    assert ac3["cold_cpu"] > ac3["warm_cpu"]  # its warm start loaded them (a compile costs seconds, a load less)
+    assert r["total_cold_cpu"] == pytest.approx(ac3["cold_cpu"] - floor["cold_cpu"])
+    assert lines[-1] == f"every item's cold bill, each less the floor: {r['total_cold_cpu']:.1f} s of CPU"
+    assert [line.split()[0] for line in lines[2:4]] == ["floor", "ac3"]
+
+
+def test_bench_startup_names_an_unknown_item(capsys):
+    assert cli.main(["bench", "startup", "--items", "floor,nosuch"]) == 2
+    assert "no startup item 'nosuch'; the items are floor, exact-search, ac3, reseda, " in capsys.readouterr().out

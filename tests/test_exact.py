@@ -550,3 +550,20 @@ def test_an_int8_grid_with_a_bad_digit_still_gets_the_one_line_error(value):
         with pytest.raises(PuzzleError, match=f"r5c5 holds {value}, which is not a digit of a 9x9 puzzle") as info:
             fn(grid)
         assert info.value.kind == "bad_symbol" and info.value.cells == (40,)
+
+
+def test_every_entry_point_reaches_one_kernel_of_one_signature():
+    """Issue 28: the exact search was compiled in 8 copies (read-only and writable grids, with and without a
+    generator, each in a 9x9 and a general body); every front end now calls one kernel with one signature."""
+    from sudoku_lab._kernels import exact as k
+    from sudoku_lab.model import library
+
+    for p in (library.puzzle("reseda_fig3_1_easy"), library.puzzle("benchmarks/small_unique:1")):
+        for grid in (p, np.array(p.grid), p.grid):
+            exact.solve(grid)
+            exact.count_solutions(grid, 2)
+            exact.search(grid, 3, node_budget=5)
+        exact.solve_many(np.stack([p.grid, p.grid]), p.n, limit=2)
+        exact.random_solution(p.n, 1)
+    assert len(k.search.signatures) == 1
+    assert not hasattr(k.solve_grid, "signatures")  # a Python front of search(), not a kernel of its own

@@ -20,8 +20,52 @@ from sudoku_lab.stepping.warmup import SHARED, generic_warm_up, warm_up
 def test_progress_counts_every_item_then_ends_with_none(warm_kernels):
     calls = []
     report = warm_up(["reseda"], progress=lambda done, total, name: calls.append((done, total, name)))
-    assert report.items == (*SHARED, "reseda")
-    assert calls == [(0, 3, SHARED[0]), (1, 3, SHARED[1]), (2, 3, "reseda"), (3, 3, None)]
+    assert report.items == (SHARED[1], "reseda")  # RESEDA's prefilter is AC3; it never reaches the exact search
+    assert calls == [(0, 2, SHARED[1]), (1, 2, "reseda"), (2, 2, None)]
+
+
+@pytest.mark.parametrize(
+    ("names", "shared", "items"),
+    [
+        (["hill_climb"], None, ("hill_climb",)),
+        (["exact"], None, (SHARED[0], "exact")),
+        (["cuckoo", "ga"], None, (SHARED[1], "cuckoo", "ga")),
+        (["hill_climb"], True, (*SHARED, "hill_climb")),
+        (["reseda"], False, ("reseda",)),
+        ([], True, SHARED),
+    ],
+)
+def test_the_shared_kernels_warmed_are_those_the_solvers_use(warm_kernels, names, shared, items):
+    assert warm_up(names, shared=shared).items == items
+
+
+def test_a_solver_naming_an_unknown_shared_group_is_refused(monkeypatch):
+    from sudoku_lab.solvers.hill_climb import HillClimb
+
+    monkeypatch.setattr(HillClimb, "shared_kernels", ("exakt",))
+    with pytest.raises(ParameterError, match="'hill_climb' names 'exakt' in its shared_kernels"):
+        warm_up(["hill_climb"])
+
+
+FIRST_SOLVE = textwrap.dedent("""
+    import sys
+    from sudoku_lab.stepping.warmup import warm_once
+    report = warm_once(["hill_climb"])
+
+    def loaded(name):  # a kernel module held through _kernels.lazy is in sys.modules before it runs
+        m = sys.modules.get(name)
+        return m is not None and object.__getattribute__(m, "__class__").__name__ != "_Deferred"
+
+    print(report.items, loaded("sudoku_lab._kernels.exact"), loaded("sudoku_lab._kernels.ac3"),
+          loaded("sudoku_lab._kernels.hill_climb"))
+""")
+
+
+def test_a_first_hill_climbing_run_loads_no_shared_kernel(warm_kernels):
+    """What a first ``solve --algo hill_climb`` warms: its own kernels, not the exact search's nor AC3's."""
+    res = subprocess.run([sys.executable, "-c", FIRST_SOLVE], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["('hill_climb',)", "False", "False", "True"]
 
 
 def test_all_registered_solvers_by_default(warm_kernels):
@@ -156,8 +200,8 @@ def test_the_report_tells_a_cold_cache_from_a_warm_one(tmp_path):
         assert res.returncode == 0, res.stderr
         runs.append(json.loads(res.stdout))
     cold, warm = runs
-    assert "sudoku_lab._kernels.exact.solve_grid" in cold["compiled"] and cold["loaded"] == []
-    assert warm["compiled"] == [] and "sudoku_lab._kernels.exact.solve_grid" in warm["loaded"]
+    assert "sudoku_lab._kernels.exact.search" in cold["compiled"] and cold["loaded"] == []
+    assert warm["compiled"] == [] and "sudoku_lab._kernels.exact.search" in warm["loaded"]
 
 
 def _nine_only_solver(name, fail_on):
@@ -362,8 +406,8 @@ def test_a_compile_is_said_with_its_item_and_count_and_a_warm_cache_says_nothing
 
     said = []
     report = warm_up(["reseda", "tmp-lazy"], on_compile=lambda *what: said.append(what))
-    assert said == [("test_warmup._lazy_solver.<locals>.bump (not cached)", 3, 4, "tmp-lazy")]
-    assert report.items == (*SHARED, "reseda", "tmp-lazy") and capsys.readouterr().err == ""
+    assert said == [("test_warmup._lazy_solver.<locals>.bump (not cached)", 2, 3, "tmp-lazy")]
+    assert report.items == (SHARED[1], "reseda", "tmp-lazy") and capsys.readouterr().err == ""
     warm_up(["reseda", "tmp-lazy"])  # everything in memory: the default notice says nothing
     assert capsys.readouterr().err == ""
     notice = CompileNotice()  # what worker processes send, from two workers at once: one line per item
@@ -444,7 +488,7 @@ def test_a_cold_cache_is_said_and_never_counted_in_a_run(tmp_path):
 
     res = _cold_cli(one, "solve", "--algo", "hill_climb", "reseda_fig4_1_hard")
     assert re.match(
-        r"compiling kernels, once \(3 of 3\): hill_climb: hill_climb\.\w+\ncompiled \d+ kernels in "
+        r"compiling kernels, once \(1 of 1\): hill_climb: hill_climb\.\w+\ncompiled \d+ kernels in "
         r"[\d.]+ s, once: later runs load them from the cache\n",
         res.stderr,
     ), res.stderr
@@ -468,7 +512,7 @@ def test_a_cold_cache_is_said_and_never_counted_in_a_run(tmp_path):
         tmp_path / "r",
     )
     said = [line for line in res.stderr.splitlines() if line.startswith("compiling")]
-    assert len(said) == 1 and said[0].startswith("compiling kernels, once (3 of 3): hill_climb: ")  # both workers
+    assert len(said) == 1 and said[0].startswith("compiling kernels, once (1 of 1): hill_climb: ")  # both workers
     seconds = [r["seconds"] for r in load_results(tmp_path / "r").rows()]
     assert len(seconds) == 4 and max(seconds) < _compiled_seconds(res.stderr)
 

@@ -75,10 +75,10 @@ def warm_up(names, progress=None) -> None:
             once = "" if kernel.endswith(UNCACHED) else ", once"
             progress(f"compiling kernels{once} ({done + 1}/{total}): {item}: {kernel}...")
 
-    # The shared kernels too (exact search, AC3): solvers reach them in their runs (RESEDA's and the
-    # cuckoo search's AC3 prefilter, restarts), and a run's time must never include compiling them.
-    # The window's background checks would otherwise compile them at the same time, under numba's lock.
-    warm(list(names), report, on_compile=compiling)
+    # Every shared group (exact search, AC3), not only those the solver uses: the window's puzzle checks run
+    # the exact search, and would otherwise compile it at the same time, under numba's one compile lock.
+    # Since the exact search is one kernel of one signature, that is one compile (issue 28).
+    warm(list(names), report, shared=True, on_compile=compiling)
 
 
 #: Seconds a background check of a session's record must have taken to be announced when done (a short one

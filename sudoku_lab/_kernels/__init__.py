@@ -13,7 +13,7 @@ import sys
 import threading
 from types import ModuleType
 
-__all__ = ["lazy"]
+__all__ = ["lazy", "deferred"]
 
 #: Held while a deferred module runs its code: a thread reading one of its names meanwhile waits for the end
 #: (``importlib.util.LazyLoader`` shows it the half-run module on Python 3.11).
@@ -86,3 +86,8 @@ def lazy(name: str) -> ModuleType:
         if parent:
             setattr(sys.modules[parent], child, module)
     return module
+
+
+def deferred(module: ModuleType) -> bool:
+    """Whether ``module`` is a :func:`lazy` one whose code has not run yet (reading this runs nothing)."""
+    return object.__getattribute__(module, "__class__") is _Deferred

@@ -70,6 +70,9 @@ from numba.extending import intrinsic
 from .common import jit, jit_inline, lowest_digit
 
 __all__ = [
+    "search",
+    "readonly",
+    "NO_RNG",
     "solve_grid",
     "random_fill",
     "solve_batch",
@@ -571,9 +574,9 @@ def _branch_cell(masks, cell_weights, C):
 
 
 @jit
-def _pick(remaining, rng):
-    """One digit bit of ``remaining``: the lowest, or a uniformly random one."""
-    if rng is None:
+def _pick(remaining, rng, randomize):
+    """One digit bit of ``remaining``: the lowest, or (``randomize``) a uniformly random one drawn from ``rng``."""
+    if not randomize:
         return remaining & -remaining
     skip = rng.integers(0, _bit_count(remaining))
     for _ in range(skip):
@@ -605,7 +608,7 @@ def _workspace(units, cell_units):
 
 
 @jit
-def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights, rng, out, stats, ws):
+def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights, rng, randomize, out, stats, ws):
     """:func:`_search_body`, compiled twice: with the sizes of a 9 x 9 grid as constants, and for any size.
 
     The 9 x 9 copy is the same code with ``N = 9``, ``W = 2`` and ``C = 81`` known to the compiler, which
@@ -613,7 +616,22 @@ def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights,
     """
     if units.shape[1] == 9:
         return _search_body(
-            grid, peers, units, cell_units, locked, limit, node_budget, weights, rng, out, stats, ws, 9, 2, 81
+            grid,
+            peers,
+            units,
+            cell_units,
+            locked,
+            limit,
+            node_budget,
+            weights,
+            rng,
+            randomize,
+            out,
+            stats,
+            ws,
+            9,
+            2,
+            81,
         )
     C = grid.shape[0]
     return _search_body(
@@ -626,6 +644,7 @@ def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights,
         node_budget,
         weights,
         rng,
+        randomize,
         out,
         stats,
         ws,
@@ -636,7 +655,9 @@ def _search(grid, peers, units, cell_units, locked, limit, node_budget, weights,
 
 
 @jit_inline
-def _search_body(grid, peers, units, cell_units, locked, limit, node_budget, weights, rng, out, stats, ws, N, W, C):
+def _search_body(
+    grid, peers, units, cell_units, locked, limit, node_budget, weights, rng, randomize, out, stats, ws, N, W, C
+):
     """Depth-first search for up to ``limit`` solutions of one grid.
 
     Parameters
@@ -652,8 +673,10 @@ def _search_body(grid, peers, units, cell_units, locked, limit, node_budget, wei
         Stop (and set ``stats[STAT_EXHAUSTED]``) after this many branches.
     weights : ndarray of int64, shape (3N,)
         Unit weights for branching, updated in place.
-    rng : np.random.Generator or None
-        None: digits in increasing order. A generator: random digit order.
+    rng : np.random.Generator
+        Source of the random digit order (not drawn from unless ``randomize``).
+    randomize : bool
+        False: digits in increasing order. True: random digit order.
     out : ndarray of int8, shape (K, C)
         The first ``min(K, count)`` solutions are written here; K may be 0.
     stats : ndarray of int64, shape (N_STATS,)
@@ -705,7 +728,7 @@ def _search_body(grid, peers, units, cell_units, locked, limit, node_budget, wei
             stats[STAT_EXHAUSTED] = 1
             break
         nodes += 1
-        bit = _pick(remaining[depth], rng)
+        bit = _pick(remaining[depth], rng, randomize)
         remaining[depth] ^= bit
         cell = branch_cell[depth]
         if remaining[depth] != 0:
@@ -738,8 +761,120 @@ def _search_body(grid, peers, units, cell_units, locked, limit, node_budget, wei
 
 
 @jit
+def search(
+    grids,
+    peers,
+    units,
+    cell_units,
+    locked,
+    limit,
+    node_budget,
+    weights,
+    fresh_weights,
+    rng,
+    randomize,
+    out,
+    counts,
+    stats,
+):
+    """The one entry of the exact search: up to ``limit`` solutions of each of ``grids``, in one call.
+
+    Every front end (:func:`solve_grid`, :func:`random_fill`, :func:`solve_batch`, and
+    :mod:`sudoku_lab.exact.solver` directly) calls this one kernel with the same argument types, so a cold
+    start compiles the search once: its 9 x 9 copy and its general one (see :func:`_search`), and nothing
+    else. The types are fixed by the callers: ``grids`` a read-only C-contiguous int8 array, ``rng`` always
+    a ``np.random.Generator`` (drawn from only when ``randomize``), ``locked``, ``fresh_weights`` and
+    ``randomize`` bools, ``limit`` and ``node_budget`` int64.
+
+    Parameters
+    ----------
+    grids : ndarray of int8, shape (P, C), read-only
+        0 for a blank, digits 1..N.
+    peers, units, cell_units : ndarray of int32
+        Geometry tables, shapes (C, P), (3N, N), (C, 3).
+    locked : bool
+        Propagate locked candidates too (pays off from 16 x 16 up).
+    limit : int
+        Stop each search after this many solutions (>= 1).
+    node_budget : int
+        Give up a search after this many branches (see ``stats``).
+    weights : ndarray of int64, shape (3N,)
+        Unit weights for branching, updated in place (a restart reuses what a search learnt).
+    fresh_weights : bool
+        Set every weight to 1 before each grid's search (a batch: grids independent of each other).
+    rng : np.random.Generator
+        Source of the random digit order; advanced only when ``randomize``.
+    randomize : bool
+        False: digits in increasing order. True: random digit order.
+    out : ndarray of int8, shape (P, K, C)
+        Output: per grid, the first ``min(K, count)`` solutions; K may be 0 to only count.
+    counts : ndarray of int64, shape (P,)
+        Output: solutions found per grid, at most ``limit``; 0 for clashing givens.
+    stats : ndarray of int64, shape (P, N_STATS)
+        Output per grid: ``[STAT_NODES]`` branches tried, ``[STAT_EXHAUSTED]`` 1 if the budget ran out
+        (the count is then only a lower bound).
+    """
+    ws = _workspace(units, cell_units)
+    for i in range(grids.shape[0]):
+        if fresh_weights:
+            weights[:] = 1
+        counts[i] = _search(
+            grids[i],
+            peers,
+            units,
+            cell_units,
+            locked,
+            limit,
+            node_budget,
+            weights,
+            rng,
+            randomize,
+            out[i],
+            stats[i],
+            ws,
+        )
+
+
+#: The generator :func:`search` is given when it draws nothing (a deterministic search): never advanced.
+NO_RNG = np.random.default_rng(0)
+
+
+def readonly(a):
+    """``a`` as :func:`search` takes its grids: C-contiguous int8 and read-only (a view: no copy of a good array)."""
+    a = np.ascontiguousarray(a, dtype=np.int8)
+    if a.flags.writeable:
+        a = a.view()
+        a.flags.writeable = False
+    return a
+
+
+def _call(grids, peers, units, cell_units, locked, limit, node_budget, weights, fresh, rng, randomize, out, stats):
+    """:func:`search` on ``out`` (P, K, C), with the per-grid counts and ``stats`` (P, N_STATS) it fills."""
+    counts = np.zeros(grids.shape[0], dtype=np.int64)
+    target = out if out.flags.c_contiguous else np.ascontiguousarray(out)
+    search(
+        readonly(grids),
+        peers,
+        units,
+        cell_units,
+        bool(locked),
+        np.int64(limit),
+        np.int64(node_budget),
+        weights,
+        bool(fresh),
+        rng,
+        bool(randomize),
+        target,
+        counts,
+        stats,
+    )
+    if target is not out:
+        out[...] = target
+    return counts
+
+
 def solve_grid(grid, peers, units, cell_units, locked, limit, node_budget, weights, out, stats):
-    """Find up to ``limit`` solutions of one grid, digits tried in increasing order.
+    """Find up to ``limit`` solutions of one grid, digits tried in increasing order (through :func:`search`).
 
     Parameters
     ----------
@@ -767,13 +902,17 @@ def solve_grid(grid, peers, units, cell_units, locked, limit, node_budget, weigh
     int
         Number of solutions found, at most ``limit``; 0 for clashing givens.
     """
-    ws = _workspace(units, cell_units)
-    return _search(grid, peers, units, cell_units, locked, limit, node_budget, weights, None, out, stats, ws)
+    st = np.zeros((1, N_STATS), dtype=np.int64)
+    counts = _call(
+        np.asarray(grid)[None], peers, units, cell_units, locked, limit, node_budget, weights, False, NO_RNG, False,
+        out[None], st,
+    )  # fmt: skip
+    stats[:] = st[0]
+    return int(counts[0])
 
 
-@jit
 def random_fill(grid, peers, units, cell_units, locked, node_budget, weights, rng, out, stats):
-    """Complete a grid with digits tried in random order (one solution).
+    """Complete a grid with digits tried in random order (one solution; through :func:`search`).
 
     Solving the empty grid this way gives a random complete grid. With a
     budget, a search that wanders into a huge refuted subtree is abandoned so
@@ -805,13 +944,17 @@ def random_fill(grid, peers, units, cell_units, locked, node_budget, weights, rn
         1 if a completion was found, 0 if there is none or the budget ran out
         (``stats[STAT_EXHAUSTED]`` tells which).
     """
-    ws = _workspace(units, cell_units)
-    return _search(grid, peers, units, cell_units, locked, 1, node_budget, weights, rng, out, stats, ws)
+    st = np.zeros((1, N_STATS), dtype=np.int64)
+    counts = _call(
+        np.asarray(grid)[None], peers, units, cell_units, locked, 1, node_budget, weights, False, rng, True,
+        out[None], st,
+    )  # fmt: skip
+    stats[:] = st[0]
+    return int(counts[0])
 
 
-@jit
 def solve_batch(grids, peers, units, cell_units, locked, limit, out, counts, nodes):
-    """Search many grids of one size in one call (complete search, no budget).
+    """Search many grids of one size in one call (complete search, no budget; through :func:`search`).
 
     Parameters
     ----------
@@ -830,13 +973,10 @@ def solve_batch(grids, peers, units, cell_units, locked, limit, out, counts, nod
     nodes : ndarray of int64, shape (P,)
         Output: branches tried per grid.
     """
-    ws = _workspace(units, cell_units)
-    weights = np.empty(units.shape[0], dtype=np.int64)
-    stats = np.zeros(N_STATS, dtype=np.int64)
-    budget = np.iinfo(np.int64).max
-    for i in range(grids.shape[0]):
-        weights[:] = 1
-        counts[i] = _search(
-            grids[i], peers, units, cell_units, locked, limit, budget, weights, None, out[i : i + 1], stats, ws
-        )
-        nodes[i] = stats[STAT_NODES]
+    weights = np.ones(units.shape[0], dtype=np.int64)
+    st = np.zeros((len(grids), N_STATS), dtype=np.int64)
+    counts[:] = _call(
+        grids, peers, units, cell_units, locked, limit, np.iinfo(np.int64).max, weights, True, NO_RNG, False,
+        out[:, None, :], st,
+    )  # fmt: skip
+    nodes[:] = st[:, STAT_NODES]

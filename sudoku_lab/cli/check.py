@@ -37,7 +37,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     status = 0
     puzzles = resolve_puzzles(args.puzzle)
     first = list(itertools.islice(puzzles, 1))  # a mistyped name is refused before a cold start compiles
-    warm_once()  # the exact search and AC3: "compiling kernels, once" rather than silence on a cold cache
+    warm_once(shared=True)  # the exact search and AC3: "compiling kernels, once" rather than silence on a cold cache
     for p in itertools.chain(first, puzzles):
         label = p.name or "puzzle"
         head = f"{label}: {p.N}x{p.N}, {p.n_givens} givens"

@@ -62,7 +62,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from ..stepping.warmup import warm_once
 
     limit = parse_time_limit(args.time_limit)
-    warm_once()  # "compiling kernels, once" on a cold cache, before any time limit starts
+    warm_once(shared=True)  # "compiling kernels, once" on a cold cache, before any time limit starts
     intr = interruptible()
     bar = ProgressBar(enabled=not args.quiet, unit="puzzles", label="generating") if args.count > 1 else None
     status = 0

@@ -82,7 +82,7 @@ def _solve_exact(puzzles, args) -> int:
     except PuzzleError as e:  # a bad second puzzle: the first is still solved and printed, then the error
         bad = e
     many = len(head) > 1 or bad is not None
-    warm_once()  # before the first time printed
+    warm_once(["exact"])  # the exact search only, before the first time printed
     status = 0
     printed = 0
     for p in itertools.chain(head, puzzles if bad is None else ()):

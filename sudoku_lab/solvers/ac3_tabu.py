@@ -152,6 +152,7 @@ AC3TabuState = L.AC3TabuState
 @register
 class AC3Tabu(KernelSolver):
     name = "ac3_tabu"
+    shared_kernels = ("ac3",)
     title = "AC3-tabu search"
     cites = "soto2013"
     order = 50

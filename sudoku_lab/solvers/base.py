@@ -577,6 +577,11 @@ class Solver:
     #: A stochastic search whose runs depend on the seed (a metaheuristic); False for a deterministic
     #: solver such as the exact one, which ``bench gui --algo all`` and the seed contract leave out.
     stochastic: ClassVar[bool] = True
+    #: The shared kernel groups this solver's runs reach (keys of :data:`sudoku_lab.stepping.warmup.SHARED_GROUPS`:
+    #: ``"exact"``, ``"ac3"``), which :func:`~sudoku_lab.stepping.warmup.warm_up` warms with it, and no other:
+    #: a first ``solve --algo hill_climb`` does not pay for the exact search. A solver that reaches one only
+    #: under some setting (RESEDA's AC3 prefilter) names it too, since the setting may change mid-run.
+    shared_kernels: ClassVar[tuple[str, ...]] = ()
     #: Settings worth showing, as ``(params, puzzle name)`` pairs: the registry-wide contract tests
     #: run every one, so a solver names the puzzles and switches that exercise all its code paths
     #: (restarts, options) in its own file. Empty: the contract tests use an easy puzzle.

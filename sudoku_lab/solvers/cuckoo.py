@@ -302,6 +302,7 @@ def _weight(i: int):
 @register
 class Cuckoo(KernelSolver):
     name = "cuckoo"
+    shared_kernels = ("ac3",)
     title = "Cuckoo search (prefiltered, geometric operators)"
     cites = "soto2014"
     order = 60

@@ -26,6 +26,7 @@ __all__ = ["ExactSolver"]
 @register
 class ExactSolver(Solver):
     name = "exact"
+    shared_kernels = ("exact",)
     title = "Exact solver (ground truth)"
     paper = "ours: DPLL-style search with constraint propagation"
     reference = SECTIONS["exact"]

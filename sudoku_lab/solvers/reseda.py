@@ -186,6 +186,7 @@ def _admissible(grid: bytes, n: int, box: int) -> np.ndarray:
 @register
 class Reseda(KernelSolver):
     name = "reseda"
+    shared_kernels = ("ac3",)
     title = "RESEDA (restarted EDA)"
     cites = "maire2012"
     order = 10

@@ -17,10 +17,13 @@ Examples
 
 What gets warmed:
 
-* the shared kernels (exact search, AC3 propagation), which every solver and
-  front end may use: each public entry point once on a 4 x 4 and a 9 x 9
-  puzzle, with the argument types long runs pass (read-only puzzle grids and
-  writable arrays, a seeded generator for restarts);
+* the shared kernels (exact search, AC3 propagation) that the solvers asked
+  for use (their class's ``shared_kernels``: RESEDA, the cuckoo search and
+  AC3-tabu name AC3, the exact solver the exact search, the others none), or
+  all of them with ``shared=True`` (the commands that check or generate
+  puzzles, the benchmarks): each public entry point once on a 4 x 4 and a
+  9 x 9 puzzle. The exact search is one kernel of one signature
+  (:func:`sudoku_lab._kernels.exact.search`), so that is one compile;
 * each solver asked for: its class's own ``warm_up()`` classmethod if it
   defines one (one inherited from the ``Solver`` base class does not count),
   otherwise :func:`generic_warm_up` (reset on a 4 x 4 and a 9 x 9 puzzle, a
@@ -64,6 +67,8 @@ if TYPE_CHECKING:  # names of annotations only: these modules import this one
     from numba.core.dispatcher import Dispatcher
 
 __all__ = [
+    "SHARED_GROUPS",
+    "shared_groups",
     "warm_up",
     "warm_once",
     "generic_warm_up",
@@ -76,6 +81,8 @@ __all__ = [
 
 #: Labels of the shared kernel groups, in the order they are warmed.
 SHARED = ("exact search (shared kernels)", "AC3 (shared kernels)")
+#: The shared groups by the key a solver names in its ``shared_kernels``, to their :data:`SHARED` label.
+SHARED_GROUPS = {"exact": SHARED[0], "ac3": SHARED[1]}
 
 
 #: What :func:`warm_up` has warmed in this process: :data:`SHARED` labels and solver classes (not names: a
@@ -137,6 +144,38 @@ def _warm_ac3() -> None:
             initial_domains(grid, p.n, one_pass=True)
 
 
+@checked
+def shared_groups(names: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The :data:`SHARED` labels of the shared kernel groups the registered solvers ``names`` (all if None) use.
+
+    In :data:`SHARED`'s order. A solver names them in its class's ``shared_kernels``.
+
+    Raises
+    ------
+    ParameterError
+        A name that is not a registered solver, or a solver class naming a group that does not exist.
+    """
+    from ..solvers import get_solver_class, registry
+
+    return _groups_of([get_solver_class(n) for n in (registry() if names is None else list(names))])
+
+
+def _groups_of(classes) -> tuple[str, ...]:
+    from ..errors import ParameterError
+
+    used: set[str] = set()
+    for cls in classes:
+        for key in cls.shared_kernels:
+            if key not in SHARED_GROUPS:
+                raise ParameterError(
+                    f"solver {cls.name!r} names {key!r} in its shared_kernels; the shared kernel groups are "
+                    f"{', '.join(map(repr, SHARED_GROUPS))}",
+                    name="shared_kernels",
+                )
+            used.add(SHARED_GROUPS[key])
+    return tuple(label for label in SHARED if label in used)
+
+
 def _solver_hook(cls) -> Callable[[], None]:
     """The class's own ``warm_up()`` if it (or a parent other than ``Solver``) defines one, else the generic default."""
     from ..solvers import Solver
@@ -150,13 +189,14 @@ def _dispatchers() -> dict[int, tuple[str, Dispatcher]]:
     """Every numba dispatcher in the loaded modules of sudoku_lab and of the registered solvers' packages."""
     from numba.core.dispatcher import Dispatcher
 
+    from .._kernels import deferred
     from ..solvers import registry
 
     roots = {"sudoku_lab"} | {cls.__module__.split(".")[0] for cls in registry().values()}
     found = {}
     for mod_name, mod in list(sys.modules.items()):
-        if mod is None or mod_name.split(".")[0] not in roots:
-            continue
+        if mod is None or mod_name.split(".")[0] not in roots or deferred(mod):
+            continue  # a kernel module not run yet holds no dispatcher (and reading it would run it)
         for obj in list(vars(mod).values()):
             if isinstance(obj, Dispatcher) and id(obj) not in found:
                 found[id(obj)] = (f"{obj.py_func.__module__}.{obj.py_func.__name__}", obj)
@@ -324,10 +364,10 @@ class _CompileListener:
 def warm_up(
     names: Iterable[str] | None = None,
     progress: ProgressFn | None = None,
-    shared: bool = True,
+    shared: bool | None = None,
     on_compile: CompileFn | str | None = "stderr",
 ) -> WarmUpReport:
-    """Load or compile the kernels of these registered solvers (all if None) and the shared ones.
+    """Load or compile the kernels of these registered solvers (all if None) and the shared ones they use.
 
     Parameters
     ----------
@@ -340,8 +380,9 @@ def warm_up(
         ``done == total`` and ``name=None``. Called from the thread that runs
         :func:`warm_up` (a GUI must hand it to its own thread, e.g. through a
         Qt signal).
-    shared : bool
-        Also warm the shared kernels (exact search, AC3).
+    shared : bool, optional
+        None (the default): also the shared kernel groups these solvers use
+        (:func:`shared_groups`); True: every shared group; False: none.
     on_compile : callable, "stderr" or None
         ``on_compile(kernel, done, total, item)`` each time a kernel starts
         compiling (not when it is loaded from the cache), from the thread
@@ -362,13 +403,17 @@ def warm_up(
     """
     from ..solvers import get_solver_class, registry
 
-    t0 = time.perf_counter()
     classes = [get_solver_class(n) for n in (registry() if names is None else list(names))]
-    items: list[tuple[str, Callable[[], None]]] = []
-    keys: list[object] = []  # what _WARMED records for each item
-    if shared:
-        items += list(zip(SHARED, (_warm_exact, _warm_ac3)))
-        keys += SHARED
+    groups = SHARED if shared else () if shared is not None else _groups_of(classes)
+    return _warm_items(classes, groups, progress, on_compile)
+
+
+def _warm_items(classes, groups, progress, on_compile) -> WarmUpReport:
+    """:func:`warm_up` of these solver classes and these :data:`SHARED` groups (warmed first)."""
+    t0 = time.perf_counter()
+    warmers = dict(zip(SHARED, (_warm_exact, _warm_ac3)))
+    items: list[tuple[str, Callable[[], None]]] = [(label, warmers[label]) for label in groups]
+    keys: list[object] = list(groups)  # what _WARMED records for each item
     for cls in classes:
         items.append((cls.name, _solver_hook(cls)))
         keys.append(cls)
@@ -417,7 +462,7 @@ def warm_up(
 
 
 @checked
-def warm_once(names: Iterable[str] = (), shared: bool = True) -> WarmUpReport | None:
+def warm_once(names: Iterable[str] = (), shared: bool | None = None) -> WarmUpReport | None:
     """:func:`warm_up` of what this process has not warmed yet (None when that is nothing), compiling said on stderr.
 
     What every clock calls before it starts (:func:`sudoku_lab.stepping.loop.iterate`,
@@ -430,13 +475,16 @@ def warm_once(names: Iterable[str] = (), shared: bool = True) -> WarmUpReport | 
     ----------
     names : iterable of str
         Registered solver names.
-    shared : bool
-        Also the shared kernels (exact search, AC3).
+    shared : bool, optional
+        As for :func:`warm_up`: None, the shared groups these solvers use; True, all; False, none.
     """
     from ..solvers import get_solver_class
 
-    todo = [n for n in dict.fromkeys(names) if get_solver_class(n) not in _WARMED]
-    need_shared = shared and not all(label in _WARMED for label in SHARED)
-    if not todo and not need_shared:
+    classes = [get_solver_class(n) for n in dict.fromkeys(names)]
+    groups = SHARED if shared else () if shared is not None else _groups_of(classes)
+    todo = [cls for cls in classes if cls not in _WARMED]
+    need = tuple(label for label in groups if label not in _WARMED)
+    if not todo and not need:
         return None
-    return warm_up(todo, shared=need_shared)
+    # A group warmed before is warmed again only in memory, which costs nothing worth a finer call.
+    return warm_up([cls.name for cls in todo], shared=shared if need else False)
