@@ -842,3 +842,13 @@ def test_bench_startup_measures_a_cold_then_a_warm_start_per_item():
 def test_bench_startup_names_an_unknown_item(capsys):
     assert cli.main(["bench", "startup", "--items", "floor,nosuch"]) == 2
     assert "no startup item 'nosuch'; the items are floor, exact-search, ac3, reseda, " in capsys.readouterr().out
+
+
+def test_bench_startup_says_which_child_failed(monkeypatch):
+    """A child process that fails is an error line naming the item and its stderr, not a traceback."""
+    from sudoku_lab.benchmarks import run_benchmark, startup
+
+    monkeypatch.setattr(startup, "_CHILD", "import sys; sys.exit('no kernels here')")
+    lines = []
+    assert run_benchmark("startup", out=lines.append, items=("ac3",)) == 1
+    assert lines[-1] == "sudoku-lab bench startup: error: warming ac3 failed (exit status 1): no kernels here"

@@ -47,6 +47,18 @@ def test_a_solver_naming_an_unknown_shared_group_is_refused(monkeypatch):
         warm_up(["hill_climb"])
 
 
+def test_warm_once_warms_a_group_its_solver_was_warmed_without(monkeypatch, warm_kernels):
+    """RESEDA warmed with shared=False, then warm_once(["reseda"]): AC3, which its prefilter reaches, is warmed too
+    (before, warm_once saw the group missing but asked warm_up for no solver, which then warmed no group)."""
+    from sudoku_lab.stepping import warmup
+
+    monkeypatch.setattr(warmup, "_WARMED", set())
+    warm_up(["reseda"], shared=False)
+    report = warmup.warm_once(["reseda"])
+    assert report is not None and report.items == (SHARED[1], "reseda")
+    assert warmup.warm_once(["reseda"]) is None
+
+
 FIRST_SOLVE = textwrap.dedent("""
     import sys
     from sudoku_lab.stepping.warmup import warm_once

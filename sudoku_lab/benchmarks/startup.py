@@ -55,8 +55,9 @@ else:
 FIRST_COMMAND = ("solve", "--algo", "reseda", "reseda_fig3_1_easy")
 
 
-def _child(argv: Sequence[str], cache: str) -> tuple[float, float, str]:
-    """Run ``argv`` with ``NUMBA_CACHE_DIR=cache``: its CPU seconds (user + system), wall seconds and stdout."""
+def _child(argv: Sequence[str], cache: str, what: str) -> tuple[float, float, str]:
+    """Run ``argv`` (``what``, for an error) with ``NUMBA_CACHE_DIR=cache``: its CPU seconds (user + system),
+    wall seconds and stdout."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
@@ -64,7 +65,7 @@ def _child(argv: Sequence[str], cache: str) -> tuple[float, float, str]:
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(argv[-2:])} failed: {done.stderr.strip()[-500:]}")
+        raise RuntimeError(f"{what} failed (exit status {done.returncode}): {done.stderr.strip()[-500:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, wall, done.stdout
 
@@ -111,8 +112,8 @@ def bench_startup(
     for item in chosen:
         with tempfile.TemporaryDirectory(prefix="sudoku-lab-startup-") as cache:
             argv = [sys.executable, "-c", _CHILD, item]
-            cold_cpu, cold_wall, said = _child(argv, cache)
-            warm_cpu, warm_wall, _ = _child(argv, cache)
+            cold_cpu, cold_wall, said = _child(argv, cache, f"warming {item}")
+            warm_cpu, warm_wall, _ = _child(argv, cache, f"warming {item}")
         compiled = int(said.split()[0])
         rows.append(
             {"item": item, "cold_cpu": cold_cpu, "cold_wall": cold_wall, "compiled": compiled,
@@ -126,8 +127,8 @@ def bench_startup(
     if command:
         with tempfile.TemporaryDirectory(prefix="sudoku-lab-startup-") as cache:
             argv = [sys.executable, "-m", "sudoku_lab", *FIRST_COMMAND]
-            cold_cpu, cold_wall, _ = _child(argv, cache)
-            warm_cpu, warm_wall, _ = _child(argv, cache)
+            cold_cpu, cold_wall, _ = _child(argv, cache, "sudoku-lab " + " ".join(FIRST_COMMAND))
+            warm_cpu, warm_wall, _ = _child(argv, cache, "sudoku-lab " + " ".join(FIRST_COMMAND))
         cmd = {"cold_cpu": cold_cpu, "cold_wall": cold_wall, "warm_cpu": warm_cpu, "warm_wall": warm_wall}
         out(
             f"sudoku-lab {' '.join(FIRST_COMMAND)}: cold {cold_wall:.1f} s wall ({cold_cpu:.1f} s CPU), "
@@ -149,6 +150,9 @@ def _run(args, out) -> int:
     except ParameterError as e:
         out(f"sudoku-lab bench startup: error: {e}")
         return 2
+    except RuntimeError as e:  # a child process failed: its stderr's end, not a traceback of this one
+        out(f"sudoku-lab bench startup: error: {e}")
+        return 1
     return 0
 
 

@@ -160,6 +160,11 @@ def shared_groups(names: Iterable[str] | None = None) -> tuple[str, ...]:
     return _groups_of([get_solver_class(n) for n in (registry() if names is None else list(names))])
 
 
+def _groups(shared: bool | None, classes) -> tuple[str, ...]:
+    """The :data:`SHARED` labels ``warm_up(shared=...)`` warms with these classes: all, none, or those they use."""
+    return SHARED if shared else () if shared is not None else _groups_of(classes)
+
+
 def _groups_of(classes) -> tuple[str, ...]:
     from ..errors import ParameterError
 
@@ -404,8 +409,7 @@ def warm_up(
     from ..solvers import get_solver_class, registry
 
     classes = [get_solver_class(n) for n in (registry() if names is None else list(names))]
-    groups = SHARED if shared else () if shared is not None else _groups_of(classes)
-    return _warm_items(classes, groups, progress, on_compile)
+    return _warm_items(classes, _groups(shared, classes), progress, on_compile)
 
 
 def _warm_items(classes, groups, progress, on_compile) -> WarmUpReport:
@@ -481,10 +485,11 @@ def warm_once(names: Iterable[str] = (), shared: bool | None = None) -> WarmUpRe
     from ..solvers import get_solver_class
 
     classes = [get_solver_class(n) for n in dict.fromkeys(names)]
-    groups = SHARED if shared else () if shared is not None else _groups_of(classes)
     todo = [cls for cls in classes if cls not in _WARMED]
-    need = tuple(label for label in groups if label not in _WARMED)
+    need = {label for label in _groups(shared, classes) if label not in _WARMED}
     if not todo and not need:
         return None
-    # A group warmed before is warmed again only in memory, which costs nothing worth a finer call.
+    if shared is None:  # a solver warmed before without a group it uses (warm_up(shared=False)) comes again for it
+        todo += [cls for cls in classes if cls not in todo and need & set(_groups_of([cls]))]
+    # What was warmed before is warmed again only in memory, which costs nothing worth a finer call.
     return warm_up([cls.name for cls in todo], shared=shared if need else False)
